@@ -1,0 +1,20 @@
+/*
+** Internal declarations shared by the StreamQLite extension's C files.
+** Every file of the extension includes this header first: it pulls in
+** sqlite3ext.h (or sqlite3.h when compiled into the Swift library with
+** SQLITE_CORE) and declares the `sqlite3_api` pointer.
+*/
+#ifndef SQ_INTERNAL_H
+#define SQ_INTERNAL_H
+
+#include "sqlite3ext.h"
+SQLITE_EXTENSION_INIT3
+
+/* Each module registers its SQL functions / virtual tables on `db`
+** and returns SQLITE_OK or the first failure. */
+int sq_week_register(sqlite3 *db);
+int sq_json_register(sqlite3 *db);
+
+#define SQ_VERSION "0.1.0"
+
+#endif

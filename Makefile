@@ -1,0 +1,103 @@
+# StreamQLite — build, demo, tests, benchmarks.
+#
+#   make            build/streamqlite.so (the loadable extension)
+#   make demo       build it and print the locale-week report (README's first command)
+#   make test       every test: C unit tests, SQL tests through sqlite3, Python
+#                   loading checks, ASan+UBSan run, fuzz smoke run, swift test
+#   make bench      benchmarks of the extension (see BENCHMARKS.md)
+
+SHELL     := /bin/bash
+CC        ?= cc
+BUILD     ?= build
+PKGS       = icu-i18n icu-uc
+ICU_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+ICU_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -licui18n -licuuc -licudata)
+CFLAGS    ?= -O2 -g
+WARN       = -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -fPIC -IExtension/src -IExtension/include $(ICU_CFLAGS)
+
+SRC     := $(sort $(wildcard Extension/src/*.c))
+HDR     := $(wildcard Extension/src/*.h Extension/include/*.h)
+EXT      = $(BUILD)/streamqlite.so
+
+# C unit tests: every Extension/test/test_*.c is one program, linked with the
+# extension's sources compiled with SQLITE_CORE against the system libsqlite3.
+CTEST_SRC := $(sort $(wildcard Extension/test/test_*.c))
+CTESTS     = $(patsubst Extension/test/%.c,$(BUILD)/%,$(CTEST_SRC))
+CORE_OBJ   = $(patsubst Extension/src/%.c,$(BUILD)/core/%.o,$(SRC))
+
+# Sanitizer and fuzz builds use clang (Swift's toolchain ships one with libFuzzer).
+CLANG    ?= $(shell command -v clang 2>/dev/null || echo clang)
+SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 20
+
+.PHONY: all ext demo test test-c test-sql test-python test-asan test-fuzz test-swift \
+        bench deps clean
+
+all: ext
+ext: $(EXT)
+
+deps:
+	@bash scripts/ensure-deps.sh
+
+$(EXT): $(SRC) $(HDR) Makefile
+	@mkdir -p $(BUILD)
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $(SRC) $(ICU_LIBS) -lm
+
+$(BUILD)/core/%.o: Extension/src/%.c $(HDR) Makefile
+	@mkdir -p $(BUILD)/core
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c -o $@ $<
+
+$(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) -lm
+
+demo: deps ext
+	@bash sql/demo/run-demo.sh $(EXT)
+
+test: deps ext test-c test-sql test-python test-asan test-fuzz test-swift
+	@echo "make test: all suites passed"
+
+test-c: $(CTESTS)
+	@set -e; for t in $(CTESTS); do echo "== $$t"; $$t; done
+
+test-sql: ext
+	python3 sql/run-tests.py --ext $(EXT) sql/tests/*.sql
+
+test-python: ext
+	python3 scripts/check-python-load.py $(EXT)
+
+# ASan+UBSan: the C unit tests and the SQL test files (through the real
+# sqlite3 shell, with the sanitizer runtime preloaded) on an instrumented build.
+test-asan:
+	$(MAKE) --no-print-directory BUILD=build/asan CC=$(CLANG) CFLAGS="-O1 -g $(SAN)" \
+	  build/asan/streamqlite.so $(patsubst $(BUILD)/%,build/asan/%,$(CTESTS))
+	@set -e; for t in $(patsubst $(BUILD)/%,build/asan/%,$(CTESTS)); do echo "== asan $$t"; \
+	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
+	ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LD_PRELOAD="$$($(CLANG) -print-file-name=libclang_rt.asan-x86_64.so)" \
+	  python3 sql/run-tests.py --ext build/asan/streamqlite.so sql/tests/*.sql
+
+# libFuzzer harnesses, a short bounded run each (FUZZ_SECONDS).
+test-fuzz:
+	@mkdir -p build/fuzz
+	@set -eo pipefail; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+	  $(CLANG) -O1 -g -fsanitize=fuzzer,address,undefined -DSQLITE_CORE -IExtension/src -IExtension/include \
+	    $(ICU_CFLAGS) -o build/fuzz/$$n $$f $(SRC) -lsqlite3 $(ICU_LIBS) -lm 2> build/fuzz/$$n.build.log \
+	    || { cat build/fuzz/$$n.build.log; exit 1; }; \
+	  mkdir -p build/fuzz/corpus-$$n; \
+	  seeds=""; test -d Extension/fuzz/corpus/$$n && seeds=Extension/fuzz/corpus/$$n; \
+	  echo "== fuzz $$n ($(FUZZ_SECONDS)s)"; \
+	  if ! build/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/corpus-$$n $$seeds \
+	       > build/fuzz/$$n.log 2>&1; then tail -60 build/fuzz/$$n.log; echo "fuzz $$n: FAILED"; exit 1; fi; \
+	  grep -E 'stat::number_of_executed_runs|Done' build/fuzz/$$n.log | tail -2; \
+	done
+
+test-swift:
+	swift test
+
+bench: ext
+	@bash Extension/bench/run-bench.sh $(EXT)
+
+clean:
+	rm -rf build
