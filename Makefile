@@ -96,8 +96,9 @@ test-fuzz:
 test-swift:
 	swift test
 
+# Every Extension/bench/bench-*.sh gets the extension's path; each prints its table.
 bench: ext
-	@bash Extension/bench/run-bench.sh $(EXT)
+	@set -e; for b in Extension/bench/bench-*.sh; do echo "== $$b"; bash $$b $(EXT); done
 
 clean:
 	rm -rf build
