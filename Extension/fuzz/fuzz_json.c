@@ -1,0 +1,147 @@
+/*
+** fuzz_json.c — libFuzzer harness for the incremental JSON parser.
+**
+** The input is parsed twice: whole, and cut into chunks whose sizes come
+** from the input's first bytes (1..64), pausing after some events.  Both
+** runs must give the same event stream (type, text, flags, offset, line,
+** column, depth) and the same final status/error; every string/key text
+** must be valid UTF-8; the NDJSON mode is exercised on odd inputs.
+*/
+#include "sq_internal.h"
+#include "sq_json.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Rec {
+  unsigned char *b;
+  size_t n, cap;
+  unsigned long events;
+  int pause_mod;
+} Rec;
+
+static void rec_add(Rec *r, const void *p, size_t n){
+  if( r->n+n>r->cap ){
+    r->cap = (r->n+n)*2 + 64;
+    r->b = realloc(r->b, r->cap);
+    if( !r->b ) abort();
+  }
+  memcpy(r->b+r->n, p, n);
+  r->n += n;
+}
+
+static int valid_utf8(const unsigned char *s, size_t n){
+  size_t i = 0;
+  while( i<n ){
+    unsigned c = s[i];
+    size_t k, j;
+    unsigned cp;
+    if( c<0x80 ){ i++; continue; }
+    if( c>=0xC2 && c<=0xDF ){ k = 1; cp = c&0x1F; }
+    else if( c>=0xE0 && c<=0xEF ){ k = 2; cp = c&0x0F; }
+    else if( c>=0xF0 && c<=0xF4 ){ k = 3; cp = c&0x07; }
+    else return 0;
+    if( i+k>=n ) return 0;
+    for(j=1; j<=k; j++){
+      if( (s[i+j]&0xC0)!=0x80 ) return 0;
+      cp = (cp<<6) | (s[i+j]&0x3F);
+    }
+    if( (k==2 && cp<0x800) || (k==3 && cp<0x10000) || cp>0x10FFFF
+        || (cp>=0xD800 && cp<=0xDFFF) ) return 0;
+    i += k+1;
+  }
+  return 1;
+}
+
+static int on_event(void *u, const sq_json_token *t){
+  Rec *r = (Rec*)u;
+  rec_add(r, &t->type, sizeof t->type);
+  rec_add(r, &t->flags, sizeof t->flags);
+  rec_add(r, &t->offset, sizeof t->offset);
+  rec_add(r, &t->line, sizeof t->line);
+  rec_add(r, &t->column, sizeof t->column);
+  rec_add(r, &t->depth, sizeof t->depth);
+  rec_add(r, &t->len, sizeof t->len);
+  if( t->len ) rec_add(r, t->text, t->len);
+  if( (t->type==SQ_JSON_STRING || t->type==SQ_JSON_KEY)
+      && !valid_utf8((const unsigned char*)t->text, t->len) ) abort();
+  if( t->type==SQ_JSON_NUMBER ){
+    int64_t v;
+    (void)sq_json_number_int64(t->text, t->len, &v);
+    (void)sq_json_number_double(t->text, t->len);
+  }
+  r->events++;
+  if( r->pause_mod && r->events % (unsigned long)r->pause_mod==0 ) return SQ_JSON_PAUSE;
+  return SQ_JSON_CONTINUE;
+}
+
+static void finish_rec(Rec *r, sq_json_parser *p, int rc){
+  if( rc!=SQ_JSON_ERROR ) rc = sq_json_finish(p);
+  rec_add(r, &rc, sizeof rc);
+  if( rc==SQ_JSON_ERROR ){
+    const sq_json_error *e = sq_json_error_info(p);
+    rec_add(r, &e->code, sizeof e->code);
+    rec_add(r, &e->offset, sizeof e->offset);
+    rec_add(r, &e->line, sizeof e->line);
+    rec_add(r, &e->column, sizeof e->column);
+    rec_add(r, e->message, strlen(e->message));
+  }
+}
+
+static int feed_all(sq_json_parser *p, const uint8_t *b, size_t n){
+  for(;;){
+    int rc = sq_json_feed(p, b, n);
+    size_t k;
+    if( rc!=SQ_JSON_PAUSED ) return rc;
+    k = sq_json_consumed(p);
+    if( k>n ) abort();
+    b += k; n -= k;
+    if( n==0 ) return SQ_JSON_OK;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  Rec whole = {0,0,0,0,0}, cut = {0,0,0,0,0};
+  unsigned opts = 0;
+  sq_json_parser *p;
+  int rc;
+  size_t pos = 0, seed_i = 0;
+  const uint8_t *doc = data;
+  size_t n = size;
+  uint8_t seed[4] = {1, 3, 7, 2};
+
+  /* first byte: options + chunking seed, when it is not JSON-ish */
+  if( n>0 && data[0]>=0xF8 ){
+    opts = (data[0] & 1) ? SQ_JSON_OPT_MULTIPLE : 0;
+    seed[0] = (uint8_t)(data[0] & 7);
+    doc++; n--;
+  }
+
+  p = sq_json_new(on_event, &whole);
+  if( !p ) return 0;
+  sq_json_set_options(p, opts);
+  rc = sq_json_feed(p, doc, n);
+  if( rc==SQ_JSON_PAUSED ) abort();
+  finish_rec(&whole, p, rc);
+  sq_json_free(p);
+
+  p = sq_json_new(on_event, &cut);
+  if( !p ){ free(whole.b); return 0; }
+  sq_json_set_options(p, opts);
+  cut.pause_mod = 3;
+  rc = SQ_JSON_OK;
+  while( rc!=SQ_JSON_ERROR && pos<n ){
+    size_t k = (size_t)(seed[seed_i++ & 3] + (n>pos ? doc[pos] : 0)) % 13 + 1;
+    if( k>n-pos ) k = n-pos;
+    rc = feed_all(p, doc+pos, k);
+    pos += k;
+  }
+  finish_rec(&cut, p, rc);
+  sq_json_free(p);
+
+  if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
+  free(whole.b);
+  free(cut.b);
+  return 0;
+}

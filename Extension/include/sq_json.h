@@ -1,0 +1,240 @@
+/*
+** sq_json.h — StreamQLite's incremental (push) JSON parser.
+**
+** The one JSON parser of the project: the SQL virtual table json_stream
+** (Extension/src/sq_json_stream.c) and the Swift library (through
+** `import CStreamQLite`) both use it.  Plain C11, no SQLite types in this
+** header.
+**
+** USAGE
+**
+**     static int on_event(void *user, const sq_json_token *t){
+**       switch( t->type ){
+**         case SQ_JSON_KEY:    printf("key %.*s\n", (int)t->len, t->text); break;
+**         case SQ_JSON_NUMBER: printf("num %.*s%s\n", (int)t->len, t->text,
+**                                     (t->flags & SQ_JSON_F_INTEGER) ? " (int)" : "");
+**                              break;
+**         default: break;
+**       }
+**       return SQ_JSON_CONTINUE;
+**     }
+**
+**     sq_json_parser *p = sq_json_new(on_event, user);
+**     int rc = SQ_JSON_OK;
+**     while( rc != SQ_JSON_ERROR && (n = read(fd, buf, sizeof buf)) > 0 ){
+**       rc = sq_json_feed(p, buf, n);
+**     }
+**     if( rc != SQ_JSON_ERROR ) rc = sq_json_finish(p);
+**     if( rc == SQ_JSON_ERROR ){
+**       const sq_json_error *e = sq_json_error_info(p);
+**       fprintf(stderr, "line %llu, byte %llu: %s\n", e->line, e->offset, e->message);
+**     }
+**     sq_json_free(p);
+**
+** Chunks may be of any size (down to one byte) and may split any token
+** anywhere: the events, their texts, offsets and lines are identical for
+** every way of cutting the same input.
+**
+** EVENTS
+**
+** The callback receives a pointer to an sq_json_token that is valid only
+** during the call.  `text`/`len`:
+**   SQ_JSON_KEY, SQ_JSON_STRING  the unescaped UTF-8 (not NUL terminated;
+**                                may contain NUL bytes when the input had
+**                                \u0000 — flag SQ_JSON_F_HAS_NUL).  When the
+**                                string had no escapes and lay within one
+**                                chunk, `text` points into the caller's
+**                                chunk (no copy); otherwise into the
+**                                parser's scratch buffer.
+**   SQ_JSON_NUMBER               the literal exactly as in the input
+**                                ("-12.5e3"); flags SQ_JSON_F_INTEGER (no
+**                                fraction, no exponent), SQ_JSON_F_NEGATIVE.
+**                                Use sq_json_number_int64/_double to convert.
+**   all others                   text == NULL, len == 0.
+** `offset` is the 0-based byte offset of the token's first byte in the
+** whole input (a BOM counts), `line` the 1-based line (lines end at '\n'),
+** `column` the 1-based byte column.  `depth` is the number of containers
+** around the token: a top-level value has depth 0, the elements of a
+** top-level array and the keys/values of a top-level object depth 1;
+** SQ_JSON_BEGIN_x and its SQ_JSON_END_x have the same depth.  For
+** SQ_JSON_END_x, offset/line/column are those of the closing bracket.
+**
+** The callback returns SQ_JSON_CONTINUE (0), SQ_JSON_PAUSE (the parser
+** stops right after this token: sq_json_feed() returns SQ_JSON_PAUSED and
+** sq_json_consumed() tells how many bytes of that chunk were used; feed
+** the rest of the chunk again to go on), or any other value to abort (the
+** parser enters the error state with code SQ_JSON_E_ABORTED).
+**
+** GRAMMAR (RFC 8259, strict)
+**
+** Rejected: trailing commas, leading zeros ("01"), "+1", ".5", "1.", NaN,
+** Infinity, comments, single quotes, unescaped control characters
+** (U+0000..U+001F) inside strings, invalid escapes, invalid UTF-8 anywhere
+** (overlong forms, UTF-16 surrogates encoded in UTF-8 (ED A0..BF xx),
+** code points above U+10FFFF, stray continuation bytes, truncated
+** sequences), whitespace other than space, \t, \n, \r.
+** Accepted: one UTF-8 byte order mark (EF BB BF) at the very start of the
+** input (skipped; offsets still count it); any top-level value (not only
+** objects/arrays); numbers of any size and precision (the literal is
+** passed on as is: "implementation-defined" i_number_* cases are accepted).
+** Escaped lone surrogates ("\uD800", "\uDC00", a high surrogate not
+** followed by a low one) are rejected: the text handed to the callback is
+** always valid UTF-8 (JSONTestSuite's i_string_..lone.. and invalid-surrogate
+** cases are therefore rejected; the i_string_* cases with invalid UTF-8
+** bytes are rejected too).
+** Nesting deeper than SQ_JSON_MAX_DEPTH (1000) containers is an error.
+** A single token (string, key, number) longer than the token limit
+** (default SQ_JSON_DEFAULT_MAX_TOKEN, 64 MiB; sq_json_set_max_token) is an
+** error, so a hostile input cannot make the parser allocate without bound:
+** the parser's memory is its fixed struct plus one scratch buffer no
+** larger than the longest token (only used for strings with escapes or
+** tokens split across chunks).
+**
+** SEVERAL TOP-LEVEL VALUES (NDJSON / JSON Lines)
+**
+** By default the input is one JSON value.  With sq_json_set_options(p,
+** SQ_JSON_OPT_MULTIPLE) it is a sequence of values, each separated from
+** the next by at least one newline (NDJSON); blank lines are allowed.
+**
+** REUSE
+**
+** sq_json_reset() makes the parser ready for a new input (offsets and
+** lines restart at 0/1; options, limits and the scratch buffer are kept).
+**
+** MEMORY
+**
+** Compiled into the extension or the Swift library, the parser allocates
+** through sqlite3_malloc64/sqlite3_realloc64/sqlite3_free (define
+** SQ_JSON_USE_LIBC when compiling sq_json.c to use malloc/realloc/free).
+** Not thread safe per parser; distinct parsers are independent.
+*/
+#ifndef SQ_JSON_H
+#define SQ_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Event / token types. */
+typedef enum sq_json_type {
+  SQ_JSON_NULL = 1,
+  SQ_JSON_FALSE = 2,
+  SQ_JSON_TRUE = 3,
+  SQ_JSON_NUMBER = 4,
+  SQ_JSON_STRING = 5,
+  SQ_JSON_KEY = 6,
+  SQ_JSON_BEGIN_OBJECT = 7,
+  SQ_JSON_END_OBJECT = 8,
+  SQ_JSON_BEGIN_ARRAY = 9,
+  SQ_JSON_END_ARRAY = 10
+} sq_json_type;
+
+/* sq_json_token.flags */
+#define SQ_JSON_F_INTEGER   0x01u  /* NUMBER: no fraction and no exponent */
+#define SQ_JSON_F_NEGATIVE  0x02u  /* NUMBER: starts with '-' */
+#define SQ_JSON_F_ESCAPED   0x04u  /* STRING/KEY: had at least one escape */
+#define SQ_JSON_F_HAS_NUL   0x08u  /* STRING/KEY: contains a NUL byte (\u0000) */
+
+typedef struct sq_json_token {
+  int type;              /* an sq_json_type */
+  unsigned flags;        /* SQ_JSON_F_* */
+  const char *text;      /* see EVENTS above; NULL for non-text tokens */
+  size_t len;            /* bytes at text */
+  uint64_t offset;       /* 0-based byte offset of the token in the input */
+  uint64_t line;         /* 1-based line of the token */
+  uint64_t column;       /* 1-based byte column of the token */
+  int depth;             /* containers around the token (top level: 0) */
+} sq_json_token;
+
+/* Callback return values. */
+#define SQ_JSON_CONTINUE 0
+#define SQ_JSON_PAUSE    1
+/* any other value aborts */
+
+typedef int (*sq_json_callback)(void *user, const sq_json_token *token);
+
+/* Return codes of sq_json_feed() / sq_json_finish(). */
+#define SQ_JSON_OK      0
+#define SQ_JSON_PAUSED  1
+#define SQ_JSON_ERROR   2
+
+/* Error codes (sq_json_error.code). */
+typedef enum sq_json_error_code {
+  SQ_JSON_E_NONE = 0,
+  SQ_JSON_E_SYNTAX = 1,     /* grammar violation */
+  SQ_JSON_E_UTF8 = 2,       /* invalid UTF-8 in the input */
+  SQ_JSON_E_DEPTH = 3,      /* nesting deeper than the depth limit */
+  SQ_JSON_E_TOO_LONG = 4,   /* a token exceeds the token limit */
+  SQ_JSON_E_TRUNCATED = 5,  /* sq_json_finish(): input ended inside a value */
+  SQ_JSON_E_NOMEM = 6,      /* allocation failed */
+  SQ_JSON_E_ABORTED = 7     /* the callback returned an abort value */
+} sq_json_error_code;
+
+typedef struct sq_json_error {
+  int code;              /* an sq_json_error_code */
+  char message[96];      /* e.g. "expected ',' or ']'" (no position in it) */
+  uint64_t offset;       /* 0-based byte offset of the offending byte */
+  uint64_t line;         /* 1-based line */
+  uint64_t column;       /* 1-based byte column */
+} sq_json_error;
+
+#define SQ_JSON_MAX_DEPTH          1000
+#define SQ_JSON_DEFAULT_MAX_TOKEN  ((size_t)64 << 20)
+
+/* Options (sq_json_set_options). */
+#define SQ_JSON_OPT_MULTIPLE 0x01u   /* newline-separated top-level values */
+
+typedef struct sq_json_parser sq_json_parser;
+
+/* A new parser, or NULL when out of memory. */
+sq_json_parser *sq_json_new(sq_json_callback callback, void *user);
+void sq_json_free(sq_json_parser *p);
+
+/* Ready for a new input; keeps callback, options, limits, scratch memory. */
+void sq_json_reset(sq_json_parser *p);
+
+void sq_json_set_options(sq_json_parser *p, unsigned options);
+/* Lower the nesting limit (1..SQ_JSON_MAX_DEPTH; other values are clamped). */
+void sq_json_set_max_depth(sq_json_parser *p, int max_depth);
+/* Token size limit in bytes (raw input bytes of one string/number). */
+void sq_json_set_max_token(sq_json_parser *p, size_t max_bytes);
+
+/* Parses the next `len` bytes of input.  Returns SQ_JSON_OK (all bytes
+** consumed), SQ_JSON_PAUSED (the callback asked to pause: only
+** sq_json_consumed() bytes were used) or SQ_JSON_ERROR.  After an error,
+** feed/finish return SQ_JSON_ERROR until sq_json_reset(). */
+int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len);
+
+/* Bytes of the last sq_json_feed() chunk that were consumed. */
+size_t sq_json_consumed(const sq_json_parser *p);
+
+/* End of input: delivers a pending top-level number and checks that the
+** input is complete (SQ_JSON_E_TRUNCATED otherwise; an empty input is an
+** error in single-value mode and fine in SQ_JSON_OPT_MULTIPLE mode).
+** Returns SQ_JSON_OK or SQ_JSON_ERROR (a pause request is ignored). */
+int sq_json_finish(sq_json_parser *p);
+
+/* Error details (code SQ_JSON_E_NONE if there was none). */
+const sq_json_error *sq_json_error_info(const sq_json_parser *p);
+
+/* Total bytes consumed so far, and the current nesting depth. */
+uint64_t sq_json_offset(const sq_json_parser *p);
+int sq_json_depth(const sq_json_parser *p);
+
+/* Number conversion helpers for SQ_JSON_NUMBER texts.
+** sq_json_number_int64: 1 and *out set when the literal is an integer
+** (SQ_JSON_F_INTEGER) within int64 range, else 0.
+** sq_json_number_double: the nearest double (strtod semantics, C locale
+** independent of LC_NUMERIC); always succeeds for a valid literal,
+** overflow gives +/-HUGE_VAL. */
+int sq_json_number_int64(const char *text, size_t len, int64_t *out);
+double sq_json_number_double(const char *text, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SQ_JSON_H */

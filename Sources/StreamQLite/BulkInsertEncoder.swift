@@ -1,0 +1,437 @@
+import CStreamQLite
+import Foundation
+
+/// How the bulk insert's encoder maps one `Encodable` type to statement parameters.
+///
+/// Resolved once per call (type × table × statement shape): `columns[i]` is
+/// bound to parameter `base + i + 1` of the row being encoded. Keys arrive
+/// in declaration order, so the expected column is checked first
+/// (`columns[cursor] == key`) and the dictionary is only a fallback for
+/// skipped optionals and reordered keys.
+final class InsertPlan {
+    let columns: [String]
+    let index: [String: Int]  // lowercased column name → position
+    let isJSON: [Bool]
+    let isDate: [Bool]
+
+    init(columns: [String], table: [TableColumn], jsonColumns: Set<String>) {
+        self.columns = columns
+        var index: [String: Int] = [:]
+        for (i, c) in columns.enumerated() { index[c.lowercased()] = i }
+        self.index = index
+        let lowerJSON = Set(jsonColumns.map { $0.lowercased() })
+        var byName: [String: TableColumn] = [:]
+        for c in table { byName[c.name.lowercased()] = c }
+        isJSON = columns.map { lowerJSON.contains($0.lowercased()) || (byName[$0.lowercased()]?.isJSON ?? false) }
+        isDate = columns.map { byName[$0.lowercased()]?.isDate ?? false }
+    }
+}
+
+/// Thrown inside the encoder; turned into an ``InsertError`` with the row index by the caller.
+@usableFromInline
+struct RowEncodingFailure: Error {
+    var column: String?
+    var message: String
+}
+
+/// An `Encoder` that binds a value's properties straight into a prepared
+/// statement's parameters: no dictionaries, no intermediate values.
+///
+/// One instance serves a whole bulk insert; `beginRow` points it at the
+/// parameters of the next row. In discovery mode it only records the keys.
+final class BindingEncoder: Encoder {
+    var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] = [:]
+
+    @exclusivity(unchecked)
+    var plan: InsertPlan?
+    @exclusivity(unchecked)
+    var stmt: OpaquePointer?
+    @exclusivity(unchecked)
+    var base: Int32 = 0
+    @exclusivity(unchecked)
+    var cursor = 0
+    @exclusivity(unchecked)
+    var stamp = 0
+    @exclusivity(unchecked)
+    var boundStamp: [Int] = []
+    @exclusivity(unchecked)
+    var failure: RowEncodingFailure?
+    let ignoreUnknownKeys: Bool
+    let dateEncoding: InsertOptions.DateEncoding
+    @exclusivity(unchecked)
+    var discovering = false
+    var discovered: [String] = []
+    lazy var jsonEncoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }()
+
+    init(ignoreUnknownKeys: Bool, dateEncoding: InsertOptions.DateEncoding) {
+        self.ignoreUnknownKeys = ignoreUnknownKeys
+        self.dateEncoding = dateEncoding
+    }
+
+    func use(plan: InsertPlan) {
+        self.plan = plan
+        boundStamp = Array(repeating: -1, count: plan.columns.count)
+    }
+
+    /// Binds `value` into the parameters of the row starting after `base`; NULL for columns it did not encode.
+    func encodeRow<T: Encodable>(_ value: T, stmt: OpaquePointer, base: Int32) throws {
+        self.stmt = stmt
+        self.base = base
+        cursor = 0
+        stamp &+= 1
+        failure = nil
+        try value.encode(to: self)
+        if let failure { throw failure }
+        guard let plan else { return }
+        let s = stamp
+        for i in 0..<boundStamp.count where boundStamp[i] != s {
+            sqlite3_bind_null(stmt, base + Int32(i) + 1)
+        }
+        _ = plan
+    }
+
+    /// Records the keys `value` encodes (and its nil optional properties) without binding.
+    func discoverKeys<T: Encodable>(_ value: T) throws -> [String] {
+        discovering = true
+        discovered = []
+        failure = nil
+        defer { discovering = false }
+        try value.encode(to: self)
+        if let failure { throw failure }
+        return discovered
+    }
+
+    /// The keyed container of the last Key type, reused for every row: creating a
+    /// `KeyedEncodingContainer` allocates a box and looks up generic metadata.
+    private var cachedContainer: AnyObject?
+    private var cachedKeyType: ObjectIdentifier?
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if cachedKeyType == ObjectIdentifier(Key.self), let box = cachedContainer {
+            // KeyedEncodingContainer is a struct holding one reference (its box).
+            return unsafeBitCast(box, to: KeyedEncodingContainer<Key>.self)
+        }
+        let container = KeyedEncodingContainer(BindingKeyedContainer<Key>(encoder: self))
+        if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
+            cachedContainer = unsafeBitCast(container, to: AnyObject.self)
+            cachedKeyType = ObjectIdentifier(Key.self)
+        }
+        return container
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        fail(nil, "a row must encode as a keyed container (a struct or class with properties), not an array")
+        return DiscardingUnkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        fail(nil, "a row must encode as a keyed container (a struct or class with properties), not a single value")
+        return DiscardingSingleValueContainer()
+    }
+
+    func fail(_ column: String?, _ message: String) {
+        if failure == nil { failure = RowEncodingFailure(column: column, message: message) }
+    }
+
+    /// The position of `key`'s column, -1 to skip it (discovery, ignored unknown key).
+    @inline(__always)
+    func position(for key: some CodingKey) throws -> Int {
+        let name = key.stringValue
+        if discovering {
+            discovered.append(name)
+            return -1
+        }
+        let plan = plan.unsafelyUnwrapped
+        if cursor < plan.columns.count && plan.columns[cursor] == name {
+            let c = cursor
+            cursor += 1
+            boundStamp[c] = stamp
+            return c
+        }
+        if let c = plan.index[name.lowercased()] {
+            cursor = c + 1
+            boundStamp[c] = stamp
+            return c
+        }
+        if ignoreUnknownKeys { return -1 }
+        throw RowEncodingFailure(column: name, message: "the value has a property '\(name)' with no column in the insert (columns: \(plan.columns.joined(separator: ", "))); pass columns: or unknownKeys: .ignore")
+    }
+
+    @inline(__always)
+    func check(_ rc: Int32, _ column: Int) throws {
+        if rc != SQLITE_OK {
+            throw RowEncodingFailure(column: plan?.columns[column], message: "cannot bind: SQLite error \(rc)")
+        }
+    }
+
+    func bindInt(_ v: Int64, _ key: some CodingKey) throws {
+        let c = try position(for: key)
+        if c >= 0 { try check(sqlite3_bind_int64(stmt, base + Int32(c) + 1, v), c) }
+    }
+
+    func bindUInt(_ v: UInt64, _ key: some CodingKey) throws {
+        guard v <= UInt64(Int64.max) else {
+            throw RowEncodingFailure(column: key.stringValue, message: "\(v) does not fit SQLite's 64-bit signed INTEGER")
+        }
+        try bindInt(Int64(v), key)
+    }
+
+    func bindDouble(_ v: Double, _ key: some CodingKey) throws {
+        let c = try position(for: key)
+        guard c >= 0 else { return }
+        if v.isNaN {
+            throw RowEncodingFailure(column: plan?.columns[c], message: "NaN cannot be stored (SQLite would store NULL)")
+        }
+        try check(sqlite3_bind_double(stmt, base + Int32(c) + 1, v), c)
+    }
+
+    func bindText(_ v: String, _ key: some CodingKey) throws {
+        let c = try position(for: key)
+        if c >= 0 { sqBindText(stmt.unsafelyUnwrapped, base + Int32(c) + 1, v) }
+    }
+
+    func bindNull(_ key: some CodingKey) throws {
+        let c = try position(for: key)
+        if c >= 0 { try check(sqlite3_bind_null(stmt, base + Int32(c) + 1), c) }
+    }
+
+    func bindValue<T: Encodable>(_ value: T, _ key: some CodingKey) throws {
+        let c = try position(for: key)
+        guard c >= 0 else { return }
+        let index = base + Int32(c) + 1
+        let stmt = self.stmt.unsafelyUnwrapped
+        let plan = self.plan.unsafelyUnwrapped
+        switch value {
+        case let date as Date:
+            switch dateEncoding {
+            case .iso8601: sqBindText(stmt, index, iso8601String(date))
+            case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
+            }
+            return
+        case let data as Data:
+            data.withUnsafeBytes {
+                _ = sqlite3_bind_blob64(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count),
+                                        streamTransientDestructor)
+            }
+            return
+        case let bytes as [UInt8]:
+            bytes.withUnsafeBytes {
+                _ = sqlite3_bind_blob64(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count),
+                                        streamTransientDestructor)
+            }
+            return
+        case let uuid as UUID:
+            sqBindText(stmt, index, uuid.uuidString)
+            return
+        case let url as URL:
+            sqBindText(stmt, index, url.absoluteString)
+            return
+        case let decimal as Decimal:
+            sqBindText(stmt, index, decimal.description)
+            return
+        default:
+            break
+        }
+        if plan.isJSON[c] {
+            let data = try jsonEncoder.encode(value)
+            data.withUnsafeBytes {
+                _ = sqlite3_bind_text64(stmt, index, $0.baseAddress?.assumingMemoryBound(to: CChar.self) ?? UnsafePointer(bitPattern: 1),
+                                        sqlite3_uint64($0.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
+            }
+            return
+        }
+        // A single-value type (a RawRepresentable enum, a wrapper): bind what it encodes.
+        let single = ColumnEncoder(stmt: stmt, index: index, column: plan.columns[c], owner: self)
+        try value.encode(to: single)
+        if single.nested {
+            throw RowEncodingFailure(
+                column: plan.columns[c],
+                message: "a nested \(T.self) needs a JSON column (declared type containing JSON, or options.jsonColumns)")
+        }
+        if !single.bound { sqlite3_bind_null(stmt, index) }
+    }
+}
+
+/// ISO-8601 in UTC with milliseconds: `2024-05-01T12:00:00.000Z` (fixed width, sorts as text,
+/// understood by SQLite's date functions).
+func iso8601String(_ date: Date) -> String {
+    var seconds = date.timeIntervalSince1970
+    var millis = Int64((seconds * 1000).rounded(.down))
+    seconds = Double(millis.floorDiv(1000))
+    millis = millis - Int64(seconds) * 1000
+    var t = time_t(seconds)
+    var tm = tm()
+    gmtime_r(&t, &tm)
+    func pad(_ v: Int32, _ width: Int) -> String {
+        let s = String(v)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+    return "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1, 2))-\(pad(tm.tm_mday, 2))T\(pad(tm.tm_hour, 2)):\(pad(tm.tm_min, 2)):\(pad(tm.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
+}
+
+extension Int64 {
+    func floorDiv(_ d: Int64) -> Int64 {
+        let q = self / d
+        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
+    }
+}
+
+struct BindingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: BindingEncoder
+    var codingPath: [any CodingKey] { [] }
+
+    mutating func encodeNil(forKey key: Key) throws { try encoder.bindNull(key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try encoder.bindInt(value ? 1 : 0, key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try encoder.bindText(value, key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try encoder.bindDouble(value, key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try encoder.bindDouble(Double(value), key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try encoder.bindInt(value, key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try encoder.bindUInt(UInt64(value), key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encoder.bindUInt(value, key) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encoder.bindValue(value, key) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        encoder.fail(key.stringValue, "nested containers are not supported in a row; store the value in a JSON column")
+        return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        encoder.fail(key.stringValue, "nested containers are not supported in a row; store the value in a JSON column")
+        return DiscardingUnkeyedContainer()
+    }
+    mutating func superEncoder() -> any Encoder {
+        encoder.fail(nil, "superEncoder is not supported in a row")
+        return encoder
+    }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        encoder.fail(key.stringValue, "superEncoder is not supported in a row")
+        return encoder
+    }
+}
+
+/// Encodes one property value that is not a primitive: accepts a single value
+/// (enums with raw values, wrappers), flags keyed/unkeyed content as nested.
+final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
+    var codingPath: [any CodingKey] = []
+    var userInfo: [CodingUserInfoKey: Any] = [:]
+    let stmt: OpaquePointer
+    let index: Int32
+    let column: String
+    unowned let owner: BindingEncoder
+    var nested = false
+    var bound = false
+
+    init(stmt: OpaquePointer, index: Int32, column: String, owner: BindingEncoder) {
+        self.stmt = stmt
+        self.index = index
+        self.column = column
+        self.owner = owner
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        nested = true
+        return KeyedEncodingContainer(DiscardingKeyedContainer<Key>())
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        nested = true
+        return DiscardingUnkeyedContainer()
+    }
+    func singleValueContainer() -> any SingleValueEncodingContainer { self }
+
+    func encodeNil() throws { sqlite3_bind_null(stmt, index); bound = true }
+    func encode(_ value: Bool) throws { try encode(Int64(value ? 1 : 0)) }
+    func encode(_ value: String) throws { sqBindText(stmt, index, value); bound = true }
+    func encode(_ value: Double) throws {
+        if value.isNaN { throw RowEncodingFailure(column: column, message: "NaN cannot be stored (SQLite would store NULL)") }
+        sqlite3_bind_double(stmt, index, value); bound = true
+    }
+    func encode(_ value: Float) throws { try encode(Double(value)) }
+    func encode(_ value: Int) throws { try encode(Int64(value)) }
+    func encode(_ value: Int8) throws { try encode(Int64(value)) }
+    func encode(_ value: Int16) throws { try encode(Int64(value)) }
+    func encode(_ value: Int32) throws { try encode(Int64(value)) }
+    func encode(_ value: Int64) throws { sqlite3_bind_int64(stmt, index, value); bound = true }
+    func encode(_ value: UInt) throws { try encode(UInt64(value)) }
+    func encode(_ value: UInt8) throws { try encode(Int64(value)) }
+    func encode(_ value: UInt16) throws { try encode(Int64(value)) }
+    func encode(_ value: UInt32) throws { try encode(Int64(value)) }
+    func encode(_ value: UInt64) throws {
+        guard value <= UInt64(Int64.max) else {
+            throw RowEncodingFailure(column: column, message: "\(value) does not fit SQLite's 64-bit signed INTEGER")
+        }
+        try encode(Int64(value))
+    }
+    func encode<T: Encodable>(_ value: T) throws {
+        // A wrapper around another value: the owner handles Date, Data, UUID… for the same column.
+        let inner = ColumnEncoder(stmt: stmt, index: index, column: column, owner: owner)
+        switch value {
+        case let date as Date:
+            switch owner.dateEncoding {
+            case .iso8601: sqBindText(stmt, index, iso8601String(date))
+            case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
+            }
+            bound = true
+            return
+        case let uuid as UUID:
+            sqBindText(stmt, index, uuid.uuidString); bound = true
+            return
+        default:
+            try value.encode(to: inner)
+        }
+        nested = nested || inner.nested
+        bound = bound || inner.bound
+    }
+}
+
+struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    var codingPath: [any CodingKey] { [] }
+    mutating func encodeNil(forKey key: Key) throws {}
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    { KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>()) }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { DiscardingEncoder() }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { DiscardingEncoder() }
+}
+
+struct DiscardingUnkeyedContainer: UnkeyedEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    var count = 0
+    mutating func encodeNil() throws {}
+    mutating func encode<T: Encodable>(_ value: T) throws {}
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { DiscardingEncoder() }
+}
+
+struct DiscardingSingleValueContainer: SingleValueEncodingContainer {
+    var codingPath: [any CodingKey] { [] }
+    mutating func encodeNil() throws {}
+    mutating func encode<T: Encodable>(_ value: T) throws {}
+}
+
+struct DiscardingEncoder: Encoder {
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        KeyedEncodingContainer(DiscardingKeyedContainer<Key>())
+    }
+    func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
+    func singleValueContainer() -> any SingleValueEncodingContainer { DiscardingSingleValueContainer() }
+}

@@ -1,0 +1,272 @@
+import CStreamQLite
+
+/// A value type that binds its own columns, the fastest way to bulk insert.
+///
+/// ``databaseColumns`` names the columns; ``bind(to:)`` binds one value per
+/// column, in that order, with no key lookups at all:
+///
+/// ```swift
+/// struct Task: RowEncodable {
+///     var id: Int64, title: String, done: Bool, score: Double?
+///     static let databaseColumns = ["id", "title", "done", "score"]
+///     func bind(to row: inout RowBinder) throws {
+///         row.bind(id); row.bind(title); row.bind(done); row.bind(score)
+///     }
+/// }
+/// try db.insert(contentsOf: tasks, into: "tasks")
+/// ```
+public protocol RowEncodable {
+    /// The columns ``bind(to:)`` binds, in order.
+    static var databaseColumns: [String] { get }
+    /// Binds one value per column of ``databaseColumns``, in order.
+    func bind(to row: inout RowBinder) throws
+}
+
+/// Binds the values of one row of a bulk insert, in column order; see ``RowEncodable``.
+///
+/// Binding more values than there are columns, fewer, or a NaN throws an
+/// ``InsertError`` naming the row and the column.
+public struct RowBinder {
+    @usableFromInline let stmt: OpaquePointer
+    @usableFromInline let columns: [String]
+    @usableFromInline let base: Int32
+    @usableFromInline var position = 0
+    @usableFromInline var failure: String?
+
+    @usableFromInline
+    init(stmt: OpaquePointer, columns: [String], base: Int32) {
+        self.stmt = stmt
+        self.columns = columns
+        self.base = base
+    }
+
+    @inlinable
+    mutating func next() -> Int32? {
+        guard position < columns.count else {
+            if failure == nil { failure = "more values bound than the \(columns.count) columns of databaseColumns" }
+            return nil
+        }
+        position += 1
+        return base &+ Int32(truncatingIfNeeded: position)
+    }
+
+    /// Binds NULL.
+    @inlinable
+    public mutating func bindNull() {
+        if let i = next() { sqlite3_bind_null(stmt, i) }
+    }
+    /// Binds an integer.
+    @inlinable
+    public mutating func bind(_ value: Int64) {
+        if let i = next() { sqlite3_bind_int64(stmt, i, value) }
+    }
+    /// Binds an integer.
+    @inlinable
+    public mutating func bind(_ value: Int) {
+        if let i = next() { sqlite3_bind_int64(stmt, i, Int64(value)) }
+    }
+    /// Binds `true` as 1 and `false` as 0.
+    @inlinable
+    public mutating func bind(_ value: Bool) {
+        if let i = next() { sqlite3_bind_int64(stmt, i, value ? 1 : 0) }
+    }
+    /// Binds a REAL; NaN is an error (SQLite would silently store NULL).
+    @inlinable
+    public mutating func bind(_ value: Double) {
+        guard let i = next() else { return }
+        if value.isNaN {
+            if failure == nil { failure = "NaN cannot be stored (column '\(columns[position - 1])')" }
+            return
+        }
+        sqlite3_bind_double(stmt, i, value)
+    }
+    /// Binds TEXT.
+    @inlinable
+    public mutating func bind(_ value: String) {
+        if let i = next() { sqBindText(stmt, i, value) }
+    }
+    /// Binds a BLOB.
+    @inlinable
+    public mutating func bind(_ value: [UInt8]) {
+        if let i = next() { sqBindBlob(stmt, i, value) }
+    }
+    /// Binds the value, or NULL.
+    @inlinable public mutating func bind(_ value: Int64?) { if let value { bind(value) } else { bindNull() } }
+    /// Binds the value, or NULL.
+    @inlinable public mutating func bind(_ value: Int?) { if let value { bind(value) } else { bindNull() } }
+    /// Binds the value, or NULL.
+    @inlinable public mutating func bind(_ value: Bool?) { if let value { bind(value) } else { bindNull() } }
+    /// Binds the value, or NULL.
+    @inlinable public mutating func bind(_ value: Double?) { if let value { bind(value) } else { bindNull() } }
+    /// Binds the value, or NULL.
+    @inlinable public mutating func bind(_ value: String?) { if let value { bind(value) } else { bindNull() } }
+    /// Binds the value, or NULL.
+    @inlinable public mutating func bind(_ value: [UInt8]?) { if let value { bind(value) } else { bindNull() } }
+}
+
+/// Binds bytes as a BLOB (SQLite copies them).
+@usableFromInline
+func sqBindBlob(_ stmt: OpaquePointer, _ index: Int32, _ value: [UInt8]) {
+    value.withUnsafeBytes {
+        _ = sqlite3_bind_blob64(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count),
+                                streamTransientDestructor)
+    }
+}
+
+/// Binds a Swift string as TEXT without an intermediate copy when the string is native UTF-8.
+@usableFromInline
+func sqBindText(_ stmt: OpaquePointer, _ index: Int32, _ value: String) {
+    let done: Void? = value.utf8.withContiguousStorageIfAvailable { p in
+        _ = sqlite3_bind_text64(stmt, index, UnsafeRawPointer(p.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                                    .assumingMemoryBound(to: CChar.self),
+                                sqlite3_uint64(p.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
+    }
+    if done == nil {
+        let bytes = Array(value.utf8)
+        bytes.withUnsafeBufferPointer { p in
+            _ = sqlite3_bind_text64(stmt, index, UnsafeRawPointer(p.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                                        .assumingMemoryBound(to: CChar.self),
+                                    sqlite3_uint64(p.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
+        }
+    }
+}
+
+/// Quotes an SQL identifier: `tasks` → `"tasks"`, `a"b` → `"a""b"`.
+func sqQuoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingAll("\"", with: "\"\"") + "\""
+}
+
+extension String {
+    func replacingAll(_ target: Character, with replacement: String) -> String {
+        var out = ""
+        out.reserveCapacity(utf8.count)
+        for c in self { if c == target { out += replacement } else { out.append(c) } }
+        return out
+    }
+}
+
+/// One column of a table, from `PRAGMA table_info`.
+struct TableColumn {
+    var name: String
+    var declaredType: String
+    var notNull: Bool
+    var primaryKey: Int
+    var hasDefault: Bool
+
+    /// SQLite's type affinity rules (https://sqlite.org/datatype3.html#determination_of_column_affinity).
+    var affinity: Affinity {
+        let t = declaredType.uppercased()
+        if t.contains("INT") { return .integer }
+        if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") { return .text }
+        if t.isEmpty || t.contains("BLOB") { return .blob }
+        if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") { return .real }
+        return .numeric
+    }
+    enum Affinity { case integer, text, blob, real, numeric }
+
+    /// Declared JSON (`JSON`, `JSONB`, `JSON TEXT`…): nested values are stored as JSON text.
+    var isJSON: Bool { declaredType.uppercased().contains("JSON") }
+    /// Declared as a date or time (`DATE`, `DATETIME`, `TIMESTAMP`, `TIME`).
+    var isDate: Bool {
+        let t = declaredType.uppercased()
+        return t.contains("DATE") || t.contains("TIME")
+    }
+}
+
+extension Database {
+    /// The columns of `table` (`schema.table` allowed), or an error if there is no such table.
+    func sqTableColumns(_ table: String, function: String) throws -> [TableColumn] {
+        var stmt: OpaquePointer?
+        let (schema, name) = sqSplitQualifiedName(table)
+        let sql = "SELECT name, type, \"notnull\", pk, dflt_value IS NOT NULL FROM pragma_table_info(?1, ?2)"
+        guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {
+            throw DatabaseError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+        }
+        defer { sqlite3_finalize(stmt) }
+        sqBindText(stmt, 1, name)
+        if let schema { sqBindText(stmt, 2, schema) } else { sqlite3_bind_null(stmt, 2) }
+        var columns: [TableColumn] = []
+        while sqlite3_step(stmt) == SQLITE_ROW {
+            columns.append(TableColumn(
+                name: String(cString: sqlite3_column_text(stmt, 0)),
+                declaredType: sqlite3_column_text(stmt, 1).map { String(cString: $0) } ?? "",
+                notNull: sqlite3_column_int(stmt, 2) != 0,
+                primaryKey: Int(sqlite3_column_int(stmt, 3)),
+                hasDefault: sqlite3_column_int(stmt, 4) != 0))
+        }
+        if columns.isEmpty {
+            throw DatabaseError(code: SQLITE_ERROR, message: "\(function): no such table: \(table)")
+        }
+        return columns
+    }
+
+    /// Runs `sql` (no parameters, no rows expected).
+    func sqExecute(_ sql: String) throws {
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &err)
+        if rc != SQLITE_OK {
+            let message = err.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(err)
+            throw DatabaseError(code: rc, message: message)
+        }
+    }
+
+    /// Runs `body` inside a savepoint: released on success, rolled back (nothing
+    /// written) when `body` throws. Works inside and outside a transaction.
+    func sqWithSavepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        try sqExecute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try sqExecute("RELEASE \(name)")
+            return result
+        } catch {
+            // ROLLBACK TO undoes everything since the savepoint; RELEASE ends it.
+            try? sqExecute("ROLLBACK TO \(name)")
+            try? sqExecute("RELEASE \(name)")
+            throw error
+        }
+    }
+
+    func sqPrepare(_ sql: String) throws -> OpaquePointer {
+        var stmt: OpaquePointer?
+        let rc = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &stmt, nil)
+        guard rc == SQLITE_OK, let stmt else {
+            throw DatabaseError(code: rc, message: String(cString: sqlite3_errmsg(handle)) + " in: \(sql.prefix(200))")
+        }
+        return stmt
+    }
+
+    var sqLastErrorMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}
+
+func sqSplitQualifiedName(_ table: String) -> (schema: String?, name: String) {
+    if let dot = table.firstIndex(of: "."), !table.hasPrefix("\"") {
+        return (String(table[..<dot]), String(table[table.index(after: dot)...]))
+    }
+    return (nil, table)
+}
+
+func sqQuoteQualifiedName(_ table: String) -> String {
+    let (schema, name) = sqSplitQualifiedName(table)
+    if let schema { return sqQuoteIdentifier(schema) + "." + sqQuoteIdentifier(name) }
+    return sqQuoteIdentifier(name)
+}
+
+/// Extracts the column from an SQLite constraint message such as
+/// `UNIQUE constraint failed: tasks.id` or `NOT NULL constraint failed: tasks.title`.
+func constraintColumn(in message: String) -> String? {
+    guard let range = message.range(of: "constraint failed: ") else { return nil }
+    let rest = message[range.upperBound...]
+    let first = rest.split(separator: ",").first.map { $0.trimmingSpaces } ?? ""
+    if let dot = first.lastIndex(of: ".") { return String(first[first.index(after: dot)...]) }
+    return first.isEmpty ? nil : String(first)
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var s = self
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return s
+    }
+}

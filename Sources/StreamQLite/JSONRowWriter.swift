@@ -1,0 +1,560 @@
+/// The shape of the JSON a ``JSONRowWriter`` produces.
+public enum JSONOutputFormat: Sendable, Equatable {
+    /// `[{"id":1,"title":"a"},{"id":2,"title":"b"}]`: one object per row, keyed by column name.
+    case arrayOfObjects
+    /// `{"id":1,"title":"a"}` + newline per row (newline-delimited JSON / JSON Lines).
+    /// Always compact: ``JSONWriterOptions/prettyPrinted`` is ignored, since a record must be one line.
+    case ndjson
+    /// `[[1,"a"],[2,"b"]]`: one array per row, values in column order, no names.
+    case arrayOfArrays
+}
+
+/// What a ``JSONRowWriter`` does with TEXT values that are not valid UTF-8.
+///
+/// SQLite stores whatever bytes it is given, so a TEXT column may hold
+/// malformed UTF-8 that JSON cannot represent.
+public enum InvalidUTF8Policy: Sendable, Equatable {
+    /// Replace each maximal invalid subsequence with U+FFFD (the Unicode
+    /// "substitution of maximal subparts" practice, as `String(decoding:as:)` does).
+    case replace
+    /// Throw ``JSONWriterError/invalidUTF8(row:column:byteOffset:)``.
+    case reject
+}
+
+/// Options of a ``JSONRowWriter``.
+///
+/// The number rules are fixed and documented here:
+/// * INTEGER values are written exactly (all 64 bits).
+/// * REAL values are written in the shortest form that reads back to the same
+///   `Double` (Swift's `description`): `0.1`, `1e-05`, `1.2345678901234568e+17`.
+///   Integral values keep their `.0` (`3.0`), so REAL stays REAL when the JSON
+///   is read back (``Database/importJSON(bytes:into:options:)`` stores a number
+///   with a fraction or exponent as REAL). `-0.0` is written as `-0.0`.
+/// * NaN, +Infinity and -Infinity have no JSON form and are written as `null`.
+/// * BLOB values are written as a base64 string (RFC 4648, with padding).
+public struct JSONWriterOptions: Sendable {
+    /// The document shape; default ``JSONOutputFormat/arrayOfObjects``.
+    public var format: JSONOutputFormat
+    /// Indent nested values by two spaces, one key per line, `": "` after keys.
+    /// Arrays of arrays put one row per line. Embedded JSON values are copied as they are.
+    public var prettyPrinted: Bool
+    /// Malformed UTF-8 in TEXT values: replaced with U+FFFD (default) or an error.
+    public var invalidUTF8: InvalidUTF8Policy
+    /// Write U+2028 and U+2029 as `\u2028` / `\u2029` (default `true`), so the
+    /// output can also be pasted into JavaScript source or an HTML `<script>`.
+    /// Both forms are valid JSON.
+    public var escapeLineSeparators: Bool
+    /// Columns whose TEXT values already are JSON and are embedded as they are,
+    /// not quoted. Values carrying SQLite's JSON subtype (`json_object(…)` and
+    /// friends) are always embedded. The writer trusts these values: they must
+    /// be valid JSON (an empty string is written as `null`).
+    public var rawJSONColumns: Set<String>
+    /// Bytes collected before they are handed to the sink (default 64 KiB).
+    public var chunkSize: Int
+
+    /// Creates options; every parameter has the documented default.
+    public init(
+        format: JSONOutputFormat = .arrayOfObjects,
+        prettyPrinted: Bool = false,
+        invalidUTF8: InvalidUTF8Policy = .replace,
+        escapeLineSeparators: Bool = true,
+        rawJSONColumns: Set<String> = [],
+        chunkSize: Int = 64 * 1024
+    ) {
+        self.format = format
+        self.prettyPrinted = prettyPrinted
+        self.invalidUTF8 = invalidUTF8
+        self.escapeLineSeparators = escapeLineSeparators
+        self.rawJSONColumns = rawJSONColumns
+        self.chunkSize = chunkSize
+    }
+}
+
+/// An error producing JSON output.
+public enum JSONWriterError: Error, Equatable, CustomStringConvertible {
+    /// A TEXT value is not valid UTF-8 and the policy is ``InvalidUTF8Policy/reject``.
+    /// `row` counts from 0; `byteOffset` is the offset of the first bad byte in the value.
+    case invalidUTF8(row: Int, column: String, byteOffset: Int)
+
+    public var description: String {
+        switch self {
+        case let .invalidUTF8(row, column, offset):
+            return "JSON output: row \(row), column '\(column)': invalid UTF-8 at byte \(offset) of the text value"
+        }
+    }
+}
+
+// The Swift runtime's shortest round-trip Double formatter (what `Double.description`
+// calls), exported by libswiftCore; used to format into the output buffer without
+// allocating a String per value.
+@_silgen_name("swift_float64ToString")
+private func _swiftFloat64ToString(
+    _ buffer: UnsafeMutablePointer<UInt8>, _ bufferLength: Int, _ value: Double, _ debug: Bool
+) -> UInt64
+
+private let jsonHexDigits: StaticString = "0123456789abcdef"
+/// "00" "01" … "99": two decimal digits per lookup.
+private let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+/// Copies a few bytes forward without calling memmove (faster for column prefixes and numbers).
+@inline(__always)
+private func smallCopy(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>, _ n: Int) {
+    var i = 0
+    while i < n {
+        dst[i] = src[i]
+        i &+= 1
+    }
+}
+private let base64Alphabet: StaticString =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+/// Quotes a column name into `out` (names are Swift Strings, hence valid UTF-8).
+func appendJSONQuoted(_ s: String, to out: inout [UInt8], escapeLineSeparators: Bool) {
+    out.append(UInt8(ascii: "\""))
+    for scalar in s.unicodeScalars {
+        switch scalar.value {
+        case 0x22: out.append(contentsOf: [0x5C, 0x22])
+        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+        case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
+        case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
+        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        case let v where v < 0x20 || (escapeLineSeparators && (v == 0x2028 || v == 0x2029)):
+            let hex = Array("0123456789abcdef".utf8)
+            let v = Int(scalar.value)
+            out.append(contentsOf: [0x5C, UInt8(ascii: "u"),
+                                    hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]])
+        default:
+            out.append(contentsOf: String(scalar).utf8)
+        }
+    }
+    out.append(UInt8(ascii: "\""))
+}
+
+/// Owns the memory of a writer's output buffer and pre-encoded column prefixes.
+private final class JSONWriterStorage {
+    let buffer: UnsafeMutablePointer<UInt8>
+    /// Per statement: the pre-encoded prefixes, their offsets (columns + 1) and raw-JSON flags.
+    private(set) var prefixes: UnsafeMutablePointer<UInt8>?
+    private(set) var offsets: UnsafeMutablePointer<Int>?
+    private(set) var raw: UnsafeMutablePointer<Bool>?
+    init(capacity: Int) { buffer = .allocate(capacity: capacity) }
+
+    func setColumns(prefixes bytes: [UInt8], offsets: [Int], raw: [Bool]) {
+        freeColumns()
+        prefixes = .allocate(capacity: max(bytes.count, 1))
+        prefixes!.initialize(from: bytes, count: bytes.count)
+        self.offsets = .allocate(capacity: offsets.count)
+        self.offsets!.initialize(from: offsets, count: offsets.count)
+        self.raw = .allocate(capacity: max(raw.count, 1))
+        self.raw!.initialize(from: raw, count: raw.count)
+    }
+
+    private func freeColumns() {
+        prefixes?.deallocate()
+        offsets?.deallocate()
+        raw?.deallocate()
+    }
+
+    deinit {
+        freeColumns()
+        buffer.deallocate()
+    }
+}
+
+/// A ``RowSink`` writing a result set as JSON bytes into a ``ByteSink``.
+///
+/// No per-row dictionaries, `Encodable` or `JSONSerialization`: each value is
+/// escaped or formatted straight into a 64 KiB output buffer that is handed
+/// to the sink when full and at the end of the result. Column names are
+/// escaped once per statement, in ``beginResult(columns:)``.
+///
+/// Value mapping: INTEGER → number (exact), REAL → number (shortest
+/// round-trip; NaN/±Inf → `null`), TEXT → string (escaped; see
+/// ``InvalidUTF8Policy``), TEXT with SQLite's JSON subtype or in
+/// ``JSONWriterOptions/rawJSONColumns`` → embedded JSON, BLOB → base64
+/// string, NULL → `null`. See ``JSONWriterOptions`` for the number rules.
+///
+/// Most code uses ``Database/writeJSON(_:_:to:options:)`` instead. Used
+/// directly, pass it to the statement's stepping loop and take the sink back:
+///
+/// ```swift
+/// var writer = JSONRowWriter(sink: [UInt8](), options: .init(format: .ndjson))
+/// try db.stream("SELECT id, title FROM tasks", into: &writer)
+/// let bytes = writer.sink as! [UInt8]
+/// ```
+///
+/// The writer is not generic over its sink on purpose: it is compiled once,
+/// fully optimized, in the library, and the sink (called once per chunk) is
+/// reached through the existential. A writer is used in place (`inout`);
+/// copies share one output buffer.
+public struct JSONRowWriter: RowSink {
+    /// The sink the bytes go to. It has received the whole document once ``endResult()`` returned.
+    public var sink: any ByteSink
+    /// The writer's options.
+    public let options: JSONWriterOptions
+    /// Rows written so far in the current result.
+    public private(set) var rowCount = 0
+
+    private let storage: JSONWriterStorage
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private let capacity: Int
+    private var count = 0
+    // Raw views of the storage's per-statement tables (no ARC traffic in the value paths).
+    private var prefixBytes: UnsafeMutablePointer<UInt8>?
+    /// Start offsets of the pre-encoded prefix of each column in `prefixBytes`, plus the end.
+    private var prefixOffsets: UnsafeMutablePointer<Int>?
+    private var rawColumns: UnsafeMutablePointer<Bool>?
+    private var columnCount = 0
+    private var columnNames: [String] = []
+    private let pretty: Bool
+
+    /// Creates a writer sending its output to `sink`.
+    public init(sink: some ByteSink, options: JSONWriterOptions = JSONWriterOptions()) {
+        self.sink = sink
+        self.options = options
+        // Room for the largest single unit written without a capacity check (a number, an escape).
+        self.capacity = max(options.chunkSize, 64)
+        self.storage = JSONWriterStorage(capacity: capacity)
+        self.buffer = storage.buffer
+        self.pretty = options.prettyPrinted && options.format != .ndjson
+    }
+
+    // MARK: RowSink
+
+    public mutating func beginResult(columns: [String]) throws {
+        rowCount = 0
+        columnNames = columns
+        var prefixes: [UInt8] = []
+        var offsets: [Int] = []
+        offsets.reserveCapacity(columns.count + 1)
+        for (i, name) in columns.enumerated() {
+            offsets.append(prefixes.count)
+            switch options.format {
+            case .arrayOfObjects, .ndjson:
+                if i > 0 { prefixes.append(UInt8(ascii: ",")) }
+                if pretty { prefixes.append(contentsOf: "\n    ".utf8) }
+                appendJSONQuoted(name, to: &prefixes, escapeLineSeparators: options.escapeLineSeparators)
+                prefixes.append(UInt8(ascii: ":"))
+                if pretty { prefixes.append(UInt8(ascii: " ")) }
+            case .arrayOfArrays:
+                if i > 0 { prefixes.append(UInt8(ascii: ",")) }
+                if i > 0 && pretty { prefixes.append(UInt8(ascii: " ")) }
+            }
+        }
+        offsets.append(prefixes.count)
+        storage.setColumns(prefixes: prefixes, offsets: offsets, raw: columns.map { options.rawJSONColumns.contains($0) })
+        prefixBytes = storage.prefixes
+        prefixOffsets = storage.offsets
+        rawColumns = storage.raw
+        columnCount = columns.count
+        if options.format != .ndjson { try put(UInt8(ascii: "[")) }
+    }
+
+    public mutating func beginRow() throws {
+        try reserve(8)
+        if options.format != .ndjson {
+            if rowCount > 0 { append(UInt8(ascii: ",")) }
+            if pretty { append(UInt8(ascii: "\n")); append(UInt8(ascii: " ")); append(UInt8(ascii: " ")) }
+        }
+        append(options.format == .arrayOfArrays ? UInt8(ascii: "[") : UInt8(ascii: "{"))
+    }
+
+    public mutating func endRow() throws {
+        try reserve(8)
+        switch options.format {
+        case .arrayOfObjects:
+            if pretty && columnCount > 0 {
+                append(UInt8(ascii: "\n")); append(UInt8(ascii: " ")); append(UInt8(ascii: " "))
+            }
+            append(UInt8(ascii: "}"))
+        case .ndjson:
+            append(UInt8(ascii: "}")); append(UInt8(ascii: "\n"))
+        case .arrayOfArrays:
+            append(UInt8(ascii: "]"))
+        }
+        rowCount += 1
+    }
+
+    public mutating func endResult() throws {
+        if options.format != .ndjson {
+            try reserve(2)
+            if pretty && rowCount > 0 { append(UInt8(ascii: "\n")) }
+            append(UInt8(ascii: "]"))
+        }
+        try flushBuffer()
+        try sink.flush()
+    }
+
+    public mutating func null(column: Int) throws {
+        try prefix(column)
+        try reserve(4)
+        appendNull()
+    }
+
+    public mutating func integer(_ value: Int64, column: Int) throws {
+        try prefix(column)
+        try reserve(24)
+        let out = buffer + count
+        var magnitude = value.magnitude
+        if magnitude < 10 {  // the most common small values: no scratch, no copy
+            if value < 0 { out[0] = UInt8(ascii: "-"); out[1] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30; count += 2 }
+            else { out[0] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30; count += 1 }
+            return
+        }
+        // Two digits at a time, backwards at the end of the reserved room, then moved into place.
+        let pairs = digitPairs.utf8Start
+        let end = out + 24
+        var p = end
+        while magnitude >= 100 {
+            let r = Int(truncatingIfNeeded: magnitude % 100)
+            magnitude /= 100
+            p -= 2
+            p[0] = pairs[2 &* r]
+            p[1] = pairs[2 &* r &+ 1]
+        }
+        if magnitude >= 10 {
+            let r = Int(truncatingIfNeeded: magnitude)
+            p -= 2
+            p[0] = pairs[2 &* r]
+            p[1] = pairs[2 &* r &+ 1]
+        } else {
+            p -= 1
+            p[0] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30
+        }
+        if value < 0 { p -= 1; p[0] = UInt8(ascii: "-") }
+        let length = end - p
+        smallCopy(out, p, length)  // forward copy: the destination is below the source
+        count += length
+    }
+
+    public mutating func double(_ value: Double, column: Int) throws {
+        try prefix(column)
+        try reserve(40)
+        guard value.isFinite else { appendNull(); return }
+        // The formatter leaves the positions of padding zeros untouched (the
+        // stdlib's own caller hands it a buffer of '0's), so pre-fill with '0'.
+        // `doublesMatchSwiftDescriptionForRandomBitPatterns` guards this.
+        (buffer + count).initialize(repeating: 0x30, count: 40)
+        count += Int(_swiftFloat64ToString(buffer + count, 40, value, false))
+    }
+
+    public mutating func text(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
+        try prefix(column)
+        if column < columnCount && rawColumns.unsafelyUnwrapped[column] {
+            try writeRaw(utf8)
+        } else {
+            try writeEscaped(utf8, column: column)
+        }
+    }
+
+    public mutating func json(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
+        try prefix(column)
+        try writeRaw(utf8)
+    }
+
+    public mutating func blob(_ bytes: UnsafeRawBufferPointer, column: Int) throws {
+        try prefix(column)
+        try writeBase64(bytes)
+    }
+
+    // MARK: Output buffer
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        buffer[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func appendNull() {
+        (buffer + count).update(from: ("null" as StaticString).utf8Start, count: 4)
+        count += 4
+    }
+
+    /// Makes room for `n` more bytes (n ≤ capacity) by handing the buffer to the sink.
+    @inline(__always)
+    private mutating func reserve(_ n: Int) throws {
+        if capacity - count < n { try flushBuffer() }
+    }
+
+    private mutating func flushBuffer() throws {
+        guard count > 0 else { return }
+        let n = count
+        count = 0
+        try sink.write(UnsafeRawBufferPointer(start: buffer, count: n))
+    }
+
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) throws {
+        try reserve(1)
+        append(byte)
+    }
+
+    /// Copies any number of bytes, flushing as often as needed.
+    private mutating func putBytes(_ start: UnsafePointer<UInt8>, _ n: Int) throws {
+        var p = start
+        var left = n
+        while left > 0 {
+            if count == capacity { try flushBuffer() }
+            let k = min(left, capacity - count)
+            (buffer + count).update(from: p, count: k)
+            count += k
+            p += k
+            left -= k
+        }
+    }
+
+    @inline(__always)
+    private mutating func prefix(_ column: Int) throws {
+        precondition(column >= 0 && column < columnCount, "JSONRowWriter: column \(column) out of range")
+        let offsets = prefixOffsets.unsafelyUnwrapped
+        let start = offsets[column]
+        let n = offsets[column + 1] - start
+        if n == 0 { return }
+        let source = prefixBytes.unsafelyUnwrapped + start
+        if n <= capacity - count {
+            if n <= 32 { smallCopy(buffer + count, source, n) } else { (buffer + count).update(from: source, count: n) }
+            count += n
+        } else {
+            try putBytes(source, n)
+        }
+    }
+
+    private mutating func writeRaw(_ utf8: UnsafeBufferPointer<UInt8>) throws {
+        guard let base = utf8.baseAddress, utf8.count > 0 else {
+            try reserve(4)
+            appendNull()
+            return
+        }
+        try putBytes(base, utf8.count)
+    }
+
+    // MARK: Strings
+
+    /// Writes `utf8` as a quoted JSON string: escapes `"`, `\` and control
+    /// characters (short forms `\b \f \n \r \t`, otherwise `\u00XX`), optionally
+    /// U+2028/U+2029, and validates UTF-8 per Unicode's well-formedness table.
+    private mutating func writeEscaped(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
+        try put(UInt8(ascii: "\""))
+        let n = utf8.count
+        if let p = utf8.baseAddress {
+            var i = 0
+            while i < n {
+                // Room for the longest unit below (an escape or replacement: 6 bytes).
+                if capacity - count < 16 { try flushBuffer() }
+                // Fast path: a run of printable ASCII other than `"` and `\`.
+                let limit = min(n, i + (capacity - count - 8))
+                var j = i
+                while j < limit {
+                    let b = p[j]
+                    if b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C { break }
+                    j += 1
+                }
+                if j > i {
+                    if j - i <= 32 { smallCopy(buffer + count, p + i, j - i) } else { (buffer + count).update(from: p + i, count: j - i) }
+                    count += j - i
+                    i = j
+                    continue
+                }
+                let b = p[i]
+                if b < 0x80 {
+                    append(UInt8(ascii: "\\"))
+                    switch b {
+                    case 0x22: append(0x22)
+                    case 0x5C: append(0x5C)
+                    case 0x08: append(UInt8(ascii: "b"))
+                    case 0x0C: append(UInt8(ascii: "f"))
+                    case 0x0A: append(UInt8(ascii: "n"))
+                    case 0x0D: append(UInt8(ascii: "r"))
+                    case 0x09: append(UInt8(ascii: "t"))
+                    default:
+                        append(UInt8(ascii: "u")); append(0x30); append(0x30)
+                        append(jsonHexDigits.utf8Start[Int(b >> 4)])
+                        append(jsonHexDigits.utf8Start[Int(b & 15)])
+                    }
+                    i += 1
+                    continue
+                }
+                // Non-ASCII: find the length of a well-formed sequence, or of the
+                // maximal invalid subpart.
+                let need: Int
+                var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+                switch b {
+                case 0xC2...0xDF: need = 1
+                case 0xE0: need = 2; lo = 0xA0
+                case 0xE1...0xEC, 0xEE, 0xEF: need = 2
+                case 0xED: need = 2; hi = 0x9F
+                case 0xF0: need = 3; lo = 0x90
+                case 0xF1...0xF3: need = 3
+                case 0xF4: need = 3; hi = 0x8F
+                default: need = 0
+                }
+                var len = 1
+                if need > 0 && i + 1 < n && p[i + 1] >= lo && p[i + 1] <= hi {
+                    len = 2
+                    while len <= need && i + len < n && p[i + len] & 0xC0 == 0x80 { len += 1 }
+                }
+                if need > 0 && len == need + 1 {
+                    if b == 0xE2 && p[i + 1] == 0x80 && (p[i + 2] == 0xA8 || p[i + 2] == 0xA9)
+                        && options.escapeLineSeparators {
+                        append(UInt8(ascii: "\\")); append(UInt8(ascii: "u")); append(UInt8(ascii: "2"))
+                        append(UInt8(ascii: "0")); append(UInt8(ascii: "2"))
+                        append(p[i + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
+                    } else {
+                        (buffer + count).update(from: p + i, count: len)
+                        count += len
+                    }
+                } else {
+                    if options.invalidUTF8 == .reject {
+                        throw JSONWriterError.invalidUTF8(
+                            row: rowCount, column: column < columnNames.count ? columnNames[column] : "#\(column)",
+                            byteOffset: i)
+                    }
+                    append(0xEF); append(0xBF); append(0xBD)
+                }
+                i += len
+            }
+        }
+        try put(UInt8(ascii: "\""))
+    }
+
+    // MARK: Base64
+
+    private mutating func writeBase64(_ bytes: UnsafeRawBufferPointer) throws {
+        try put(UInt8(ascii: "\""))
+        let table = base64Alphabet.utf8Start
+        let n = bytes.count
+        if let raw = bytes.baseAddress {
+            let p = raw.assumingMemoryBound(to: UInt8.self)
+            var i = 0
+            while i + 3 <= n {
+                if capacity - count < 4 { try flushBuffer() }
+                // As many whole groups as fit in the buffer.
+                let groups = min((n - i) / 3, (capacity - count) / 4)
+                let out = buffer + count
+                for g in 0..<groups {
+                    let s = i + 3 * g
+                    let v = UInt32(p[s]) << 16 | UInt32(p[s + 1]) << 8 | UInt32(p[s + 2])
+                    out[4 * g] = table[Int(v >> 18)]
+                    out[4 * g + 1] = table[Int((v >> 12) & 63)]
+                    out[4 * g + 2] = table[Int((v >> 6) & 63)]
+                    out[4 * g + 3] = table[Int(v & 63)]
+                }
+                count += 4 * groups
+                i += 3 * groups
+            }
+            let rest = n - i
+            if rest > 0 {
+                try reserve(4)
+                let v = UInt32(p[i]) << 16 | (rest == 2 ? UInt32(p[i + 1]) << 8 : 0)
+                append(table[Int(v >> 18)])
+                append(table[Int((v >> 12) & 63)])
+                append(rest == 2 ? table[Int((v >> 6) & 63)] : UInt8(ascii: "="))
+                append(UInt8(ascii: "="))
+            }
+        }
+        try put(UInt8(ascii: "\""))
+    }
+}

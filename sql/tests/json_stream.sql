@@ -1,0 +1,275 @@
+-- json_stream: rows from JSON arrays, paths, NDJSON, typed columns, errors.
+-- The data files are written by the test itself (cwd is a temporary folder).
+
+SELECT writefile('tasks.json', '[
+  {"id": 1, "title": "milk", "done": true, "tags": ["a", "b"]},
+  {"id": 2, "title": "eggs \"large\"", "done": false, "extra": {"k": [1, 2.5e3]}},
+  {"title": "no id", "done": null}
+]') > 0;
+-- => 1
+
+-- one row per element, with index, line and byte offset; value is minified JSON
+SELECT idx, line, offset, value FROM json_stream('tasks.json');
+-- => 0|2|4|{"id":1,"title":"milk","done":true,"tags":["a","b"]}
+-- => 1|3|68|{"id":2,"title":"eggs \"large\"","done":false,"extra":{"k":[1,2.5e3]}}
+-- => 2|4|151|{"title":"no id","done":null}
+
+-- ->> and json_each work on value
+SELECT value->>'id', value->>'title', value->>'done' FROM json_stream('tasks.json');
+-- => 1|milk|1
+-- => 2|eggs "large"|0
+-- => NULL|no id|NULL
+
+SELECT j.value FROM json_stream('tasks.json') AS t, json_each(t.value, '$.tags') AS j;
+-- => a
+-- => b
+
+-- value carries the JSON subtype: json_array() embeds it as JSON, not as a string
+SELECT json_array(value) FROM json_stream('tasks.json') WHERE idx = 0;
+-- => [{"id":1,"title":"milk","done":true,"tags":["a","b"]}]
+
+-- scalars are JSON text too (strings keep their quotes)
+SELECT writefile('scalars.json', '[1, -2.5, "x\ty", true, null, [], {}]') > 0;
+-- => 1
+SELECT idx, value, value->>'$' FROM json_stream('scalars.json');
+-- => 0|1|1
+-- => 1|-2.5|-2.5
+-- => 2|"x\ty"|x	y
+-- => 3|true|1
+-- => 4|null|NULL
+-- => 5|[]|[]
+-- => 6|{}|{}
+
+-- hidden argument columns
+SELECT DISTINCT filename, path FROM json_stream('tasks.json', '$');
+-- => tasks.json|$
+
+-- an empty array: no rows
+SELECT writefile('empty.json', ' [ ] ') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('empty.json');
+-- => 0
+
+-- a BOM at the start is accepted (offsets count it)
+SELECT writefile('bom.json', x'efbbbf' || CAST('[7]' AS BLOB)) > 0;
+-- => 1
+SELECT offset, value FROM json_stream('bom.json');
+-- => 4|7
+
+-- ---------------------------------------------------------------- paths
+SELECT writefile('doc.json', '{"meta": {"n": 2, "items": "not this"},
+ "data": {"skip": [9, 9], "items": [{"a": 1}, {"a": 2}]},
+ "rows": [[10, 11], [20, 21, {"b": ["x", "y"]}]],
+ "odd key.": [true]}') > 0;
+-- => 1
+SELECT idx, value FROM json_stream('doc.json', '$.data.items');
+-- => 0|{"a":1}
+-- => 1|{"a":2}
+SELECT value FROM json_stream('doc.json', '$.rows[1]');
+-- => 20
+-- => 21
+-- => {"b":["x","y"]}
+SELECT value FROM json_stream('doc.json', '$.rows[1][2].b');
+-- => "x"
+-- => "y"
+SELECT value FROM json_stream('doc.json', '$."odd key."');
+-- => true
+SELECT idx, line FROM json_stream('doc.json', '$.rows');
+-- => 0|3
+-- => 1|3
+
+SELECT * FROM json_stream('doc.json', '$.data.nothing');
+-- error: json_stream: doc.json: path '$.data.nothing' not found
+
+SELECT * FROM json_stream('doc.json', '$.meta');
+-- error: json_stream: doc.json: line 1, byte 9: path '$.meta' selects an object, not an array
+
+SELECT * FROM json_stream('doc.json', '$.meta.items');
+-- error: path '$.meta.items' selects a scalar, not an array
+
+SELECT * FROM json_stream('doc.json', 'data.items');
+-- error: json_stream: invalid path 'data.items'
+
+SELECT * FROM json_stream('doc.json', '$.rows[x]');
+-- error: json_stream: invalid path '$.rows[x]'
+
+-- ---------------------------------------------------------------- NDJSON
+SELECT writefile('tasks.ndjson', '{"id": 1, "title": "a"}
+{"id": 2, "title": "b"}
+
+{"id": 3, "title": "c"}
+') > 0;
+-- => 1
+SELECT idx, line, offset, value->>'title' FROM json_stream('tasks.ndjson');
+-- => 0|1|0|a
+-- => 1|2|24|b
+-- => 2|4|49|c
+
+-- lines that are arrays: force NDJSON with the path 'ndjson'
+SELECT writefile('arrays.ndjson', '[1, 2]
+[3]
+') > 0;
+-- => 1
+SELECT idx, value FROM json_stream('arrays.ndjson', 'ndjson');
+-- => 0|[1,2]
+-- => 1|[3]
+SELECT * FROM json_stream('arrays.ndjson');
+-- error: more than one top-level value after the top-level array (for NDJSON whose lines are arrays, pass 'ndjson' as the path)
+
+-- NDJSON values must be separated by newlines
+SELECT writefile('oneline.ndjson', '{"a":1} {"a":2}') > 0;
+-- => 1
+SELECT * FROM json_stream('oneline.ndjson');
+-- error: json_stream: oneline.ndjson: line 1, byte 8, element 1: expected a newline between top-level values
+
+-- ---------------------------------------------------------------- typed columns
+CREATE VIRTUAL TABLE temp.incoming USING json_stream(
+  filename='tasks.json',
+  columns='id INTEGER, name TEXT, done INTEGER, tags, extra TEXT',
+  keys='name=title');
+
+SELECT id, name, done, tags, extra FROM incoming;
+-- => 1|milk|1|["a","b"]|NULL
+-- => 2|eggs "large"|0|NULL|{"k":[1,2.5e3]}
+-- => NULL|no id|NULL|NULL|NULL
+
+SELECT typeof(id), typeof(name), typeof(done), typeof(tags) FROM incoming WHERE id = 1;
+-- => integer|text|integer|text
+
+-- nested values keep the JSON subtype
+SELECT json_array(tags) FROM incoming WHERE id = 1;
+-- => [["a","b"]]
+
+CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT, done INTEGER);
+INSERT INTO tasks SELECT id, name, done FROM incoming WHERE id IS NOT NULL;
+SELECT * FROM tasks ORDER BY id;
+-- => 1|milk|1
+-- => 2|eggs "large"|0
+
+-- numbers: INTEGER keeps 64-bit integers, bigger ones become REAL;
+-- TEXT keeps the literal; REAL converts
+SELECT writefile('nums.json', '[{"i": 9223372036854775807, "t": 1.50, "r": 3},
+ {"i": 9223372036854775808, "t": 12345678901234567890123, "r": -0.5},
+ {"i": 2.5, "t": "s", "r": "7"}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.nums USING json_stream(filename="nums.json", columns='i INT, t VARCHAR(30), r DOUBLE');
+SELECT i, typeof(i), t, typeof(t), r, typeof(r) FROM nums;
+-- => 9223372036854775807|integer|1.50|text|3.0|real
+-- => 9.22337203685478e+18|real|12345678901234567890123|text|-0.5|real
+-- => 2.5|real|s|text|7|text
+
+-- NDJSON and paths work with typed columns too
+CREATE VIRTUAL TABLE temp.nd USING json_stream(filename='tasks.ndjson', columns='title TEXT, id INTEGER');
+SELECT * FROM nd;
+-- => a|1
+-- => b|2
+-- => c|3
+CREATE VIRTUAL TABLE temp.items USING json_stream(filename='doc.json', path='$.data.items', columns='a INTEGER');
+SELECT sum(a) FROM items;
+-- => 3
+
+-- elements must be objects
+CREATE VIRTUAL TABLE sc USING json_stream(filename='scalars.json', columns='a');
+SELECT * FROM sc;
+-- error: json_stream: scalars.json: line 1, byte 1, element 0: expected an object
+
+CREATE VIRTUAL TABLE temp.bad1 USING json_stream(filename='tasks.json');
+-- error: json_stream: missing columns= option
+
+CREATE VIRTUAL TABLE temp.bad2 USING json_stream(columns='a');
+-- error: json_stream: missing filename= option
+
+CREATE VIRTUAL TABLE temp.bad3 USING json_stream(filename='t.json', columns='a', colums='b');
+-- error: json_stream: unknown option 'colums'
+
+CREATE VIRTUAL TABLE temp.bad4 USING json_stream(filename='t.json', columns='a', keys='b=c');
+-- error: json_stream: keys: no column named 'b'
+
+CREATE VIRTUAL TABLE temp.bad5 USING json_stream(filename='t.json', columns='a', path='$.');
+-- error: json_stream: invalid path '$.'
+
+-- ---------------------------------------------------------------- bad input
+SELECT writefile('broken.json', '[
+  {"id": 10, "title": "ok"},
+  {"id": 11, "title": "ok"},
+  {"id": 12, "title": "ok"} x
+]') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('broken.json');
+-- error: json_stream: broken.json: line 4, byte 88, element 3: expected ',' or ']'
+
+-- an INSERT … SELECT that fails commits nothing, even inside a transaction
+-- that goes on: the statement is rolled back as a whole
+BEGIN; INSERT INTO tasks SELECT value->>'id', value->>'title', 0 FROM json_stream('broken.json'); COMMIT;
+-- error: json_stream: broken.json: line 4, byte 88, element 3: expected ',' or ']'
+SELECT count(*), max(id) FROM tasks;
+-- => 2|2
+
+CREATE VIRTUAL TABLE broken USING json_stream(filename='broken.json', columns='id INTEGER, title TEXT, done INTEGER');
+INSERT INTO tasks SELECT * FROM broken;
+-- error: json_stream: broken.json: line 4, byte 88, element 3: expected ',' or ']'
+SELECT count(*) FROM tasks;
+-- => 2
+
+SELECT writefile('truncated.json', '[{"id": 1}, {"id": 2, "title": "tr') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('truncated.json');
+-- error: json_stream: truncated.json: line 1, byte 34, element 1: unterminated string
+
+SELECT writefile('trunc2.json', '[{"id": 1}, {"id": 2}') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('trunc2.json');
+-- error: json_stream: trunc2.json: line 1, byte 21, element 2: unexpected end of input (expected ']')
+
+SELECT writefile('badutf8.json', CAST('[{"t": "a' AS BLOB) || x'c0af' || CAST('"}]' AS BLOB)) > 0;
+-- => 1
+SELECT count(*) FROM json_stream('badutf8.json');
+-- error: json_stream: badutf8.json: line 1, byte 9, element 0: invalid UTF-8 in a string
+
+SELECT writefile('surrogate.json', CAST('["' AS BLOB) || x'eda080' || CAST('"]' AS BLOB)) > 0;
+-- => 1
+SELECT count(*) FROM json_stream('surrogate.json');
+-- error: invalid UTF-8 in a string
+
+SELECT writefile('deep.json', printf('%.*c', 1001, '[')) > 0;
+-- => 1
+SELECT count(*) FROM json_stream('deep.json');
+-- error: json_stream: deep.json: line 1, byte 1000, element 0: nesting too deep
+
+SELECT writefile('trailing.json', '[1, 2,]') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('trailing.json');
+-- error: element 2: expected a value (trailing comma?)
+
+SELECT writefile('lead0.json', '[01]') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('lead0.json');
+-- error: leading zero in a number
+
+SELECT writefile('nan.json', '[NaN]') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('nan.json');
+-- error: expected a JSON value
+
+SELECT writefile('comment.json', '[1 /* no */]') > 0;
+-- => 1
+SELECT count(*) FROM json_stream('comment.json');
+-- error: expected ',' or ']'
+
+SELECT * FROM json_stream('missing.json');
+-- error: json_stream: missing.json: cannot open: No such file or directory
+
+SELECT * FROM json_stream('.');
+-- error: json_stream: .: read error: Is a directory
+
+SELECT * FROM json_stream;
+-- error: json_stream: missing the filename argument
+
+SELECT * FROM json_stream(NULL);
+-- error: json_stream: the filename argument is NULL
+
+-- ---------------------------------------------------------------- security
+-- json_stream reads files: not usable from a schema's views or triggers
+CREATE VIEW v AS SELECT value FROM json_stream('tasks.json');
+SELECT count(*) FROM v;
+-- error: unsafe use of virtual table "json_stream"
