@@ -10,6 +10,12 @@ ext = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/streamqlite.s
 # (query, expected first value) pairs run on each host
 CHECKS = [
     ("SELECT streamqlite_version()", "0.1.0"),
+    ("SELECT locale_week('2011-01-02', 'en_US')", "2011-02"),
+    ("SELECT locale_week('2011-01-02', 'de_DE')", "2010-52"),
+    ("SELECT locale_week('2011-01-02T03:00Z', 'en_US', 'America/New_York')", "2011-01"),
+    ("SELECT locale_week_start('2011-01-05', 'en-US-u-fw-mon')", "2011-01-03"),
+    ("SELECT format_date('YYYY-ww', '2011-01-02', 'en_US')", "2011-02"),
+    ("SELECT locale_week_rules('ar_EG')", '{"first_day":"saturday","min_days":1}'),
 ]
 passed, failed = 0, 0
 

@@ -12,7 +12,8 @@
 # 2. INSERT INTO tasks … from: json_each(readfile()) + ->>; json_stream +
 #    ->>; the json_stream virtual table with typed columns; the raw C loop
 #    that prepares one INSERT and binds values already in memory (the
-#    ceiling).  Each run is its own process: time of the INSERT statement
+#    ceiling); and, as the floor of any INSERT … SELECT, the same rows from
+#    generate_series() (no JSON at all).  Each run is its own process: time of the INSERT statement
 #    (the shell's .timer), peak RSS of the process (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -88,6 +89,8 @@ add "json_stream()+->>          array" "$JSON_MB" "" \
 add "json_stream typed vtab     array" "$JSON_MB" \
     "CREATE VIRTUAL TABLE temp.incoming USING json_stream(filename='$ABS_JSON', $TYPED);" \
     "INSERT INTO tasks SELECT * FROM incoming;"
+add "floor: generate_series, no JSON" "-" "" \
+    "INSERT INTO tasks SELECT value, 'task ' || value, value % 3 = 0 FROM generate_series(1, $N);"
 add "json_stream()+->>          ndjson" "$NDJSON_MB" "" \
     "INSERT INTO tasks SELECT value->>'id', value->>'title', value->>'done' FROM json_stream('$ABS_NDJSON');"
 add "json_stream typed vtab     ndjson" "$NDJSON_MB" \
@@ -96,29 +99,31 @@ add "json_stream typed vtab     ndjson" "$NDJSON_MB" \
 
 median(){ sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
-echo "== INSERT INTO tasks(id INTEGER PRIMARY KEY, title, done): $N rows, $REPS runs each, medians"
+echo "== INSERT INTO tasks(id INTEGER PRIMARY KEY, title, done): $N rows, $REPS rounds, medians"
 echo "   (journal_mode=OFF, synchronous=OFF, one statement; RSS = peak of the process)"
-declare -a T R
-for i in "${!NAMES[@]}"; do
-  ts=""; rs=""
-  for r in $(seq "$REPS"); do
-    read -r t rss < <(run_sql "v$i" "" "${SETUPS[$i]}" "${SQLS[$i]}")
-    ts+="$t"$'\n'; rs+="$rss"$'\n'
-  done
-  T[$i]=$(printf "%s" "$ts" | median); R[$i]=$(printf "%s" "$rs" | median)
-done
-ts=""; rs=""
+# Rounds: every variant once per round (the C loop too), so that bursts of
+# load on the shared machine hit all variants alike; medians over rounds.
+declare -a T R TS RS
+CTS=""; CRS=""
 for r in $(seq "$REPS"); do
+  for i in "${!NAMES[@]}"; do
+    read -r t rss < <(run_sql "v$i" "" "${SETUPS[$i]}" "${SQLS[$i]}")
+    TS[$i]+="$t"$'\n'; RS[$i]+="$rss"$'\n'
+  done
   read -r t rss < <(run_c)
-  ts+="$t"$'\n'; rs+="$rss"$'\n'
+  CTS+="$t"$'\n'; CRS+="$rss"$'\n'
 done
-CT=$(printf "%s" "$ts" | median); CR=$(printf "%s" "$rs" | median)
+for i in "${!NAMES[@]}"; do
+  T[$i]=$(printf "%s" "${TS[$i]}" | median); R[$i]=$(printf "%s" "${RS[$i]}" | median)
+done
+CT=$(printf "%s" "$CTS" | median); CR=$(printf "%s" "$CRS" | median)
 
 printf "%-36s %9s %11s %8s %9s %10s %10s\n" "variant" "time s" "rows/s" "MB/s" "RSS MB" "vs each" "vs C loop"
 for i in "${!NAMES[@]}"; do
   awk -v n="${NAMES[$i]}" -v t="${T[$i]}" -v r="${R[$i]}" -v mb="${SIZES[$i]}" -v N="$N" \
       -v base="${T[0]}" -v c="$CT" 'BEGIN{
-    printf "%-36s %9.3f %11.0f %8.1f %9.1f %9.2fx %9.2fx\n", n, t, N/t, mb/t, r/1024, base/t, t/c }'
+    if( mb=="-" ) printf "%-36s %9.3f %11.0f %8s %9.1f %9.2fx %9.2fx\n", n, t, N/t, "-", r/1024, base/t, t/c;
+    else printf "%-36s %9.3f %11.0f %8.1f %9.1f %9.2fx %9.2fx\n", n, t, N/t, mb/t, r/1024, base/t, t/c }'
 done
 awk -v t="$CT" -v r="$CR" -v N="$N" -v base="${T[0]}" 'BEGIN{
   printf "%-36s %9.3f %11.0f %8s %9.1f %9.2fx %9.2fx\n", "raw C loop (bind, no JSON)", t, N/t, "-", r/1024, base/t, 1 }'

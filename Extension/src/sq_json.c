@@ -1065,6 +1065,16 @@ int sq_json_number_int64(const char *text, size_t len, int64_t *out){
   if( len==0 ) return 0;
   if( text[0]=='-' ){ neg = 1; i = 1; }
   if( i>=len ) return 0;
+  if( len-i<=18 ){
+    /* at most 18 digits: cannot overflow */
+    for(; i<len; i++){
+      unsigned d = (unsigned)(text[i]-'0');
+      if( d>9 ) return 0;
+      v = v*10 + d;
+    }
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 1;
+  }
   lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
   for(; i<len; i++){
     unsigned d = (unsigned)(text[i]-'0');

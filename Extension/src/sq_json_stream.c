@@ -679,15 +679,25 @@ static int js_buf_fail(JsCursor *c, int rc){
 
 /* ---- typed rows */
 
+static int js_key_eq(const JsCol *col, const char *k, size_t n){
+  size_t i;
+  if( (size_t)col->nkey!=n ) return 0;
+  if( n>16 ) return memcmp(col->key, k, n)==0;
+  for(i=0; i<n; i++) if( col->key[i]!=k[i] ) return 0;
+  return 1;
+}
+
+/* Column for a key: the column after the previous match is tried first
+** (members usually come in the same order in every element). */
 static int js_find_col(JsCursor *c, const char *k, size_t n){
   JsVtab *vt = c->vt;
   int i, g = c->guess;
-  if( g<vt->nCol && (size_t)vt->aCol[g].nkey==n && memcmp(vt->aCol[g].key, k, n)==0 ){
+  if( g<vt->nCol && js_key_eq(&vt->aCol[g], k, n) ){
     c->guess = g+1;
     return g;
   }
   for(i=0; i<vt->nCol; i++){
-    if( (size_t)vt->aCol[i].nkey==n && memcmp(vt->aCol[i].key, k, n)==0 ){
+    if( js_key_eq(&vt->aCol[i], k, n) ){
       c->guess = i+1;
       return i;
     }
@@ -772,7 +782,7 @@ static int js_typed_event(JsCursor *c, const sq_json_token *t){
   return 0;
 }
 
-/* ---- the parser callback */
+/* ---- the parser callbacks */
 
 static int js_row_start(JsCursor *c, const sq_json_token *t){
   int ty = t->type;
@@ -904,6 +914,13 @@ static int js_event(void *user, const sq_json_token *t){
   return 0;
 }
 
+/* Typed tables: the members of the current row first (the hot path). */
+static int js_event_typed(void *user, const sq_json_token *t){
+  JsCursor *c = (JsCursor*)user;
+  if( c->in_row ) return js_typed_event(c, t);
+  return js_event(user, t);
+}
+
 /* ---- errors */
 
 static int js_error(JsCursor *c, const char *msg, sqlite3_int64 line, sqlite3_int64 off, int with_elem){
@@ -1023,7 +1040,7 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     memset(c->slots, 0, sizeof(JsSlot)*(size_t)vt->nCol);
   }
   if( !c->p ){
-    c->p = sq_json_new(js_event, c);
+    c->p = sq_json_new(vt->typed ? js_event_typed : js_event, c);
     if( !c->p ) return SQLITE_NOMEM;
   }else{
     sq_json_reset(c->p);

@@ -311,6 +311,12 @@ static void test_numbers(void){
     SQ_CHECK(!sq_json_number_int64("-9223372036854775809", 20, &v));
     SQ_CHECK(!sq_json_number_int64("1.5", 3, &v));
     SQ_CHECK(sq_json_number_int64("-0", 2, &v) && v==0);
+    SQ_CHECK(sq_json_number_int64("999999999999999999", 18, &v) && v==999999999999999999LL);
+    SQ_CHECK(sq_json_number_int64("-999999999999999999", 19, &v) && v==-999999999999999999LL);
+    SQ_CHECK(sq_json_number_int64("1000000000000000000", 19, &v) && v==1000000000000000000LL);
+    SQ_CHECK(sq_json_number_int64("42", 2, &v) && v==42);
+    SQ_CHECK(!sq_json_number_int64("1e5", 3, &v));
+    SQ_CHECK(!sq_json_number_int64("-", 1, &v));
     SQ_CHECK(sq_json_number_double("1.5e3", 5)==1500.0);
     SQ_CHECK(sq_json_number_double("-0.25", 5)==-0.25);
     SQ_CHECK(sq_json_number_double("1e400", 5) > 1e308);

@@ -53,8 +53,20 @@ final class BindingEncoder: Encoder {
     var cursor = 0
     @exclusivity(unchecked)
     var stamp = 0
+    /// Per column: the row stamp that last bound it (raw memory: no CoW checks per value).
     @exclusivity(unchecked)
-    var boundStamp: [Int] = []
+    var boundStamp: UnsafeMutablePointer<Int> = .allocate(capacity: 1)
+    /// The plan's column names, as raw memory, for the in-order fast path.
+    @exclusivity(unchecked)
+    var columnNames: UnsafeMutablePointer<String> = .allocate(capacity: 1)
+    @exclusivity(unchecked)
+    var columnCount = 0
+
+    deinit {
+        columnNames.deinitialize(count: columnCount)
+        columnNames.deallocate()
+        boundStamp.deallocate()
+    }
     @exclusivity(unchecked)
     var failure: RowEncodingFailure?
     let ignoreUnknownKeys: Bool
@@ -75,7 +87,14 @@ final class BindingEncoder: Encoder {
 
     func use(plan: InsertPlan) {
         self.plan = plan
-        boundStamp = Array(repeating: -1, count: plan.columns.count)
+        columnNames.deinitialize(count: columnCount)
+        columnNames.deallocate()
+        boundStamp.deallocate()
+        columnCount = plan.columns.count
+        columnNames = .allocate(capacity: max(columnCount, 1))
+        columnNames.initialize(from: plan.columns, count: columnCount)
+        boundStamp = .allocate(capacity: max(columnCount, 1))
+        boundStamp.initialize(repeating: -1, count: columnCount)
     }
 
     /// Binds `value` into the parameters of the row starting after `base`; NULL for columns it did not encode.
@@ -87,12 +106,10 @@ final class BindingEncoder: Encoder {
         failure = nil
         try value.encode(to: self)
         if let failure { throw failure }
-        guard let plan else { return }
         let s = stamp
-        for i in 0..<boundStamp.count where boundStamp[i] != s {
+        for i in 0..<columnCount where boundStamp[i] != s {
             sqlite3_bind_null(stmt, base + Int32(i) + 1)
         }
-        _ = plan
     }
 
     /// Records the keys `value` encodes (and its nil optional properties) without binding.
@@ -146,13 +163,13 @@ final class BindingEncoder: Encoder {
             discovered.append(name)
             return -1
         }
-        let plan = plan.unsafelyUnwrapped
-        if cursor < plan.columns.count && plan.columns[cursor] == name {
+        if cursor < columnCount && columnNames[cursor] == name {
             let c = cursor
             cursor += 1
             boundStamp[c] = stamp
             return c
         }
+        let plan = plan.unsafelyUnwrapped
         if let c = plan.index[name.lowercased()] {
             cursor = c + 1
             boundStamp[c] = stamp
@@ -282,7 +299,10 @@ extension Int64 {
 }
 
 struct BindingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: BindingEncoder
+    /// Unowned: the encoder caches this container (no retain cycle), and the
+    /// encoder outlives every `encode(to:)` call it makes; Codable types do not
+    /// keep containers past their `encode(to:)`.
+    unowned(unsafe) let encoder: BindingEncoder
     var codingPath: [any CodingKey] { [] }
 
     mutating func encodeNil(forKey key: Key) throws { try encoder.bindNull(key) }

@@ -49,6 +49,15 @@ final class BulkInsertSession {
     @usableFromInline
     func begin() throws { try db.sqExecute("SAVEPOINT \(Self.savepoint)") }
 
+    /// Holds the connection's recursive mutex during the loop, so the many
+    /// bind/step calls re-enter it cheaply (a no-op for NOMUTEX connections).
+    /// Balanced by ``leaveMutex()``.
+    @usableFromInline
+    func enterMutex() { sqlite3_mutex_enter(sqlite3_db_mutex(db.handle)) }
+
+    @usableFromInline
+    func leaveMutex() { sqlite3_mutex_leave(sqlite3_db_mutex(db.handle)) }
+
     @usableFromInline
     func commit() throws { try db.sqExecute("RELEASE \(Self.savepoint)") }
 
@@ -126,6 +135,8 @@ extension Database {
         pending.reserveCapacity(n)
         var rowIndex = 0
         var firstElement = first
+        session.enterMutex()
+        defer { session.leaveMutex() }
         try session.begin()
         do {
             while true {

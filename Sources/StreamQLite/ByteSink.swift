@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -13,7 +14,8 @@ import Darwin
 /// Three sinks ship with the library:
 ///
 /// * `[UInt8]`: a growable in-memory buffer (`write` appends);
-/// * ``FileDescriptorSink``: a buffered file descriptor, pipe, socket or `FileHandle`;
+/// * ``FileDescriptorSink``: a buffered file descriptor, pipe, socket or `FileHandle`
+///   (``FileDescriptorSink/init(fileHandle:bufferSize:)``);
 /// * ``ClosureSink``: a closure receiving each chunk (a network response body, a hash…).
 ///
 /// ```swift
@@ -29,6 +31,7 @@ public protocol ByteSink {
 }
 
 extension ByteSink {
+    /// Does nothing: the sink keeps no buffer of its own.
     public mutating func flush() throws {}
 }
 
@@ -70,6 +73,7 @@ public enum ByteSinkError: Error, Equatable, CustomStringConvertible {
     /// A `write(2)` or `close(2)` failed with `errno` (for example `EPIPE`: the reader went away).
     case writeFailed(errno: Int32)
 
+    /// The error as a sentence naming the cause.
     public var description: String {
         switch self {
         case .closed:
@@ -113,6 +117,12 @@ public final class FileDescriptorSink: ByteSink {
         self.ownsDescriptor = ownsDescriptor
         self.capacity = max(bufferSize, 1)
         self.buffer = .allocate(capacity: capacity)
+    }
+
+    /// Writes to an open `FileHandle` (standard output, a socket, a file); the
+    /// handle stays open: closing the sink only flushes.
+    public convenience init(fileHandle: FileHandle, bufferSize: Int = 64 * 1024) {
+        self.init(descriptor: fileHandle.fileDescriptor, ownsDescriptor: false, bufferSize: bufferSize)
     }
 
     /// Creates (or truncates, or with `append` appends to) the file at `path`

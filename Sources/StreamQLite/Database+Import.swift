@@ -97,6 +97,7 @@ public struct JSONImportError: Error, CustomStringConvertible {
     /// The JSON key concerned, if any.
     public var key: String?
 
+    /// The error as one line: position, element, key, message.
     public var description: String {
         var s = "importJSON: line \(line), column \(column) (byte \(byteOffset))"
         if let element { s += ", element \(element)" }
@@ -241,11 +242,20 @@ final class JSONImporter {
     private let affinity: [TableColumn.Affinity]
     private let isDate: [Bool]
     @exclusivity(unchecked) private var keyToColumn: [String: Int] = [:]  // lowercased key → column position
-    @exclusivity(unchecked) private var keyCache: [(key: [UInt8], column: Int)] = []  // by position of the key in an element
+    /// By position of the key in an element: the key's bytes and its column (-1: ignored).
+    /// Raw memory, so the per-event lookups cost no ARC or uniqueness checks.
+    private struct CachedKey {
+        var bytes: UnsafeMutablePointer<UInt8>
+        var count: Int
+        var column: Int
+    }
+    @exclusivity(unchecked) private var keyCache: UnsafeMutablePointer<CachedKey> = .allocate(capacity: 16)
+    @exclusivity(unchecked) private var keyCacheCount = 0
+    @exclusivity(unchecked) private var keyCacheCapacity = 16
 
     // Batching.
     private let batchRows: Int
-    @exclusivity(unchecked) private var slots: [ImportSlot]
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<ImportSlot>
     @exclusivity(unchecked) private var arena: [UInt8] = []
     @exclusivity(unchecked) private var rowsInBatch = 0
     @exclusivity(unchecked) private var rowStarts: [(element: Int, offset: Int, line: Int, column: Int)] = []
@@ -314,7 +324,8 @@ final class JSONImporter {
         }
         let limit = Int(sqlite3_limit(db.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         batchRows = max(1, min(options.batchSize, limit / max(columns.count, 1)))
-        slots = Array(repeating: ImportSlot(), count: batchRows * columns.count)
+        slots = .allocate(capacity: batchRows * columns.count)
+        slots.initialize(repeating: ImportSlot(), count: batchRows * columns.count)
         seenInRow = Array(repeating: -1, count: columns.count)
         switch options.layout {
         case .array: targetPath = []
@@ -335,7 +346,29 @@ final class JSONImporter {
     /// Positions (in `columns`) actually inserted, decided after the first element.
     @exclusivity(unchecked) private var activeColumns: [Int]?
 
+    private func cacheKey(_ key: [UInt8], column: Int, at p: Int) {
+        guard p <= keyCacheCount else { return }
+        if p == keyCacheCount {
+            if keyCacheCount == keyCacheCapacity {
+                let bigger = UnsafeMutablePointer<CachedKey>.allocate(capacity: keyCacheCapacity * 2)
+                bigger.moveInitialize(from: keyCache, count: keyCacheCount)
+                keyCache.deallocate()
+                keyCache = bigger
+                keyCacheCapacity *= 2
+            }
+            keyCacheCount += 1
+        } else {
+            keyCache[p].bytes.deallocate()
+        }
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(key.count, 1))
+        bytes.initialize(from: key, count: key.count)
+        keyCache[p] = CachedKey(bytes: bytes, count: key.count, column: column)
+    }
+
     deinit {
+        for i in 0..<keyCacheCount { keyCache[i].bytes.deallocate() }
+        keyCache.deallocate()
+        slots.deallocate()
         sq_json_free(parser)
         for s in statements.values { sqlite3_finalize(s) }
     }
@@ -344,6 +377,11 @@ final class JSONImporter {
 
     func feed(_ bytes: UnsafeRawBufferPointer) throws {
         guard bytes.count > 0 else { return }
+        // Hold the connection's recursive mutex for the chunk: the binds and steps
+        // below re-enter it cheaply (a no-op for NOMUTEX connections).
+        let mutex = sqlite3_db_mutex(db.handle)
+        sqlite3_mutex_enter(mutex)
+        defer { sqlite3_mutex_leave(mutex) }
         let rc = sq_json_feed(parser, bytes.baseAddress, bytes.count)
         if rc == SQ_JSON_ERROR { try throwParserError() }
         consumed += bytes.count
@@ -487,9 +525,8 @@ final class JSONImporter {
         currentKeyPosition = p
         keyPosition += 1
         var column = -2
-        if p < keyCache.count && keyCache[p].key.count == bytes.count {
-            if bytes.count == 0
-                || keyCache[p].key.withUnsafeBufferPointer({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) {
+        if p < keyCacheCount && keyCache[p].count == bytes.count {
+            if bytes.count == 0 || memcmp(keyCache[p].bytes, bytes.baseAddress!, bytes.count) == 0 {
                 column = keyCache[p].column
             }
         }
@@ -501,7 +538,7 @@ final class JSONImporter {
                             t, key: name)
             }
             let entry = (key: Array(bytes), column: column)
-            if p < keyCache.count { keyCache[p] = entry } else if p == keyCache.count { keyCache.append(entry) }
+            cacheKey(entry.key, column: entry.column, at: p)
         }
         if column >= 0, let active = activeColumns, !active.contains(column) {
             throw error("column \(columns[column]) has a DEFAULT and the first element has no key for it, so it is not inserted; pass columns: to include it",
@@ -522,8 +559,9 @@ final class JSONImporter {
 
     /// The current key (copied: the token's text is only valid during its callback).
     private func keyName() -> String {
-        currentKeyPosition >= 0 && currentKeyPosition < keyCache.count
-            ? String(decoding: keyCache[currentKeyPosition].key, as: UTF8.self) : ""
+        guard currentKeyPosition >= 0 && currentKeyPosition < keyCacheCount else { return "" }
+        let k = keyCache[currentKeyPosition]
+        return String(decoding: UnsafeBufferPointer(start: k.bytes, count: k.count), as: UTF8.self)
     }
 
     private func endElement() throws {

@@ -66,6 +66,7 @@ public struct InsertError: Error, CustomStringConvertible {
     /// SQLite's extended result code, when SQLite reported the error.
     public var sqliteCode: Int32?
 
+    /// The error as one line: table, row, column, message.
     public var description: String {
         "insert into \(table): row \(row)" + (column.map { ", column '\($0)'" } ?? "") + ": \(message)"
     }

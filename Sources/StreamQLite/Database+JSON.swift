@@ -9,7 +9,10 @@ extension Database {
     /// the value and number rules). The sink receives the output in chunks
     /// of ``JSONWriterOptions/chunkSize`` bytes while the statement steps,
     /// and the rest when it is done; then its `flush()` is called. On error
-    /// the sink may already have received part of the document.
+    /// the sink may already have received part of the document. While the
+    /// statement steps, the connection's mutex is held (as every SQLite call
+    /// on it does): the sink must not wait for another thread that uses the
+    /// same connection. The statement comes from the connection's statement cache.
     ///
     /// An HTTP handler serving `/tasks` straight from SQLite:
     ///
@@ -20,64 +23,73 @@ extension Database {
     ///     try db.writeJSON("""
     ///         SELECT id, title, done, json(tags) AS tags
     ///         FROM tasks WHERE owner = ? ORDER BY id
-    ///         """, [request.user], to: &body)
+    ///         """, request.user, to: &body)
     /// }
     /// ```
     ///
     /// - Parameters:
     ///   - sql: One SQL statement.
-    ///   - arguments: Values bound to its parameters in order: `nil`, `Int`,
-    ///     `Int64`, `Int32`, `Double`, `Bool`, `String`, `[UInt8]`.
+    ///   - arguments: Values bound to its `?` parameters in order.
     ///   - sink: Receives the bytes; a `[UInt8]`, ``FileDescriptorSink``,
     ///     ``ClosureSink`` or your own ``ByteSink``.
     ///   - options: The output format and rules.
     /// - Returns: The number of rows written.
     @discardableResult
-    public func writeJSON<Sink: ByteSink>(
-        _ sql: String, _ arguments: [JSONQueryArgument?] = [], to sink: inout Sink,
+    public func writeJSON<Sink: ByteSink, each A: DatabaseValueConvertible>(
+        _ sql: String, _ arguments: repeat each A, to sink: inout Sink,
         options: JSONWriterOptions = JSONWriterOptions()
     ) throws -> Int {
-        var writer = JSONRowWriter(sink: sink, options: options)
-        defer { sink = writer.sink as! Sink }
-        try jsonStreamRows(sql, arguments, into: &writer)
-        return writer.rowCount
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        return try writeJSON(statement, to: &sink, options: options)
+    }
+
+    /// Streams the rows of `sql` as JSON into `sink`, with positional or named
+    /// arguments; see ``writeJSON(_:_:to:options:)``.
+    @discardableResult
+    public func writeJSON<Sink: ByteSink>(
+        _ sql: String, arguments: StatementArguments, to sink: inout Sink,
+        options: JSONWriterOptions = JSONWriterOptions()
+    ) throws -> Int {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments: arguments)
+        return try writeJSON(statement, to: &sink, options: options)
     }
 
     /// Returns the rows of `sql` as JSON bytes; see ``writeJSON(_:_:to:options:)``.
-    public func jsonBytes(
-        _ sql: String, _ arguments: [JSONQueryArgument?] = [], options: JSONWriterOptions = JSONWriterOptions()
+    public func jsonBytes<each A: DatabaseValueConvertible>(
+        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions()
     ) throws -> [UInt8] {
         var out: [UInt8] = []
-        try writeJSON(sql, arguments, to: &out, options: options)
+        try writeJSON(sql, repeat each arguments, to: &out, options: options)
         return out
     }
 
     /// Returns the rows of `sql` as a JSON string; see ``writeJSON(_:_:to:options:)``.
-    public func jsonString(
-        _ sql: String, _ arguments: [JSONQueryArgument?] = [], options: JSONWriterOptions = JSONWriterOptions()
+    public func jsonString<each A: DatabaseValueConvertible>(
+        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions()
     ) throws -> String {
-        String(decoding: try jsonBytes(sql, arguments, options: options), as: UTF8.self)
+        String(decoding: try jsonBytes(sql, repeat each arguments, options: options), as: UTF8.self)
     }
 
-    /// Prepares `sql`, binds `arguments` and feeds every row to `sink`.
-    func jsonStreamRows<S: RowSink>(_ sql: String, _ arguments: [JSONQueryArgument?], into sink: inout S) throws {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else {
-            throw DatabaseError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+    /// Writes the rows of an already bound statement; resets it afterwards.
+    func writeJSON<Sink: ByteSink>(_ statement: Statement, to sink: inout Sink, options: JSONWriterOptions) throws -> Int {
+        try checkOpen(statement.sql)
+        var writer = JSONRowWriter(sink: sink, options: options)
+        defer {
+            sink = writer.sink as! Sink
+            sqlite3_reset(statement.handle)
         }
-        defer { sqlite3_finalize(stmt) }
-        let expected = Int(sqlite3_bind_parameter_count(stmt))
-        guard expected == arguments.count else {
-            throw DatabaseError(code: SQLITE_RANGE,
-                                message: "writeJSON: the statement has \(expected) parameters, \(arguments.count) arguments given")
-        }
-        for (i, argument) in arguments.enumerated() {
-            let rc = (argument ?? .null).bind(to: stmt, index: Int32(i + 1))
-            guard rc == SQLITE_OK else {
-                throw DatabaseError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
-            }
-        }
-        try sqFeedRows(of: stmt, into: &sink)
+        try sqFeedRows(of: statement.handle, into: &writer)
+        return writer.rowCount
+    }
+
+    /// Prepares `sql` (cached), binds nothing and feeds every row to `sink` (tests, internal statements).
+    func jsonStreamRows<S: RowSink>(_ sql: String, into sink: inout S) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind()
+        defer { sqlite3_reset(statement.handle) }
+        try sqFeedRows(of: statement.handle, into: &sink)
     }
 
     /// The stepping loop: reads each column with `sqlite3_column_*` and hands it to `sink`.
@@ -87,6 +99,12 @@ extension Database {
         names.reserveCapacity(n)
         for i in 0..<n { names.append(sqlite3_column_name(stmt, Int32(i)).map { String(cString: $0) } ?? "") }
         try sink.beginResult(columns: names)
+        // Hold the connection's (recursive) mutex across the loop: each
+        // sqlite3_column_* call then re-enters it cheaply instead of locking and
+        // unlocking a contended pthread mutex (nil, a no-op, for NOMUTEX connections).
+        let mutex = sqlite3_db_mutex(handle)
+        sqlite3_mutex_enter(mutex)
+        defer { sqlite3_mutex_leave(mutex) }
         while true {
             let rc = sqlite3_step(stmt)
             if rc == SQLITE_DONE { break }
@@ -125,35 +143,6 @@ extension Database {
         }
         try sink.endResult()
     }
-}
-
-/// A value bound to a statement parameter by ``Database/writeJSON(_:_:to:options:)``.
-public enum JSONQueryArgument: Sendable, Equatable {
-    case null
-    case integer(Int64)
-    case double(Double)
-    case text(String)
-    case blob([UInt8])
-
-    func bind(to stmt: OpaquePointer, index: Int32) -> Int32 {
-        switch self {
-        case .null: return sqlite3_bind_null(stmt, index)
-        case .integer(let v): return sqlite3_bind_int64(stmt, index, v)
-        case .double(let v): return sqlite3_bind_double(stmt, index, v)
-        case .text(let s): return sqlite3_bind_text(stmt, index, s, -1, streamTransientDestructor)
-        case .blob(let b):
-            return b.withUnsafeBytes { sqlite3_bind_blob64(stmt, index, $0.baseAddress, sqlite3_uint64($0.count), streamTransientDestructor) }
-        }
-    }
-}
-
-extension JSONQueryArgument: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
-    ExpressibleByBooleanLiteral
-{
-    public init(integerLiteral value: Int64) { self = .integer(value) }
-    public init(floatLiteral value: Double) { self = .double(value) }
-    public init(stringLiteral value: String) { self = .text(value) }
-    public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 
 /// SQLite's SQLITE_TRANSIENT destructor: SQLite copies the bound bytes.

@@ -1,53 +1,435 @@
 import CStreamQLite
 
-/// A connection to an SQLite database with StreamQLite's SQL functions registered.
+/// A connection to an SQLite database, with StreamQLite's SQL functions registered.
 ///
-/// (Skeleton from the locale-weeks issue; the Swift library issue fills it in.)
+/// ```swift
+/// let db = try Database(path: "tasks.db")
+/// try db.execute("CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL)")
+/// try db.transaction { try db.execute("INSERT INTO tasks(title, done) VALUES (?, ?)", "Clean Room", false) }
+/// let open = try db.rows(Task.self, "SELECT * FROM tasks WHERE done = ?", false).collect()
+/// ```
+///
+/// A connection is used from one place at a time: `Database` is not `Sendable`.
+/// Share one between tasks through ``DatabaseActor``.
 public final class Database {
-    let handle: OpaquePointer
+    /// How to open a database file.
+    public struct OpenFlags: OptionSet, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+        /// Read and write (the default, with ``create``).
+        public static let readWrite = OpenFlags(rawValue: SQLITE_OPEN_READWRITE)
+        /// Read only.
+        public static let readOnly = OpenFlags(rawValue: SQLITE_OPEN_READONLY)
+        /// Create the file if it does not exist.
+        public static let create = OpenFlags(rawValue: SQLITE_OPEN_CREATE)
+        /// Interpret the path as a `file:` URI.
+        public static let uri = OpenFlags(rawValue: SQLITE_OPEN_URI)
+        /// An in-memory database (the path names it for shared-cache URIs).
+        public static let memory = OpenFlags(rawValue: SQLITE_OPEN_MEMORY)
+        /// No connection mutex: the caller serializes all use (``Database`` does).
+        public static let noMutex = OpenFlags(rawValue: SQLITE_OPEN_NOMUTEX)
+        /// The default: read/write, create, no connection mutex (a ``Database`` is used from one place at a time).
+        public static let `default`: OpenFlags = [.readWrite, .create, .noMutex]
+    }
 
-    /// Opens the database at `path` (or `":memory:"`), creating it if needed.
-    public init(path: String) throws {
+    /// Connection settings.
+    public struct Configuration: Sendable {
+        /// Register StreamQLite's SQL functions on the connection (default true).
+        public var registersExtension = true
+        /// How many prepared statements ``Database/cachedStatement(_:)`` keeps (default 64).
+        public var statementCacheCapacity = 64
+        /// How long to wait on a locked database, in seconds (default 5; 0 fails at once).
+        public var busyTimeout: Double = 5
+        /// Include bound arguments in ``DatabaseError`` descriptions (default false: they may be private).
+        public var publicStatementArguments = false
+        /// Allow ``Database/loadExtension(_:entryPoint:)`` (default false).
+        public var allowsExtensionLoading = false
+        public init() {}
+    }
+
+    /// Hit, miss and eviction counts of the statement cache.
+    public struct CacheStatistics: Sendable, Equatable {
+        public var hits = 0
+        public var misses = 0
+        public var evictions = 0
+        /// Statements currently held by the cache.
+        public var count = 0
+    }
+
+    final class CacheEntry {
+        var statement: Statement
+        var lastUse: UInt64
+        init(statement: Statement, lastUse: UInt64) { self.statement = statement; self.lastUse = lastUse }
+    }
+
+    @usableFromInline var connection: OpaquePointer?
+    /// The path the connection was opened with.
+    public let path: String
+    /// The connection's settings.
+    public let configuration: Configuration
+    var cache: [String: CacheEntry] = [:]
+    var useClock: UInt64 = 0
+    var savepointDepth = 0
+    /// Statement cache counters.
+    public private(set) var cacheStatistics = CacheStatistics()
+    var functionBoxes: [AnyObject] = []
+
+    /// Opens (by default creating) the database at `path`; `":memory:"` is a private in-memory database.
+    public init(path: String = ":memory:", flags: OpenFlags = .default, configuration: Configuration = Configuration()) throws {
+        self.path = path
+        self.configuration = configuration
         var db: OpaquePointer?
-        let rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil)
+        var openFlags = flags
+        if !openFlags.contains(.readOnly) && !openFlags.contains(.readWrite) { openFlags.insert(.readWrite) }
+        let rc = sqlite3_open_v2(path, &db, openFlags.rawValue | SQLITE_OPEN_EXRESCODE, nil)
         guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
-            throw DatabaseError(code: rc, message: "cannot open \(path)")
+            throw DatabaseError(code: rc, message: "cannot open \(path): \(message)")
         }
-        handle = db
-        var err: UnsafeMutablePointer<CChar>?
-        let irc = sqlite3_streamqlite_init(db, &err, nil)
-        if irc != SQLITE_OK {
-            let msg = err.map { String(cString: $0) } ?? "streamqlite init failed"
-            sqlite3_free(err)
-            sqlite3_close_v2(db)
-            throw DatabaseError(code: irc, message: msg)
+        sqlite3_extended_result_codes(db, 1)
+        if configuration.registersExtension {
+            var err: UnsafeMutablePointer<CChar>?
+            let irc = sqlite3_streamqlite_init(db, &err, nil)
+            if irc != SQLITE_OK {
+                let msg = err.map { String(cString: $0) } ?? "streamqlite init failed"
+                sqlite3_free(err)
+                sqlite3_close_v2(db)
+                throw DatabaseError(code: irc, message: msg)
+            }
+        }
+        sqlite3_busy_timeout(db, Int32(max(0, configuration.busyTimeout) * 1000))
+        connection = db
+    }
+
+    deinit {
+        cache.removeAll()
+        if let connection { sqlite3_close_v2(connection) }
+    }
+
+    /// The `sqlite3` pointer. Trap-free code checks ``isClosed`` first; library entry points throw on closed connections.
+    var handle: OpaquePointer {
+        guard let connection else { preconditionFailure("StreamQLite: the connection is closed") }
+        return connection
+    }
+
+    @usableFromInline var handleIfOpen: OpaquePointer? { connection }
+
+    /// The `sqlite3` pointer for direct use of the C API; nil once closed.
+    public var sqliteHandle: OpaquePointer? { connection }
+
+    /// True after ``closeConnection()``.
+    public var isClosed: Bool { connection == nil }
+
+    @usableFromInline
+    func checkOpen(_ sql: String? = nil) throws {
+        if _slowPath(connection == nil) { throw DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+    }
+
+    /// Closes the connection: finalizes the cached statements and closes; further use throws.
+    ///
+    /// Statements you still hold stay valid objects (their use throws); SQLite
+    /// releases the connection once the last of them is released.
+    public func closeConnection() throws {
+        guard let db = connection else { return }
+        cache.removeAll()
+        cacheStatistics.count = 0
+        connection = nil
+        let rc = sqlite3_close_v2(db)
+        if rc != SQLITE_OK { throw DatabaseError(code: rc, message: "cannot close: \(String(cString: sqlite3_errstr(rc)))") }
+    }
+
+    // MARK: Statements
+
+    /// Prepares `sql` (one statement) into a statement you own.
+    public func makeStatement(_ sql: String) throws -> Statement {
+        try checkOpen(sql)
+        let (stmt, rest) = try prepareFirst(sql, persistent: true)
+        guard let stmt else { throw DatabaseError(code: SQLITE_MISUSE, message: "no SQL statement", sql: sql) }
+        if !isBlankSQL(rest) {
+            throw DatabaseError(code: SQLITE_MISUSE, message: "one statement expected, found more: \(rest.prefix(60))", sql: sql)
+        }
+        return stmt
+    }
+
+    /// A prepared statement for `sql` from the connection's bounded LRU cache.
+    ///
+    /// The statement comes reset with its bindings cleared. While you hold it,
+    /// it is yours: asking for the same SQL again (a nested query) prepares a
+    /// separate statement. Release it and it goes back to the cache.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        try checkOpen(sql)
+        useClock &+= 1
+        if let entry = cache[sql] {
+            if isKnownUniquelyReferenced(&entry.statement) {
+                cacheStatistics.hits += 1
+                entry.lastUse = useClock
+                sqlite3_reset(entry.statement.handle)
+                sqlite3_clear_bindings(entry.statement.handle)
+                return entry.statement
+            }
+            // In use (a nested query of the same SQL): a statement of its own, not cached.
+            cacheStatistics.misses += 1
+            return try makeStatement(sql)
+        }
+        cacheStatistics.misses += 1
+        let statement = try makeStatement(sql)
+        let capacity = configuration.statementCacheCapacity
+        guard capacity > 0 else { return statement }
+        if cache.count >= capacity { evictLeastRecentlyUsed() }
+        cache[sql] = CacheEntry(statement: statement, lastUse: useClock)
+        cacheStatistics.count = cache.count
+        return statement
+    }
+
+    func evictLeastRecentlyUsed() {
+        guard let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
+        cache.removeValue(forKey: oldest.key)  // finalized now, or when its user releases it
+        cacheStatistics.evictions += 1
+        cacheStatistics.count = cache.count
+    }
+
+    /// Finalizes every cached statement not in use.
+    public func clearStatementCache() {
+        cache.removeAll()
+        cacheStatistics.count = 0
+    }
+
+    /// Whether `sql` currently has a statement in the cache.
+    public func isCached(_ sql: String) -> Bool { cache[sql] != nil }
+
+    /// Prepares the first statement of `sql`; returns it (nil for blank SQL) and the remaining text.
+    func prepareFirst(_ sql: Substring, persistent: Bool) throws -> (Statement?, Substring) {
+        var stmt: OpaquePointer?
+        var consumed = 0
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        var text = String(sql)
+        let rc = text.withUTF8 { buf -> Int32 in
+            buf.withMemoryRebound(to: CChar.self) { chars in
+                var tail: UnsafePointer<CChar>?
+                let rc = sqlite3_prepare_v3(handle, chars.baseAddress, Int32(chars.count), flags, &stmt, &tail)
+                if let tail, let base = chars.baseAddress { consumed = base.distance(to: tail) }
+                return rc
+            }
+        }
+        let own = String(sql)
+        guard rc == SQLITE_OK else {
+            throw DatabaseError.last(connection, code: rc, sql: own)
+        }
+        let restUTF8 = text.utf8.dropFirst(consumed)
+        let rest = Substring(restUTF8)
+        guard let stmt else { return (nil, rest) }
+        let used = String(decoding: text.utf8.prefix(consumed), as: UTF8.self).trimmingSQLWhitespace()
+        return (Statement(database: self, handle: stmt, sql: used), rest)
+    }
+
+    func prepareFirst(_ sql: String, persistent: Bool) throws -> (Statement?, Substring) {
+        try prepareFirst(Substring(sql), persistent: persistent)
+    }
+
+    // MARK: Executing
+
+    /// Runs `sql`, which may hold several statements; `arguments` go to the last one.
+    ///
+    /// ```swift
+    /// try db.execute("INSERT INTO tasks(title, done) VALUES (?, ?)", "Clean Room", false)
+    /// ```
+    public func execute<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws {
+        try checkOpen(sql)
+        if let statement = try? cachedStatementIfSingle(sql) {
+            try statement.execute(repeat each arguments)
+            return
+        }
+        try executeScript(sql) { try $0.bind(repeat each arguments) }
+    }
+
+    /// Runs `sql`, which may hold several statements; `arguments` go to the last one.
+    public func execute(_ sql: String, arguments: StatementArguments) throws {
+        try checkOpen(sql)
+        if let statement = try? cachedStatementIfSingle(sql) {
+            try statement.execute(arguments: arguments)
+            return
+        }
+        try executeScript(sql) { try $0.bind(arguments: arguments) }
+    }
+
+    /// The cached statement for single-statement SQL; nil (thrown) for scripts and errors.
+    func cachedStatementIfSingle(_ sql: String) throws -> Statement? {
+        if cache[sql] != nil { return try cachedStatement(sql) }
+        let (first, rest) = try prepareFirst(sql, persistent: false)
+        guard first != nil, isBlankSQL(rest) else { return nil }
+        return try cachedStatement(sql)
+    }
+
+    func executeScript(_ sql: String, bindLast: (Statement) throws -> Void) throws {
+        var rest = Substring(sql)
+        while true {
+            let (statement, tail) = try prepareFirst(rest, persistent: false)
+            guard let statement else { break }
+            let isLast = isBlankSQL(tail)
+            if isLast {
+                try bindLast(statement)
+            } else if sqlite3_bind_parameter_count(statement.handle) > 0 {
+                throw DatabaseError(code: SQLITE_RANGE,
+                                    message: "only the last statement of a script takes arguments", sql: statement.sql)
+            }
+            try statement.runToCompletion()
+            if isLast { break }
+            rest = tail
         }
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    /// The rowid of the last successful INSERT on this connection.
+    public var lastInsertRowID: Int64 { connection.map { sqlite3_last_insert_rowid($0) } ?? 0 }
 
-    /// Runs `sql` and returns the first column of the first row as text.
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { connection.map { Int(sqlite3_changes64($0)) } ?? 0 }
+
+    /// Rows changed since the connection opened.
+    public var totalChanges: Int { connection.map { Int(sqlite3_total_changes64($0)) } ?? 0 }
+
+    /// Sets how long to wait on a locked database before failing with `SQLITE_BUSY`.
+    public func setBusyTimeout(_ seconds: Double) throws {
+        try checkOpen()
+        sqlite3_busy_timeout(handle, Int32(max(0, seconds) * 1000))
+    }
+
+    /// True when no transaction is open (autocommit mode).
+    public var isAutocommit: Bool { connection.map { sqlite3_get_autocommit($0) != 0 } ?? true }
+
+    /// Makes the running statement stop with `SQLITE_INTERRUPT` as soon as possible.
+    ///
+    /// The one method safe to call from another thread (through ``InterruptHandle``).
+    public func interrupt() { if let connection { sqlite3_interrupt(connection) } }
+
+    /// A `Sendable` handle that can interrupt this connection from another thread.
+    public var interruptHandle: InterruptHandle { InterruptHandle(database: self) }
+
+    // MARK: Transactions
+
+    /// How a transaction takes its locks.
+    public enum TransactionKind: String, Sendable {
+        case deferred = "DEFERRED", immediate = "IMMEDIATE", exclusive = "EXCLUSIVE"
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    ///
+    /// Nested calls use savepoints: an inner failure rolls back the inner part only
+    /// (if the error is caught by the outer body).
+    ///
+    /// ```swift
+    /// try db.transaction {
+    ///     try db.execute("INSERT INTO a VALUES (1)")
+    ///     try? db.transaction { try db.execute("INSERT INTO a VALUES (2)"); throw Cancel() }  // only 2 is undone
+    /// }
+    /// ```
+    @discardableResult
+    public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+        try checkOpen()
+        if savepointDepth > 0 || !isAutocommit { return try savepoint(body) }
+        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if !isClosed && !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+        do {
+            try execute("COMMIT")
+        } catch {
+            if !isClosed && !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
+            throw error
+        }
+        return result
+    }
+
+    /// Runs `body` inside a savepoint: released when it returns, rolled back to (and released) when it throws.
+    @discardableResult
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try checkOpen()
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "streamqlite_sp\(savepointDepth)"
+        try execute("SAVEPOINT \(name)")
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            if !isClosed { _ = sqlite3_exec(handle, "ROLLBACK TO \(name); RELEASE \(name)", nil, nil, nil) }
+            throw error
+        }
+        try execute("RELEASE \(name)")
+        return result
+    }
+
+    // MARK: Extensions
+
+    /// Loads an SQLite extension from `path` (requires ``Configuration/allowsExtensionLoading``).
+    public func loadExtension(_ path: String, entryPoint: String? = nil) throws {
+        try checkOpen()
+        guard configuration.allowsExtensionLoading else {
+            throw DatabaseError(code: SQLITE_MISUSE, message: "loadExtension: extension loading is disabled; set Configuration.allowsExtensionLoading")
+        }
+        sqlite3_enable_load_extension(handle, 1)
+        defer { sqlite3_enable_load_extension(handle, 0) }
+        var err: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_load_extension(handle, path, entryPoint, &err)
+        if rc != SQLITE_OK {
+            let msg = err.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(err)
+            throw DatabaseError(code: rc, message: "loadExtension \(path): \(msg)")
+        }
+    }
+
+    /// Runs `sql` and returns the first column of the first row as text (nil for no row or NULL).
     public func scalarText(_ sql: String) throws -> String? {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK else {
-            throw DatabaseError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
-        }
-        defer { sqlite3_finalize(stmt) }
-        switch sqlite3_step(stmt) {
-        case SQLITE_ROW:
-            return sqlite3_column_text(stmt, 0).map { String(cString: $0) }
-        case SQLITE_DONE:
-            return nil
-        default:
-            throw DatabaseError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
-        }
+        try value(String?.self, sql) ?? nil
     }
 }
 
-/// An error from SQLite.
-public struct DatabaseError: Error, CustomStringConvertible {
-    public var code: Int32
-    public var message: String
-    public var description: String { "SQLite error \(code): \(message)" }
+@available(*, unavailable, message: "A Database is used from one place at a time; share it through DatabaseActor")
+extension Database: Sendable {}
+
+/// Interrupts a connection from any thread.
+public struct InterruptHandle: @unchecked Sendable {
+    // sqlite3_interrupt is documented as safe to call from other threads while the connection is open.
+    weak var database: Database?
+    /// Stops the connection's running statement with `SQLITE_INTERRUPT`.
+    public func interrupt() { database?.interrupt() }
+}
+
+/// True when `sql` holds only whitespace, semicolons and comments.
+func isBlankSQL(_ sql: Substring) -> Bool {
+    var it = sql.utf8[...]
+    while let c = it.first {
+        switch c {
+        case 0x20, 0x09, 0x0A, 0x0D, 0x0C, 0x3B:
+            it = it.dropFirst()
+        case 0x2D where it.dropFirst().first == 0x2D:
+            if let nl = it.firstIndex(of: 0x0A) { it = it[it.index(after: nl)...] } else { return true }
+        case 0x2F where it.dropFirst().first == 0x2A:
+            it = it.dropFirst(2)
+            var found = false
+            while let d = it.first {
+                it = it.dropFirst()
+                if d == 0x2A && it.first == 0x2F { it = it.dropFirst(); found = true; break }
+            }
+            if !found { return true }
+        default:
+            return false
+        }
+    }
+    return true
+}
+
+extension String {
+    func trimmingSQLWhitespace() -> String {
+        var s = Substring(self)
+        while let c = s.last, c == " " || c == "\n" || c == "\t" || c == "\r" || c == ";" { s = s.dropLast() }
+        while let c = s.first, c == " " || c == "\n" || c == "\t" || c == "\r" { s = s.dropFirst() }
+        return String(s)
+    }
 }

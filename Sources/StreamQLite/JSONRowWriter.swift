@@ -1,3 +1,5 @@
+import CStreamQLite
+
 /// The shape of the JSON a ``JSONRowWriter`` produces.
 public enum JSONOutputFormat: Sendable, Equatable {
     /// `[{"id":1,"title":"a"},{"id":2,"title":"b"}]`: one object per row, keyed by column name.
@@ -46,8 +48,11 @@ public struct JSONWriterOptions: Sendable {
     public var escapeLineSeparators: Bool
     /// Columns whose TEXT values already are JSON and are embedded as they are,
     /// not quoted. Values carrying SQLite's JSON subtype (`json_object(…)` and
-    /// friends) are always embedded. The writer trusts these values: they must
-    /// be valid JSON (an empty string is written as `null`).
+    /// friends) are always embedded (SQLite made them). Values of these columns
+    /// are checked with the C parser (`sq_json.h`, strict RFC 8259, one value)
+    /// before they are embedded: invalid JSON throws
+    /// ``JSONWriterError/invalidRawJSON(row:column:byteOffset:message:)``, so the
+    /// output stays valid. An empty string is written as `null`.
     public var rawJSONColumns: Set<String>
     /// Bytes collected before they are handed to the sink (default 64 KiB).
     public var chunkSize: Int
@@ -75,11 +80,16 @@ public enum JSONWriterError: Error, Equatable, CustomStringConvertible {
     /// A TEXT value is not valid UTF-8 and the policy is ``InvalidUTF8Policy/reject``.
     /// `row` counts from 0; `byteOffset` is the offset of the first bad byte in the value.
     case invalidUTF8(row: Int, column: String, byteOffset: Int)
+    /// A value of a ``JSONWriterOptions/rawJSONColumns`` column is not valid JSON.
+    case invalidRawJSON(row: Int, column: String, byteOffset: Int, message: String)
 
+    /// The error as a sentence naming the row, column and offset.
     public var description: String {
         switch self {
         case let .invalidUTF8(row, column, offset):
             return "JSON output: row \(row), column '\(column)': invalid UTF-8 at byte \(offset) of the text value"
+        case let .invalidRawJSON(row, column, offset, message):
+            return "JSON output: row \(row), column '\(column)' is declared raw JSON but is not valid JSON at byte \(offset): \(message)"
         }
     }
 }
@@ -141,6 +151,22 @@ private final class JSONWriterStorage {
     private(set) var raw: UnsafeMutablePointer<Bool>?
     init(capacity: Int) { buffer = .allocate(capacity: capacity) }
 
+    /// The parser validating raw JSON columns (created on first use).
+    private var validator: OpaquePointer?
+
+    private static let ignoreEvents: sq_json_callback = { _, _ in SQ_JSON_CONTINUE }
+
+    func validateJSON(_ utf8: UnsafeBufferPointer<UInt8>, row: Int, column: String) throws {
+        if validator == nil { validator = sq_json_new(JSONWriterStorage.ignoreEvents, nil) }
+        guard let p = validator else { return }
+        sq_json_reset(p)
+        if sq_json_feed(p, utf8.baseAddress, utf8.count) == SQ_JSON_ERROR || sq_json_finish(p) == SQ_JSON_ERROR {
+            let info = sq_json_error_info(p)!.pointee
+            let message = withUnsafeBytes(of: info.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            throw JSONWriterError.invalidRawJSON(row: row, column: column, byteOffset: Int(info.offset), message: message)
+        }
+    }
+
     func setColumns(prefixes bytes: [UInt8], offsets: [Int], raw: [Bool]) {
         freeColumns()
         prefixes = .allocate(capacity: max(bytes.count, 1))
@@ -158,6 +184,7 @@ private final class JSONWriterStorage {
     }
 
     deinit {
+        if let validator { sq_json_free(validator) }
         freeColumns()
         buffer.deallocate()
     }
@@ -188,7 +215,8 @@ private final class JSONWriterStorage {
 /// The writer is not generic over its sink on purpose: it is compiled once,
 /// fully optimized, in the library, and the sink (called once per chunk) is
 /// reached through the existential. A writer is used in place (`inout`);
-/// copies share one output buffer.
+/// copies share one output buffer. One writer writes one result set (a JSON
+/// document); in NDJSON format it may be fed several, which simply add lines.
 public struct JSONRowWriter: RowSink {
     /// The sink the bytes go to. It has received the whole document once ``endResult()`` returned.
     public var sink: any ByteSink
@@ -223,6 +251,7 @@ public struct JSONRowWriter: RowSink {
 
     // MARK: RowSink
 
+    /// Escapes the column names once and writes the document opening (`[` unless NDJSON).
     public mutating func beginResult(columns: [String]) throws {
         rowCount = 0
         columnNames = columns
@@ -252,6 +281,7 @@ public struct JSONRowWriter: RowSink {
         if options.format != .ndjson { try put(UInt8(ascii: "[")) }
     }
 
+    /// Writes the row separator and opening bracket.
     public mutating func beginRow() throws {
         try reserve(8)
         if options.format != .ndjson {
@@ -261,6 +291,7 @@ public struct JSONRowWriter: RowSink {
         append(options.format == .arrayOfArrays ? UInt8(ascii: "[") : UInt8(ascii: "{"))
     }
 
+    /// Closes the row (and ends the line in NDJSON).
     public mutating func endRow() throws {
         try reserve(8)
         switch options.format {
@@ -277,6 +308,7 @@ public struct JSONRowWriter: RowSink {
         rowCount += 1
     }
 
+    /// Closes the document and hands every remaining byte to the sink, then flushes it.
     public mutating func endResult() throws {
         if options.format != .ndjson {
             try reserve(2)
@@ -287,12 +319,14 @@ public struct JSONRowWriter: RowSink {
         try sink.flush()
     }
 
+    /// Writes `null`.
     public mutating func null(column: Int) throws {
         try prefix(column)
         try reserve(4)
         appendNull()
     }
 
+    /// Writes the integer exactly.
     public mutating func integer(_ value: Int64, column: Int) throws {
         try prefix(column)
         try reserve(24)
@@ -329,6 +363,7 @@ public struct JSONRowWriter: RowSink {
         count += length
     }
 
+    /// Writes the shortest round-trip form, or `null` for NaN and ±Infinity.
     public mutating func double(_ value: Double, column: Int) throws {
         try prefix(column)
         try reserve(40)
@@ -340,20 +375,24 @@ public struct JSONRowWriter: RowSink {
         count += Int(_swiftFloat64ToString(buffer + count, 40, value, false))
     }
 
+    /// Writes an escaped JSON string (or the value itself in a raw JSON column).
     public mutating func text(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try prefix(column)
         if column < columnCount && rawColumns.unsafelyUnwrapped[column] {
+            if utf8.count > 0 { try storage.validateJSON(utf8, row: rowCount, column: columnNames[column]) }
             try writeRaw(utf8)
         } else {
             try writeEscaped(utf8, column: column)
         }
     }
 
+    /// Embeds a value that already is JSON (SQLite's JSON subtype) as it is.
     public mutating func json(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try prefix(column)
         try writeRaw(utf8)
     }
 
+    /// Writes the bytes as a base64 string.
     public mutating func blob(_ bytes: UnsafeRawBufferPointer, column: Int) throws {
         try prefix(column)
         try writeBase64(bytes)

@@ -29,7 +29,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         let n = try db.importJSON(bytes: Array(json.utf8), into: "tasks",
                                   options: .init(renames: ["id_str": "id", "date_added": "added"]))
         #expect(n == 2)
-        let rows = try testQuery(db, "SELECT id, title, score, done, added, tags, note, created FROM tasks ORDER BY id")
+        let rows = try jsonTestQuery(db, "SELECT id, title, score, done, added, tags, note, created FROM tasks ORDER BY id")
         #expect(rows[0] == [.int(17), .text("Write docs"), .real(2.5), .int(1), .text("2024-05-01T12:00:00.000Z"),
                             .text(#"["docs",{"k":"v\"q"}]"#), .text("12.50"), .text("default")])
         #expect(rows[1] == [.int(18), .text("B"), .real(3), .int(0), .text("2024-05-02"), .null, .null, .text("default")])
@@ -38,13 +38,13 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
     @Test func ndjsonRowsAreReadLineByLine() throws {
         let json = "{\"id\":1,\"title\":\"a\"}\n\n{\"id\":2,\"title\":\"b\"}\n"
         #expect(try db.importJSON(bytes: Array(json.utf8), into: "tasks", options: .init(layout: .ndjson)) == 2)
-        #expect(try testCount(db, "tasks") == 2)
+        #expect(try jsonTestCount(db, "tasks") == 2)
     }
 
     @Test func theArrayAtAPathIsFoundAndTheRestSkipped() throws {
         let json = #"{"meta": {"tasks": [{"id": 5}]}, "data": {"count": 2, "tasks": [{"id": 1, "title": "x"}, {"id": 2, "title": "y"}]}, "more": [1]}"#
         #expect(try db.importJSON(bytes: Array(json.utf8), into: "tasks", options: .init(layout: .arrayAt(["data", "tasks"]))) == 2)
-        #expect(try testQuery(db, "SELECT id FROM tasks ORDER BY id") == [[.int(1)], [.int(2)]])
+        #expect(try jsonTestQuery(db, "SELECT id FROM tasks ORDER BY id") == [[.int(1)], [.int(2)]])
         let error = try #require(throws: JSONImportError.self) {
             try db.importJSON(bytes: Array(json.utf8), into: "tasks", options: .init(layout: .arrayAt(["data", "nope"])))
         }
@@ -64,7 +64,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
             try db.importJSON(bytes: Array("[{\"id\":1,\"title\":\"a\"},\n 7]".utf8), into: "tasks")
         }
         #expect(error.element == 1 && error.line == 2 && error.column == 2 && error.byteOffset == 24)
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
     }
 
     @Test func strictModeRejectsUnknownKeysWithOffsetLineAndElement() throws {
@@ -77,7 +77,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         #expect(error.line == 3)
         #expect(error.byteOffset == Array(json.utf8).firstIndex(of: UInt8(ascii: "c"))! - 1)  // the opening quote of "colour"
         #expect(error.description.contains("line 3"))
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
         // Not strict: the key is ignored.
         #expect(try db.importJSON(bytes: Array(json.utf8), into: "tasks") == 2)
     }
@@ -98,13 +98,13 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         }
         #expect(error.message.contains(expected), "\(error)")
         #expect(error.element == 1)
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
     }
 
     @Test func withoutStrictModeValuesThatDoNotFitAreStoredAsTheyAre() throws {
         let json = #"[{"id": 1, "title": "t", "score": "high", "done": 1.5, "added": "soon"}, {"id": 2.0, "title": 7, "done": 123456789012345678901234}]"#
         try db.importJSON(bytes: Array(json.utf8), into: "tasks")
-        #expect(try testQuery(db, "SELECT id, title, score, done, added FROM tasks ORDER BY id")
+        #expect(try jsonTestQuery(db, "SELECT id, title, score, done, added FROM tasks ORDER BY id")
                 == [[.int(1), .text("t"), .text("high"), .real(1.5), .text("soon")],
                     // bound as its literal text; SQLite's INTEGER affinity then makes it REAL
                     [.int(2), .text("7"), .null, .real(1.2345678901234569e+23), .null]])
@@ -119,7 +119,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         #expect(error.line == 301)
         #expect(error.element == 300)
         #expect(error.message.hasPrefix("invalid JSON"))
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
     }
 
     @Test func aConstraintViolationNamesTheElementItsPositionAndTheColumn() throws {
@@ -133,7 +133,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         #expect(error.key == "id")
         #expect(error.line == 78)
         #expect(error.message.contains("UNIQUE constraint failed"))
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
     }
 
     @Test func columnsWithADefaultKeepItWhenTheFirstElementLacksTheKey() throws {
@@ -143,7 +143,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         }
         #expect(error.element == 1 && error.key == "created")
         try db.importJSON(bytes: Array(#"[{"id": 4, "title": "b", "created": "given"}]"#.utf8), into: "tasks")
-        #expect(try testQuery(db, "SELECT created FROM tasks ORDER BY id") == [[.text("default")], [.text("given")]])
+        #expect(try jsonTestQuery(db, "SELECT created FROM tasks ORDER BY id") == [[.text("default")], [.text("given")]])
     }
 
     @Test func isoDatesAreValidatedAndNormalizedToUTC() throws {
@@ -174,17 +174,17 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
             + Array("\n {\"id_s\": \"2\", \"title\": \"\u{1F600}\", \"done\": false, \"added\": \"2024-01-02T03:04:05Z\"}]".utf8)
         let options = JSONImportOptions(renames: ["id_s": "id"])
         try db.importJSON(bytes: doc, into: "tasks", options: options)
-        let reference = try testQuery(db, "SELECT * FROM tasks ORDER BY id")
+        let reference = try jsonTestQuery(db, "SELECT * FROM tasks ORDER BY id")
         #expect(reference.count == 2)
         for cut in 1..<doc.count {
             try jsonTestExec(db, "DELETE FROM tasks")
             let n = try await db.importJSON(from: chunks([Array(doc[..<cut]), Array(doc[cut...])]), into: "tasks", options: options)
             #expect(n == 2)
-            #expect(try testQuery(db, "SELECT * FROM tasks ORDER BY id") == reference, "cut at \(cut)")
+            #expect(try jsonTestQuery(db, "SELECT * FROM tasks ORDER BY id") == reference, "cut at \(cut)")
         }
         try jsonTestExec(db, "DELETE FROM tasks")
         #expect(try await db.importJSON(from: chunks(doc.map { [$0] }), into: "tasks", options: options) == 2)
-        #expect(try testQuery(db, "SELECT * FROM tasks ORDER BY id") == reference)
+        #expect(try jsonTestQuery(db, "SELECT * FROM tasks ORDER BY id") == reference)
         // A broken document reports the same position wherever it is cut.
         var broken = doc
         broken[broken.count - 3] = UInt8(ascii: ",")  // "...Z",}]
@@ -197,9 +197,31 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
             } catch let error as JSONImportError {
                 positions.insert([error.byteOffset, error.line, error.column, error.element ?? -1])
             }
-            #expect(try testCount(db, "tasks") == 0)
+            #expect(try jsonTestCount(db, "tasks") == 0)
         }
         #expect(positions.count == 1)
+    }
+
+    @Test func anAsyncSequenceOfDataChunksIsImportedAndAFailureRollsBack() async throws {
+        let ndjson = (0..<100).map { "{\"id\": \($0), \"title\": \"t\"}\n" }.joined()
+        let data = Data(ndjson.utf8)
+        let parts = stride(from: 0, to: data.count, by: 333).map { data[$0..<min($0 + 333, data.count)] }
+        let stream = AsyncStream<Data> { c in
+            for p in parts { c.yield(Data(p)) }
+            c.finish()
+        }
+        var reports = 0
+        let n = try await db.importJSON(from: stream, into: "tasks", options: .init(layout: .ndjson)) { _ in reports += 1 }
+        #expect(n == 100)
+        #expect(reports >= parts.count)
+        let bad = AsyncStream<Data> { c in
+            c.yield(Data("{\"id\": 500, \"title\": \"x\"}\n{\"id\": 1, \"title\": \"dup\"}\n".utf8))
+            c.finish()
+        }
+        await #expect(throws: JSONImportError.self) {
+            try await db.importJSON(from: bad, into: "tasks", options: .init(layout: .ndjson))
+        }
+        #expect(try jsonTestCount(db, "tasks") == 100)  // id 500 was rolled back with the failing row
     }
 
     @Test func aFileIsImportedInChunksWithProgress() throws {
@@ -220,19 +242,19 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
 
     @Test func insertThenJSONThenImportRoundTripsEveryValue() throws {
         try db.insert(contentsOf: (0..<500).map { i in
-            Task(id: i, title: "t\(i) \"quoted\" \\ \n é \u{2028}", score: i % 4 == 0 ? nil : Double(i) * 1.1 - 100,
+            InsertTestTask(id: i, title: "t\(i) \"quoted\" \\ \n é \u{2028}", score: i % 4 == 0 ? nil : Double(i) * 1.1 - 100,
                  done: i % 2 == 0, status: .open, tags: ["a\(i)"], meta: i % 3 == 0 ? nil : .init(owner: "o", priority: i))
         }, into: "tasks", options: .init(ignoreUnknownKeys: true))
         try jsonTestExec(db, "CREATE TABLE copy AS SELECT * FROM tasks WHERE 0")
         let json = try db.jsonBytes("SELECT id, title, score, done, added, tags, note, created FROM tasks",
                                     options: .init(rawJSONColumns: ["tags"]))
         #expect(try db.importJSON(bytes: json, into: "copy") == 500)
-        #expect(try testQuery(db, "SELECT count(*) FROM (SELECT * FROM tasks EXCEPT SELECT * FROM copy)") == [[.int(0)]])
-        #expect(try testQuery(db, "SELECT count(*) FROM (SELECT * FROM copy EXCEPT SELECT * FROM tasks)") == [[.int(0)]])
+        #expect(try jsonTestQuery(db, "SELECT count(*) FROM (SELECT * FROM tasks EXCEPT SELECT * FROM copy)") == [[.int(0)]])
+        #expect(try jsonTestQuery(db, "SELECT count(*) FROM (SELECT * FROM copy EXCEPT SELECT * FROM tasks)") == [[.int(0)]])
         // NDJSON too.
         try jsonTestExec(db, "DELETE FROM copy")
         let lines = try db.jsonBytes("SELECT * FROM tasks", options: .init(format: .ndjson, rawJSONColumns: ["tags"]))
         #expect(try db.importJSON(bytes: lines, into: "copy", options: .init(layout: .ndjson)) == 500)
-        #expect(try testQuery(db, "SELECT count(*) FROM (SELECT * FROM tasks EXCEPT SELECT * FROM copy)") == [[.int(0)]])
+        #expect(try jsonTestQuery(db, "SELECT count(*) FROM (SELECT * FROM tasks EXCEPT SELECT * FROM copy)") == [[.int(0)]])
     }
 }

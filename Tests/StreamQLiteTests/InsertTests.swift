@@ -4,7 +4,7 @@ import Testing
 @testable import StreamQLite
 
 /// A value read back in tests.
-enum TestValue: Hashable, CustomStringConvertible {
+enum JSONTestValue: Hashable, CustomStringConvertible {
     case null, int(Int64), real(Double), text(String), blob([UInt8])
     var description: String {
         switch self {
@@ -18,9 +18,9 @@ enum TestValue: Hashable, CustomStringConvertible {
 }
 
 /// Collects a result set (tests only).
-struct CollectingSink: RowSink {
+struct JSONTestCollectingSink: RowSink {
     var columns: [String] = []
-    var rows: [[TestValue]] = []
+    var rows: [[JSONTestValue]] = []
     var beginCount = 0, endCount = 0
     mutating func beginResult(columns: [String]) { self.columns = columns; beginCount += 1 }
     mutating func beginRow() { rows.append([]) }
@@ -34,18 +34,18 @@ struct CollectingSink: RowSink {
     mutating func endResult() { endCount += 1 }
 }
 
-func testQuery(_ db: Database, _ sql: String) throws -> [[TestValue]] {
-    var sink = CollectingSink()
-    try db.jsonStreamRows(sql, [], into: &sink)
+func jsonTestQuery(_ db: Database, _ sql: String) throws -> [[JSONTestValue]] {
+    var sink = JSONTestCollectingSink()
+    try db.jsonStreamRows(sql, into: &sink)
     return sink.rows
 }
 
-func testCount(_ db: Database, _ table: String) throws -> Int64 {
-    guard case .int(let n) = try testQuery(db, "SELECT count(*) FROM \(table)")[0][0] else { return -1 }
+func jsonTestCount(_ db: Database, _ table: String) throws -> Int64 {
+    guard case .int(let n) = try jsonTestQuery(db, "SELECT count(*) FROM \(table)")[0][0] else { return -1 }
     return n
 }
 
-struct Task: Codable, Equatable {
+struct InsertTestTask: Codable, Equatable {
     enum Status: String, Codable { case open, done }
     struct Meta: Codable, Equatable { var owner: String; var priority: Int }
     var id: Int
@@ -57,7 +57,7 @@ struct Task: Codable, Equatable {
     var meta: Meta?
 }
 
-struct FastTask: RowEncodable, Equatable {
+struct InsertTestFastTask: RowEncodable, Equatable {
     var id: Int64
     var title: String
     var score: Double?
@@ -80,15 +80,15 @@ struct FastTask: RowEncodable, Equatable {
             """)
     }
 
-    func task(_ i: Int) -> Task {
-        Task(id: i, title: "task \(i)", score: i % 3 == 0 ? nil : Double(i) / 4, done: i % 2 == 0,
+    func task(_ i: Int) -> InsertTestTask {
+        InsertTestTask(id: i, title: "task \(i)", score: i % 3 == 0 ? nil : Double(i) / 4, done: i % 2 == 0,
              status: i % 2 == 0 ? .done : .open, tags: ["t\(i)", "x"], meta: i % 5 == 0 ? nil : .init(owner: "o\(i)", priority: i % 7))
     }
 
     @Test func encodablePropertiesAreBoundToTheirColumnsWithTheirSQLiteTypes() throws {
         let n = try db.insert(contentsOf: [task(1), task(3)], into: "tasks")
         #expect(n == 2)
-        let rows = try testQuery(db, "SELECT id, title, score, done, status, tags, meta, created FROM tasks ORDER BY id")
+        let rows = try jsonTestQuery(db, "SELECT id, title, score, done, status, tags, meta, created FROM tasks ORDER BY id")
         #expect(rows[0] == [.int(1), .text("task 1"), .real(0.25), .int(0), .text("open"), .text(#"["t1","x"]"#),
                             .text(#"{"owner":"o1","priority":1}"#), .text("x")])
         #expect(rows[1][2] == .null)  // nil optional → NULL
@@ -97,7 +97,7 @@ struct FastTask: RowEncodable, Equatable {
     @Test func optionalsNilInTheFirstRowStillGetTheirColumnForLaterRows() throws {
         // task(0): score nil and meta nil (not encoded by synthesized Codable).
         try db.insert(contentsOf: [task(15), task(1)], into: "tasks")
-        let rows = try testQuery(db, "SELECT score, meta FROM tasks ORDER BY id DESC")
+        let rows = try jsonTestQuery(db, "SELECT score, meta FROM tasks ORDER BY id DESC")
         #expect(rows[0] == [.null, .null])
         #expect(rows[1] == [.real(0.25), .text(#"{"owner":"o1","priority":1}"#)])
     }
@@ -106,9 +106,9 @@ struct FastTask: RowEncodable, Equatable {
     func everyBatchTailSizeInsertsAllRowsOnce(count: Int) throws {
         let n = try db.insert(contentsOf: (0..<count).map(task), into: "tasks", options: .init(batchSize: 50))
         #expect(n == count)
-        #expect(try testCount(db, "tasks") == Int64(count))
+        #expect(try jsonTestCount(db, "tasks") == Int64(count))
         if count > 0 {
-            #expect(try testQuery(db, "SELECT sum(id), max(id) FROM tasks")[0]
+            #expect(try jsonTestQuery(db, "SELECT sum(id), max(id) FROM tasks")[0]
                     == [.int(Int64(count * (count - 1) / 2)), .int(Int64(count - 1))])
         }
     }
@@ -116,9 +116,9 @@ struct FastTask: RowEncodable, Equatable {
     @Test func batchesStayWithinSQLitesVariableLimit() throws {
         try jsonTestExec(db, "CREATE TABLE fast(id INTEGER PRIMARY KEY, title TEXT, score REAL)")
         sqlite3_limit(db.handle, SQLITE_LIMIT_VARIABLE_NUMBER, 10)  // 3 columns → 3 rows per statement
-        let rows = (0..<100).map { FastTask(id: Int64($0), title: "t\($0)", score: nil) }
+        let rows = (0..<100).map { InsertTestFastTask(id: Int64($0), title: "t\($0)", score: nil) }
         #expect(try db.insert(contentsOf: rows, into: "fast", options: .init(batchSize: 500)) == 100)
-        #expect(try testCount(db, "fast") == 100)
+        #expect(try jsonTestCount(db, "fast") == 100)
     }
 
     @Test func aConstraintViolationMidBatchNamesTheRowAndColumnAndRollsEverythingBack() throws {
@@ -132,7 +132,7 @@ struct FastTask: RowEncodable, Equatable {
         #expect(error.column == "id")
         #expect(error.message.contains("UNIQUE constraint failed: tasks.id"))
         #expect(error.description.hasPrefix("insert into tasks: row 77, column 'id': "))
-        #expect(try testCount(db, "tasks") == 1)  // only the row from before
+        #expect(try jsonTestCount(db, "tasks") == 1)  // only the row from before
     }
 
     @Test func aNotNullViolationNamesTheRowAndColumn() throws {
@@ -140,7 +140,7 @@ struct FastTask: RowEncodable, Equatable {
         let rows = (0..<10).map { Untitled(id: $0, title: $0 == 6 ? nil : "t", done: true) }
         let error = try #require(throws: InsertError.self) { try db.insert(contentsOf: rows, into: "tasks") }
         #expect(error.row == 6 && error.column == "title")
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
     }
 
     @Test func nanIsRejectedWithTheRowAndColumnBeforeAnythingIsWritten() throws {
@@ -149,12 +149,12 @@ struct FastTask: RowEncodable, Equatable {
         let error = try #require(throws: InsertError.self) { try db.insert(contentsOf: rows, into: "tasks") }
         #expect(error.row == 63 && error.column == "score")
         #expect(error.message.contains("NaN"))
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
     }
 
     @Test func aNestedStructNeedsAJSONColumn() throws {
         try jsonTestExec(db, "CREATE TABLE plain(id INTEGER, meta TEXT)")
-        struct Row: Encodable { var id: Int; var meta: Task.Meta }
+        struct Row: Encodable { var id: Int; var meta: InsertTestTask.Meta }
         let error = try #require(throws: InsertError.self) {
             try db.insert(contentsOf: [Row(id: 1, meta: .init(owner: "a", priority: 1))], into: "plain")
         }
@@ -162,7 +162,7 @@ struct FastTask: RowEncodable, Equatable {
         #expect(error.message.contains("JSON column"))
         try db.insert(contentsOf: [Row(id: 1, meta: .init(owner: "a", priority: 1))], into: "plain",
                       options: .init(jsonColumns: ["meta"]))
-        #expect(try testQuery(db, "SELECT meta FROM plain") == [[.text(#"{"owner":"a","priority":1}"#)]])
+        #expect(try jsonTestQuery(db, "SELECT meta FROM plain") == [[.text(#"{"owner":"a","priority":1}"#)]])
     }
 
     @Test func aPropertyWithoutAColumnIsAnErrorUnlessIgnored() throws {
@@ -190,9 +190,9 @@ struct FastTask: RowEncodable, Equatable {
         var edits = (5..<15).map(task)
         for i in edits.indices { edits[i].title = "edited" }
         try db.insert(contentsOf: edits, into: "tasks", options: .init(onConflict: .update(target: ["id"], set: ["title"])))
-        #expect(try testCount(db, "tasks") == 15)
-        #expect(try testQuery(db, "SELECT count(*) FROM tasks WHERE title = 'edited'") == [[.int(10)]])
-        #expect(try testQuery(db, "SELECT title FROM tasks WHERE id = 4") == [[.text("task 4")]])
+        #expect(try jsonTestCount(db, "tasks") == 15)
+        #expect(try jsonTestQuery(db, "SELECT count(*) FROM tasks WHERE title = 'edited'") == [[.int(10)]])
+        #expect(try jsonTestQuery(db, "SELECT title FROM tasks WHERE id = 4") == [[.text("task 4")]])
     }
 
     @Test func ignoreSkipsConflictsAndReplaceOverwrites() throws {
@@ -200,27 +200,37 @@ struct FastTask: RowEncodable, Equatable {
         var again = (0..<8).map(task)
         for i in again.indices { again[i].title = "new" }
         try db.insert(contentsOf: again, into: "tasks", options: .init(onConflict: .ignore))
-        #expect(try testQuery(db, "SELECT count(*), sum(title = 'new') FROM tasks") == [[.int(8), .int(3)]])
+        #expect(try jsonTestQuery(db, "SELECT count(*), sum(title = 'new') FROM tasks") == [[.int(8), .int(3)]])
         try db.insert(contentsOf: again, into: "tasks", options: .init(onConflict: .replace))
-        #expect(try testQuery(db, "SELECT count(*), sum(title = 'new') FROM tasks") == [[.int(8), .int(8)]])
+        #expect(try jsonTestQuery(db, "SELECT count(*), sum(title = 'new') FROM tasks") == [[.int(8), .int(8)]])
     }
 
     @Test func returningStreamsTheGeneratedKeysOfEveryRow() throws {
         struct New: Encodable { var title: String; var done = false }
-        var sink = CollectingSink()
+        var sink = JSONTestCollectingSink()
         let n = try db.insert(contentsOf: (0..<73).map { New(title: "n\($0)") }, into: "tasks",
                               returning: "id, title", into: &sink)
         #expect(n == 73)
         #expect(sink.columns == ["id", "title"])
         #expect(sink.beginCount == 1 && sink.endCount == 1)
-        #expect(Set(sink.rows.map { $0[0] }) == Set((1...73).map { TestValue.int(Int64($0)) }))
+        #expect(Set(sink.rows.map { $0[0] }) == Set((1...73).map { JSONTestValue.int(Int64($0)) }))
+    }
+
+    @Test func returningWorksForRowEncodableValuesWithOneBatchPerRow() throws {
+        try jsonTestExec(db, "CREATE TABLE fast(id INTEGER PRIMARY KEY, title TEXT, score REAL)")
+        var sink = JSONTestCollectingSink()
+        let rows = (0..<7).map { InsertTestFastTask(id: Int64(10 + $0), title: "r\($0)", score: nil) }
+        try db.insert(contentsOf: rows, into: "fast", options: .init(batchSize: 1), returning: "id * 2 AS twice", into: &sink)
+        #expect(sink.columns == ["twice"])
+        let expected: [[JSONTestValue]] = (0..<7).map { i in [JSONTestValue.int(Int64(2 * (10 + i)))] }
+        #expect(sink.rows == expected)  // batch size 1: input order
     }
 
     @Test func rowEncodableValuesBindWithoutKeys() throws {
-        let rows = (0..<130).map { FastTask(id: Int64($0), title: "f\($0)", score: $0 % 2 == 0 ? nil : 1.5) }
+        let rows = (0..<130).map { InsertTestFastTask(id: Int64($0), title: "f\($0)", score: $0 % 2 == 0 ? nil : 1.5) }
         try jsonTestExec(db, "CREATE TABLE fast(id INTEGER PRIMARY KEY, title TEXT, score REAL)")
         #expect(try db.insert(contentsOf: rows, into: "fast") == 130)
-        #expect(try testQuery(db, "SELECT id, title, score FROM fast WHERE id IN (2, 3) ORDER BY id")
+        #expect(try jsonTestQuery(db, "SELECT id, title, score FROM fast WHERE id IN (2, 3) ORDER BY id")
                 == [[.int(2), .text("f2"), .null], [.int(3), .text("f3"), .real(1.5)]])
     }
 
@@ -231,19 +241,19 @@ struct FastTask: RowEncodable, Equatable {
         }
         let error = try #require(throws: InsertError.self) { try db.insert(contentsOf: [Short()], into: "tasks") }
         #expect(error.row == 0 && error.column == "done")
-        #expect(try testCount(db, "tasks") == 0)
+        #expect(try jsonTestCount(db, "tasks") == 0)
     }
 
     @Test func aLazySequenceIsConsumedWithoutMaterializingIt() throws {
         var produced = 0
-        let rows = (0..<200_000).lazy.map { i -> FastTask in
+        let rows = (0..<200_000).lazy.map { i -> InsertTestFastTask in
             produced += 1
-            return FastTask(id: Int64(i), title: "g", score: nil)
+            return InsertTestFastTask(id: Int64(i), title: "g", score: nil)
         }
         try jsonTestExec(db, "CREATE TABLE gen(id INTEGER PRIMARY KEY, title TEXT, score REAL)")
         #expect(try db.insert(contentsOf: rows, into: "gen") == 200_000)
         #expect(produced == 200_000)  // each element generated exactly once
-        #expect(try testCount(db, "gen") == 200_000)
+        #expect(try jsonTestCount(db, "gen") == 200_000)
     }
 
     @Test func insideAnOuterTransactionOnlyTheFailedInsertIsRolledBack() throws {
@@ -251,7 +261,7 @@ struct FastTask: RowEncodable, Equatable {
         try db.insert(contentsOf: [task(1)], into: "tasks")
         #expect(throws: InsertError.self) { try db.insert(contentsOf: [task(2), task(1)], into: "tasks") }
         try jsonTestExec(db, "COMMIT")
-        #expect(try testQuery(db, "SELECT id FROM tasks") == [[.int(1)]])
+        #expect(try jsonTestQuery(db, "SELECT id FROM tasks") == [[.int(1)]])
     }
 
     @Test func datesAreStoredAsISO8601OrUnixSeconds() throws {
@@ -260,6 +270,6 @@ struct FastTask: RowEncodable, Equatable {
         let d = Date(timeIntervalSince1970: 1_714_564_800.25)
         try db.insert(contentsOf: [Ev(at: d, n: 1)], into: "ev")
         try db.insert(contentsOf: [Ev(at: d, n: 2)], into: "ev", options: .init(dateEncoding: .unixSeconds))
-        #expect(try testQuery(db, "SELECT at FROM ev ORDER BY n") == [[.text("2024-05-01T12:00:00.250Z")], [.real(1_714_564_800.25)]])
+        #expect(try jsonTestQuery(db, "SELECT at FROM ev ORDER BY n") == [[.text("2024-05-01T12:00:00.250Z")], [.real(1_714_564_800.25)]])
     }
 }

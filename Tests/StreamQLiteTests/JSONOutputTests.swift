@@ -67,6 +67,22 @@ private func writeRow(_ values: [(inout JSONRowWriter, Int) throws -> Void],
         _ = try parse(Array(s.utf8))
     }
 
+    @Test func argumentsAreBoundPositionallyOrByNameThroughTheStatementCache() throws {
+        #expect(try db.jsonString("SELECT ? AS a, ? AS b, ? AS c", 7, "x", 1.5) == #"[{"a":7,"b":"x","c":1.5}]"#)
+        var out: [UInt8] = []
+        try db.writeJSON("SELECT :n AS n", arguments: ["n": "named"], to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == #"[{"n":"named"}]"#)
+        // The statement is cached and reset: a second run with other values works.
+        #expect(try db.jsonString("SELECT ? AS a, ? AS b, ? AS c", 8, "y", 2.5) == #"[{"a":8,"b":"y","c":2.5}]"#)
+        #expect(db.isCached("SELECT ? AS a, ? AS b, ? AS c"))
+        #expect(throws: DatabaseError.self) { try db.jsonBytes("SELECT ? AS a", 1, 2) }
+    }
+
+    @Test func aSecondStatementIsRefusedNotSilentlyIgnored() throws {
+        #expect(throws: DatabaseError.self) { try db.jsonBytes("SELECT 1; SELECT 2") }
+        #expect(try db.jsonString("SELECT 1 AS a; \n ") == #"[{"a":1}]"#)
+    }
+
     @Test func columnNamesAreEscapedOnce() throws {
         let s = try db.jsonString("SELECT 1 AS \"a\"\"b\\\", 2 AS \"tab\tnl\"")
         #expect(s == #"[{"a\"b\\":1,"tab\tnl":2}]"#)
@@ -190,6 +206,16 @@ private func writeRow(_ values: [(inout JSONRowWriter, Int) throws -> Void],
         #expect(s == #"[{"obj":{"a":1,"b":[1,2]},"raw":[true,null],"plain":"[1]","emptyraw":null}]"#)
     }
 
+    @Test func rawJSONColumnsAreValidatedSoTheOutputStaysValid() throws {
+        #expect(throws: JSONWriterError.invalidRawJSON(row: 1, column: "r", byteOffset: 6, message: "expected ',' or ']'")) {
+            try db.jsonBytes("SELECT '[1]' AS r UNION ALL SELECT '[1, 2 3]'", options: .init(rawJSONColumns: ["r"]))
+        }
+        #expect(throws: JSONWriterError.self) {
+            try db.jsonBytes("SELECT '1 2' AS r", options: .init(rawJSONColumns: ["r"]))  // two values
+        }
+        #expect(try db.jsonString("SELECT ' {\"a\": [true]} ' AS r", options: .init(rawJSONColumns: ["r"])) == #"[{"r": {"a": [true]} }]"#)
+    }
+
     @Test func outputLargerThanTheChunkSizeArrivesInChunksAndIsIdentical() throws {
         let sql = """
             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
@@ -225,6 +251,20 @@ private func writeRow(_ values: [(inout JSONRowWriter, Int) throws -> Void],
             var s = file
             try db.writeJSON("SELECT 1", to: &s)
         }
+    }
+
+    @Test func aFileHandleSinkWritesThroughTheHandleAndLeavesItOpen() throws {
+        let path = NSTemporaryDirectory() + "streamqlite-json-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        let sink = FileDescriptorSink(fileHandle: handle)
+        var s = sink
+        try db.writeJSON("SELECT 'a' AS x", to: &s, options: .init(format: .arrayOfArrays))
+        try sink.close()
+        try handle.write(contentsOf: Data("\n".utf8))  // still open
+        try handle.close()
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "[[\"a\"]]\n")
     }
 
     @Test func fileDescriptorSinkReportsABrokenPipe() throws {
@@ -272,5 +312,5 @@ private func writeRow(_ values: [(inout JSONRowWriter, Int) throws -> Void],
 func jsonTestExec(_ db: Database, _ sql: String) throws {
     struct Ignore: RowSink {}
     var sink = Ignore()
-    try db.jsonStreamRows(sql, [], into: &sink)
+    try db.jsonStreamRows(sql, into: &sink)
 }

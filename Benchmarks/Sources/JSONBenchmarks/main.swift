@@ -15,6 +15,42 @@ import GRDB
 #endif
 
 let args = CommandLine.arguments
+
+// `JSONBenchmarks import-memory N`: peak RSS of importing a generated file of N
+// tasks into an on-disk database (run it for two sizes: the figure must not grow).
+if args.count > 2 && args[1] == "import-memory" {
+    let count = Int(args[2])!
+    let dir = NSTemporaryDirectory()
+    let path = dir + "streamqlite-bench-mem-\(count).json", dbPath = dir + "streamqlite-bench-mem-\(count).db"
+    let file = try FileDescriptorSink(path: path)  // written streamed: the generator holds no document
+    var sink = file
+    try sink.write(UnsafeRawBufferPointer(start: "[", count: 1))
+    for i in 0..<count {
+        let line = (i > 0 ? ",\n" : "") + "{\"id\":\(i),\"title\":\"task \(i)\",\"done\":\(i % 3 == 0)}"
+        try line.utf8.withContiguousStorageIfAvailable { try sink.write(UnsafeRawBufferPointer($0)) }
+    }
+    try sink.write(UnsafeRawBufferPointer(start: "]", count: 1))
+    try file.close()
+    try? FileManager.default.removeItem(atPath: dbPath)
+    let db = try Database(path: dbPath)
+    _ = try db.jsonBytes("PRAGMA journal_mode=OFF")
+    _ = try db.jsonBytes("PRAGMA synchronous=OFF")
+    _ = try db.jsonBytes("PRAGMA cache_size=-2000")
+    _ = try db.jsonBytes("CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT, done INTEGER)")
+    var before = rusage(), after = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &before)
+    let t0 = Date()
+    let k = try db.importJSON(contentsOfFile: path, into: "tasks")
+    let seconds = Date().timeIntervalSince(t0)
+    getrusage(RUSAGE_SELF.rawValue, &after)
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    print(String(format: "import-memory: %d rows, file %.1f MB, %.2f s, peak RSS %.1f MB (before the import %.1f MB)",
+                 k, Double(size) / 1e6, seconds, Double(after.ru_maxrss) / 1024, Double(before.ru_maxrss) / 1024))
+    try? FileManager.default.removeItem(atPath: path)
+    try? FileManager.default.removeItem(atPath: dbPath)
+    exit(0)
+}
+
 let n = args.count > 1 ? Int(args[1])! : 1_000_000
 let reps = args.count > 2 ? Int(args[2])! : 3
 
@@ -48,8 +84,8 @@ struct GRDBTask: Codable, FetchableRecord, PersistableRecord {
 }
 #endif
 
-let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-let schema = "CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT, done INTEGER)"
+nonisolated(unsafe) let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+nonisolated(unsafe) let schema = "CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT, done INTEGER)"
 
 func now() -> Double {
     var ts = timespec()

@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// Side-by-side benchmarks of StreamQLite against the raw C API and GRDB.
+//   cd Benchmarks && swift run -c release StreamQLiteBenchmarks
+// Add further benchmark executables to `benchmarkTargets`.
+// SwiftPM names a path dependency after its directory (the checkout may not be called StreamQLite).
+let libraryPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
+let benchmarkTargets = ["StreamQLiteBenchmarks", "JSONBenchmarks"]
+
+let package = Package(
+    name: "StreamQLiteBenchmarks",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: benchmarkTargets.map { name in
+        .executableTarget(
+            name: name,
+            dependencies: [
+                .product(name: "StreamQLite", package: libraryPackage),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        )
+    }
+)

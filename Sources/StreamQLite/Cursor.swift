@@ -1,0 +1,120 @@
+import CStreamQLite
+
+/// A lazy sequence of values read from a statement as it steps.
+///
+/// Iterate with `while let x = try cursor.next()`, ``forEach(_:)`` or ``collect()``.
+/// The cursor resets its statement when it is exhausted, fails or is released,
+/// so a cached statement goes back to the cache in a clean state.
+public protocol Cursor: AnyObject {
+    associatedtype Element
+    /// The next element, or nil when the statement is done.
+    func next() throws -> Element?
+}
+
+extension Cursor {
+    /// All remaining elements in an array.
+    public func collect() throws -> [Element] {
+        var result: [Element] = []
+        while let e = try next() { result.append(e) }
+        return result
+    }
+
+    /// Calls `body` for every remaining element.
+    public func forEach(_ body: (Element) throws -> Void) throws {
+        while let e = try next() { try body(e) }
+    }
+}
+
+/// The stepping part shared by the cursors.
+public class StatementCursor {
+    /// The statement being stepped.
+    public let statement: Statement
+    @usableFromInline let stmt: OpaquePointer
+    @exclusivity(unchecked) @usableFromInline var done = false
+
+    init(statement: Statement) {
+        self.statement = statement
+        self.stmt = statement.handle
+    }
+
+    deinit { if !done { sqlite3_reset(stmt) } }
+
+    /// Steps; true when a row is ready. Resets the statement when done or failed.
+    @inlinable @inline(__always)
+    final func advance() throws -> Bool {
+        if _slowPath(done) { return false }
+        let rc = sqlite3_step(stmt)
+        if _fastPath(rc == SQLITE_ROW) { return true }
+        done = true
+        if rc == SQLITE_DONE { sqlite3_reset(stmt); return false }
+        throw statement.stepFailed(rc)
+    }
+
+    @usableFromInline final func fail(_ error: any Error) -> any Error {
+        done = true
+        sqlite3_reset(stmt)
+        return error
+    }
+}
+
+/// Rows as ``Row`` views (valid until the next call to `next()`).
+public final class RowCursor: StatementCursor {
+    /// The current row, or nil when done.
+    @inlinable public func next() throws -> Row? {
+        try advance() ? Row(statement: statement, owner: self) : nil
+    }
+    /// Calls `body` with every remaining row.
+    public func forEach(_ body: (Row) throws -> Void) throws {
+        while let row = try next() { try body(row) }
+    }
+}
+
+/// Single values from the first column.
+public final class ValueCursor<Value: DatabaseValueConvertible>: StatementCursor, Cursor {
+    @inlinable public func next() throws -> Value? {
+        guard try advance() else { return nil }
+        do { return try Value.decode(statement: stmt, column: 0) } catch {
+            throw fail(statement.decodingError(error, column: 0, type: Value.self))
+        }
+    }
+}
+
+/// Values of a ``RowDecodable`` type.
+public final class RecordCursor<Record: RowDecodable>: StatementCursor, Cursor {
+    @inlinable public func next() throws -> Record? {
+        guard try advance() else { return nil }
+        do { return try Record(row: Row(statement: statement)) } catch { throw fail(error) }
+    }
+}
+
+/// Values of a `Decodable` type: the column plan is resolved on the first row.
+public final class DecodableCursor<Record: Decodable>: StatementCursor, Cursor {
+    @usableFromInline let decoder: RowDecoder
+
+    init(statement: Statement, userInfo: [CodingUserInfoKey: any Sendable]) {
+        decoder = RowDecoder(statement: statement)
+        decoder.userInfo = userInfo
+        super.init(statement: statement)
+    }
+
+    @inlinable public func next() throws -> Record? {
+        guard try advance() else { return nil }
+        decoder.beginRow()
+        do { return try Record(from: decoder) } catch { throw fail(error) }
+    }
+}
+
+/// Tuples of values from the first columns, in order.
+public final class TupleCursor<each V: DatabaseValueConvertible>: StatementCursor, Cursor {
+    public func next() throws -> (repeat each V)? {
+        guard try advance() else { return nil }
+        var column: Int32 = 0
+        func read<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {
+            defer { column += 1 }
+            do { return try T.decode(statement: stmt, column: column) } catch {
+                throw statement.decodingError(error, column: Int(column), type: T.self)
+            }
+        }
+        do { return (repeat try read((each V).self)) } catch { throw fail(error) }
+    }
+}

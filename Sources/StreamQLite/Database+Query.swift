@@ -1,0 +1,135 @@
+import CStreamQLite
+
+extension Database {
+    /// Streams the rows of `sql` decoded as `Decodable` values.
+    ///
+    /// ```swift
+    /// let cursor = try db.rows(Task.self, "SELECT * FROM tasks WHERE done = ?", false)
+    /// while let task = try cursor.next() { print(task.title) }
+    /// ```
+    public func rows<T: Decodable, each A: DatabaseValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: repeat each A
+    ) throws -> DecodableCursor<T> {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        return statement.rows(T.self)
+    }
+
+    /// Streams the rows of `sql` decoded by hand (``RowDecodable``).
+    public func rows<T: RowDecodable, each A: DatabaseValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: repeat each A
+    ) throws -> RecordCursor<T> {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        return RecordCursor(statement: statement)
+    }
+
+    /// Streams the rows of `sql` decoded by hand; preferred when a type is both ``RowDecodable`` and `Decodable`.
+    public func rows<T: RowDecodable & Decodable, each A: DatabaseValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: repeat each A
+    ) throws -> RecordCursor<T> {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        return RecordCursor(statement: statement)
+    }
+
+    /// Streams the rows of `sql` as ``Row`` views.
+    public func rows<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws -> RowCursor {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        return RowCursor(statement: statement)
+    }
+
+    /// Streams the rows of `sql` as ``Row`` views, with positional or named arguments.
+    public func rows(_ sql: String, arguments: StatementArguments) throws -> RowCursor {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments: arguments)
+        return RowCursor(statement: statement)
+    }
+
+    /// Streams the first column of `sql` as single values.
+    public func values<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: repeat each A
+    ) throws -> ValueCursor<T> {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        return ValueCursor(statement: statement)
+    }
+
+    /// The first column of the first row of `sql`, or nil when there is no row.
+    public func value<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
+        _ type: T.Type, _ sql: String, _ arguments: repeat each A
+    ) throws -> T? {
+        try values(T.self, sql, repeat each arguments).next()
+    }
+
+    /// Streams the first columns of `sql` as tuples: `try db.tuples(Int.self, String.self, sql: "SELECT id, title FROM t")`.
+    public func tuples<each V: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
+        _ types: repeat (each V).Type, sql: String, _ arguments: repeat each A
+    ) throws -> TupleCursor<repeat each V> {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        return TupleCursor(statement: statement)
+    }
+
+    /// Runs `sql` and feeds every row to `sink` as typed events (see ``RowSink``).
+    ///
+    /// TEXT values carrying SQLite's JSON subtype go to ``RowSink/json(_:column:)``.
+    public func stream<S: RowSink, each A: DatabaseValueConvertible>(
+        _ sql: String, _ arguments: repeat each A, into sink: inout S
+    ) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(repeat each arguments)
+        try statement.stream(into: &sink)
+    }
+
+    /// Runs `sql` with positional or named arguments and feeds every row to `sink`.
+    public func stream<S: RowSink>(_ sql: String, arguments: StatementArguments, into sink: inout S) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments: arguments)
+        try statement.stream(into: &sink)
+    }
+}
+
+extension Statement {
+    /// A cursor decoding the statement's rows as `Decodable` values (bind first).
+    public func rows<T: Decodable>(_ type: T.Type, userInfo: [CodingUserInfoKey: any Sendable] = [:]) -> DecodableCursor<T> {
+        DecodableCursor(statement: self, userInfo: userInfo)
+    }
+    /// A cursor decoding the statement's rows by hand (bind first).
+    public func records<T: RowDecodable>(_ type: T.Type) -> RecordCursor<T> { RecordCursor(statement: self) }
+    /// A cursor over the statement's rows as ``Row`` views (bind first).
+    public func rowCursor() -> RowCursor { RowCursor(statement: self) }
+    /// A cursor over the first column (bind first).
+    public func values<T: DatabaseValueConvertible>(_ type: T.Type) -> ValueCursor<T> { ValueCursor(statement: self) }
+
+    /// Steps the (already bound) statement to the end, feeding each row to `sink`; resets it afterwards.
+    ///
+    /// JSON-subtyped TEXT (`sqlite3_value_subtype == 'J'`) goes to ``RowSink/json(_:column:)``.
+    public func stream<S: RowSink>(into sink: inout S) throws {
+        try database.checkOpen(sql)
+        defer { sqlite3_reset(handle) }
+        let n = Int32(sqlite3_column_count(handle))
+        try sink.beginResult(columns: columnNames)
+        while try step() {
+            try sink.beginRow()
+            for i in 0..<n {
+                let v = sqlite3_column_value(handle, i)
+                switch sqlite3_value_type(v) {
+                case SQLITE_INTEGER: try sink.integer(sqlite3_value_int64(v), column: Int(i))
+                case SQLITE_FLOAT: try sink.double(sqlite3_value_double(v), column: Int(i))
+                case SQLITE_TEXT:
+                    let p = sqlite3_value_text(v)
+                    let buf = UnsafeBufferPointer(start: p ?? UnsafePointer(emptyBytes), count: Int(sqlite3_value_bytes(v)))
+                    if sqlite3_value_subtype(v) == 74 { try sink.json(buf, column: Int(i)) } else { try sink.text(buf, column: Int(i)) }
+                case SQLITE_BLOB:
+                    let p = sqlite3_value_blob(v)
+                    try sink.blob(UnsafeRawBufferPointer(start: p ?? UnsafeRawPointer(emptyBytes), count: Int(sqlite3_value_bytes(v))), column: Int(i))
+                default: try sink.null(column: Int(i))
+                }
+            }
+            try sink.endRow()
+        }
+        try sink.endResult()
+    }
+}

@@ -1,0 +1,163 @@
+import CStreamQLite
+
+/// Properties of a custom SQL function, passed to SQLite as flags.
+public struct FunctionFlags: OptionSet, Sendable {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+    /// Same arguments, same result: usable in indexes and constant-folded.
+    public static let deterministic = FunctionFlags(rawValue: SQLITE_DETERMINISTIC)
+    /// No side effects: usable in views, triggers and schema (SQLITE_INNOCUOUS).
+    public static let innocuous = FunctionFlags(rawValue: SQLITE_INNOCUOUS)
+    /// Only callable from top-level SQL, never from views, triggers or schema (SQLITE_DIRECTONLY).
+    public static let directOnly = FunctionFlags(rawValue: SQLITE_DIRECTONLY)
+    /// ``deterministic`` and ``innocuous``: a pure function.
+    public static let pure: FunctionFlags = [.deterministic, .innocuous]
+}
+
+/// The arguments of one call of a custom SQL function, read straight from `sqlite3_value`.
+///
+/// ```swift
+/// try db.createFunction("double_it", argumentCount: 1, flags: .pure) { args in
+///     try args[0] as Int * 2
+/// }
+/// ```
+public struct FunctionArguments {
+    /// The number of arguments.
+    public let count: Int
+    @usableFromInline let argv: UnsafeMutablePointer<OpaquePointer?>?
+    @usableFromInline let functionName: String
+
+    /// The argument at `index` as `T`; throws `name: argument N: expected …` when it does not convert.
+    @inlinable public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
+        get throws { try decode(T.self, at: index) }
+    }
+
+    /// The argument at `index` as `T`.
+    @inlinable public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        precondition(index >= 0 && index < count, "\(functionName): argument index \(index) out of range")
+        do { return try T.decode(sqliteValue: argv![index]!) } catch let e as DatabaseError {
+            throw DatabaseError(code: e.code, message: "argument \(index + 1): \(e.message)")
+        }
+    }
+
+    /// Whether the argument at `index` is NULL.
+    public func isNull(_ index: Int) -> Bool { sqlite3_value_type(argv![index]) == SQLITE_NULL }
+
+    /// The argument at `index` as a ``DatabaseValue``.
+    public func value(at index: Int) -> DatabaseValue { DatabaseValue(sqliteValue: argv![index]!) }
+}
+
+/// A custom aggregate: one instance per group, fed each row, asked for the result at the end.
+///
+/// ```swift
+/// struct Product: DatabaseAggregate {
+///     var value = 1
+///     mutating func step(_ args: FunctionArguments) throws { value *= try args[0] as Int }
+///     func finalize() throws -> Int { value }
+/// }
+/// try db.createAggregate("product", argumentCount: 1, flags: .pure, Product.self)
+/// ```
+public protocol DatabaseAggregate {
+    associatedtype Result: DatabaseValueConvertible
+    init()
+    /// Adds one row.
+    mutating func step(_ arguments: FunctionArguments) throws
+    /// The result for the group.
+    func finalize() throws -> Result
+}
+
+final class ScalarFunctionBox {
+    let name: String
+    let body: (FunctionArguments, OpaquePointer) throws -> Void
+    init(name: String, body: @escaping (FunctionArguments, OpaquePointer) throws -> Void) { self.name = name; self.body = body }
+}
+
+final class AggregateBox {
+    let name: String
+    let make: () -> AnyAggregateState
+    init(name: String, make: @escaping () -> AnyAggregateState) { self.name = name; self.make = make }
+}
+
+class AnyAggregateState {
+    func step(_ args: FunctionArguments) throws {}
+    func finalize(_ context: OpaquePointer) throws {}
+}
+
+final class AggregateState<A: DatabaseAggregate>: AnyAggregateState {
+    var aggregate = A()
+    override func step(_ args: FunctionArguments) throws { try aggregate.step(args) }
+    override func finalize(_ context: OpaquePointer) throws { try aggregate.finalize().setResult(of: context) }
+}
+
+func reportFunctionError(_ context: OpaquePointer?, _ name: String, _ error: any Error) {
+    let message: String
+    if let e = error as? DatabaseError { message = "\(name): \(e.message)" } else { message = "\(name): \(error)" }
+    sqlite3_result_error(context, message, -1)
+}
+
+extension Database {
+    /// Registers a scalar SQL function written in Swift; `argumentCount` -1 accepts any number.
+    ///
+    /// Errors thrown by `body` become SQL errors prefixed with the function's name.
+    public func createFunction<R: DatabaseValueConvertible>(
+        _ name: String, argumentCount: Int32, flags: FunctionFlags = [],
+        _ body: @escaping (FunctionArguments) throws -> R
+    ) throws {
+        try checkOpen()
+        let box = ScalarFunctionBox(name: name) { args, context in try body(args).setResult(of: context) }
+        let rc = sqlite3_create_function_v2(
+            handle, name, argumentCount, SQLITE_UTF8 | flags.rawValue, Unmanaged.passRetained(box).toOpaque(),
+            { context, argc, argv in
+                let box = Unmanaged<ScalarFunctionBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                do {
+                    try box.body(FunctionArguments(count: Int(argc), argv: argv, functionName: box.name), context!)
+                } catch {
+                    reportFunctionError(context, box.name, error)
+                }
+            }, nil, nil,
+            { p in Unmanaged<ScalarFunctionBox>.fromOpaque(p!).release() })
+        if rc != SQLITE_OK { throw DatabaseError.last(connection, code: rc, sql: nil) }
+    }
+
+    /// Registers an aggregate SQL function written in Swift (one `A()` per group).
+    public func createAggregate<A: DatabaseAggregate>(
+        _ name: String, argumentCount: Int32, flags: FunctionFlags = [], _ type: A.Type
+    ) throws {
+        try checkOpen()
+        let box = AggregateBox(name: name) { AggregateState<A>() }
+        let rc = sqlite3_create_function_v2(
+            handle, name, argumentCount, SQLITE_UTF8 | flags.rawValue, Unmanaged.passRetained(box).toOpaque(), nil,
+            { context, argc, argv in
+                let box = Unmanaged<AggregateBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                let size = Int32(MemoryLayout<UnsafeMutableRawPointer?>.size)
+                guard let slot = sqlite3_aggregate_context(context, size)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self) else {
+                    sqlite3_result_error_nomem(context)
+                    return
+                }
+                let s: AnyAggregateState
+                if let existing = slot.pointee {
+                    s = Unmanaged<AnyAggregateState>.fromOpaque(existing).takeUnretainedValue()
+                } else {
+                    s = box.make()
+                    slot.pointee = Unmanaged.passRetained(s).toOpaque()
+                }
+                do { try s.step(FunctionArguments(count: Int(argc), argv: argv, functionName: box.name)) } catch {
+                    reportFunctionError(context, box.name, error)
+                }
+            },
+            { context in
+                let box = Unmanaged<AggregateBox>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
+                let slot = sqlite3_aggregate_context(context, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+                let s: AnyAggregateState
+                if let slot, let existing = slot.pointee {
+                    s = Unmanaged<AnyAggregateState>.fromOpaque(existing).takeRetainedValue()
+                    slot.pointee = nil
+                } else {
+                    s = box.make()  // no rows: the result of an empty group
+                }
+                do { try s.finalize(context!) } catch { reportFunctionError(context, box.name, error) }
+            },
+            { p in Unmanaged<AggregateBox>.fromOpaque(p!).release() })
+        if rc != SQLITE_OK { throw DatabaseError.last(connection, code: rc, sql: nil) }
+    }
+}

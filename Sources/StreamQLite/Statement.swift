@@ -1,0 +1,198 @@
+import CStreamQLite
+
+/// A prepared statement: bind arguments, step, read rows, reset, run again.
+///
+/// Get one from ``Database/makeStatement(_:)`` (owned by you, finalized when
+/// released) or ``Database/cachedStatement(_:)`` (from the connection's bounded
+/// cache). Holding a statement and re-running it with new arguments skips
+/// both preparing and hashing the SQL:
+///
+/// ```swift
+/// let insert = try db.makeStatement("INSERT INTO tasks(title, done) VALUES (?, ?)")
+/// for title in titles { try insert.execute(title, false) }
+/// ```
+///
+/// A statement keeps its connection alive; after ``Database/closeConnection()`` every
+/// use throws.
+public final class Statement {
+    /// The SQL the statement was prepared from.
+    public let sql: String
+    /// The `sqlite3_stmt` pointer, for direct use of the C API.
+    public let handle: OpaquePointer
+    /// The connection the statement belongs to.
+    public let database: Database
+    @usableFromInline var names: [String]?
+    @usableFromInline var indexByName: [String: Int]?
+    /// Last name lookups in order: rows ask for the same names in the same order.
+    @exclusivity(unchecked) @usableFromInline var lookupTrail: [(String, Int)] = []
+    @exclusivity(unchecked) @usableFromInline var lookupHint = 0
+
+    init(database: Database, handle: OpaquePointer, sql: String) {
+        self.database = database
+        self.handle = handle
+        self.sql = sql
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    // MARK: Columns
+
+    /// The number of result columns.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The result column names, read once per statement.
+    public var columnNames: [String] {
+        if let names { return names }
+        let n = sqlite3_column_count(handle)
+        let list = (0..<n).map { sqlite3_column_name(handle, $0).map { String(cString: $0) } ?? "" }
+        names = list
+        return list
+    }
+
+    /// The index of the column named `name` (exact match first, then case-insensitive); resolved once per statement.
+    public func columnIndex(named name: String) -> Int? {
+        if let indexByName { return indexByName[name] ?? indexByName[name.lowercased()] }
+        var map: [String: Int] = [:]
+        for (i, n) in columnNames.enumerated().reversed() {
+            map[n] = i
+        }
+        for (i, n) in columnNames.enumerated().reversed() where map[n.lowercased()] == nil {
+            map[n.lowercased()] = i
+        }
+        indexByName = map
+        return map[name] ?? map[name.lowercased()]
+    }
+
+    // MARK: Binding
+
+    /// Resets the statement, clears its bindings and binds `arguments` to `?` parameters in order.
+    ///
+    /// The number of values must equal the number of parameters.
+    @inlinable
+    public func bind<each A: DatabaseValueConvertible>(_ arguments: repeat each A) throws {
+        try prepareForBinding()
+        var index: Int32 = 0
+        var rc = SQLITE_OK
+        for argument in repeat each arguments {
+            index += 1
+            if rc == SQLITE_OK { rc = argument.bind(to: handle, at: index) }
+        }
+        if _slowPath(rc != SQLITE_OK || index != sqlite3_bind_parameter_count(handle)) {
+            try bindingFailed(rc: rc, given: Int(index))
+        }
+    }
+
+    /// Resets the statement, clears its bindings and binds positional and named `arguments`.
+    public func bind(arguments: StatementArguments) throws {
+        try prepareForBinding()
+        do {
+            try arguments.bind(to: self)
+        } catch var error as DatabaseError {
+            if database.configuration.publicStatementArguments { error.arguments = arguments.sqlDescription }
+            throw error
+        }
+    }
+
+    /// Binds one value to parameter `index` (1-based), leaving the other bindings in place.
+    public func bind(_ value: some DatabaseValueConvertible, at index: Int) throws {
+        try database.checkOpen(sql)
+        try check(value.bind(to: handle, at: Int32(index)))
+    }
+
+    /// Binds one value to the parameter named `name` (`:name`, `@name`, `$name`, or the bare name).
+    public func bind(_ value: some DatabaseValueConvertible, named name: String) throws {
+        try database.checkOpen(sql)
+        var index: Int32 = 0
+        if let first = name.first, ":@$".contains(first) {
+            index = sqlite3_bind_parameter_index(handle, name)
+        } else {
+            for prefix in [":", "@", "$"] where index == 0 { index = sqlite3_bind_parameter_index(handle, prefix + name) }
+        }
+        guard index > 0 else { throw error(SQLITE_RANGE, "no parameter named \(name)") }
+        try check(value.bind(to: handle, at: index))
+    }
+
+    /// Resets the statement (ending any step in progress) and clears its bindings.
+    @usableFromInline
+    func prepareForBinding() throws {
+        try database.checkOpen(sql)
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    @usableFromInline
+    func bindingFailed(rc: Int32, given: Int) throws {
+        if rc != SQLITE_OK { try check(rc) }
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        throw error(SQLITE_RANGE, "the statement has \(expected) parameters, \(given) arguments given")
+    }
+
+    /// Clears all bindings (parameters become NULL).
+    public func clearBindings() { sqlite3_clear_bindings(handle) }
+
+    // MARK: Running
+
+    /// Advances to the next row: true when a row is available, false when the statement is done.
+    @inlinable @inline(__always)
+    public func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if _fastPath(rc == SQLITE_ROW) { return true }
+        if rc == SQLITE_DONE { return false }
+        throw stepFailed(rc)
+    }
+
+    @usableFromInline
+    func stepFailed(_ rc: Int32) -> DatabaseError {
+        if database.isClosed { return DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+        let e = DatabaseError.last(database.handleIfOpen, code: rc, sql: sql)
+        sqlite3_reset(handle)
+        return e
+    }
+
+    /// Resets the statement so it can run again; bindings are kept.
+    public func reset() { sqlite3_reset(handle) }
+
+    /// Binds `arguments` and runs the statement to completion, ignoring rows.
+    @inlinable
+    public func execute<each A: DatabaseValueConvertible>(_ arguments: repeat each A) throws {
+        try bind(repeat each arguments)
+        try runToCompletion()
+    }
+
+    /// Binds `arguments` and runs the statement to completion, ignoring rows.
+    public func execute(arguments: StatementArguments) throws {
+        try bind(arguments: arguments)
+        try runToCompletion()
+    }
+
+    @usableFromInline
+    func runToCompletion() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
+    // MARK: Errors
+
+    @usableFromInline
+    func error(_ code: Int32, _ message: String) -> DatabaseError {
+        DatabaseError(code: code, message: message, sql: sql)
+    }
+
+    @usableFromInline
+    func check(_ rc: Int32) throws {
+        guard rc != SQLITE_OK else { return }
+        if rc == SQLITE_RANGE { throw error(rc, "argument out of range (or too large for SQLite's INTEGER)") }
+        throw DatabaseError.last(database.handleIfOpen, code: rc, sql: sql)
+    }
+
+    /// Adds the column name, index, SQL and expected type to a decoding error.
+    @usableFromInline
+    func decodingError(_ error: any Error, column: Int, type: Any.Type) -> any Error {
+        guard var e = error as? DatabaseError else { return error }
+        if e.column == nil && column >= 0 && column < columnCount { e.column = columnNames[column] }
+        if e.columnIndex == nil { e.columnIndex = column }
+        if e.expectedType == nil { e.expectedType = String(describing: type) }
+        if e.sql == nil { e.sql = sql }
+        return e
+    }
+}
