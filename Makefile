@@ -97,7 +97,9 @@ test-swift:
 	swift test
 
 # Every Extension/bench/bench-*.sh gets the extension's path; each prints its table.
+# The JSON benchmark compares against YAJL and reads peak RSS with GNU time.
 bench: ext
+	@EXTRA_DEBS="libyajl-dev time" bash scripts/ensure-deps.sh
 	@set -e; for b in Extension/bench/bench-*.sh; do echo "== $$b"; bash $$b $(EXT); done
 
 clean:

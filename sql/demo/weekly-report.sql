@@ -21,6 +21,8 @@ SELECT date(Date) AS day,
 
 .print
 .print 2. Weekly value per visit, en_US and de_DE side by side
+.print    (window 2010-12-20 .. 2011-01-16: whole German weeks, so the US weeks
+.print     at its edges are partial: 6 days and 1 day)
 WITH us AS (
   SELECT locale_week(Date, 'en_US') AS week, locale_week_start(Date, 'en_US') AS starts,
          SUM(Value) AS value, SUM(Visits) AS visits,
@@ -42,5 +44,5 @@ SELECT usn.week AS "en_US week", usn.starts AS "starts (Sun)", usn.visits AS vis
 
 .print
 .print 3. The same report in one locale, as an analyst would write it
-SELECT locale_week(Date, 'en_US') AS week, SUM(Value) / SUM(Visits) AS "value per visit"
+SELECT locale_week(Date, 'en_US') AS week, ROUND(SUM(Value) * 1.0 / SUM(Visits), 2) AS "value per visit"
   FROM Usage WHERE Date BETWEEN :start AND :end GROUP BY week ORDER BY week;
