@@ -63,12 +63,17 @@ final class BindingEncoder: Encoder {
     var columnCount = 0
 
     deinit {
+        keyMemo.deallocate()
         columnNames.deinitialize(count: columnCount)
         columnNames.deallocate()
         boundStamp.deallocate()
     }
     @exclusivity(unchecked)
     var failure: RowEncodingFailure?
+    /// Where top-level TEXT properties are copied for `SQLITE_STATIC` binding (the
+    /// batch loop resets it after each batch has run); nil: SQLite copies them.
+    @exclusivity(unchecked)
+    var arena: BindArena?
     let ignoreUnknownKeys: Bool
     let dateEncoding: InsertOptions.DateEncoding
     @exclusivity(unchecked)
@@ -87,6 +92,7 @@ final class BindingEncoder: Encoder {
 
     func use(plan: InsertPlan) {
         self.plan = plan
+        keyMemoType = nil
         columnNames.deinitialize(count: columnCount)
         columnNames.deallocate()
         boundStamp.deallocate()
@@ -155,9 +161,44 @@ final class BindingEncoder: Encoder {
         if failure == nil { failure = RowEncodingFailure(column: column, message: message) }
     }
 
+    /// Key → column memo for keys that are one byte of plain data, as synthesized
+    /// `CodingKeys` enums are: indexed by that byte, the position + 2 (1: a
+    /// skipped key, 0: not seen yet). Saves the `stringValue` call and the name
+    /// comparison on every property of every row after the first.
+    @exclusivity(unchecked)
+    private var keyMemo: UnsafeMutablePointer<Int> = {
+        let p = UnsafeMutablePointer<Int>.allocate(capacity: 256)
+        p.initialize(repeating: 0, count: 256)
+        return p
+    }()
+    @exclusivity(unchecked)
+    private var keyMemoType: ObjectIdentifier?
+
     /// The position of `key`'s column, -1 to skip it (discovery, ignored unknown key).
     @inline(__always)
-    func position(for key: some CodingKey) throws -> Int {
+    func position<K: CodingKey>(for key: K) throws -> Int {
+        guard MemoryLayout<K>.size <= 1 && _isPOD(K.self) && !discovering else { return try positionByName(key) }
+        let byte = MemoryLayout<K>.size == 0 ? 0 : withUnsafeBytes(of: key) { Int($0[0]) }
+        if keyMemoType == ObjectIdentifier(K.self) {
+            let m = keyMemo[byte]
+            if m >= 2 {
+                let c = m &- 2
+                cursor = c &+ 1
+                boundStamp[c] = stamp
+                return c
+            }
+            if m == 1 { return -1 }
+        } else {
+            keyMemo.update(repeating: 0, count: 256)
+            keyMemoType = ObjectIdentifier(K.self)
+        }
+        let c = try positionByName(key)
+        keyMemo[byte] = c &+ 2
+        return c
+    }
+
+    /// The position of `key`'s column by name (see ``position(for:)``).
+    func positionByName(_ key: some CodingKey) throws -> Int {
         let name = key.stringValue
         if discovering {
             discovered.append(name)
@@ -209,7 +250,7 @@ final class BindingEncoder: Encoder {
 
     func bindText(_ v: String, _ key: some CodingKey) throws {
         let c = try position(for: key)
-        if c >= 0 { sqBindText(stmt.unsafelyUnwrapped, base + Int32(c) + 1, v) }
+        if c >= 0 { sqBindText(stmt.unsafelyUnwrapped, base + Int32(c) + 1, v, arena: arena) }
     }
 
     func bindNull(_ key: some CodingKey) throws {
@@ -299,28 +340,37 @@ extension Int64 {
 }
 
 struct BindingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    /// Unowned: the encoder caches this container (no retain cycle), and the
-    /// encoder outlives every `encode(to:)` call it makes; Codable types do not
-    /// keep containers past their `encode(to:)`.
-    unowned(unsafe) let encoder: BindingEncoder
+    /// Unretained (no retain cycle, no retain/release per property): the encoder
+    /// caches this container and outlives every `encode(to:)` call it makes;
+    /// Codable types do not keep containers past their `encode(to:)`.
+    private let ref: Unmanaged<BindingEncoder>
     var codingPath: [any CodingKey] { [] }
 
-    mutating func encodeNil(forKey key: Key) throws { try encoder.bindNull(key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try encoder.bindInt(value ? 1 : 0, key) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try encoder.bindText(value, key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try encoder.bindDouble(value, key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try encoder.bindDouble(Double(value), key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try encoder.bindInt(value, key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try encoder.bindUInt(UInt64(value), key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try encoder.bindInt(Int64(value), key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try encoder.bindUInt(value, key) }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try encoder.bindValue(value, key) }
+    init(encoder: BindingEncoder) { ref = .passUnretained(encoder) }
+
+    private var encoder: BindingEncoder { ref.takeUnretainedValue() }
+
+    @inline(__always)
+    private func with(_ body: (BindingEncoder) throws -> Void) throws {
+        try ref._withUnsafeGuaranteedRef(body)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try with { try $0.bindNull(key) } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try with { try $0.bindInt(value ? 1 : 0, key) } }
+    mutating func encode(_ value: String, forKey key: Key) throws { try with { try $0.bindText(value, key) } }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try with { try $0.bindDouble(value, key) } }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try with { try $0.bindDouble(Double(value), key) } }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try with { try $0.bindInt(Int64(value), key) } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try with { try $0.bindInt(Int64(value), key) } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try with { try $0.bindInt(Int64(value), key) } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try with { try $0.bindInt(Int64(value), key) } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try with { try $0.bindInt(value, key) } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try with { try $0.bindUInt(UInt64(value), key) } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try with { try $0.bindInt(Int64(value), key) } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try with { try $0.bindInt(Int64(value), key) } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try with { try $0.bindInt(Int64(value), key) } }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try with { try $0.bindUInt(value, key) } }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try with { try $0.bindValue(value, key) } }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>

@@ -15,6 +15,8 @@ final class BulkInsertSession {
     @usableFromInline let width: Int32
     /// The statement for a full batch.
     @usableFromInline let batch: OpaquePointer
+    /// TEXT values of the batch being bound (`SQLITE_STATIC`); reset after each batch has run.
+    @usableFromInline let arena = BindArena()
     private let options: InsertOptions
     private var statements: [Int: OpaquePointer] = [:]
     private static let savepoint = "streamqlite_bulk_insert"
@@ -162,6 +164,9 @@ extension Database {
                         try _replayFailedBatch(pending, firstRow: rowIndex - n, code: rc, session: session, bind: bind)
                     }
                     pending.removeAll(keepingCapacity: true)
+                    // The batch has run: its TEXT bytes may be recycled (every parameter is bound
+                    // again before the statement next steps).
+                    session.arena.reset()
                 }
             }
             if !pending.isEmpty {
@@ -221,6 +226,7 @@ extension Database {
         try checkColumns(columns, exist: tableColumns, table: table)
         encoder.use(plan: InsertPlan(columns: columns, table: tableColumns, jsonColumns: options.jsonColumns))
         let session = try BulkInsertSession(db: self, table: table, columns: columns, options: options)
+        encoder.arena = session.arena
         return (session, { value, stmt, base in try encoder.encodeRow(value, stmt: stmt, base: base) })
     }
 

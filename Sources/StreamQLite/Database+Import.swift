@@ -256,7 +256,11 @@ final class JSONImporter {
     // Batching.
     private let batchRows: Int
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<ImportSlot>
-    @exclusivity(unchecked) private var arena: [UInt8] = []
+    /// The TEXT bytes of the pending batch (raw memory: one bounds-free copy per value; the
+    /// slots keep offsets, so growing it is safe until the batch is bound).
+    @exclusivity(unchecked) private var arena = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 * 1024)
+    @exclusivity(unchecked) private var arenaCount = 0
+    @exclusivity(unchecked) private var arenaCapacity = 64 * 1024
     @exclusivity(unchecked) private var rowsInBatch = 0
     @exclusivity(unchecked) private var rowStarts: [(element: Int, offset: Int, line: Int, column: Int)] = []
     @exclusivity(unchecked) private var statements: [Int: OpaquePointer] = [:]
@@ -312,6 +316,8 @@ final class JSONImporter {
         columns = chosen.map(\.name)
         affinity = chosen.map(\.affinity)
         isDate = chosen.map(\.isDate)
+        isActive = .allocate(capacity: max(chosen.count, 1))
+        isActive.initialize(repeating: true, count: max(chosen.count, 1))
         defaultColumns = options.columns == nil ? Set(chosen.indices.filter { chosen[$0].hasDefault }) : []
         for (i, c) in columns.enumerated() { keyToColumn[c.lowercased()] = i }
         for (key, column) in options.renames {
@@ -345,6 +351,8 @@ final class JSONImporter {
     @exclusivity(unchecked) private var defaultColumns: Set<Int>
     /// Positions (in `columns`) actually inserted, decided after the first element.
     @exclusivity(unchecked) private var activeColumns: [Int]?
+    /// Per column: inserted (valid once ``activeColumns`` is decided, after the first element).
+    @exclusivity(unchecked) private var isActive: UnsafeMutablePointer<Bool>
 
     private func cacheKey(_ key: [UInt8], column: Int, at p: Int) {
         guard p <= keyCacheCount else { return }
@@ -369,6 +377,8 @@ final class JSONImporter {
         for i in 0..<keyCacheCount { keyCache[i].bytes.deallocate() }
         keyCache.deallocate()
         slots.deallocate()
+        arena.deallocate()
+        isActive.deallocate()
         sq_json_free(parser)
         for s in statements.values { sqlite3_finalize(s) }
     }
@@ -540,7 +550,7 @@ final class JSONImporter {
             let entry = (key: Array(bytes), column: column)
             cacheKey(entry.key, column: entry.column, at: p)
         }
-        if column >= 0, let active = activeColumns, !active.contains(column) {
+        if column >= 0 && elements > 0 && !isActive[column] {
             throw error("column \(columns[column]) has a DEFAULT and the first element has no key for it, so it is not inserted; pass columns: to include it",
                         t, key: keyName())
         }
@@ -574,7 +584,9 @@ final class JSONImporter {
     }
 
     private func decideActiveColumns() {
-        activeColumns = columns.indices.filter { !defaultColumns.contains($0) || (firstElementKeys?.contains(columns[$0]) ?? false) }
+        let active = columns.indices.filter { !defaultColumns.contains($0) || (firstElementKeys?.contains(columns[$0]) ?? false) }
+        activeColumns = active
+        for c in columns.indices { isActive[c] = active.contains(c) }
     }
 
     // MARK: Values and coercion
@@ -597,9 +609,23 @@ final class JSONImporter {
     private func setText(_ column: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
         let i = slot(column)
         slots[i].kind = .text
-        slots[i].offset = arena.count
-        slots[i].length = bytes.count
-        arena.append(contentsOf: bytes)
+        let n = bytes.count
+        slots[i].offset = arenaCount
+        slots[i].length = n
+        if arenaCapacity - arenaCount < n { growArena(n) }
+        if let source = bytes.baseAddress, n > 0 {
+            UnsafeMutableRawPointer(arena + arenaCount).copyMemory(from: source, byteCount: n)
+        }
+        arenaCount += n
+    }
+
+    private func growArena(_ n: Int) {
+        let capacity = max(arenaCapacity * 2, arenaCount + n)
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        bigger.update(from: arena, count: arenaCount)
+        arena.deallocate()
+        arena = bigger
+        arenaCapacity = capacity
     }
 
     private func setText(_ column: Int, _ bytes: [UInt8]) {
@@ -620,7 +646,22 @@ final class JSONImporter {
             let literal = text(t)
             let isInteger = t.flags & UInt32(SQ_JSON_F_INTEGER) != 0
             var i: Int64 = 0
-            let fits = isInteger && sq_json_number_int64(t.text, t.len, &i) != 0
+            let fits: Bool
+            if isInteger && t.len <= 18, let p = literal.baseAddress {
+                // Up to 18 digits (with the sign) always fit: read them here, no C call. The
+                // parser flagged an integer literal, so the bytes are `-?[0-9]+`.
+                let negative = p[0] == UInt8(ascii: "-")
+                var k = negative ? 1 : 0
+                var v: Int64 = 0
+                while k < t.len {
+                    v = v &* 10 &+ Int64(p[k] &- 0x30)
+                    k &+= 1
+                }
+                i = negative ? 0 &- v : v
+                fits = true
+            } else {
+                fits = isInteger && sq_json_number_int64(t.text, t.len, &i) != 0
+            }
             switch affinity[c] {
             case .text:
                 setText(c, literal)
@@ -768,9 +809,9 @@ final class JSONImporter {
         if activeColumns == nil { decideActiveColumns() }
         let count = rowsInBatch
         let stmt = try statement(rows: count)
-        try arena.withUnsafeBufferPointer { arena in
-            bind(stmt, rows: 0, count: count, arena: arena)
-            if step(stmt) == SQLITE_OK { return }
+        let arena = UnsafeBufferPointer(start: UnsafePointer(self.arena), count: arenaCount)
+        bind(stmt, rows: 0, count: count, arena: arena)
+        if step(stmt) != SQLITE_OK {
             let batchMessage = db.sqLastErrorMessage
             // Replay row by row to name the element.
             let single = try statement(rows: 1)
@@ -789,7 +830,7 @@ final class JSONImporter {
         }
         rowsInBatch = 0
         rowStarts.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
+        arenaCount = 0
     }
 }
 

@@ -141,9 +141,10 @@ extension Database {
     where S.Element: RowEncodable {
         let session = try _rowEncodableSession(columns: S.Element.databaseColumns, table: table, options: options)
         let columns = session.columns
+        let arena = session.arena
         var iterator = rows.makeIterator()
         return try _bulkInsertLoop(&iterator, first: nil, session: session) { value, stmt, base in
-            var binder = RowBinder(stmt: stmt, columns: columns, base: base)
+            var binder = RowBinder(stmt: stmt, columns: columns, base: base, arena: arena)
             try value.bind(to: &binder)
             try binder.finish(type: S.Element.self)
         }

@@ -115,6 +115,29 @@ private func smallCopy(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<
         i &+= 1
     }
 }
+/// Copies 16 bytes as two unaligned 8-byte words.
+@inline(__always)
+private func copy16(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>) {
+    let a = UnsafeRawPointer(src).loadUnaligned(as: UInt64.self)
+    let b = UnsafeRawPointer(src + 8).loadUnaligned(as: UInt64.self)
+    UnsafeMutableRawPointer(dst).storeBytes(of: a, as: UInt64.self)
+    UnsafeMutableRawPointer(dst + 8).storeBytes(of: b, as: UInt64.self)
+}
+
+/// Whether any of the 8 bytes of `w` needs escaping in a JSON string or is not ASCII:
+/// `"`, `\`, a control character (< 0x20) or ≥ 0x80. Exact as a whole-word test.
+@inline(__always)
+private func wordNeedsAttention(_ w: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let quote = w ^ (ones &* 0x22)
+    let backslash = w ^ (ones &* 0x5C)
+    let control = (w &- ones &* 0x20) & ~w
+    let hasQuote = (quote &- ones) & ~quote
+    let hasBackslash = (backslash &- ones) & ~backslash
+    return ((control | hasQuote | hasBackslash) & high) | (w & high) != 0
+}
+
 private let base64Alphabet: StaticString =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
@@ -169,8 +192,10 @@ private final class JSONWriterStorage {
 
     func setColumns(prefixes bytes: [UInt8], offsets: [Int], raw: [Bool]) {
         freeColumns()
-        prefixes = .allocate(capacity: max(bytes.count, 1))
+        // 16 bytes of padding: ``JSONRowWriter`` copies short prefixes as two 8-byte words.
+        prefixes = .allocate(capacity: bytes.count + 16)
         prefixes!.initialize(from: bytes, count: bytes.count)
+        (prefixes! + bytes.count).initialize(repeating: 0, count: 16)
         self.offsets = .allocate(capacity: offsets.count)
         self.offsets!.initialize(from: offsets, count: offsets.count)
         self.raw = .allocate(capacity: max(raw.count, 1))
@@ -453,8 +478,13 @@ public struct JSONRowWriter: RowSink {
         let n = offsets[column + 1] - start
         if n == 0 { return }
         let source = prefixBytes.unsafelyUnwrapped + start
-        if n <= capacity - count {
-            if n <= 32 { smallCopy(buffer + count, source, n) } else { (buffer + count).update(from: source, count: n) }
+        if n <= 16 && capacity - count >= 16 {
+            // Two word copies (the prefix table is padded, the buffer has the room); the bytes
+            // past `n` are overwritten by what follows.
+            copy16(buffer + count, source)
+            count += n
+        } else if n <= capacity - count {
+            (buffer + count).update(from: source, count: n)
             count += n
         } else {
             try putBytes(source, n)
@@ -483,16 +513,24 @@ public struct JSONRowWriter: RowSink {
             while i < n {
                 // Room for the longest unit below (an escape or replacement: 6 bytes).
                 if capacity - count < 16 { try flushBuffer() }
-                // Fast path: a run of printable ASCII other than `"` and `\`.
+                // Fast path: a run of printable ASCII other than `"` and `\`, copied while it is
+                // scanned, 8 bytes at a time while whole words are clean.
                 let limit = min(n, i + (capacity - count - 8))
                 var j = i
+                let out = buffer + count - i  // out + j is where p[j] goes
+                while j &+ 8 <= limit {
+                    let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
+                    if wordNeedsAttention(w) { break }
+                    UnsafeMutableRawPointer(out + j).storeBytes(of: w, as: UInt64.self)
+                    j &+= 8
+                }
                 while j < limit {
                     let b = p[j]
                     if b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C { break }
-                    j += 1
+                    out[j] = b
+                    j &+= 1
                 }
                 if j > i {
-                    if j - i <= 32 { smallCopy(buffer + count, p + i, j - i) } else { (buffer + count).update(from: p + i, count: j - i) }
                     count += j - i
                     i = j
                     continue

@@ -98,8 +98,14 @@ func median(_ xs: [Double]) -> Double {
     return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
 }
 
+/// `JSONBENCH_ONLY=substring[|substring…]` runs only the variants whose name contains one of them
+/// (for profiling one variant under callgrind/perf); ratios are printed when the baseline ran too.
+let onlyFilter = ProcessInfo.processInfo.environment["JSONBENCH_ONLY"]?.split(separator: "|").map(String.init)
+
 /// Runs each variant `reps` times, interleaved; prints medians, rate and the ratio to `baseline`.
-func compare(_ title: String, unit: String, count: Int, baseline: String, _ variants: [(String, () throws -> Void)]) throws {
+func compare(_ title: String, unit: String, count: Int, baseline: String, _ all: [(String, () throws -> Void)]) throws {
+    let variants = onlyFilter.map { fs in all.filter { v in fs.contains { v.0.contains($0) } } } ?? all
+    if variants.isEmpty { return }
     var times: [String: [Double]] = [:]
     for _ in 0..<reps {
         for (name, body) in variants {
@@ -109,7 +115,7 @@ func compare(_ title: String, unit: String, count: Int, baseline: String, _ vari
         }
     }
     print("\n== \(title)")
-    let base = median(times[baseline]!)
+    let base = times[baseline].map(median) ?? .nan
     for (name, _) in variants {
         let m = median(times[name]!)
         let rate = Double(count) / m
@@ -209,6 +215,30 @@ func rawTextResult(_ db: OpaquePointer, _ sql: String, join: Bool) -> [UInt8] {
     return out
 }
 
+/// The parse-only floor's callback. A global function, not a closure in top-level code: such a
+/// closure is main-actor isolated and its C thunk checks the executor on every event.
+nonisolated func ignoreJSONEvent(_ user: UnsafeMutableRawPointer?, _ token: UnsafePointer<sq_json_token>?) -> Int32 {
+    SQ_JSON_CONTINUE
+}
+
+/// Steps `SELECT id, title, done FROM tasks` and reads every column (text pointer and length), writing nothing.
+func rawStepOnly(_ db: OpaquePointer) {
+    var st: OpaquePointer?
+    sqlite3_prepare_v2(db, "SELECT id, title, done FROM tasks", -1, &st, nil)
+    var sum = 0
+    while sqlite3_step(st) == SQLITE_ROW {
+        for c in Int32(0)..<3 {
+            if sqlite3_column_type(st, c) == SQLITE_TEXT {
+                sum &+= Int(bitPattern: sqlite3_column_text(st, c)) &+ Int(sqlite3_column_bytes(st, c))
+            } else {
+                sum &+= Int(sqlite3_column_int64(st, c))
+            }
+        }
+    }
+    sqlite3_finalize(st)
+    if sum == 42 { print("") }
+}
+
 func count(_ db: OpaquePointer) -> Int64 {
     var st: OpaquePointer?
     sqlite3_prepare_v2(db, "SELECT count(*) FROM tasks", -1, &st, nil)
@@ -284,6 +314,10 @@ do {
             let out = rawTextResult(raw, "SELECT json_group_array(json_object('id',id,'title',title,'done',done)) FROM tasks", join: false)
             sizes["group"] = out.count
         }),
+        // What any writer pays on the SQLite side: step and read each column, no output. On
+        // the baseline's connection (SQLite's default, serialized) and on StreamQLite's (NOMUTEX).
+        ("floor: step + column reads, serialized conn", { rawStepOnly(raw) }),
+        ("floor: step + column reads, NOMUTEX conn", { rawStepOnly(sdb.sqliteHandle!) }),
         ("SELECT json_object(…) per row, joined", {
             _ = rawTextResult(raw, "SELECT json_object('id',id,'title',title,'done',done) FROM tasks", join: true)
         }),
@@ -348,6 +382,25 @@ do {
             rawExec(db, "COMMIT")
             precondition(count(db) == n)
             sqlite3_close(db)
+        }),
+        // The two halves of any importer, measured apart: parsing the file (sq_json, events
+        // ignored) and inserting the already decoded rows (raw C, 50-row batches).
+        ("floor: sq_json parse of the file only", {
+            let fd = open(path, O_RDONLY)
+            let parser = sq_json_new(ignoreJSONEvent, nil)
+            let buf = UnsafeMutableRawPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+            while true {
+                let k = read(fd, buf, 256 * 1024)
+                if k <= 0 { break }
+                precondition(sq_json_feed(parser, buf, k) != SQ_JSON_ERROR)
+            }
+            precondition(sq_json_finish(parser) != SQ_JSON_ERROR)
+            sq_json_free(parser)
+            buf.deallocate()
+            close(fd)
+        }),
+        ("floor: raw C 50-row batches of the rows only", {
+            let db = rawOpen(); rawInsertBatched(db, tasks); precondition(count(db) == n); sqlite3_close(db)
         }),
         ("Foundation JSONDecoder + raw C insert loop", {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
