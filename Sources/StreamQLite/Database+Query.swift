@@ -11,7 +11,7 @@ extension Database {
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> DecodableCursor<T> {
         let statement = try cachedStatement(sql)
-        try statement.bind(repeat each arguments)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
         return statement.rows(T.self)
     }
 
@@ -20,7 +20,7 @@ extension Database {
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> RecordCursor<T> {
         let statement = try cachedStatement(sql)
-        try statement.bind(repeat each arguments)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
         return RecordCursor(statement: statement)
     }
 
@@ -29,14 +29,14 @@ extension Database {
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> RecordCursor<T> {
         let statement = try cachedStatement(sql)
-        try statement.bind(repeat each arguments)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
         return RecordCursor(statement: statement)
     }
 
     /// Streams the rows of `sql` as ``Row`` views.
     public func rows<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws -> RowCursor {
         let statement = try cachedStatement(sql)
-        try statement.bind(repeat each arguments)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
         return RowCursor(statement: statement)
     }
 
@@ -52,15 +52,33 @@ extension Database {
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> ValueCursor<T> {
         let statement = try cachedStatement(sql)
-        try statement.bind(repeat each arguments)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
         return ValueCursor(statement: statement)
     }
 
     /// The first column of the first row of `sql`, or nil when there is no row.
+    ///
+    /// Inlinable, and without a cursor: a point query specializes in the caller
+    /// and steps the cached statement once.
+    @inlinable
     public func value<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> T? {
-        try values(T.self, sql, repeat each arguments).next()
+        let statement = try cachedStatement(sql)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let handle = statement.handle
+        // Every exit resets the statement, which never leaves this call: the cache may skip
+        // the reset when it hands the statement out next time.
+        defer { statement.isReset = true }
+        let rc = sqlite3_step(handle)
+        guard _fastPath(rc == SQLITE_ROW) else {
+            if rc == SQLITE_DONE { sqlite3_reset(handle); return nil }
+            throw statement.stepFailed(rc)  // resets
+        }
+        defer { sqlite3_reset(handle) }
+        do { return try T.decode(statement: handle, column: 0) } catch {
+            throw statement.decodingError(error, column: 0, type: T.self)
+        }
     }
 
     /// Streams the first columns of `sql` as tuples: `try db.tuples(Int.self, String.self, sql: "SELECT id, title FROM t")`.
@@ -68,7 +86,7 @@ extension Database {
         _ types: repeat (each V).Type, sql: String, _ arguments: repeat each A
     ) throws -> TupleCursor<repeat each V> {
         let statement = try cachedStatement(sql)
-        try statement.bind(repeat each arguments)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
         return TupleCursor(statement: statement)
     }
 
@@ -79,7 +97,7 @@ extension Database {
         _ sql: String, _ arguments: repeat each A, into sink: inout S
     ) throws {
         let statement = try cachedStatement(sql)
-        try statement.bind(repeat each arguments)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
         try statement.stream(into: &sink)
     }
 

@@ -57,21 +57,29 @@ public final class Database {
     }
 
     final class CacheEntry {
-        var statement: Statement
-        var lastUse: UInt64
-        init(statement: Statement, lastUse: UInt64) { self.statement = statement; self.lastUse = lastUse }
+        /// The SQL the entry is cached under.
+        let key: String
+        @exclusivity(unchecked) var statement: Statement
+        @exclusivity(unchecked) var lastUse: UInt64
+        init(key: String, statement: Statement, lastUse: UInt64) { self.key = key; self.statement = statement; self.lastUse = lastUse }
     }
 
-    @usableFromInline var connection: OpaquePointer?
+    @exclusivity(unchecked) @usableFromInline var connection: OpaquePointer?
     /// The path the connection was opened with.
     public let path: String
     /// The connection's settings.
     public let configuration: Configuration
-    var cache: [String: CacheEntry] = [:]
-    var useClock: UInt64 = 0
+    // Unchecked exclusivity: a Database is used from one place at a time, and the
+    // dynamic checks cost ~75 instructions each on the point-query path.
+    @exclusivity(unchecked) var cache: [String: CacheEntry] = [:]
+    /// The entry of the last cache hit or insert, checked before hashing the SQL: loops of
+    /// point queries ask for the same SQL (usually the same `String` storage, so the
+    /// comparison is one pointer check). Cleared whenever its entry leaves `cache`.
+    @exclusivity(unchecked) var lastEntry: CacheEntry?
+    @exclusivity(unchecked) var useClock: UInt64 = 0
     var savepointDepth = 0
     /// Statement cache counters.
-    public private(set) var cacheStatistics = CacheStatistics()
+    @exclusivity(unchecked) public private(set) var cacheStatistics = CacheStatistics()
     var functionBoxes: [AnyObject] = []
 
     /// Opens (by default creating) the database at `path`; `":memory:"` is a private in-memory database.
@@ -103,6 +111,7 @@ public final class Database {
     }
 
     deinit {
+        lastEntry = nil
         cache.removeAll()
         if let connection { sqlite3_close_v2(connection) }
     }
@@ -132,6 +141,7 @@ public final class Database {
     /// releases the connection once the last of them is released.
     public func closeConnection() throws {
         guard let db = connection else { return }
+        lastEntry = nil
         cache.removeAll()
         cacheStatistics.count = 0
         connection = nil
@@ -160,13 +170,18 @@ public final class Database {
     public func cachedStatement(_ sql: String) throws -> Statement {
         try checkOpen(sql)
         useClock &+= 1
+        if let last = lastEntry, last.key == sql, isKnownUniquelyReferenced(&last.statement) {
+            // The common case of a loop of point queries: no hashing, no bookkeeping beyond the hit.
+            cacheStatistics.hits += 1
+            last.lastUse = useClock
+            return checkOut(last.statement)
+        }
         if let entry = cache[sql] {
             if isKnownUniquelyReferenced(&entry.statement) {
                 cacheStatistics.hits += 1
                 entry.lastUse = useClock
-                sqlite3_reset(entry.statement.handle)
-                sqlite3_clear_bindings(entry.statement.handle)
-                return entry.statement
+                lastEntry = entry
+                return checkOut(entry.statement)
             }
             // In use (a nested query of the same SQL): a statement of its own, not cached.
             cacheStatistics.misses += 1
@@ -177,13 +192,26 @@ public final class Database {
         let capacity = configuration.statementCacheCapacity
         guard capacity > 0 else { return statement }
         if cache.count >= capacity { evictLeastRecentlyUsed() }
-        cache[sql] = CacheEntry(statement: statement, lastUse: useClock)
+        let entry = CacheEntry(key: sql, statement: statement, lastUse: useClock)
+        cache[sql] = entry
+        lastEntry = entry
         cacheStatistics.count = cache.count
+        return statement
+    }
+
+    /// A cached statement handed out: reset (unless the library reset it last and nothing
+    /// could step it since) and with its bindings cleared.
+    @inline(__always)
+    func checkOut(_ statement: Statement) -> Statement {
+        if !statement.isReset { sqlite3_reset(statement.handle) }
+        statement.isReset = false
+        sqlite3_clear_bindings(statement.handle)
         return statement
     }
 
     func evictLeastRecentlyUsed() {
         guard let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse }) else { return }
+        if oldest.value === lastEntry { lastEntry = nil }
         cache.removeValue(forKey: oldest.key)  // finalized now, or when its user releases it
         cacheStatistics.evictions += 1
         cacheStatistics.count = cache.count
@@ -191,6 +219,7 @@ public final class Database {
 
     /// Finalizes every cached statement not in use.
     public func clearStatementCache() {
+        lastEntry = nil
         cache.removeAll()
         cacheStatistics.count = 0
     }

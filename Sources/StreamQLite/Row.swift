@@ -68,12 +68,12 @@ public struct Row {
 
     /// The value at `index` as `T`.
     @inlinable public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
-        get throws { try decode(T.self, at: index) }
+        @inline(__always) get throws { try decode(T.self, at: index) }
     }
 
     /// The value in the column named `name` as `T`.
     @inlinable public subscript<T: DatabaseValueConvertible>(_ name: String) -> T {
-        get throws { try decode(T.self, named: name) }
+        @inline(__always) get throws { try decode(T.self, named: name) }
     }
 
     /// The value at `index` as a ``DatabaseValue``.

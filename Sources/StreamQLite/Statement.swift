@@ -26,6 +26,9 @@ public final class Statement {
     /// Last name lookups in order: rows ask for the same names in the same order.
     @exclusivity(unchecked) @usableFromInline var lookupTrail: [(String, Int)] = []
     @exclusivity(unchecked) @usableFromInline var lookupHint = 0
+    /// True only while the statement sits in the cache after ``Database/value(_:_:_:)``
+    /// reset it (it never escapes that call): the next check-out can skip its reset.
+    @exclusivity(unchecked) @usableFromInline var isReset = false
 
     init(database: Database, handle: OpaquePointer, sql: String) {
         self.database = database
@@ -71,6 +74,13 @@ public final class Statement {
     @inlinable
     public func bind<each A: DatabaseValueConvertible>(_ arguments: repeat each A) throws {
         try prepareForBinding()
+        try bindFresh(repeat each arguments)
+    }
+
+    /// Binds `arguments` to a statement that is already reset with its bindings cleared
+    /// (as ``Database/cachedStatement(_:)`` hands it out): ``bind(_:)`` without its reset.
+    @inlinable
+    func bindFresh<each A: DatabaseValueConvertible>(_ arguments: repeat each A) throws {
         var index: Int32 = 0
         var rc = SQLITE_OK
         for argument in repeat each arguments {

@@ -2,16 +2,23 @@
 // raw C API vs GRDB 7.10.0, on the same on-disk data in one process.
 //
 //   cd Benchmarks && swift run -c release StreamQLiteBenchmarks [REPS]
+//   valgrind --tool=callgrind .build/release/StreamQLiteBenchmarks profile tasks "StreamQLite Decodable" 100000
 //
 // Every variant consumes each row into the same checksum (no arrays), so the
 // figures compare the fetching and decoding paths only. REPS runs per variant
-// (default 5), interleaved; medians are printed with ratios.
+// (default 5), interleaved; medians of process CPU time (and of wall-clock time)
+// are printed with ratios.
 import CStreamQLite
 import Foundation
 import GRDB
 import StreamQLite
 
-let reps = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1])! : 5
+/// `profile SECTION VARIANT ROWS` runs one variant once over the first ROWS rows (or ROWS
+/// point queries), for `valgrind --tool=callgrind`: the instructions of ROWS minus those of
+/// 0 rows, divided by ROWS, are the cost per row. SECTION is tasks, wide or point.
+let profile: (section: String, variant: String, rows: Int)? = CommandLine.arguments.count == 5 && CommandLine.arguments[1] == "profile"
+    ? (CommandLine.arguments[2], CommandLine.arguments[3], Int(CommandLine.arguments[4])!) : nil
+let reps = profile != nil ? 1 : CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1])! : 5
 let path = NSTemporaryDirectory() + "streamqlite-bench-\(getpid()).db"
 defer { try? FileManager.default.removeItem(atPath: path) }
 
@@ -21,24 +28,45 @@ func now() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// CPU time of the whole process (all threads: GRDB reads on its own queue), user + system.
+/// On a shared machine it does not count the time the process waits for a core.
+func cpuNow() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
 /// Runs each variant `reps` times (interleaved), checks they agree, prints medians and ratios to the first.
-func compare(_ title: String, _ variants: [(String, () throws -> Int)], targets: [String: String] = [:]) throws {
+///
+/// Ratios use the CPU-time medians; wall-clock medians are printed alongside (they agree
+/// on a quiet machine, the wall clock also counts waiting for a core on a busy one).
+func compare(_ title: String, section: String, _ variants: [(String, () throws -> Int)], targets: [String: String] = [:]) throws {
+    if let profile {
+        guard profile.section == section else { return }
+        guard let v = variants.first(where: { $0.0 == profile.variant }) else { fatalError("no variant \(profile.variant) in \(section)") }
+        print("\(section) / \(v.0): checksum \(try v.1())")
+        return
+    }
     var times = Array(repeating: [Double](), count: variants.count)
+    var cpuTimes = Array(repeating: [Double](), count: variants.count)
     var checks = Array(repeating: 0, count: variants.count)
     for _ in 0..<reps {
         for (i, v) in variants.enumerated() {
-            let t0 = now()
+            let t0 = now(), c0 = cpuNow()
             checks[i] = try v.1()
+            cpuTimes[i].append(cpuNow() - c0)
             times[i].append(now() - t0)
         }
     }
-    let medians = times.map { $0.sorted()[$0.count / 2] }
+    let median = { (xs: [Double]) in xs.sorted()[xs.count / 2] }
+    let medians = times.map(median), cpuMedians = cpuTimes.map(median)
     print("\n### \(title)\n")
-    print("| variant | median | × first | target |")
-    print("|---|---:|---:|---|")
+    print("| variant | median CPU | × first | median wall | target |")
+    print("|---|---:|---:|---:|---|")
     for (i, v) in variants.enumerated() {
         precondition(checks[i] == checks[0], "\(v.0) disagrees: \(checks[i]) vs \(checks[0])")
-        print(String(format: "| %@ | %.1f ms | %.2f× | %@ |", v.0, medians[i] * 1000, medians[i] / medians[0], targets[v.0] ?? ""))
+        print(String(format: "| %@ | %.1f ms | %.2f× | %.1f ms | %@ |", v.0, cpuMedians[i] * 1000, cpuMedians[i] / cpuMedians[0],
+                     medians[i] * 1000, targets[v.0] ?? ""))
     }
     fflush(nil)
 }
@@ -93,10 +121,11 @@ func taskChecksum(_ id: Int, _ title: String, _ done: Bool) -> Int { id &+ title
 
 // MARK: Fetching tasks
 
-let tasksSQL = "SELECT id, title, done FROM tasks"
+let limit = profile.map { " LIMIT \($0.rows)" } ?? ""
+let tasksSQL = "SELECT id, title, done FROM tasks" + limit
 let targets = ["StreamQLite hand-written": "≤ 1.1× raw", "StreamQLite Decodable": "≤ 1.3× raw; ≥ 2.5× faster than GRDB Decodable",
                "StreamQLite Row by name": "≤ 1.5× raw"]
-try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", [
+try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", section: "tasks", [
     ("raw C API loop", {
         var stmt: OpaquePointer?
         sqlite3_prepare_v2(rawDB, tasksSQL, -1, &stmt, nil)
@@ -153,8 +182,8 @@ try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", [
 
 // MARK: Fetching 10 integer columns
 
-let wideSQL = "SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 FROM wide"
-try compare("fetch \(wideCount) rows of 10 INTEGER columns", [
+let wideSQL = "SELECT c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 FROM wide" + limit
+try compare("fetch \(wideCount) rows of 10 INTEGER columns", section: "wide", [
     ("raw C API loop", {
         var stmt: OpaquePointer?
         sqlite3_prepare_v2(rawDB, wideSQL, -1, &stmt, nil)
@@ -211,9 +240,9 @@ try compare("fetch \(wideCount) rows of 10 INTEGER columns", [
 
 let pointSQL = "SELECT title FROM tasks WHERE id = ?"
 var rng = SystemRandomNumberGenerator()
-let ids = (0..<pointCount).map { _ in Int.random(in: 1...taskCount, using: &rng) }
+let ids = (0..<(profile?.rows ?? pointCount)).map { _ in Int.random(in: 1...taskCount, using: &rng) }
 // Each variant runs in one read transaction, as GRDB's read { } does.
-try compare("\(pointCount) point queries by primary key", [
+try compare("\(pointCount) point queries by primary key", section: "point", [
     ("prepare every time (StreamQLite makeStatement)", { try sq.transaction {
         var sum = 0
         for id in ids {
@@ -259,5 +288,6 @@ try compare("\(pointCount) point queries by primary key", [
         }
     }),
 ], targets: ["StreamQLite cache (db.value)": "≥ 3× faster than prepare every time"])
+if profile != nil { exit(0) }
 let stats = sq.cacheStatistics
 print("\nStreamQLite statement cache: \(stats.hits) hits, \(stats.misses) misses, \(stats.evictions) evictions")
