@@ -31,9 +31,12 @@ public class StatementCursor {
     public let statement: Statement
     @usableFromInline let stmt: OpaquePointer
     @exclusivity(unchecked) @usableFromInline var done = false
+    /// Keeps the connection open while the cursor lives (a cached statement does not).
+    let database: Database?
 
     init(statement: Statement) {
         self.statement = statement
+        self.database = statement.database
         self.stmt = statement.handle
     }
 

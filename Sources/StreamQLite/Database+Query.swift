@@ -125,7 +125,7 @@ extension Statement {
     ///
     /// JSON-subtyped TEXT (`sqlite3_value_subtype == 'J'`) goes to ``RowSink/json(_:column:)``.
     public func stream<S: RowSink>(into sink: inout S) throws {
-        try database.checkOpen(sql)
+        try connection.checkOpen(sql)
         defer { sqlite3_reset(handle) }
         let n = Int32(sqlite3_column_count(handle))
         try sink.beginResult(columns: columnNames)

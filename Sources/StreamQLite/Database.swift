@@ -64,7 +64,13 @@ public final class Database {
         init(key: String, statement: Statement, lastUse: UInt64) { self.key = key; self.statement = statement; self.lastUse = lastUse }
     }
 
-    @exclusivity(unchecked) @usableFromInline var connection: OpaquePointer?
+    /// The handle and settings the connection's statements share (see ``ConnectionState``).
+    @usableFromInline let state: ConnectionState
+    /// The `sqlite3` pointer; nil once closed.
+    @usableFromInline var connection: OpaquePointer? {
+        @inline(__always) get { state.handle }
+        set { state.handle = newValue }
+    }
     /// The path the connection was opened with.
     public let path: String
     /// The connection's settings.
@@ -86,6 +92,7 @@ public final class Database {
     public init(path: String = ":memory:", flags: OpenFlags = .default, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
+        self.state = ConnectionState(publicStatementArguments: configuration.publicStatementArguments)
         var db: OpaquePointer?
         var openFlags = flags
         if !openFlags.contains(.readOnly) && !openFlags.contains(.readWrite) { openFlags.insert(.readWrite) }
@@ -113,7 +120,10 @@ public final class Database {
     deinit {
         lastEntry = nil
         cache.removeAll()
+        // Statements still held elsewhere (a cached statement kept past its Database) keep
+        // SQLite's connection as a zombie until finalized; their use throws "closed".
         if let connection { sqlite3_close_v2(connection) }
+        state.handle = nil
     }
 
     /// The `sqlite3` pointer. Trap-free code checks ``isClosed`` first; library entry points throw on closed connections.
@@ -130,10 +140,8 @@ public final class Database {
     /// True after ``closeConnection()``.
     public var isClosed: Bool { connection == nil }
 
-    @usableFromInline
-    func checkOpen(_ sql: String? = nil) throws {
-        if _slowPath(connection == nil) { throw DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
-    }
+    @inlinable @inline(__always)
+    func checkOpen(_ sql: String? = nil) throws { try state.checkOpen(sql) }
 
     /// Closes the connection: finalizes the cached statements and closes; further use throws.
     ///
@@ -153,8 +161,13 @@ public final class Database {
 
     /// Prepares `sql` (one statement) into a statement you own.
     public func makeStatement(_ sql: String) throws -> Statement {
+        try makeStatement(sql, retainsDatabase: true)
+    }
+
+    /// Prepares `sql`; a statement for the cache does not retain the `Database` (no cycle).
+    func makeStatement(_ sql: String, retainsDatabase: Bool) throws -> Statement {
         try checkOpen(sql)
-        let (stmt, rest) = try prepareFirst(sql, persistent: true)
+        let (stmt, rest) = try prepareFirst(Substring(sql), persistent: true, retainsDatabase: retainsDatabase)
         guard let stmt else { throw DatabaseError(code: SQLITE_MISUSE, message: "no SQL statement", sql: sql) }
         if !isBlankSQL(rest) {
             throw DatabaseError(code: SQLITE_MISUSE, message: "one statement expected, found more: \(rest.prefix(60))", sql: sql)
@@ -188,9 +201,9 @@ public final class Database {
             return try makeStatement(sql)
         }
         cacheStatistics.misses += 1
-        let statement = try makeStatement(sql)
         let capacity = configuration.statementCacheCapacity
-        guard capacity > 0 else { return statement }
+        guard capacity > 0 else { return try makeStatement(sql) }
+        let statement = try makeStatement(sql, retainsDatabase: false)
         if cache.count >= capacity { evictLeastRecentlyUsed() }
         let entry = CacheEntry(key: sql, statement: statement, lastUse: useClock)
         cache[sql] = entry
@@ -228,7 +241,7 @@ public final class Database {
     public func isCached(_ sql: String) -> Bool { cache[sql] != nil }
 
     /// Prepares the first statement of `sql`; returns it (nil for blank SQL) and the remaining text.
-    func prepareFirst(_ sql: Substring, persistent: Bool) throws -> (Statement?, Substring) {
+    func prepareFirst(_ sql: Substring, persistent: Bool, retainsDatabase: Bool = true) throws -> (Statement?, Substring) {
         var stmt: OpaquePointer?
         var consumed = 0
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
@@ -249,7 +262,7 @@ public final class Database {
         let rest = Substring(restUTF8)
         guard let stmt else { return (nil, rest) }
         let used = String(decoding: text.utf8.prefix(consumed), as: UTF8.self).trimmingSQLWhitespace()
-        return (Statement(database: self, handle: stmt, sql: used), rest)
+        return (Statement(database: self, handle: stmt, sql: used, retainsDatabase: retainsDatabase), rest)
     }
 
     func prepareFirst(_ sql: String, persistent: Bool) throws -> (Statement?, Substring) {

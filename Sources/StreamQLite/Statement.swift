@@ -19,8 +19,21 @@ public final class Statement {
     public let sql: String
     /// The `sqlite3_stmt` pointer, for direct use of the C API.
     public let handle: OpaquePointer
-    /// The connection the statement belongs to.
-    public let database: Database
+    /// The connection the statement belongs to; nil once that `Database` has been released.
+    ///
+    /// A statement you own (``Database/makeStatement(_:)``) keeps its `Database`
+    /// alive. A cached statement does not (the cache belongs to the `Database`,
+    /// and a strong reference back would keep every connection alive forever):
+    /// cursors keep the `Database` alive for you; if you hold a statement from
+    /// ``Database/cachedStatement(_:)`` yourself, keep its `Database` too — once
+    /// the `Database` is released the connection is closed, and using the
+    /// statement throws "the connection is closed".
+    public var database: Database? { retainedDatabase ?? weakDatabase }
+    /// Strong for statements the caller owns, nil for cached ones.
+    private let retainedDatabase: Database?
+    private weak var weakDatabase: Database?
+    /// The connection's handle and settings, shared with the `Database` (outlives it if need be).
+    @usableFromInline let connection: ConnectionState
     @usableFromInline var names: [String]?
     @usableFromInline var indexByName: [String: Int]?
     /// Last name lookups in order: rows ask for the same names in the same order.
@@ -30,8 +43,10 @@ public final class Statement {
     /// reset it (it never escapes that call): the next check-out can skip its reset.
     @exclusivity(unchecked) @usableFromInline var isReset = false
 
-    init(database: Database, handle: OpaquePointer, sql: String) {
-        self.database = database
+    init(database: Database, handle: OpaquePointer, sql: String, retainsDatabase: Bool) {
+        self.retainedDatabase = retainsDatabase ? database : nil
+        self.connection = database.state
+        if !retainsDatabase { self.weakDatabase = database }
         self.handle = handle
         self.sql = sql
     }
@@ -98,20 +113,20 @@ public final class Statement {
         do {
             try arguments.bind(to: self)
         } catch var error as DatabaseError {
-            if database.configuration.publicStatementArguments { error.arguments = arguments.sqlDescription }
+            if connection.publicStatementArguments { error.arguments = arguments.sqlDescription }
             throw error
         }
     }
 
     /// Binds one value to parameter `index` (1-based), leaving the other bindings in place.
     public func bind(_ value: some DatabaseValueConvertible, at index: Int) throws {
-        try database.checkOpen(sql)
+        try connection.checkOpen(sql)
         try check(value.bind(to: handle, at: Int32(index)))
     }
 
     /// Binds one value to the parameter named `name` (`:name`, `@name`, `$name`, or the bare name).
     public func bind(_ value: some DatabaseValueConvertible, named name: String) throws {
-        try database.checkOpen(sql)
+        try connection.checkOpen(sql)
         var index: Int32 = 0
         if let first = name.first, ":@$".contains(first) {
             index = sqlite3_bind_parameter_index(handle, name)
@@ -125,7 +140,7 @@ public final class Statement {
     /// Resets the statement (ending any step in progress) and clears its bindings.
     @usableFromInline
     func prepareForBinding() throws {
-        try database.checkOpen(sql)
+        try connection.checkOpen(sql)
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
     }
@@ -153,8 +168,8 @@ public final class Statement {
 
     @usableFromInline
     func stepFailed(_ rc: Int32) -> DatabaseError {
-        if database.isClosed { return DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
-        let e = DatabaseError.last(database.handleIfOpen, code: rc, sql: sql)
+        guard let db = connection.handle else { return DatabaseError(code: SQLITE_MISUSE, message: "the connection is closed", sql: sql) }
+        let e = DatabaseError.last(db, code: rc, sql: sql)
         sqlite3_reset(handle)
         return e
     }
@@ -192,7 +207,7 @@ public final class Statement {
     func check(_ rc: Int32) throws {
         guard rc != SQLITE_OK else { return }
         if rc == SQLITE_RANGE { throw error(rc, "argument out of range (or too large for SQLite's INTEGER)") }
-        throw DatabaseError.last(database.handleIfOpen, code: rc, sql: sql)
+        throw DatabaseError.last(connection.handle, code: rc, sql: sql)
     }
 
     /// Adds the column name, index, SQL and expected type to a decoding error.
