@@ -129,21 +129,27 @@ final class BindingEncoder: Encoder {
         return discovered
     }
 
-    /// The keyed container of the last Key type, reused for every row: creating a
-    /// `KeyedEncodingContainer` allocates a box and looks up generic metadata.
-    private var cachedContainer: AnyObject?
-    private var cachedKeyType: ObjectIdentifier?
+    /// Makes the keyed container of a key type once, as `RowDecoder` does: a closure that
+    /// captured the container captured its generic metadata too, so handing it out again
+    /// needs no `swift_getGenericMetadata` lookup per row (which making a container, or
+    /// bit-casting a cached box via `MemoryLayout<KeyedEncodingContainer<Key>>`, needs).
+    final class ContainerThunk<Key: CodingKey> {
+        let make: () -> KeyedEncodingContainer<Key>
+        init(_ make: @escaping () -> KeyedEncodingContainer<Key>) { self.make = make }
+    }
+
+    /// The thunk of the last key type (a `ContainerThunk<Key>`), and that type.
+    @exclusivity(unchecked) private var containerThunk: AnyObject?
+    @exclusivity(unchecked) private var containerKeyType: ObjectIdentifier?
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if cachedKeyType == ObjectIdentifier(Key.self), let box = cachedContainer {
-            // KeyedEncodingContainer is a struct holding one reference (its box).
-            return unsafeBitCast(box, to: KeyedEncodingContainer<Key>.self)
+        if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
+            // The encoder keeps the thunk alive: use it without retaining it.
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: ContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
         }
         let container = KeyedEncodingContainer(BindingKeyedContainer<Key>(encoder: self))
-        if MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size {
-            cachedContainer = unsafeBitCast(container, to: AnyObject.self)
-            cachedKeyType = ObjectIdentifier(Key.self)
-        }
+        containerThunk = ContainerThunk<Key>(RowDecoder.thunk(container))
+        containerKeyType = ObjectIdentifier(Key.self)
         return container
     }
 
