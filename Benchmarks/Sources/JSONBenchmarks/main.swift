@@ -23,13 +23,13 @@ if args.count > 2 && args[1] == "import-memory" {
     let dir = NSTemporaryDirectory()
     let path = dir + "streamqlite-bench-mem-\(count).json", dbPath = dir + "streamqlite-bench-mem-\(count).db"
     let file = try FileDescriptorSink(path: path)  // written streamed: the generator holds no document
-    var sink = file
-    try sink.write(UnsafeRawBufferPointer(start: "[", count: 1))
+    let sink = file
+    try [UInt8(ascii: "[")].withUnsafeBytes { try sink.write($0) }
     for i in 0..<count {
         let line = (i > 0 ? ",\n" : "") + "{\"id\":\(i),\"title\":\"task \(i)\",\"done\":\(i % 3 == 0)}"
         try line.utf8.withContiguousStorageIfAvailable { try sink.write(UnsafeRawBufferPointer($0)) }
     }
-    try sink.write(UnsafeRawBufferPointer(start: "]", count: 1))
+    try [UInt8(ascii: "]")].withUnsafeBytes { try sink.write($0) }
     try file.close()
     try? FileManager.default.removeItem(atPath: dbPath)
     let db = try Database(path: dbPath)
@@ -85,7 +85,7 @@ struct GRDBTask: Codable, FetchableRecord, PersistableRecord {
 #endif
 
 nonisolated(unsafe) let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-nonisolated(unsafe) let schema = "CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT, done INTEGER)"
+let schema = "CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT, done INTEGER)"
 
 func now() -> Double {
     var ts = timespec()
@@ -359,7 +359,7 @@ do {
         json.append(contentsOf: "{\"id\":\(t.id),\"title\":\"\(t.title)\",\"done\":\(t.done)}".utf8)
     }
     json.append(UInt8(ascii: "]"))
-    FileManager.default.createFile(atPath: path, contents: Data(json))
+    guard FileManager.default.createFile(atPath: path, contents: Data(json)) else { fatalError("cannot write \(path)") }
     defer { try? FileManager.default.removeItem(atPath: path) }
     let mb = Double(json.count) / 1e6
     json = []
