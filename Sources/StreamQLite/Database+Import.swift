@@ -357,13 +357,7 @@ final class JSONImporter {
     private func cacheKey(_ key: [UInt8], column: Int, at p: Int) {
         guard p <= keyCacheCount else { return }
         if p == keyCacheCount {
-            if keyCacheCount == keyCacheCapacity {
-                let bigger = UnsafeMutablePointer<CachedKey>.allocate(capacity: keyCacheCapacity * 2)
-                bigger.moveInitialize(from: keyCache, count: keyCacheCount)
-                keyCache.deallocate()
-                keyCache = bigger
-                keyCacheCapacity *= 2
-            }
+            if keyCacheCount == keyCacheCapacity { keyCache.doubleCapacity(&keyCacheCapacity, count: keyCacheCount) }
             keyCacheCount += 1
         } else {
             keyCache[p].bytes.deallocate()

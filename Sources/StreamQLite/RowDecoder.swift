@@ -146,13 +146,7 @@ public final class RowDecoder: Decoder {
         if p < planCount {
             plan[p] = entry
         } else if p == planCount && p < Self.maxPlanCount {
-            if planCount == planCapacity {
-                let bigger = UnsafeMutablePointer<PlanEntry>.allocate(capacity: planCapacity * 2)
-                bigger.moveInitialize(from: plan, count: planCount)
-                plan.deallocate()
-                plan = bigger
-                planCapacity *= 2
-            }
+            if planCount == planCapacity { plan.doubleCapacity(&planCapacity, count: planCount) }
             (plan + p).initialize(to: entry)
             planCount += 1
         }
