@@ -256,7 +256,7 @@ private func writeRow(_ values: [(inout JSONRowWriter, Int) throws -> Void],
     @Test func aFileHandleSinkWritesThroughTheHandleAndLeavesItOpen() throws {
         let path = NSTemporaryDirectory() + "streamqlite-json-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let handle = try #require(FileHandle(forWritingAtPath: path))
         let sink = FileDescriptorSink(fileHandle: handle)
         var s = sink
