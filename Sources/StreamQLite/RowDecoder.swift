@@ -225,6 +225,8 @@ public final class RowDecoder: Decoder {
 struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The decoder, which outlives the container while `init(from:)` runs (its cursor owns it).
     /// Held unretained, and used through `_withUnsafeGuaranteedRef`: no retain/release per property.
+    /// The one thing this rules out: an `init(from:)` that stores its container and uses it
+    /// after the cursor is gone (no synthesized or ordinary `Decodable` type does that).
     let unmanagedDecoder: Unmanaged<RowDecoder>
     /// The decoder's plan: the fast path of a property reads only this and the statement.
     let state: UnsafeMutablePointer<RowDecoder.PlanState>
