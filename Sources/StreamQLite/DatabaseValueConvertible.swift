@@ -285,15 +285,7 @@ extension Array: DatabaseValueConvertible where Element == UInt8 {
     }
     /// BLOB (or TEXT, as its UTF-8 bytes).
     public static func decode(statement: OpaquePointer, column: Int32) throws -> [UInt8] {
-        let v: OpaquePointer = sqlite3_column_value(statement, column)
-        let type = sqlite3_value_type(v)
-        guard type == SQLITE_BLOB || type == SQLITE_TEXT else {
-            throw conversionFailure("BLOB", v)
-        }
-        let p = sqlite3_value_blob(v)
-        let n = Int(sqlite3_value_bytes(v))
-        guard let p, n > 0 else { return [] }
-        return Array(UnsafeRawBufferPointer(start: p, count: n))
+        Array(try columnBytes(statement, column))
     }
     /// Binds the array's storage directly; SQLite makes its one copy. An empty array is an empty BLOB, not NULL.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
@@ -339,4 +331,19 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         case .some(let w): w.setResult(of: context)
         }
     }
+}
+
+/// The bytes of a BLOB column (or a TEXT one, as its UTF-8), valid until the statement
+/// steps or resets; empty for no bytes. Other storage classes throw (`SQLITE_MISMATCH`).
+@usableFromInline
+func columnBytes(_ statement: OpaquePointer, _ column: Int32) throws -> UnsafeRawBufferPointer {
+    let v: OpaquePointer = sqlite3_column_value(statement, column)
+    let type = sqlite3_value_type(v)
+    guard type == SQLITE_BLOB || type == SQLITE_TEXT else {
+        throw conversionFailure("BLOB", v)
+    }
+    let p = sqlite3_value_blob(v)  // before sqlite3_value_bytes, as SQLite asks
+    let n = Int(sqlite3_value_bytes(v))
+    guard let p, n > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+    return UnsafeRawBufferPointer(start: p, count: n)
 }

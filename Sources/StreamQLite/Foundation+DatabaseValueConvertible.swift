@@ -6,15 +6,7 @@ extension Data: DatabaseValueConvertible {
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? { [UInt8].fromDatabaseValue(value).map { Data($0) } }
     /// BLOB (or TEXT, as its UTF-8 bytes).
     public static func decode(statement: OpaquePointer, column: Int32) throws -> Data {
-        let v: OpaquePointer = sqlite3_column_value(statement, column)
-        let type = sqlite3_value_type(v)
-        guard type == SQLITE_BLOB || type == SQLITE_TEXT else {
-            throw conversionFailure("BLOB", v)
-        }
-        let p = sqlite3_value_blob(v)
-        let n = Int(sqlite3_value_bytes(v))
-        guard let p, n > 0 else { return Data() }
-        return Data(bytes: p, count: n)
+        Data(try columnBytes(statement, column))
     }
     /// Binds the bytes in place; SQLite makes its one copy.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
