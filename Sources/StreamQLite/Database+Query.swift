@@ -1,6 +1,14 @@
 import CStreamQLite
 
 extension Database {
+    /// The cached statement for `sql` with `arguments` bound: what every query entry point starts with.
+    @inlinable @inline(__always)
+    func cachedStatement<each A: DatabaseValueConvertible>(_ sql: String, binding arguments: repeat each A) throws -> Statement {
+        let statement = try cachedStatement(sql)
+        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        return statement
+    }
+
     /// Streams the rows of `sql` decoded as `Decodable` values.
     ///
     /// ```swift
@@ -10,8 +18,7 @@ extension Database {
     public func rows<T: Decodable, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> DecodableCursor<T> {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         return statement.rows(T.self)
     }
 
@@ -19,8 +26,7 @@ extension Database {
     public func rows<T: RowDecodable, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> RecordCursor<T> {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         return RecordCursor(statement: statement)
     }
 
@@ -28,15 +34,13 @@ extension Database {
     public func rows<T: RowDecodable & Decodable, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> RecordCursor<T> {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         return RecordCursor(statement: statement)
     }
 
     /// Streams the rows of `sql` as ``Row`` views.
     public func rows<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws -> RowCursor {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         return RowCursor(statement: statement)
     }
 
@@ -51,8 +55,7 @@ extension Database {
     public func values<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> ValueCursor<T> {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         return ValueCursor(statement: statement)
     }
 
@@ -64,8 +67,7 @@ extension Database {
     public func value<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> T? {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         let handle = statement.handle
         // Every exit resets the statement, which never leaves this call: the cache may skip
         // the reset when it hands the statement out next time.
@@ -85,8 +87,7 @@ extension Database {
     public func tuples<each V: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
         _ types: repeat (each V).Type, sql: String, _ arguments: repeat each A
     ) throws -> TupleCursor<repeat each V> {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         return TupleCursor(statement: statement)
     }
 
@@ -96,8 +97,7 @@ extension Database {
     public func stream<S: RowSink, each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, into sink: inout S
     ) throws {
-        let statement = try cachedStatement(sql)
-        try statement.bindFresh(repeat each arguments)  // cachedStatement resets and clears
+        let statement = try cachedStatement(sql, binding: repeat each arguments)
         try statement.stream(into: &sink)
     }
 

@@ -132,8 +132,6 @@ public final class Database {
         return connection
     }
 
-    @usableFromInline var handleIfOpen: OpaquePointer? { connection }
-
     /// The `sqlite3` pointer for direct use of the C API; nil once closed.
     public var sqliteHandle: OpaquePointer? { connection }
 
