@@ -240,3 +240,54 @@ int sq_time_parse_text(const char *z, int n, SqTime *out){
   }
   return SQ_TIME_OK;
 }
+
+/* ---- the date codec (sq_date.h) ------------------------------------------ */
+
+#include "sq_date.h"
+
+static char *put_digits(char *p, int64_t v, int width){
+  char tmp[24];
+  int n = 0;
+  if( v < 0 ){ *p++ = '-'; v = -v; }
+  do{ tmp[n++] = (char)('0' + v % 10); v /= 10; }while( v > 0 && n < 20 );
+  while( n < width ) tmp[n++] = '0';
+  while( n > 0 ) *p++ = tmp[--n];
+  return p;
+}
+
+static int format_day(int64_t day, char *out){
+  int y, m, d;
+  char *p = out;
+  sq_civil_from_days(day, &y, &m, &d);
+  p = put_digits(p, y, 4); *p++ = '-';
+  p = put_digits(p, m, 2); *p++ = '-';
+  p = put_digits(p, d, 2);
+  return (int)(p - out);
+}
+
+int sq_date_format_ms(int64_t ms, char *out){
+  int64_t day = sq_floor_div(ms, SQ_MS_PER_DAY);
+  int64_t rem = ms - day * SQ_MS_PER_DAY;
+  char *p = out + format_day(day, out);
+  *p++ = ' ';
+  p = put_digits(p, rem / 3600000, 2); *p++ = ':';
+  p = put_digits(p, rem / 60000 % 60, 2); *p++ = ':';
+  p = put_digits(p, rem / 1000 % 60, 2); *p++ = '.';
+  p = put_digits(p, rem % 1000, 3);
+  return (int)(p - out);
+}
+
+int sq_date_parse_ms(const char *z, int n, int64_t *ms){
+  SqTime t;
+  int rc = sq_time_parse_text(z, n, &t);
+  if( rc != SQ_TIME_OK ) return rc;
+  *ms = t.is_date ? t.day * SQ_MS_PER_DAY : t.ms;
+  return SQ_TIME_OK;
+}
+
+int sq_date_normalize(const char *z, int n, char *out){
+  SqTime t;
+  if( sq_time_parse_text(z, n, &t) != SQ_TIME_OK ) return -1;
+  if( t.is_date ) return format_day(t.day, out);
+  return sq_date_format_ms(t.ms, out);
+}
