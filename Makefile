@@ -26,19 +26,33 @@ CTEST_SRC := $(sort $(wildcard Extension/test/test_*.c))
 CTESTS     = $(patsubst Extension/test/%.c,$(BUILD)/%,$(CTEST_SRC))
 CORE_OBJ   = $(patsubst Extension/src/%.c,$(BUILD)/core/%.o,$(SRC))
 
-# Sanitizer and fuzz builds use clang (Swift's toolchain ships one with libFuzzer).
-CLANG    ?= $(shell command -v clang 2>/dev/null || echo clang)
+# scripts/ensure-deps.sh is the one place that knows what this machine needs
+# and where things are: the Swift toolchain (`swift` on PATH, else README's
+# /opt/swift/usr/bin), the clang for the sanitizer and fuzz builds (the
+# toolchain's, which ships ASan/UBSan and libFuzzer; else Debian's clang), and
+# the Python venv with apsw.
+SWIFT_BIN := $(shell bash scripts/ensure-deps.sh --swift-bin)
+ifneq ($(SWIFT_BIN),)
+export PATH := $(SWIFT_BIN):$(PATH)
+endif
+ifndef CLANG
+CLANG    := $(shell bash scripts/ensure-deps.sh --clang)
+endif
+PYTHON   ?= .venv/bin/python
 SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: all ext demo test test-c test-sql test-python test-asan test-fuzz test-swift \
-        bench deps clean
+        swift-toolchain bench deps clean
 
 all: ext
 ext: $(EXT)
 
 deps:
+	@bash scripts/ensure-deps.sh
+
+$(PYTHON):
 	@bash scripts/ensure-deps.sh
 
 $(EXT): $(SRC) $(HDR) Makefile
@@ -61,22 +75,22 @@ test: deps ext test-c test-sql test-python test-asan test-fuzz test-swift
 test-c: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== $$t"; $$t; done
 
-test-sql: ext
-	python3 sql/run-tests.py --ext $(EXT) sql/tests/*.sql
+test-sql: ext $(PYTHON)
+	$(PYTHON) sql/run-tests.py --ext $(EXT) sql/tests/*.sql
 
-test-python: ext
-	python3 scripts/check-python-load.py $(EXT)
+test-python: ext $(PYTHON)
+	$(PYTHON) scripts/check-python-load.py $(EXT)
 
 # ASan+UBSan: the C unit tests and the SQL test files (through the real
 # sqlite3 shell, with the sanitizer runtime preloaded) on an instrumented build.
-test-asan:
+test-asan: $(PYTHON)
 	$(MAKE) --no-print-directory BUILD=build/asan CC=$(CLANG) CFLAGS="-O1 -g $(SAN)" \
 	  build/asan/streamqlite.so $(patsubst $(BUILD)/%,build/asan/%,$(CTESTS))
 	@set -e; for t in $(patsubst $(BUILD)/%,build/asan/%,$(CTESTS)); do echo "== asan $$t"; \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
 	ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  LD_PRELOAD="$$($(CLANG) -print-file-name=libclang_rt.asan-x86_64.so)" \
-	  python3 sql/run-tests.py --ext build/asan/streamqlite.so sql/tests/*.sql
+	  $(PYTHON) sql/run-tests.py --ext build/asan/streamqlite.so sql/tests/*.sql
 
 # libFuzzer harnesses, a short bounded run each (FUZZ_SECONDS).
 test-fuzz:
@@ -93,7 +107,12 @@ test-fuzz:
 	  grep -E 'stat::number_of_executed_runs|Done' build/fuzz/$$n.log | tail -2; \
 	done
 
-test-swift:
+# The Swift suites need a toolchain that runs (`swift --version`); without one
+# they stop here with one line saying what to install where.
+swift-toolchain:
+	@bash scripts/ensure-deps.sh --check-swift
+
+test-swift: swift-toolchain
 	swift test
 
 # Every Extension/bench/bench-*.sh gets the extension's path; each prints its table.
