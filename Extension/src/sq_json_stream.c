@@ -1080,6 +1080,15 @@ static int js_eof(sqlite3_vtab_cursor *cur){
   return ((JsCursor*)cur)->eof;
 }
 
+/* The text at b->z[off..off+len) as a TEXT result.  A buffer that never
+** received a byte has z == NULL, and sqlite3_result_text64() turns a NULL
+** pointer into SQL NULL: an empty string must stay ''. */
+static void js_result_text(sqlite3_context *ctx, const JsBuf *b,
+                           sqlite3_int64 off, sqlite3_int64 len){
+  const char *z = len>0 ? b->z+off : "";
+  sqlite3_result_text64(ctx, z, (sqlite3_uint64)len, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
 static int js_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   JsCursor *c = (JsCursor*)cur;
   if( c->vt->typed ){
@@ -1087,13 +1096,9 @@ static int js_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
     switch( sl->type ){
       case SL_INT:  sqlite3_result_int64(ctx, sl->i); break;
       case SL_REAL: sqlite3_result_double(ctx, sl->r); break;
-      case SL_TEXT:
-        sqlite3_result_text64(ctx, c->arena.z+sl->off, (sqlite3_uint64)sl->len,
-                              SQLITE_TRANSIENT, SQLITE_UTF8);
-        break;
+      case SL_TEXT: js_result_text(ctx, &c->arena, sl->off, sl->len); break;
       case SL_JSON:
-        sqlite3_result_text64(ctx, c->arena.z+sl->off, (sqlite3_uint64)sl->len,
-                              SQLITE_TRANSIENT, SQLITE_UTF8);
+        js_result_text(ctx, &c->arena, sl->off, sl->len);
         sqlite3_result_subtype(ctx, JS_SUBTYPE);
         break;
       default: break;   /* NULL */
@@ -1102,7 +1107,7 @@ static int js_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   }
   switch( i ){
     case JS_COL_VALUE:
-      sqlite3_result_text64(ctx, c->val.z, (sqlite3_uint64)c->val.n, SQLITE_TRANSIENT, SQLITE_UTF8);
+      js_result_text(ctx, &c->val, 0, c->val.n);
       sqlite3_result_subtype(ctx, JS_SUBTYPE);
       break;
     case JS_COL_IDX:    sqlite3_result_int64(ctx, c->idx); break;

@@ -168,6 +168,31 @@ CREATE VIRTUAL TABLE temp.items USING json_stream(filename='doc.json', path='$.d
 SELECT sum(a) FROM items;
 -- => 3
 
+-- an empty string is '' (not NULL), also in the first row, before any
+-- other text was stored, and when a field is always ""
+SELECT writefile('empty_str.json', '[{"id":1,"name":""},{"id":2,"name":"x"},{"id":3,"name":""}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.es USING json_stream(filename='empty_str.json', columns='id INTEGER, name TEXT');
+SELECT id, quote(name), typeof(name) FROM es;
+-- => 1|''|text
+-- => 2|'x'|text
+-- => 3|''|text
+SELECT writefile('always_empty.json', '[{"a":""},{"a":""}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.ae USING json_stream(filename='always_empty.json', columns='a TEXT');
+CREATE TABLE not_null_t(a TEXT NOT NULL);
+INSERT INTO not_null_t SELECT a FROM ae;
+SELECT count(*), quote(min(a)) FROM not_null_t;
+-- => 2|''
+-- an empty string in a column without affinity, and the untyped value
+CREATE VIRTUAL TABLE temp.ae2 USING json_stream(filename='always_empty.json', columns='a');
+SELECT quote(a) FROM ae2;
+-- => ''
+-- => ''
+SELECT value, quote(value->>'$.a') FROM json_stream('always_empty.json');
+-- => {"a":""}|''
+-- => {"a":""}|''
+
 -- elements must be objects
 CREATE VIRTUAL TABLE sc USING json_stream(filename='scalars.json', columns='a');
 SELECT * FROM sc;
