@@ -273,7 +273,7 @@ final class BindingEncoder: Encoder {
         switch value {
         case let date as Date:
             switch dateEncoding {
-            case .iso8601: sqBindText(stmt, index, iso8601String(date))
+            case .text: sqBindText(stmt, index, sqliteDateString(date))
             case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
             }
             return
@@ -318,30 +318,6 @@ final class BindingEncoder: Encoder {
                 message: "a nested \(T.self) needs a JSON column (declared type containing JSON, or options.jsonColumns)")
         }
         if !single.bound { sqlite3_bind_null(stmt, index) }
-    }
-}
-
-/// ISO-8601 in UTC with milliseconds: `2024-05-01T12:00:00.000Z` (fixed width, sorts as text,
-/// understood by SQLite's date functions).
-func iso8601String(_ date: Date) -> String {
-    var seconds = date.timeIntervalSince1970
-    var millis = Int64((seconds * 1000).rounded(.down))
-    seconds = Double(millis.floorDiv(1000))
-    millis = millis - Int64(seconds) * 1000
-    var t = time_t(seconds)
-    var tm = tm()
-    gmtime_r(&t, &tm)
-    func pad(_ v: Int32, _ width: Int) -> String {
-        let s = String(v)
-        return String(repeating: "0", count: max(0, width - s.count)) + s
-    }
-    return "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1, 2))-\(pad(tm.tm_mday, 2))T\(pad(tm.tm_hour, 2)):\(pad(tm.tm_min, 2)):\(pad(tm.tm_sec, 2)).\(pad(Int32(millis), 3))Z"
-}
-
-extension Int64 {
-    func floorDiv(_ d: Int64) -> Int64 {
-        let q = self / d
-        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
     }
 }
 
@@ -456,7 +432,7 @@ final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
         switch value {
         case let date as Date:
             switch owner.dateEncoding {
-            case .iso8601: sqBindText(stmt, index, iso8601String(date))
+            case .text: sqBindText(stmt, index, sqliteDateString(date))
             case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
             }
             bound = true

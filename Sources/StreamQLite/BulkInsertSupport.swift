@@ -1,4 +1,5 @@
 import CStreamQLite
+import Foundation
 
 /// A value type that binds its own columns, the fastest way to bulk insert.
 ///
@@ -93,6 +94,13 @@ public struct RowBinder {
     public mutating func bind(_ value: [UInt8]) {
         if let i = next() { sqBindBlob(stmt, i, value) }
     }
+    /// Binds a date as the library's one date text (`2024-05-01 12:00:00.250`, UTC),
+    /// the same text every other API writes.
+    public mutating func bind(_ value: Date) {
+        if let i = next() { sqBindText(stmt, i, sqliteDateString(value), arena: arena) }
+    }
+    /// Binds the value, or NULL.
+    public mutating func bind(_ value: Date?) { if let value { bind(value) } else { bindNull() } }
     /// Binds the value, or NULL.
     @inlinable public mutating func bind(_ value: Int64?) { if let value { bind(value) } else { bindNull() } }
     /// Binds the value, or NULL.

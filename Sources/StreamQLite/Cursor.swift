@@ -120,4 +120,16 @@ public final class TupleCursor<each V: DatabaseValueConvertible>: StatementCurso
         }
         do { return (repeat try read((each V).self)) } catch { throw fail(error) }
     }
+
+    /// All remaining rows as tuples.
+    ///
+    /// Declared here, not only inherited from ``Cursor``: the protocol's generic
+    /// `collect()` on a tuple of a parameter pack, called in the same expression that
+    /// makes the cursor (`try db.tuples(Int.self, String.self, sql: …).collect()`),
+    /// crashes the Swift 6.3 type checker or fails to type-check.
+    public func collect() throws -> [(repeat each V)] {
+        var rows: [(repeat each V)] = []
+        while let row = try next() { rows.append(row) }
+        return rows
+    }
 }

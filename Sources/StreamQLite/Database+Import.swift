@@ -26,11 +26,12 @@ public enum JSONImportLayout: Sendable, Equatable {
 /// | string `"12"` | 12 when it is an integer literal, else ² | 12.0 when it is a number, else ² | `'12'` | see ¹ | `'12'` |
 /// | object/array | JSON text | JSON text | JSON text | JSON text | JSON text |
 ///
-/// ¹ A column whose declared type contains `DATE` or `TIME`: ISO-8601 strings
-/// (`2024-05-01`, `2024-05-01T14:00:00+02:00`, `2024-05-01 12:00:00.5Z`) are
-/// validated; a date alone is stored as `YYYY-MM-DD`, a date and time as
-/// `YYYY-MM-DDTHH:MM:SS.SSS` with the offset applied and `Z` appended when
-/// the string had an offset (UTC), without `Z` when it had none. Other strings are ².
+/// ¹ A column whose declared type contains `DATE` or `TIME`: strings in any
+/// form SQLite's date functions accept (`2024-05-01`, `2024-05-01T14:00:00+02:00`,
+/// `2024-05-01 12:00:00.5Z`) are validated and stored as the library's one date
+/// text, the same as a bound `Date`: a date alone as `YYYY-MM-DD`, a date and
+/// time as `YYYY-MM-DD HH:MM:SS.SSS` in UTC (an offset is applied; none means
+/// UTC, as in SQLite). Other strings are ².
 ///
 /// ² Strict mode: an error. Otherwise the value is stored as it is (a REAL, or
 /// the string) and SQLite's affinity rules apply.
@@ -686,7 +687,7 @@ final class JSONImporter {
             if isDate[c] {
                 if let normalized = normalizeISO8601(s) { setText(c, normalized); return }
                 if strict {
-                    throw error("'\(String(decoding: s, as: UTF8.self))' is not an ISO-8601 date or date-time, column \(columns[c]) is a date column (strict mode)",
+                    throw error("'\(String(decoding: s, as: UTF8.self))' is not a date or date-time, column \(columns[c]) is a date column (strict mode)",
                                 t, key: keyName())
                 }
                 setText(c, s)
@@ -893,112 +894,14 @@ func parseJSONNumber(_ s: UnsafeBufferPointer<UInt8>) -> Double? {
     return sq_json_number_double(UnsafeRawPointer(s.baseAddress!).assumingMemoryBound(to: CChar.self), n)
 }
 
-/// Validates an ISO-8601 date or date-time and normalizes it (see ``JSONImportOptions``); nil if invalid.
+/// Validates a date or date-time and normalizes it to the library's one date text
+/// (`2024-05-01 12:00:00.250`, UTC; a bare `2024-05-01` stays a date) through the C
+/// codec of `sq_date.h`; nil if it is not a time value SQLite's date functions accept.
 func normalizeISO8601(_ s: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-    let n = s.count
-    var i = 0
-    func num(_ width: Int) -> Int? {
-        guard i + width <= n else { return nil }
-        var v = 0
-        for k in 0..<width {
-            let d = Int(s[i + k]) - 0x30
-            guard d >= 0 && d <= 9 else { return nil }
-            v = v * 10 + d
-        }
-        i += width
-        return v
+    guard let base = s.baseAddress, s.count < 256 else { return nil }
+    return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(SQ_DATE_TEXT_MAX)) { out -> [UInt8]? in
+        let n = sq_date_normalize(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(s.count), out.baseAddress!)
+        guard n >= 0 else { return nil }
+        return Array(UnsafeRawBufferPointer(start: out.baseAddress!, count: Int(n)))
     }
-    func expect(_ c: UInt8) -> Bool {
-        guard i < n && s[i] == c else { return false }
-        i += 1
-        return true
-    }
-    guard let year = num(4), expect(UInt8(ascii: "-")), let month = num(2), expect(UInt8(ascii: "-")),
-          let day = num(2) else { return nil }
-    guard (1...12).contains(month), day >= 1, day <= daysInMonth(year, month) else { return nil }
-    if i == n { return Array(s) }  // a date alone, already canonical
-    guard i < n && (s[i] == UInt8(ascii: "T") || s[i] == UInt8(ascii: "t") || s[i] == UInt8(ascii: " ")) else { return nil }
-    i += 1
-    guard let hour = num(2), expect(UInt8(ascii: ":")), let minute = num(2) else { return nil }
-    var second = 0, millis = 0
-    if expect(UInt8(ascii: ":")) {
-        guard let sec = num(2) else { return nil }
-        second = sec
-        if expect(UInt8(ascii: ".")) || expect(UInt8(ascii: ",")) {
-            var digits = 0
-            while i < n && s[i] >= 0x30 && s[i] <= 0x39 {
-                if digits < 3 { millis = millis * 10 + Int(s[i] - 0x30) }
-                digits += 1
-                i += 1
-            }
-            guard digits > 0 else { return nil }
-            if digits < 3 { for _ in digits..<3 { millis *= 10 } }
-        }
-    }
-    guard hour <= 23, minute <= 59, second <= 60 else { return nil }
-    var offsetMinutes: Int? = nil
-    if i < n {
-        if s[i] == UInt8(ascii: "Z") || s[i] == UInt8(ascii: "z") {
-            i += 1
-            offsetMinutes = 0
-        } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
-            let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
-            i += 1
-            guard let oh = num(2) else { return nil }
-            _ = expect(UInt8(ascii: ":"))
-            guard let om = num(2), oh <= 23, om <= 59 else { return nil }
-            offsetMinutes = sign * (oh * 60 + om)
-        } else {
-            return nil
-        }
-    }
-    guard i == n else { return nil }
-    var y = year, mo = month, d = day, h = hour, mi = minute
-    if let offset = offsetMinutes, offset != 0 {
-        // Convert to UTC through days since the epoch (proleptic Gregorian calendar).
-        var total = (daysFromCivil(year, month, day) * 24 + hour) * 60 + minute - offset
-        let dayCount = Int((Double(total) / 1440).rounded(.down))
-        total -= dayCount * 1440
-        (y, mo, d) = civilFromDays(dayCount)
-        h = total / 60
-        mi = total % 60
-    }
-    func pad(_ v: Int, _ w: Int) -> String {
-        let t = String(v)
-        return String(repeating: "0", count: max(0, w - t.count)) + t
-    }
-    let out = "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(second, 2)).\(pad(millis, 3))"
-        + (offsetMinutes == nil ? "" : "Z")
-    return Array(out.utf8)
-}
-
-private func daysInMonth(_ y: Int, _ m: Int) -> Int {
-    switch m {
-    case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: return 30
-    default: return 31
-    }
-}
-
-/// Days since 1970-01-01 (Howard Hinnant's algorithm).
-private func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-    let y = m <= 2 ? y0 - 1 : y0
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yoe = y - era * 400
-    let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    return era * 146097 + doe - 719468
-}
-
-private func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
-    let z = z0 + 719468
-    let era = (z >= 0 ? z : z - 146096) / 146097
-    let doe = z - era * 146097
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-    let y = yoe + era * 400
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let d = doy - (153 * mp + 2) / 5 + 1
-    let m = mp < 10 ? mp + 3 : mp - 9
-    return (m <= 2 ? y + 1 : y, m, d)
 }

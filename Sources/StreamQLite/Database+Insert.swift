@@ -17,8 +17,10 @@ public struct InsertOptions: Sendable {
 
     /// How `Date` properties are stored.
     public enum DateEncoding: Sendable, Equatable {
-        /// TEXT `2024-05-01T12:00:00.000Z` (UTC, milliseconds; SQLite's date functions read it).
-        case iso8601
+        /// The library's one date text, `2024-05-01 12:00:00.250` (UTC, milliseconds
+        /// floored), the same as binding a `Date` with `execute`: SQLite's date functions
+        /// and the locale-week functions read it, and text order is time order.
+        case text
         /// REAL seconds since 1970-01-01 UTC.
         case unixSeconds
     }
@@ -38,12 +40,12 @@ public struct InsertOptions: Sendable {
     /// Columns receiving nested values (structs, arrays, dictionaries) as JSON
     /// text, in addition to columns whose declared type contains `JSON`.
     public var jsonColumns: Set<String>
-    /// How `Date` values are stored; default ``DateEncoding/iso8601``.
+    /// How `Date` values are stored; default ``DateEncoding/text``.
     public var dateEncoding: DateEncoding
 
     /// Creates options; every parameter has the documented default.
     public init(columns: [String]? = nil, onConflict: Conflict = .abort, batchSize: Int = 50,
-                ignoreUnknownKeys: Bool = false, jsonColumns: Set<String> = [], dateEncoding: DateEncoding = .iso8601) {
+                ignoreUnknownKeys: Bool = false, jsonColumns: Set<String> = [], dateEncoding: DateEncoding = .text) {
         self.columns = columns
         self.onConflict = onConflict
         self.batchSize = batchSize

@@ -46,100 +46,52 @@ extension Date: DatabaseValueConvertible {
     }
 }
 
-/// `2024-05-01 12:00:00.000` in UTC.
+/// The one date text of the library: `2024-05-01 12:00:00.250`, UTC, milliseconds
+/// floored (a `Date` never moves to a later millisecond, second or day).
+///
+/// Written by the C codec (`sq_date.h`) that every path shares: binding, bulk
+/// inserts, `importJSON` into date columns and dates inside nested JSON values.
 func sqliteDateString(_ date: Date) -> String {
-    let ms = (date.timeIntervalSince1970 * 1000).rounded()
-    let total = Int64(ms)
-    var days = total / 86_400_000
-    var rem = total % 86_400_000
-    if rem < 0 { rem += 86_400_000; days -= 1 }
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let doe = z - era * 146_097
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-    let mp = (5 * doy + 2) / 153
-    let d = doy - (153 * mp + 2) / 5 + 1
-    let m = mp < 10 ? mp + 3 : mp - 9
-    let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-    func pad(_ v: Int64, _ w: Int) -> String {
-        let s = String(v)
-        return s.count >= w ? s : String(repeating: "0", count: w - s.count) + s
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(SQ_DATE_TEXT_MAX)) { buf in
+        let n = Int(sq_date_format_ms(dateMilliseconds(date), buf.baseAddress!))
+        return String(decoding: UnsafeRawBufferPointer(start: buf.baseAddress!, count: n), as: UTF8.self)
     }
-    return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2)) \(pad(rem / 3_600_000, 2)):\(pad(rem / 60_000 % 60, 2)):\(pad(rem / 1000 % 60, 2)).\(pad(rem % 1000, 3))"
 }
 
-/// Parses `yyyy-MM-dd`, `yyyy-MM-dd[ T]HH:mm[:ss[.fff]][Z|±HH:MM]`; nil for anything else.
+/// Milliseconds since 1970, floored; saturated far outside the years 0000-9999.
+///
+/// Rounded to the microsecond first: a `Date` made from a millisecond text
+/// (`ms / 1000` seconds) is a hair below or above it in binary, and must
+/// write back as the same text.
+@inline(__always)
+func dateMilliseconds(_ date: Date) -> Int64 {
+    let us = (date.timeIntervalSince1970 * 1_000_000).rounded()
+    let limit = Double(1 << 62)  // ±146,000 years
+    guard us.isFinite else { return us < 0 ? -(1 << 52) : (1 << 52) }
+    return Int64(max(-limit, min(limit, us))).floorDiv(1000)
+}
+
+extension Int64 {
+    /// The quotient rounded toward negative infinity.
+    func floorDiv(_ d: Int64) -> Int64 {
+        let q = self / d
+        return (self % d != 0 && (self < 0) != (d < 0)) ? q - 1 : q
+    }
+}
+
+/// Reads a time value in any form SQLite's date functions accept (the library's
+/// date text, ISO 8601 with `T`, `Z` or `±HH:MM`, a bare date as midnight UTC, a
+/// Julian day number); nil for anything else. The C codec of `sq_date.h`.
 func parseSQLiteDate<C: RandomAccessCollection>(_ s: C) -> Date? where C.Element == UInt8, C.Index == Int {
-    var i = s.startIndex
-    let end = s.endIndex
-    func digits(_ count: Int) -> Int? {
-        guard end - i >= count else { return nil }
-        var v = 0
-        for _ in 0..<count {
-            let c = s[i]
-            guard c >= 0x30 && c <= 0x39 else { return nil }
-            v = v * 10 + Int(c - 0x30)
-            i += 1
-        }
-        return v
+    let parsed: Int64?? = s.withContiguousStorageIfAvailable { buf -> Int64? in
+        var ms: Int64 = 0
+        guard let base = buf.baseAddress, buf.count < Int(Int32.max),
+              sq_date_parse_ms(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buf.count), &ms) == 0
+        else { return nil }
+        return ms
     }
-    func expect(_ c: UInt8) -> Bool {
-        guard i < end, s[i] == c else { return false }
-        i += 1
-        return true
-    }
-    guard let y = digits(4), expect(0x2D), let mo = digits(2), expect(0x2D), let d = digits(2) else { return nil }
-    guard (1...12).contains(mo) else { return nil }
-    let monthDays = [31, (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-    guard d >= 1 && d <= monthDays[mo - 1] else { return nil }
-    var h = 0, mi = 0, sec = 0
-    var frac = 0.0
-    var offset = 0
-    if i < end {
-        guard s[i] == 0x20 || s[i] == 0x54 else { return nil }
-        i += 1
-        guard let hh = digits(2), expect(0x3A), let mm = digits(2), hh < 24, mm < 60 else { return nil }
-        h = hh; mi = mm
-        if expect(0x3A) {
-            guard let ss = digits(2), ss < 60 else { return nil }
-            sec = ss
-            if expect(0x2E) {
-                var scale = 0.1
-                var any = false
-                while i < end, s[i] >= 0x30 && s[i] <= 0x39 {
-                    frac += Double(s[i] - 0x30) * scale
-                    scale /= 10
-                    i += 1
-                    any = true
-                }
-                guard any else { return nil }
-            }
-        }
-        if i < end {
-            if expect(0x5A) {
-            } else if s[i] == 0x2B || s[i] == 0x2D {
-                let sign = s[i] == 0x2D ? -1 : 1
-                i += 1
-                guard let oh = digits(2), expect(0x3A), let om = digits(2) else { return nil }
-                offset = sign * (oh * 60 + om) * 60
-            } else {
-                return nil
-            }
-        }
-        guard i == end else { return nil }
-    }
-    // Days since 1970-01-01.
-    let yy = mo <= 2 ? y - 1 : y
-    let era = (yy >= 0 ? yy : yy - 399) / 400
-    let yoe = yy - era * 400
-    let mp = mo > 2 ? mo - 3 : mo + 9
-    let doy = (153 * mp + 2) / 5 + d - 1
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-    let days = era * 146_097 + doe - 719_468
-    let seconds = Double(days * 86_400 + h * 3600 + mi * 60 + sec - offset) + frac
-    return Date(timeIntervalSince1970: seconds)
+    guard let parsed else { return parseSQLiteDate(Array(s)) }  // not contiguous: copy once
+    return parsed.map { Date(timeIntervalSince1970: Double($0) / 1000) }
 }
 
 /// UUIDs are stored as their 36-character text; reading accepts that text or a 16-byte BLOB.
