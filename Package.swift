@@ -4,16 +4,29 @@ import PackageDescription
 // StreamQLite: the Swift companion library of the StreamQLite SQLite extension.
 // The extension's C sources (Extension/src) are compiled into the CStreamQLite
 // target with SQLITE_CORE, so every connection the library opens gets the SQL
-// functions without loading a file. Dependencies: the system's libsqlite3 and
-// libicu only (Debian: libsqlite3-dev, libicu-dev).
+// functions without loading a file. The system's SQLite and ICU are reached as
+// system-library targets (module maps in Sources/CSQLite and Sources/CICU, found
+// through pkg-config; Debian: libsqlite3-dev, libicu-dev). No unsafe flags, so
+// other packages can depend on this one by URL and version.
 let package = Package(
     name: "StreamQLite",
     products: [
         .library(name: "StreamQLite", targets: ["StreamQLite"]),
     ],
     targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CICU",
+            pkgConfig: "icu-i18n",
+            providers: [.apt(["libicu-dev"])]
+        ),
         .target(
             name: "CStreamQLite",
+            dependencies: ["CSQLite", "CICU"],
             path: "Extension",
             exclude: ["test", "fuzz", "bench"],
             sources: ["src"],
@@ -22,13 +35,6 @@ let package = Package(
                 .define("SQLITE_CORE"),
                 .define("_GNU_SOURCE"),
                 .headerSearchPath("src"),
-                .unsafeFlags(["-O2"]),
-            ],
-            linkerSettings: [
-                .linkedLibrary("sqlite3"),
-                .linkedLibrary("icui18n"),
-                .linkedLibrary("icuuc"),
-                .linkedLibrary("icudata"),
             ]
         ),
         .target(
