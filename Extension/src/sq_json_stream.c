@@ -294,7 +294,17 @@ typedef struct JsCol {
   char *key;          /* JSON key (the name unless renamed) */
   int nkey;
   int aff;
+  int next;           /* next column with the same key, -1: none */
 } JsCol;
+
+/* The distinct keys of a typed table, in column order; each fills the
+** chain of columns col, aCol[col].next, … (keys='n_text=n' makes the
+** key "n" fill both n and n_text). */
+typedef struct JsKey {
+  const char *key;    /* = aCol[col].key */
+  int nkey;
+  int col;            /* first column with this key */
+} JsKey;
 
 typedef struct JsVtab {
   sqlite3_vtab base;
@@ -304,6 +314,8 @@ typedef struct JsVtab {
   char *zPath;        /* typed: the path= option */
   int nCol;
   JsCol *aCol;
+  int nKey;
+  JsKey *aKey;
 } JsVtab;
 
 /* Typed value slots. */
@@ -351,9 +363,9 @@ typedef struct JsCursor {
   /* typed */
   JsSlot *slots;
   JsBuf arena;
-  int cur_col;              /* column of the current key, -1: ignored */
-  int guess;                /* next column to try first */
-  int nest_col;             /* column being captured as JSON, -1 none */
+  int cur_col;              /* first column of the current key, -1: ignored */
+  int guess;                /* next key (index into aKey) to try first */
+  int nest_col;             /* first column being captured as JSON, -1 none */
   int nest_skip;            /* inside an ignored nested value */
   int nest_sep;
 
@@ -488,11 +500,40 @@ static char *js_add_rename(JsVtab *vt, const char *z, int n){
   }
 }
 
+/* Groups the columns by JSON key (after renames): vt->aKey and the
+** aCol[].next chains. */
+static char *js_build_keys(JsVtab *vt){
+  int i, k;
+  vt->aKey = sqlite3_malloc64(sizeof(JsKey)*(sqlite3_uint64)vt->nCol);
+  if( !vt->aKey ) return sqlite3_mprintf("json_stream: out of memory");
+  vt->nKey = 0;
+  for(i=0; i<vt->nCol; i++){
+    JsCol *col = &vt->aCol[i];
+    col->next = -1;
+    for(k=0; k<vt->nKey; k++){
+      const JsKey *K = &vt->aKey[k];
+      if( K->nkey==col->nkey && memcmp(K->key, col->key, (size_t)col->nkey)==0 ) break;
+    }
+    if( k<vt->nKey ){
+      int j = vt->aKey[k].col;
+      while( vt->aCol[j].next>=0 ) j = vt->aCol[j].next;
+      vt->aCol[j].next = i;
+    }else{
+      vt->aKey[vt->nKey].key = col->key;
+      vt->aKey[vt->nKey].nkey = col->nkey;
+      vt->aKey[vt->nKey].col = i;
+      vt->nKey++;
+    }
+  }
+  return 0;
+}
+
 static void js_vtab_free(JsVtab *vt){
   int i;
   if( !vt ) return;
   for(i=0; i<vt->nCol; i++){ sqlite3_free(vt->aCol[i].name); sqlite3_free(vt->aCol[i].key); }
   sqlite3_free(vt->aCol);
+  sqlite3_free(vt->aKey);
   sqlite3_free(vt->zFile);
   sqlite3_free(vt->zPath);
   sqlite3_free(vt);
@@ -542,6 +583,7 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
       }
     }
     if( !err && zKeys ) err = js_split(zKeys, js_add_rename, vt);
+    if( !err ) err = js_build_keys(vt);
     if( !err && vt->zPath ){
       JsPath tmp;
       err = js_path_parse(vt->zPath, &tmp);
@@ -679,27 +721,28 @@ static int js_buf_fail(JsCursor *c, int rc){
 
 /* ---- typed rows */
 
-static int js_key_eq(const JsCol *col, const char *k, size_t n){
+static int js_key_eq(const JsKey *K, const char *k, size_t n){
   size_t i;
-  if( (size_t)col->nkey!=n ) return 0;
-  if( n>16 ) return memcmp(col->key, k, n)==0;
-  for(i=0; i<n; i++) if( col->key[i]!=k[i] ) return 0;
+  if( (size_t)K->nkey!=n ) return 0;
+  if( n>16 ) return memcmp(K->key, k, n)==0;
+  for(i=0; i<n; i++) if( K->key[i]!=k[i] ) return 0;
   return 1;
 }
 
-/* Column for a key: the column after the previous match is tried first
-** (members usually come in the same order in every element). */
+/* First column of a key (-1: no column): the key after the previous match
+** is tried first (members usually come in the same order in every
+** element). */
 static int js_find_col(JsCursor *c, const char *k, size_t n){
   JsVtab *vt = c->vt;
   int i, g = c->guess;
-  if( g<vt->nCol && js_key_eq(&vt->aCol[g], k, n) ){
+  if( g<vt->nKey && js_key_eq(&vt->aKey[g], k, n) ){
     c->guess = g+1;
-    return g;
+    return vt->aKey[g].col;
   }
-  for(i=0; i<vt->nCol; i++){
-    if( js_key_eq(&vt->aCol[i], k, n) ){
+  for(i=0; i<vt->nKey; i++){
+    if( js_key_eq(&vt->aKey[i], k, n) ){
       c->guess = i+1;
-      return i;
+      return vt->aKey[i].col;
     }
   }
   return -1;
@@ -763,16 +806,24 @@ static int js_typed_event(JsCursor *c, const sq_json_token *t){
       if( c->nest_skip ){ c->nest_skip = 0; return 0; }
       if( c->nest_col>=0 ){
         int rc = js_write_token(&c->arena, &c->nest_sep, t, c->max_elem);
-        JsSlot *sl = &c->slots[c->nest_col];
+        sqlite3_int64 off = c->slots[c->nest_col].off;
+        int col;
         if( rc ) return js_buf_fail(c, rc);
-        sl->type = SL_JSON;
-        sl->len = c->arena.n - sl->off;
+        for(col=c->nest_col; col>=0; col=c->vt->aCol[col].next){
+          JsSlot *sl = &c->slots[col];
+          sl->type = SL_JSON;
+          sl->off = off;
+          sl->len = c->arena.n - off;
+        }
         c->nest_col = -1;
       }
       return 0;
     }else{
-      if( c->cur_col>=0 ) return js_typed_scalar(c, c->cur_col, t);
-      return 0;
+      int col, rc = 0;
+      for(col=c->cur_col; col>=0 && rc==0; col=c->vt->aCol[col].next){
+        rc = js_typed_scalar(c, col, t);
+      }
+      return rc;
     }
   }
   if( c->nest_col>=0 ){

@@ -193,6 +193,23 @@ SELECT value, quote(value->>'$.a') FROM json_stream('always_empty.json');
 -- => {"a":""}|''
 -- => {"a":""}|''
 
+-- one key, several columns: every column mapped to the key is filled
+-- (each with its own affinity), also for nested values
+SELECT writefile('one_key.json', '[{"n":5,"o":{"k":[1]}},{"o":"s","n":"7"}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.ok1 USING json_stream(filename='one_key.json',
+  columns='n INTEGER, n_text TEXT, n_real REAL, o, o2 TEXT', keys='n_text=n, n_real=n, o2=o');
+SELECT n, typeof(n), n_text, typeof(n_text), n_real, typeof(n_real), o, o2 FROM ok1;
+-- => 5|integer|5|text|5.0|real|{"k":[1]}|{"k":[1]}
+-- => 7|text|7|text|7|text|s|s
+SELECT json_array(o, o2) FROM ok1 WHERE n = 5;
+-- => [{"k":[1]},{"k":[1]}]
+-- a rename onto another column's key, that column declared later
+CREATE VIRTUAL TABLE temp.ok2 USING json_stream(filename='one_key.json', columns='a TEXT, n INTEGER', keys='a=n');
+SELECT a, n FROM ok2;
+-- => 5|5
+-- => 7|7
+
 -- elements must be objects
 CREATE VIRTUAL TABLE sc USING json_stream(filename='scalars.json', columns='a');
 SELECT * FROM sc;
