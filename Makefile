@@ -3,7 +3,8 @@
 #   make            build/streamqlite.so (the loadable extension)
 #   make demo       build it and print the locale-week report (README's first command)
 #   make test       every test: C unit tests, SQL tests through sqlite3, Python
-#                   loading checks, ASan+UBSan run, fuzz smoke run, swift test
+#                   loading checks, ASan+UBSan run, fuzz smoke run, swift test, and a new
+#                   package depending on this one by version (test-package)
 #   make bench      benchmarks of the extension (see BENCHMARKS.md)
 
 SHELL     := /bin/bash
@@ -44,7 +45,7 @@ FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: all ext demo test test-c test-sql test-python test-asan test-fuzz test-swift \
-        swift-toolchain bench deps clean
+        swift-toolchain test-package bench deps clean
 
 all: ext
 ext: $(EXT)
@@ -69,7 +70,7 @@ $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 demo: deps ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-asan test-fuzz test-swift
+test: deps ext test-c test-sql test-python test-asan test-fuzz test-swift test-package
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -114,6 +115,11 @@ swift-toolchain:
 
 test-swift: swift-toolchain
 	swift test
+
+# A brand-new package depends on this one by git URL and version tag (the
+# committed state) and runs README's Swift example.
+test-package: swift-toolchain
+	@bash scripts/check-package-consumer.sh
 
 # Every Extension/bench/bench-*.sh gets the extension's path; each prints its table.
 # The JSON benchmark compares against YAJL and reads peak RSS with GNU time.

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Checks that StreamQLite can be used the way Swift users add packages: a
+# brand-new package in a temporary folder depends on a git clone of this
+# repository by URL and version tag,
+#     .package(url: "file://…/StreamQLite", from: "0.1.0")
+# builds, and runs the Swift example of README.md (the first ```swift block
+# under "## Swift library"), followed by two lines that print what it stored
+# and what an extension function answers; the output is compared with the
+# expected text.  SwiftPM refuses unsafe flags in a package depended on by
+# version, and an @inlinable API that needs a C module the consumer cannot see
+# fails to compile here, not in users' hands.
+#
+# Part of `make test` (target test-package).  It checks the committed state:
+# the clone is of HEAD (or of REV=<commit>), uncommitted changes are not in it.
+#     bash scripts/check-package-consumer.sh
+#     REV=<commit> KEEP=1 bash scripts/check-package-consumer.sh
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+rev=$(git -C "$repo" rev-parse --verify "${REV:-HEAD}^{commit}")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/streamqlite-consumer.XXXXXX")
+if [ -n "${KEEP:-}" ]; then echo "check-package-consumer: keeping $tmp"; else trap 'rm -rf "$tmp"' EXIT; fi
+say() { echo "check-package-consumer: $*"; }
+fail() { echo "check-package-consumer: FAILED: $*" >&2; exit 1; }
+
+# 1. A local clone of the committed state, tagged 0.1.0.
+say "commit $(git -C "$repo" log -1 --format='%h %s' "$rev" | cut -c1-72)"
+git clone -q --no-checkout "$repo" "$tmp/StreamQLite"
+git -C "$tmp/StreamQLite" checkout -q --detach "$rev"
+git -C "$tmp/StreamQLite" tag -f 0.1.0 >/dev/null
+
+# 2. A new package that depends on it by URL and version.
+app="$tmp/Consumer"
+mkdir -p "$app/Sources/Consumer"
+cat > "$app/Package.swift" <<EOF
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Consumer",
+    dependencies: [
+        .package(url: "file://$tmp/StreamQLite", from: "0.1.0"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "Consumer",
+            dependencies: [.product(name: "StreamQLite", package: "StreamQLite")]
+        ),
+    ]
+)
+EOF
+
+# 3. README's example, as a reader would paste it, then two checking lines.
+awk '/^## Swift library/ { sec = 1; next }
+     sec && /^## / { exit }
+     sec && !code && /^```swift/ { code = 1; next }
+     code && /^```/ { exit }
+     code { print }' "$tmp/StreamQLite/README.md" > "$app/Sources/Consumer/main.swift"
+grep -q 'import StreamQLite' "$app/Sources/Consumer/main.swift" \
+  || fail "README.md has no \`\`\`swift block with 'import StreamQLite' under '## Swift library'"
+cat >> "$app/Sources/Consumer/main.swift" <<'EOF'
+print("stored:", all.map { "\($0.id) \($0.title) \($0.done)" })
+print("locale_week:", try db.value(String.self, "SELECT locale_week('2011-01-02', 'en_US')") ?? "NULL")
+EOF
+expected='Clean Room
+stored: ["1 Clean Room false"]
+locale_week: 2011-02'
+
+# 4. Build (the library is compiled once, into this scratch folder) and run.
+start=$SECONDS
+if ! swift build --package-path "$app" --scratch-path "$tmp/build" --disable-dependency-cache > "$tmp/build.log" 2>&1; then
+  tail -40 "$tmp/build.log" >&2
+  fail "the consumer package did not resolve or build (log above)"
+fi
+say "resolved StreamQLite $(git -C "$tmp/StreamQLite" rev-parse --short "$rev") as version 0.1.0 and built in $((SECONDS - start)) s"
+bin=$(swift build --package-path "$app" --scratch-path "$tmp/build" --show-bin-path)
+mkdir "$tmp/run"
+got=$(cd "$tmp/run" && "$bin/Consumer" 2>&1) || { printf '%s\n' "$got" >&2; fail "the README example exited with an error"; }
+if [ "$got" != "$expected" ]; then
+  printf -- '--- expected\n%s\n--- got\n%s\n' "$expected" "$got" >&2
+  fail "the README example printed something else"
+fi
+printf '%s\n' "$got" | sed 's/^/  /'
+say "1 passed, 0 failed"
