@@ -94,27 +94,9 @@ public enum JSONWriterError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-// The Swift runtime's shortest round-trip Double formatter (what `Double.description`
-// calls), exported by libswiftCore; used to format into the output buffer without
-// allocating a String per value.
-@_silgen_name("swift_float64ToString")
-private func _swiftFloat64ToString(
-    _ buffer: UnsafeMutablePointer<UInt8>, _ bufferLength: Int, _ value: Double, _ debug: Bool
-) -> UInt64
+// The number formatters, `smallCopy` and the string escaper live in JSON/JSONEscaping.swift
+// (shared with `JSONValueEncoder`).
 
-private let jsonHexDigits: StaticString = "0123456789abcdef"
-/// "00" "01" … "99": two decimal digits per lookup.
-private let digitPairs: StaticString = "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
-
-/// Copies a few bytes forward without calling memmove (faster for column prefixes and numbers).
-@inline(__always)
-private func smallCopy(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>, _ n: Int) {
-    var i = 0
-    while i < n {
-        dst[i] = src[i]
-        i &+= 1
-    }
-}
 /// Copies 16 bytes as two unaligned 8-byte words.
 @inline(__always)
 private func copy16(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UInt8>) {
@@ -124,46 +106,8 @@ private func copy16(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UIn
     UnsafeMutableRawPointer(dst + 8).storeBytes(of: b, as: UInt64.self)
 }
 
-/// Whether any of the 8 bytes of `w` needs escaping in a JSON string or is not ASCII:
-/// `"`, `\`, a control character (< 0x20) or ≥ 0x80. Exact as a whole-word test.
-@inline(__always)
-private func wordNeedsAttention(_ w: UInt64) -> Bool {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let high: UInt64 = 0x8080_8080_8080_8080
-    let quote = w ^ (ones &* 0x22)
-    let backslash = w ^ (ones &* 0x5C)
-    let control = (w &- ones &* 0x20) & ~w
-    let hasQuote = (quote &- ones) & ~quote
-    let hasBackslash = (backslash &- ones) & ~backslash
-    return ((control | hasQuote | hasBackslash) & high) | (w & high) != 0
-}
-
 private let base64Alphabet: StaticString =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-
-/// Quotes a column name into `out` (names are Swift Strings, hence valid UTF-8).
-func appendJSONQuoted(_ s: String, to out: inout [UInt8], escapeLineSeparators: Bool) {
-    out.append(UInt8(ascii: "\""))
-    for scalar in s.unicodeScalars {
-        switch scalar.value {
-        case 0x22: out.append(contentsOf: [0x5C, 0x22])
-        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-        case 0x08: out.append(contentsOf: [0x5C, UInt8(ascii: "b")])
-        case 0x0C: out.append(contentsOf: [0x5C, UInt8(ascii: "f")])
-        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-        case let v where v < 0x20 || (escapeLineSeparators && (v == 0x2028 || v == 0x2029)):
-            let hex = Array("0123456789abcdef".utf8)
-            let v = Int(scalar.value)
-            out.append(contentsOf: [0x5C, UInt8(ascii: "u"),
-                                    hex[(v >> 12) & 15], hex[(v >> 8) & 15], hex[(v >> 4) & 15], hex[v & 15]])
-        default:
-            out.append(contentsOf: String(scalar).utf8)
-        }
-    }
-    out.append(UInt8(ascii: "\""))
-}
 
 /// Owns the memory of a writer's output buffer and pre-encoded column prefixes.
 private final class JSONWriterStorage {
@@ -355,37 +299,7 @@ public struct JSONRowWriter: RowSink {
     public mutating func integer(_ value: Int64, column: Int) throws {
         try prefix(column)
         try reserve(24)
-        let out = buffer + count
-        var magnitude = value.magnitude
-        if magnitude < 10 {  // the most common small values: no scratch, no copy
-            if value < 0 { out[0] = UInt8(ascii: "-"); out[1] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30; count += 2 }
-            else { out[0] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30; count += 1 }
-            return
-        }
-        // Two digits at a time, backwards at the end of the reserved room, then moved into place.
-        let pairs = digitPairs.utf8Start
-        let end = out + 24
-        var p = end
-        while magnitude >= 100 {
-            let r = Int(truncatingIfNeeded: magnitude % 100)
-            magnitude /= 100
-            p -= 2
-            p[0] = pairs[2 &* r]
-            p[1] = pairs[2 &* r &+ 1]
-        }
-        if magnitude >= 10 {
-            let r = Int(truncatingIfNeeded: magnitude)
-            p -= 2
-            p[0] = pairs[2 &* r]
-            p[1] = pairs[2 &* r &+ 1]
-        } else {
-            p -= 1
-            p[0] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30
-        }
-        if value < 0 { p -= 1; p[0] = UInt8(ascii: "-") }
-        let length = end - p
-        smallCopy(out, p, length)  // forward copy: the destination is below the source
-        count += length
+        count += writeDecimal(value, to: buffer + count)
     }
 
     /// Writes the shortest round-trip form, or `null` for NaN and ±Infinity.
@@ -393,11 +307,7 @@ public struct JSONRowWriter: RowSink {
         try prefix(column)
         try reserve(40)
         guard value.isFinite else { appendNull(); return }
-        // The formatter leaves the positions of padding zeros untouched (the
-        // stdlib's own caller hands it a buffer of '0's), so pre-fill with '0'.
-        // `doublesMatchSwiftDescriptionForRandomBitPatterns` guards this.
-        (buffer + count).initialize(repeating: 0x30, count: 40)
-        count += Int(_swiftFloat64ToString(buffer + count, 40, value, false))
+        count += writeShortestDouble(value, to: buffer + count)
     }
 
     /// Writes an escaped JSON string (or the value itself in a raw JSON column).
@@ -511,87 +421,16 @@ public struct JSONRowWriter: RowSink {
         if let p = utf8.baseAddress {
             var i = 0
             while i < n {
-                // Room for the longest unit below (an escape or replacement: 6 bytes).
                 if capacity - count < 16 { try flushBuffer() }
-                // Fast path: a run of printable ASCII other than `"` and `\`, copied while it is
-                // scanned, 8 bytes at a time while whole words are clean.
-                let limit = min(n, i + (capacity - count - 8))
-                var j = i
-                let out = buffer + count - i  // out + j is where p[j] goes
-                while j &+ 8 <= limit {
-                    let w = UnsafeRawPointer(p + j).loadUnaligned(as: UInt64.self)
-                    if wordNeedsAttention(w) { break }
-                    UnsafeMutableRawPointer(out + j).storeBytes(of: w, as: UInt64.self)
-                    j &+= 8
+                let progress = jsonEscape(p, n, &i, into: buffer + count, room: capacity - count, escapeSlash: false,
+                                          escapeLineSeparators: options.escapeLineSeparators,
+                                          rejectInvalidUTF8: options.invalidUTF8 == .reject)
+                count += progress.written
+                if let bad = progress.invalidAt {
+                    throw JSONWriterError.invalidUTF8(
+                        row: rowCount, column: column < columnNames.count ? columnNames[column] : "#\(column)",
+                        byteOffset: bad)
                 }
-                while j < limit {
-                    let b = p[j]
-                    if b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C { break }
-                    out[j] = b
-                    j &+= 1
-                }
-                if j > i {
-                    count += j - i
-                    i = j
-                    continue
-                }
-                let b = p[i]
-                if b < 0x80 {
-                    append(UInt8(ascii: "\\"))
-                    switch b {
-                    case 0x22: append(0x22)
-                    case 0x5C: append(0x5C)
-                    case 0x08: append(UInt8(ascii: "b"))
-                    case 0x0C: append(UInt8(ascii: "f"))
-                    case 0x0A: append(UInt8(ascii: "n"))
-                    case 0x0D: append(UInt8(ascii: "r"))
-                    case 0x09: append(UInt8(ascii: "t"))
-                    default:
-                        append(UInt8(ascii: "u")); append(0x30); append(0x30)
-                        append(jsonHexDigits.utf8Start[Int(b >> 4)])
-                        append(jsonHexDigits.utf8Start[Int(b & 15)])
-                    }
-                    i += 1
-                    continue
-                }
-                // Non-ASCII: find the length of a well-formed sequence, or of the
-                // maximal invalid subpart.
-                let need: Int
-                var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
-                switch b {
-                case 0xC2...0xDF: need = 1
-                case 0xE0: need = 2; lo = 0xA0
-                case 0xE1...0xEC, 0xEE, 0xEF: need = 2
-                case 0xED: need = 2; hi = 0x9F
-                case 0xF0: need = 3; lo = 0x90
-                case 0xF1...0xF3: need = 3
-                case 0xF4: need = 3; hi = 0x8F
-                default: need = 0
-                }
-                var len = 1
-                if need > 0 && i + 1 < n && p[i + 1] >= lo && p[i + 1] <= hi {
-                    len = 2
-                    while len <= need && i + len < n && p[i + len] & 0xC0 == 0x80 { len += 1 }
-                }
-                if need > 0 && len == need + 1 {
-                    if b == 0xE2 && p[i + 1] == 0x80 && (p[i + 2] == 0xA8 || p[i + 2] == 0xA9)
-                        && options.escapeLineSeparators {
-                        append(UInt8(ascii: "\\")); append(UInt8(ascii: "u")); append(UInt8(ascii: "2"))
-                        append(UInt8(ascii: "0")); append(UInt8(ascii: "2"))
-                        append(p[i + 2] == 0xA8 ? UInt8(ascii: "8") : UInt8(ascii: "9"))
-                    } else {
-                        (buffer + count).update(from: p + i, count: len)
-                        count += len
-                    }
-                } else {
-                    if options.invalidUTF8 == .reject {
-                        throw JSONWriterError.invalidUTF8(
-                            row: rowCount, column: column < columnNames.count ? columnNames[column] : "#\(column)",
-                            byteOffset: i)
-                    }
-                    append(0xEF); append(0xBF); append(0xBD)
-                }
-                i += len
             }
         }
         try put(UInt8(ascii: "\""))
