@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """Checks that build/streamqlite.so loads, unchanged, in Python's sqlite3
 module and in apsw (which bundles its own, newer SQLite), and that the SQL
-functions answer the same in both.  Prints `N passed, N failed`."""
+functions answer the same in both; that the no-read entry point
+(sqlite3_streamqlite_noread_init) registers everything but json_stream; and
+that a json_stream table planted in a database file reads nothing on either
+host.  Prints `N passed, N failed`."""
 import os
 import sqlite3
 import sys
+import tempfile
 
 ext = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/streamqlite.so")
 # (query, expected first value) pairs run on each host
@@ -17,6 +21,7 @@ CHECKS = [
     ("SELECT format_date('YYYY-ww', '2011-01-02', 'en_US')", "2011-02"),
     ("SELECT locale_week_rules('ar_EG')", '{"first_day":"saturday","min_days":1}'),
 ]
+NOREAD = "sqlite3_streamqlite_noread_init"
 passed, failed = 0, 0
 
 
@@ -27,6 +32,58 @@ def check(host, got, want, sql):
     else:
         failed += 1
         print(f"FAIL [{host}] {sql}: expected {want!r}, got {got!r}")
+
+
+def error_of(run):
+    """The error message `run()` raises, or None."""
+    try:
+        run()
+    except Exception as e:  # sqlite3.Error / apsw.Error
+        return str(e)
+    return None
+
+
+def check_error(host, msg, want, what):
+    check(host, msg is not None and want in msg, True, f"{what}: error {msg!r} should contain {want!r}")
+
+
+def common_checks(host, open_db, load_noread, tmp):
+    """open_db(path) -> connection with the extension loaded (default entry);
+    load_noread(con) loads the no-read entry point into a bare connection."""
+    secret = os.path.join(tmp, "secret.json")
+    with open(secret, "w") as f:
+        f.write('[{"user": "alice", "token": "s3cr3t"}]')
+    # a database file with a json_stream table planted straight into sqlite_master
+    path = os.path.join(tmp, f"planted-{host.split()[0]}.db")
+    con = open_db(path)
+    con.execute("PRAGMA writable_schema = ON")
+    con.execute("INSERT INTO sqlite_master(type, name, tbl_name, rootpage, sql) VALUES "
+                "('table', 'innocent', 'innocent', 0, ?)",
+                ("CREATE VIRTUAL TABLE innocent USING json_stream("
+                 f"filename='{secret}', columns='user TEXT, token TEXT')",))
+    con.execute("PRAGMA writable_schema = OFF")
+    if hasattr(con, "commit"):      # Python's sqlite3 opened a transaction
+        con.commit()
+    con.close()
+    for pre in ([], ["PRAGMA trusted_schema = OFF"]):
+        con = open_db(path)
+        for p in pre:
+            con.execute(p)
+        msg = error_of(lambda: list(con.execute("SELECT * FROM innocent")))
+        check_error(host, msg, "can only live in the temp schema", f"planted table {pre}")
+        con.close()
+    # the user's own temp table still reads
+    con = open_db(":memory:")
+    con.execute(f"CREATE VIRTUAL TABLE temp.mine USING json_stream(filename='{secret}', columns='token TEXT')")
+    check(host, [tuple(r) for r in con.execute("SELECT token FROM mine")], [("s3cr3t",)], "temp table")
+    con.close()
+    # the no-read entry point: the week functions, no json_stream
+    con = load_noread()
+    check(host, con.execute("SELECT locale_week('2011-01-02', 'en_US')").fetchone()[0], "2011-02",
+          "noread: locale_week")
+    msg = error_of(lambda: list(con.execute("SELECT * FROM json_stream(?)", (secret,))))
+    check_error(host, msg, "no such table: json_stream", "noread: json_stream")
+    con.close()
 
 
 def run_sqlite3():
@@ -49,8 +106,24 @@ def run_sqlite3():
     con = sqlite3.connect(":memory:")
     con.enable_load_extension(True)
     con.load_extension(ext[:-3] if ext.endswith(".so") else ext)
+    host = f"sqlite3 {sqlite3.sqlite_version}"
     for sql, want in CHECKS:
-        check(f"sqlite3 {sqlite3.sqlite_version}", con.execute(sql).fetchone()[0], want, sql)
+        check(host, con.execute(sql).fetchone()[0], want, sql)
+    con.close()
+
+    def open_db(path):
+        c = sqlite3.connect(path)
+        c.enable_load_extension(True)
+        c.load_extension(ext[:-3] if ext.endswith(".so") else ext)
+        return c
+
+    def load_noread():
+        c = sqlite3.connect(":memory:")
+        c.enable_load_extension(True)   # also enables SQL load_extension()
+        c.execute("SELECT load_extension(?, ?)", (ext, NOREAD))
+        return c
+    with tempfile.TemporaryDirectory() as tmp:
+        common_checks(host, open_db, load_noread, tmp)
 
 
 def run_apsw():
@@ -58,8 +131,24 @@ def run_apsw():
     con = apsw.Connection(":memory:")
     con.enable_load_extension(True)
     con.load_extension(ext)
+    host = f"apsw {apsw.sqlite_lib_version()}"
     for sql, want in CHECKS:
-        check(f"apsw {apsw.sqlite_lib_version()}", con.execute(sql).fetchone()[0], want, sql)
+        check(host, con.execute(sql).fetchone()[0], want, sql)
+    con.close()
+
+    def open_db(path):
+        c = apsw.Connection(path)
+        c.enable_load_extension(True)
+        c.load_extension(ext)
+        return c
+
+    def load_noread():
+        c = apsw.Connection(":memory:")
+        c.enable_load_extension(True)
+        c.load_extension(ext, NOREAD)
+        return c
+    with tempfile.TemporaryDirectory() as tmp:
+        common_checks(host, open_db, load_noread, tmp)
 
 
 run_sqlite3()

@@ -16,6 +16,10 @@ test case; a statement without one is setup and must simply succeed:
     SELECT locale_week('2011-01-02', 'xx_YY');
     -- error: locale_week: unknown locale 'xx_YY'
 
+A line `-- entry: NAME` before the first statement loads the extension
+through that entry point (`.load EXT NAME`) for the whole file, e.g.
+`-- entry: sqlite3_streamqlite_noread_init`.
+
 Output uses `.mode list` with `|` between columns and NULL shown as `NULL`.
 `-- => ` compares a whole row; `-- error: TEXT` passes when the statement
 fails and the shell's error message contains TEXT.  Every file runs against
@@ -48,7 +52,8 @@ class Case:
 
 
 def parse(path):
-    cases, buf, start = [], [], None
+    """Returns (cases, entry point or None)."""
+    cases, buf, start, entry = [], [], None, None
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     for n, raw in enumerate(lines, 1):
@@ -64,6 +69,11 @@ def parse(path):
             else:
                 c.expect_error = stripped[len("-- error:"):].strip()
             continue
+        if not buf and stripped.startswith("-- entry:"):
+            if cases:
+                raise SystemExit(f"{path}:{n}: '-- entry:' must come before the first statement")
+            entry = stripped[len("-- entry:"):].strip()
+            continue
         if not buf and (stripped == "" or stripped.startswith("--")):
             continue
         if not buf:
@@ -74,11 +84,11 @@ def parse(path):
             buf = []
     if buf:
         raise SystemExit(f"{path}:{start}: statement without a terminating ';'")
-    return cases
+    return cases, entry
 
 
-def shell(sqlite3, ext, db, script, bail, cwd):
-    head = f".load {ext}\n.mode list\n.separator |\n.nullvalue NULL\n.headers off\n"
+def shell(sqlite3, ext, db, script, bail, cwd, entry=None):
+    head = f".load {ext}{' ' + entry if entry else ''}\n.mode list\n.separator |\n.nullvalue NULL\n.headers off\n"
     args = [sqlite3, "-batch"] + (["-bail"] if bail else []) + [db]
     p = subprocess.run(args, input=head + script, capture_output=True,
                        text=True, errors="replace", cwd=cwd, timeout=600)
@@ -93,12 +103,12 @@ def run_file(path, ext, sqlite3):
     tmp = tempfile.mkdtemp(prefix="sqltest-")
     db = os.path.join(tmp, "test.db")
     try:
-        cases = parse(path)
+        cases, entry = parse(path)
         i = 0
         while i < len(cases):
             if cases[i].expect_error is not None:
                 c = cases[i]
-                rc, out, err = shell(sqlite3, ext, db, c.sql + "\n", False, tmp)
+                rc, out, err = shell(sqlite3, ext, db, c.sql + "\n", False, tmp, entry)
                 if c.expect_error in err:
                     passed += 1
                 elif not err.strip():
@@ -115,7 +125,7 @@ def run_file(path, ext, sqlite3):
             batch = cases[i:j]
             script = "".join(f".print {MARK}{k}\n{c.sql}\n" for k, c in enumerate(batch))
             script += f".print {MARK}end\n"
-            rc, out, err = shell(sqlite3, ext, db, script, True, tmp)
+            rc, out, err = shell(sqlite3, ext, db, script, True, tmp, entry)
             outputs, cur = {}, None
             for line in out.split("\n"):
                 if line.startswith(MARK):

@@ -17,6 +17,11 @@ extern "C" {
 int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg,
                              const struct sqlite3_api_routines *pApi);
 
+/* The same without the functions that read files (json_stream): for hosts
+** that let other people run SQL (see streamqlite.c, ENTRY POINTS). */
+int sqlite3_streamqlite_noread_init(sqlite3 *db, char **pzErrMsg,
+                                    const struct sqlite3_api_routines *pApi);
+
 #ifdef __cplusplus
 }
 #endif

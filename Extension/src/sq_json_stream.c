@@ -35,7 +35,7 @@
 **     SELECT value FROM json_stream('report.json', '$.data.items');
 **     SELECT count(*) FROM json_stream('/dev/stdin');
 **
-** VIRTUAL TABLE WITH TYPED COLUMNS (the fast path)
+** VIRTUAL TABLE WITH TYPED COLUMNS (the fast path; temp schema only)
 **
 **   CREATE VIRTUAL TABLE temp.incoming USING json_stream(
 **       filename='tasks.json',
@@ -85,9 +85,23 @@
 **
 ** SECURITY
 **
-**   json_stream reads files: it is registered with SQLITE_VTAB_DIRECTONLY,
-**   so it can be used in a user's own statements but not from triggers or
-**   views of a database schema.
+**   json_stream reads files, so no database file may make it read one:
+**   - A json_stream table (CREATE VIRTUAL TABLE … USING json_stream) can
+**     only live in the temp schema, which is never stored in a file:
+**     creating one in main or an attached database is an error, and so is
+**     opening one that is already in a file (planted through PRAGMA
+**     writable_schema, or made by an older version):
+**       json_stream: table main.x: json_stream tables read files, so they
+**       can only live in the temp schema, never in a database file: …
+**     This holds whatever trusted_schema or defensive mode say.
+**   - The table-valued function and every table are registered with
+**     SQLITE_VTAB_DIRECTONLY: usable in a user's own statements, never
+**     from the views or triggers of a database schema.
+**   The table-valued function still reads any file the process can read,
+**   for whoever can type SQL.  Hosts that let other people run SQL
+**   (Datasette, web SQL consoles) load the entry point without it:
+**     .load ./build/streamqlite sqlite3_streamqlite_noread_init
+**   (see streamqlite.c, ENTRY POINTS).
 */
 #include "sq_internal.h"
 #include "sq_json.h"
@@ -545,6 +559,21 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   int rc, i;
   char *zColumns = 0, *zKeys = 0, *err = 0;
   (void)pAux;
+  if( sqlite3_stricmp(argv[1], "temp")!=0
+      && !(argc==3 && sqlite3_stricmp(argv[2], "json_stream")==0) ){
+    /* Only the eponymous table-valued function json_stream (argv[1] is
+    ** "main", no arguments) exists outside temp.  A named table in main or
+    ** an attached database would live in a database file, and whoever
+    ** opens that file would read the file it names.  xCreate and xConnect
+    ** are this one function (SQLite makes a module eponymous only then), so
+    ** both CREATE and opening a table already in a file (one planted
+    ** through PRAGMA writable_schema) end here. */
+    *pzErr = sqlite3_mprintf("json_stream: table %s.%s: json_stream tables read "
+        "files, so they can only live in the temp schema, never in a database "
+        "file: CREATE VIRTUAL TABLE temp.%s USING json_stream(...)",
+        argv[1], argv[2], argv[2]);
+    return SQLITE_ERROR;
+  }
   vt = sqlite3_malloc(sizeof(*vt));
   if( !vt ) return SQLITE_NOMEM;
   memset(vt, 0, sizeof(*vt));

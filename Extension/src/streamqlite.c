@@ -14,13 +14,32 @@
 ** The locale-week functions live in sq_week.c, the JSON streaming
 ** functions in sq_json_stream.c; their header comments document them.
 **
-** This file holds the entry point.  Registration is table driven: each
-** module's register function runs in order and the first failure is
-** returned to the caller of sqlite3_load_extension().
+** ENTRY POINTS
+**
+**   sqlite3_streamqlite_init          everything (the default of .load and
+**                                     sqlite3_load_extension())
+**   sqlite3_streamqlite_noread_init   everything except what reads files
+**                                     (json_stream): for hosts that let
+**                                     other people run SQL (Datasette, a
+**                                     web SQL console, a shared server)
+**
+**     sqlite3> .load ./build/streamqlite sqlite3_streamqlite_noread_init
+**     datasette data.db --load-extension=build/streamqlite.so:sqlite3_streamqlite_noread_init
+**
+** A json_stream table with columns= can only be created in the temp
+** schema, so no database file can carry one (sq_json_stream.c, SECURITY);
+** but the table-valued function json_stream('any/file') reads whatever
+** file the process can read, for whoever can type SQL: load the no-read
+** entry point wherever the people typing SQL are not the people who own
+** the files.
+**
+** Registration is table driven: each module's register function runs in
+** order and the first failure is returned to the caller of
+** sqlite3_load_extension().
 **
 ** The same sources are compiled into the Swift package with SQLITE_CORE
 ** defined; the Swift library then calls sqlite3_streamqlite_init() on each
-** connection it opens.
+** connection it opens (a trusted in-process host: everything).
 */
 #include "sq_internal.h"
 SQLITE_EXTENSION_INIT1
@@ -41,26 +60,45 @@ static int sq_core_register(sqlite3 *db){
       sq_version_func, 0, 0);
 }
 
-static int (*const sq_modules[])(sqlite3*) = {
-  sq_core_register,
-  sq_week_register,
-  sq_json_register,
+/* The modules, in registration order; `reads_files` marks the ones the
+** no-read entry point leaves out. */
+static const struct {
+  int (*reg)(sqlite3*);
+  int reads_files;
+} sq_modules[] = {
+  { sq_core_register, 0 },
+  { sq_week_register, 0 },
+  { sq_json_register, 1 },     /* json_stream: reads files */
 };
 
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
-int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg,
-                             const sqlite3_api_routines *pApi){
+static int sq_register_all(sqlite3 *db, char **pzErrMsg, int with_files){
   int rc = SQLITE_OK;
   size_t i;
-  SQLITE_EXTENSION_INIT2(pApi);
   for(i=0; rc==SQLITE_OK && i<sizeof(sq_modules)/sizeof(sq_modules[0]); i++){
-    rc = sq_modules[i](db);
+    if( sq_modules[i].reads_files && !with_files ) continue;
+    rc = sq_modules[i].reg(db);
   }
   if( rc!=SQLITE_OK && pzErrMsg ){
     *pzErrMsg = sqlite3_mprintf("streamqlite: registration failed: %s",
                                 sqlite3_errmsg(db));
   }
   return rc;
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg,
+                             const sqlite3_api_routines *pApi){
+  SQLITE_EXTENSION_INIT2(pApi);
+  return sq_register_all(db, pzErrMsg, 1);
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_streamqlite_noread_init(sqlite3 *db, char **pzErrMsg,
+                                    const sqlite3_api_routines *pApi){
+  SQLITE_EXTENSION_INIT2(pApi);
+  return sq_register_all(db, pzErrMsg, 0);
 }
