@@ -31,6 +31,8 @@ public class StatementCursor {
     public let statement: Statement
     @usableFromInline let stmt: OpaquePointer
     @exclusivity(unchecked) @usableFromInline var done = false
+    /// False until the first step (which may re-prepare the statement; see ``Statement/stepFirst()``).
+    @exclusivity(unchecked) @usableFromInline var started = false
     /// Keeps the connection open while the cursor lives (a cached statement does not).
     let database: Database?
 
@@ -46,7 +48,13 @@ public class StatementCursor {
     @inlinable @inline(__always)
     final func advance() throws -> Bool {
         if _slowPath(done) { return false }
-        let rc = sqlite3_step(stmt)
+        let rc: Int32
+        if _fastPath(started) {
+            rc = statement.stepNext()
+        } else {
+            started = true
+            rc = statement.stepFirst()
+        }
         if _fastPath(rc == SQLITE_ROW) { return true }
         done = true
         if rc == SQLITE_DONE { sqlite3_reset(stmt); return false }

@@ -74,13 +74,9 @@ extension Database {
 
     /// Writes the rows of an already bound statement; resets it afterwards.
     func writeJSON<Sink: ByteSink>(_ statement: Statement, to sink: inout Sink, options: JSONWriterOptions) throws -> Int {
-        try checkOpen(statement.sql)
         var writer = JSONRowWriter(sink: sink, options: options)
-        defer {
-            sink = writer.sink as! Sink
-            sqlite3_reset(statement.handle)
-        }
-        try sqFeedRows(of: statement.handle, into: &writer)
+        defer { sink = writer.sink as! Sink }
+        try statement.stream(into: &writer)
         return writer.rowCount
     }
 
@@ -88,62 +84,12 @@ extension Database {
     func jsonStreamRows<S: RowSink>(_ sql: String, into sink: inout S) throws {
         let statement = try cachedStatement(sql)
         try statement.bind()
-        defer { sqlite3_reset(statement.handle) }
-        try sqFeedRows(of: statement.handle, into: &sink)
-    }
-
-    /// The stepping loop: reads each column with `sqlite3_column_*` and hands it to `sink`.
-    func sqFeedRows<S: RowSink>(of stmt: OpaquePointer, into sink: inout S) throws {
-        let n = Int(sqlite3_column_count(stmt))
-        var names: [String] = []
-        names.reserveCapacity(n)
-        for i in 0..<n { names.append(sqlite3_column_name(stmt, Int32(i)).map { String(cString: $0) } ?? "") }
-        try sink.beginResult(columns: names)
-        // Hold the connection's (recursive) mutex across the loop: each
-        // sqlite3_column_* call then re-enters it cheaply instead of locking and
-        // unlocking a contended pthread mutex (nil, a no-op, for NOMUTEX connections).
-        let mutex = sqlite3_db_mutex(handle)
-        sqlite3_mutex_enter(mutex)
-        defer { sqlite3_mutex_leave(mutex) }
-        while true {
-            let rc = sqlite3_step(stmt)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else {
-                throw DatabaseError(code: rc, message: String(cString: sqlite3_errmsg(handle)))
-            }
-            try sink.beginRow()
-            for i in 0..<n {
-                // One sqlite3_column_value per column (one mutex round trip), then the
-                // sqlite3_value_* accessors, which take no lock. The value is only used
-                // on this thread, before the next step.
-                let v = sqlite3_column_value(stmt, Int32(i))
-                switch sqlite3_value_type(v) {
-                case SQLITE_INTEGER:
-                    try sink.integer(sqlite3_value_int64(v), column: i)
-                case SQLITE_FLOAT:
-                    try sink.double(sqlite3_value_double(v), column: i)
-                case SQLITE_TEXT:
-                    let p = sqlite3_value_text(v)
-                    let len = Int(sqlite3_value_bytes(v))
-                    let buf = UnsafeBufferPointer(start: p, count: p == nil ? 0 : len)
-                    if sqlite3_value_subtype(v) == 74 {  // 'J': SQLite's JSON subtype
-                        try sink.json(buf, column: i)
-                    } else {
-                        try sink.text(buf, column: i)
-                    }
-                case SQLITE_BLOB:
-                    let p = sqlite3_value_blob(v)
-                    let len = Int(sqlite3_value_bytes(v))
-                    try sink.blob(UnsafeRawBufferPointer(start: p, count: p == nil ? 0 : len), column: i)
-                default:
-                    try sink.null(column: i)
-                }
-            }
-            try sink.endRow()
-        }
-        try sink.endResult()
+        try statement.stream(into: &sink)
     }
 }
+
+/// SQLite's JSON subtype, `'J'`: set by `json()`, `json_object()`… on their results.
+@usableFromInline let sqliteJSONSubtype: UInt32 = 74
 
 /// SQLite's SQLITE_TRANSIENT destructor: SQLite copies the bound bytes.
 @usableFromInline

@@ -72,7 +72,7 @@ extension Database {
         // Every exit resets the statement, which never leaves this call: the cache may skip
         // the reset when it hands the statement out next time.
         defer { statement.isReset = true }
-        let rc = sqlite3_step(handle)
+        let rc = statement.stepFirst()
         guard _fastPath(rc == SQLITE_ROW) else {
             if rc == SQLITE_DONE { sqlite3_reset(handle); return nil }
             throw statement.stepFailed(rc)  // resets
@@ -123,31 +123,52 @@ extension Statement {
 
     /// Steps the (already bound) statement to the end, feeding each row to `sink`; resets it afterwards.
     ///
+    /// The one row → sink loop of the library (``Database/writeJSON(_:_:to:options:)`` and
+    /// ``Database/stream(_:_:into:)`` run it too). The column names are read after the
+    /// first step, which is where SQLite re-prepares a statement whose schema changed.
     /// JSON-subtyped TEXT (`sqlite3_value_subtype == 'J'`) goes to ``RowSink/json(_:column:)``.
     public func stream<S: RowSink>(into sink: inout S) throws {
         try connection.checkOpen(sql)
         defer { sqlite3_reset(handle) }
+        // Hold the connection's (recursive) mutex across the loop: each
+        // sqlite3_column_* call then re-enters it cheaply instead of locking and
+        // unlocking a contended pthread mutex (nil, a no-op, for NOMUTEX connections).
+        let mutex = sqlite3_db_mutex(connection.handle)
+        sqlite3_mutex_enter(mutex)
+        defer { sqlite3_mutex_leave(mutex) }
+        var rc = stepFirst()
+        guard rc == SQLITE_ROW || rc == SQLITE_DONE else { throw stepFailed(rc) }
         let n = Int32(sqlite3_column_count(handle))
         try sink.beginResult(columns: columnNames)
-        while try step() {
+        while rc == SQLITE_ROW {
             try sink.beginRow()
             for i in 0..<n {
+                // One sqlite3_column_value per column (one mutex round trip), then the
+                // sqlite3_value_* accessors, which take no lock. The value is only used
+                // on this thread, before the next step.
                 let v = sqlite3_column_value(handle, i)
                 switch sqlite3_value_type(v) {
                 case SQLITE_INTEGER: try sink.integer(sqlite3_value_int64(v), column: Int(i))
                 case SQLITE_FLOAT: try sink.double(sqlite3_value_double(v), column: Int(i))
                 case SQLITE_TEXT:
                     let p = sqlite3_value_text(v)
-                    let buf = UnsafeBufferPointer(start: p ?? UnsafePointer(emptyBytes), count: Int(sqlite3_value_bytes(v)))
-                    if sqlite3_value_subtype(v) == 74 { try sink.json(buf, column: Int(i)) } else { try sink.text(buf, column: Int(i)) }
+                    let buf = UnsafeBufferPointer(start: p ?? UnsafePointer(emptyBytes), count: p == nil ? 0 : Int(sqlite3_value_bytes(v)))
+                    if sqlite3_value_subtype(v) == sqliteJSONSubtype {
+                        try sink.json(buf, column: Int(i))
+                    } else {
+                        try sink.text(buf, column: Int(i))
+                    }
                 case SQLITE_BLOB:
                     let p = sqlite3_value_blob(v)
-                    try sink.blob(UnsafeRawBufferPointer(start: p ?? UnsafeRawPointer(emptyBytes), count: Int(sqlite3_value_bytes(v))), column: Int(i))
+                    try sink.blob(UnsafeRawBufferPointer(start: p ?? UnsafeRawPointer(emptyBytes), count: p == nil ? 0 : Int(sqlite3_value_bytes(v))),
+                                  column: Int(i))
                 default: try sink.null(column: Int(i))
                 }
             }
             try sink.endRow()
+            rc = stepNext()
         }
+        guard rc == SQLITE_DONE else { throw stepFailed(rc) }
         try sink.endResult()
     }
 }

@@ -39,6 +39,9 @@ public final class Statement {
     /// Last name lookups in order: rows ask for the same names in the same order.
     @exclusivity(unchecked) @usableFromInline var lookupTrail: [(String, Int)] = []
     @exclusivity(unchecked) @usableFromInline var lookupHint = 0
+    /// SQLite's count of re-preparations of this statement when its column metadata
+    /// (``columnNames``, name lookups) was last known good; see ``refreshIfReprepared()``.
+    @exclusivity(unchecked) @usableFromInline var metadataGeneration: Int32 = 0
     /// True only while the statement sits in the cache after ``Database/value(_:_:_:)``
     /// reset it (it never escapes that call): the next check-out can skip its reset.
     @exclusivity(unchecked) @usableFromInline var isReset = false
@@ -158,12 +161,48 @@ public final class Statement {
     // MARK: Running
 
     /// Advances to the next row: true when a row is available, false when the statement is done.
+    ///
+    /// Throws "the connection is closed" after ``Database/closeConnection()``.
     @inlinable @inline(__always)
     public func step() throws -> Bool {
-        let rc = sqlite3_step(handle)
+        let rc = sqlite3_stmt_busy(handle) == 0 ? stepFirst() : stepNext()
         if _fastPath(rc == SQLITE_ROW) { return true }
         if rc == SQLITE_DONE { return false }
         throw stepFailed(rc)
+    }
+
+    /// One step after the first of a run. Every step the library takes goes through
+    /// this or ``stepFirst()``: a closed connection is never stepped (SQLite keeps a
+    /// closed connection alive while statements exist, so its statements would
+    /// still read and write the file).
+    @inlinable @inline(__always)
+    func stepNext() -> Int32 {
+        if _slowPath(connection.handle == nil) { return SQLITE_MISUSE }  // stepFailed: "the connection is closed"
+        return sqlite3_step(handle)
+    }
+
+    /// The first step of a run, which is where SQLite re-prepares a statement whose
+    /// schema changed: the column metadata cached from earlier runs is dropped if it did.
+    @inlinable @inline(__always)
+    func stepFirst() -> Int32 {
+        let rc = stepNext()
+        refreshIfReprepared()
+        return rc
+    }
+
+    /// Drops the cached column names and name lookups when SQLite has re-prepared the
+    /// statement since they were read (`DROP TABLE` + `CREATE TABLE`, `ALTER TABLE …`:
+    /// the same SQL may now have other columns, in another order).
+    @inlinable @inline(__always)
+    func refreshIfReprepared() {
+        let generation = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        if _slowPath(generation != metadataGeneration) {
+            metadataGeneration = generation
+            names = nil
+            indexByName = nil
+            lookupTrail = []
+            lookupHint = 0
+        }
     }
 
     @usableFromInline
