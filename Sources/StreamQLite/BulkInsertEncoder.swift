@@ -283,7 +283,8 @@ final class BindingEncoder: Encoder {
                                         streamTransientDestructor)
             }
             return
-        case let bytes as [UInt8]:
+        case let bytes as [UInt8] where T.self == [UInt8].self:
+            // Only a real [UInt8]: an empty array of any element type casts to [UInt8].
             bytes.withUnsafeBytes {
                 _ = sqlite3_bind_blob64(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count),
                                         streamTransientDestructor)
