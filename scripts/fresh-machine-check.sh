@@ -73,6 +73,15 @@ deb ${MIRROR%/debian}/debian-security bookworm-security main
 EOF
 echo 'APT::Install-Recommends "false";' > "$root/etc/apt/apt.conf.d/99no-recommends"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+# The chroot shares the host's network.  Where that network inspects TLS, its
+# CA is one the host added to /usr/local/share/ca-certificates: the chroot
+# gets the same (a property of the network, nothing the project installs),
+# or pip could not reach PyPI.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  chroot "$root" update-ca-certificates >> "$log" 2>&1
+  note "the host network's CA certificates added: $(cd /usr/local/share/ca-certificates && echo *.crt)"
+fi
 
 git clone -q "$repo" "$root/work/StreamQLite"
 cp -a "$repo/../shared" "$root/work/shared"
