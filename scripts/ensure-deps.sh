@@ -85,7 +85,11 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
   why=""; [ -n "$(swift_bin)" ] && why=" (with the Swift toolchain's runtime packages)"
   echo "ensure-deps: installing ${missing[*]}$why"
-  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "ensure-deps: not root and no sudo: as root, apt-get install ${missing[*]}" >&2; exit 1; }
+    SUDO=sudo
+  fi
   export DEBIAN_FRONTEND=noninteractive
   log=$(mktemp); trap 'rm -f "$log"' EXIT
   if ! { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
