@@ -1,0 +1,215 @@
+import CStreamQLite
+
+/// One token of a ``JSONTape``: 16 bytes, no references.
+///
+/// - Strings and keys: `position` is the offset of their first content byte in
+///   the document (the text has no escapes), or with ``JSONTape/arenaFlag`` its
+///   offset in the tape's arena, where the parser's unescaped text was copied
+///   (escaped strings, and tokens the parser had to carry across chunks); the
+///   8 bytes before an arena text hold the token's document offset.
+///   `length` is the text's byte length.
+/// - Numbers: the literal as in the input (`position`/`length`, or in the arena).
+/// - `null`, `true`, `false`: `position` is the document offset.
+/// - Objects and arrays: `position` is the offset of the bracket, `length` the
+///   index of the token after the container's last one (its end tokens are not
+///   stored): a whole subtree is skipped in one step. An object's tokens are
+///   key, value, key, value …
+struct JSONToken {
+    var position: UInt64
+    var length: UInt32
+    var kind: UInt8
+    var flags: UInt8
+    var reserved: UInt16 = 0
+}
+
+/// A flat record of a JSON document's tokens, filled by the C parser's callback.
+///
+/// No tree, no dictionaries: the decoder walks the tape, finds keys by scanning
+/// an object's tokens and skips subtrees by their end index. Memory is the
+/// tokens (16 bytes each) plus an arena holding only escaped strings.
+final class JSONTape {
+    static let arenaFlag: UInt8 = 0x80
+
+    /// Parser state reached from the C callback through a raw pointer (no ARC in the callback).
+    struct State {
+        var tokens: UnsafeMutablePointer<JSONToken>
+        var count = 0
+        var capacity: Int
+        var arena: UnsafeMutablePointer<UInt8>
+        var arenaCount = 0
+        var arenaCapacity: Int
+        /// Open containers' token indices (depth ≤ SQ_JSON_MAX_DEPTH).
+        var stack: UnsafeMutablePointer<UInt32>
+        var depth = 0
+        /// The document's bytes as fed to the parser: text pointers inside are stored as offsets.
+        var inputStart: UnsafeRawPointer?
+        var inputEnd: UnsafeRawPointer?
+        /// Parser offset of document byte 0 (streaming: where the current value began).
+        var base: UInt64 = 0
+        /// Set when the tape cannot grow (more than 2³² tokens or out of memory): the callback aborts.
+        var overflow = false
+        /// Streaming: pause the parser after a value at this depth completes (-1: never).
+        var pauseDepth: Int32 = -1
+        /// Streaming: values completed at `pauseDepth` since the last reset.
+        var completed = 0
+    }
+
+    let state: UnsafeMutablePointer<State>
+    let parser: OpaquePointer
+
+    init(multiple: Bool = false) throws {
+        state = .allocate(capacity: 1)
+        state.initialize(to: State(
+            tokens: .allocate(capacity: 256), capacity: 256,
+            arena: .allocate(capacity: 256), arenaCapacity: 256,
+            stack: .allocate(capacity: Int(SQ_JSON_MAX_DEPTH) + 2)))
+        guard let p = sq_json_new(JSONTape.callback, UnsafeMutableRawPointer(state)) else {
+            state.pointee.tokens.deallocate(); state.pointee.arena.deallocate(); state.pointee.stack.deallocate()
+            state.deallocate()
+            throw JSONParseFailure(code: Int32(SQ_JSON_E_NOMEM.rawValue), message: "out of memory", offset: 0, line: 1, column: 1)
+        }
+        parser = p
+        if multiple { sq_json_set_options(p, UInt32(SQ_JSON_OPT_MULTIPLE)) }
+    }
+
+    deinit {
+        sq_json_free(parser)
+        state.pointee.tokens.deallocate()
+        state.pointee.arena.deallocate()
+        state.pointee.stack.deallocate()
+        state.deallocate()
+    }
+
+    var tokens: UnsafeMutablePointer<JSONToken> { state.pointee.tokens }
+    var count: Int { state.pointee.count }
+    var arena: UnsafeMutablePointer<UInt8> { state.pointee.arena }
+
+    /// Parses one whole document (a single JSON value) held in `bytes` onto the tape.
+    func parse(_ bytes: UnsafeRawBufferPointer) throws {
+        sq_json_reset(parser)
+        reset()
+        state.pointee.base = 0
+        let start = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!
+        state.pointee.inputStart = start
+        state.pointee.inputEnd = start + bytes.count
+        var rc = sq_json_feed(parser, start, bytes.count)
+        if rc != SQ_JSON_ERROR { rc = sq_json_finish(parser) }
+        if rc == SQ_JSON_ERROR { throw failure() }
+    }
+
+    /// Empties the tape (keeps its memory).
+    func reset() {
+        state.pointee.count = 0
+        state.pointee.arenaCount = 0
+        state.pointee.depth = 0
+        state.pointee.overflow = false
+        state.pointee.completed = 0
+    }
+
+    /// The parser's error (or the tape's own overflow) as a ``JSONParseFailure``.
+    func failure() -> JSONParseFailure {
+        let info = sq_json_error_info(parser)!.pointee
+        if state.pointee.overflow {
+            return JSONParseFailure(code: Int32(SQ_JSON_E_TOO_LONG.rawValue), message: "document too large (more than 4294967295 tokens) or out of memory",
+                                    offset: Int(info.offset), line: Int(info.line), column: Int(info.column))
+        }
+        let message = withUnsafeBytes(of: info.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return JSONParseFailure(code: info.code, message: message, offset: Int(info.offset), line: Int(info.line), column: Int(info.column))
+    }
+
+    // MARK: The parser callback
+
+    static let callback: sq_json_callback = { user, token in
+        let s = user.unsafelyUnwrapped.assumingMemoryBound(to: State.self)
+        return JSONTape.add(s, token.unsafelyUnwrapped)
+    }
+
+    @inline(__always)
+    static func add(_ s: UnsafeMutablePointer<State>, _ t: UnsafePointer<sq_json_token>) -> Int32 {
+        let type = t.pointee.type
+        if type == Int32(SQ_JSON_END_OBJECT.rawValue) || type == Int32(SQ_JSON_END_ARRAY.rawValue) {
+            let d = s.pointee.depth &- 1
+            s.pointee.depth = d
+            s.pointee.tokens[Int(s.pointee.stack[d])].length = UInt32(truncatingIfNeeded: s.pointee.count)
+            if Int32(d) == s.pointee.pauseDepth { s.pointee.completed &+= 1; return SQ_JSON_PAUSE }
+            return SQ_JSON_CONTINUE
+        }
+        var n = s.pointee.count
+        if _slowPath(n == s.pointee.capacity) {
+            guard grow(s) else { s.pointee.overflow = true; return 2 /* abort */ }
+        }
+        let offset = t.pointee.offset &- s.pointee.base
+        let token = s.pointee.tokens + n
+        switch type {
+        case Int32(SQ_JSON_BEGIN_OBJECT.rawValue), Int32(SQ_JSON_BEGIN_ARRAY.rawValue):
+            token.initialize(to: JSONToken(position: offset, length: 0, kind: UInt8(truncatingIfNeeded: type), flags: 0))
+            s.pointee.stack[s.pointee.depth] = UInt32(truncatingIfNeeded: n)
+            s.pointee.depth &+= 1
+            n &+= 1
+            s.pointee.count = n
+            return SQ_JSON_CONTINUE
+        case Int32(SQ_JSON_STRING.rawValue), Int32(SQ_JSON_KEY.rawValue), Int32(SQ_JSON_NUMBER.rawValue):
+            let text = UnsafeRawPointer(t.pointee.text) ?? UnsafeRawPointer(bitPattern: 1)!
+            let len = t.pointee.len
+            guard len <= Int(UInt32.max) else { s.pointee.overflow = true; return 2 }
+            let flags = UInt8(truncatingIfNeeded: t.pointee.flags)
+            if let start = s.pointee.inputStart, text >= start && text < s.pointee.inputEnd.unsafelyUnwrapped {
+                token.initialize(to: JSONToken(position: UInt64(text - start),
+                                               length: UInt32(truncatingIfNeeded: len), kind: UInt8(truncatingIfNeeded: type), flags: flags))
+            } else {
+                // Unescaped by the parser (or carried across chunks): copy after the document offset.
+                guard let at = copyToArena(s, text, len, offset) else { s.pointee.overflow = true; return 2 }
+                token.initialize(to: JSONToken(position: UInt64(at), length: UInt32(truncatingIfNeeded: len),
+                                               kind: UInt8(truncatingIfNeeded: type), flags: flags | arenaFlag))
+            }
+        default:  // null, true, false
+            token.initialize(to: JSONToken(position: offset, length: 0, kind: UInt8(truncatingIfNeeded: type), flags: 0))
+        }
+        s.pointee.count = n &+ 1
+        if type != Int32(SQ_JSON_KEY.rawValue) && Int32(t.pointee.depth) == s.pointee.pauseDepth {
+            s.pointee.completed &+= 1
+            return SQ_JSON_PAUSE
+        }
+        return SQ_JSON_CONTINUE
+    }
+
+    static func grow(_ s: UnsafeMutablePointer<State>) -> Bool {
+        let old = s.pointee.capacity
+        guard old < Int(UInt32.max) else { return false }
+        let capacity = min(old * 2, Int(UInt32.max))
+        let tokens = UnsafeMutablePointer<JSONToken>.allocate(capacity: capacity)
+        tokens.moveInitialize(from: s.pointee.tokens, count: s.pointee.count)
+        s.pointee.tokens.deallocate()
+        s.pointee.tokens = tokens
+        s.pointee.capacity = capacity
+        return true
+    }
+
+    /// Copies `len` bytes into the arena after their 8-byte document offset; returns the text's arena offset.
+    static func copyToArena(_ s: UnsafeMutablePointer<State>, _ text: UnsafeRawPointer, _ len: Int, _ offset: UInt64) -> Int? {
+        let need = s.pointee.arenaCount + 8 + len
+        if need > s.pointee.arenaCapacity {
+            var capacity = s.pointee.arenaCapacity * 2
+            while capacity < need { capacity *= 2 }
+            let arena = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+            arena.update(from: s.pointee.arena, count: s.pointee.arenaCount)
+            s.pointee.arena.deallocate()
+            s.pointee.arena = arena
+            s.pointee.arenaCapacity = capacity
+        }
+        let at = s.pointee.arenaCount
+        UnsafeMutableRawPointer(s.pointee.arena + at).storeBytes(of: offset, as: UInt64.self)
+        (s.pointee.arena + at + 8).update(from: text.assumingMemoryBound(to: UInt8.self), count: len)
+        s.pointee.arenaCount = need
+        return at + 8
+    }
+}
+
+/// A syntax error found by the C parser, with its position in the input.
+struct JSONParseFailure: Error {
+    var code: Int32
+    var message: String
+    var offset: Int
+    var line: Int
+    var column: Int
+}
