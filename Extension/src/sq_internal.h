@@ -15,6 +15,10 @@ SQLITE_EXTENSION_INIT3
 int sq_week_register(sqlite3 *db);
 int sq_json_register(sqlite3 *db);
 
+/* 1 when sqlite3_interrupt() was called on db while a statement runs
+** (sq_host.c: exact on SQLite 3.41+, a probe statement before). */
+int sq_interrupted(sqlite3 *db);
+
 #define SQ_VERSION "0.1.0"
 
 #endif

@@ -29,7 +29,14 @@
 **                     not kept.  If keys repeat, every match yields rows.
 **   An empty (or all-whitespace) file gives no rows with path '$'.
 **   FILENAME may be '/dev/stdin' or a pipe: the file is only read
-**   sequentially, never seeked or stat'ed.
+**   sequentially, never seeked or stat'ed.  A FIFO is waited on until a
+**   writer comes and until it closes, as a blocking read would, but the
+**   wait stops on sqlite3_interrupt() (Ctrl-C in the shell, Python's
+**   Connection.interrupt()): the file is opened with O_NONBLOCK and waited
+**   on with poll() in 100 ms slices, asking the connection between slices
+**   (and every 16 reads while data flows) whether it was interrupted; the
+**   statement then fails with SQLITE_INTERRUPT, "interrupted" (sq_host.c
+**   says how that is asked on SQLite 3.40 and on 3.41+).
 **
 **     SELECT idx, value->>'id', value->>'title' FROM json_stream('tasks.json');
 **     SELECT value FROM json_stream('report.json', '$.data.items');
@@ -109,6 +116,7 @@
 #include <string.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #ifndef O_CLOEXEC
@@ -116,6 +124,8 @@
 #endif
 
 #define JS_CHUNK        (64*1024)
+#define JS_WAIT_MS      100    /* longest wait for input between interrupt checks */
+#define JS_READS_PER_CHECK 16  /* reads between interrupt checks when data flows */
 #define JS_MAX_ELEMENT  ((sqlite3_int64)64 << 20)
 #define JS_SUBTYPE      74     /* 'J': SQLite's JSON subtype */
 
@@ -354,6 +364,7 @@ typedef struct JsCursor {
   unsigned char *chunk;
   size_t clen, cpos;
   int input_eof;            /* read() returned 0 */
+  int reads;                /* reads since the last interrupt check */
   int finished;             /* sq_json_finish() done */
   int eof;                  /* no current row */
   sqlite3_int64 max_elem;
@@ -1026,6 +1037,49 @@ static int js_parser_error(JsCursor *c){
                   c->in_target || c->in_row);
 }
 
+/* Reads the next chunk into c->chunk.  The file is open with O_NONBLOCK:
+** a pipe or FIFO with nothing to read (no writer yet, or a writer that
+** stalls) is waited on with poll() in slices of JS_WAIT_MS, and between
+** slices (and every JS_READS_PER_CHECK reads while data flows) the
+** connection is asked whether sqlite3_interrupt() was called: then the
+** statement ends with SQLITE_INTERRUPT ("interrupted"). */
+static int js_read(JsCursor *c){
+  for(;;){
+    struct pollfd pfd;
+    ssize_t n;
+    int r;
+    if( c->reads>=JS_READS_PER_CHECK ){
+      c->reads = 0;
+      if( sq_interrupted(c->vt->db) ){ c->eof = 1; return SQLITE_INTERRUPT; }
+    }
+    pfd.fd = c->fd;
+    pfd.events = POLLIN;
+    pfd.revents = 0;
+    r = poll(&pfd, 1, JS_WAIT_MS);
+    if( r==0 || (r<0 && errno==EINTR) ){
+      c->reads = JS_READS_PER_CHECK;     /* waited: check now */
+      continue;
+    }
+    if( r<0 ){
+      char m[200];
+      sqlite3_snprintf(sizeof m, m, "read error: %s", strerror(errno));
+      return js_error(c, m, 0, 0, 0);
+    }
+    c->reads++;
+    n = read(c->fd, c->chunk, JS_CHUNK);
+    if( n<0 && (errno==EAGAIN || errno==EWOULDBLOCK || errno==EINTR) ) continue;
+    if( n<0 ){
+      char m[200];
+      sqlite3_snprintf(sizeof m, m, "read error: %s", strerror(errno));
+      return js_error(c, m, 0, 0, 0);
+    }
+    if( n==0 ) c->input_eof = 1;
+    c->clen = (size_t)n;
+    c->cpos = 0;
+    return SQLITE_OK;
+  }
+}
+
 /* Advances to the next row (or EOF). */
 static int js_advance(JsCursor *c){
   c->row_ready = 0;
@@ -1052,16 +1106,8 @@ static int js_advance(JsCursor *c){
       return SQLITE_OK;
     }
     {
-      ssize_t n;
-      do{ n = read(c->fd, c->chunk, JS_CHUNK); }while( n<0 && errno==EINTR );
-      if( n<0 ){
-        char m[200];
-        sqlite3_snprintf(sizeof m, m, "read error: %s", strerror(errno));
-        return js_error(c, m, 0, 0, 0);
-      }
-      if( n==0 ) c->input_eof = 1;
-      c->clen = (size_t)n;
-      c->cpos = 0;
+      int rc = js_read(c);
+      if( rc!=SQLITE_OK ) return rc;
     }
   }
 }
@@ -1143,7 +1189,10 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->input_eof = 0;
   c->finished = 0;
   c->eof = 0;
-  c->fd = open(zFile, O_RDONLY | O_CLOEXEC);
+  c->reads = JS_READS_PER_CHECK;    /* check once before the first read */
+  /* O_NONBLOCK: opening a FIFO does not wait for a writer (js_read waits,
+  ** interruptibly); regular files ignore it. */
+  c->fd = open(zFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if( c->fd<0 ){
     char m[200];
     sqlite3_snprintf(sizeof m, m, "cannot open: %s", strerror(errno));

@@ -2,15 +2,20 @@
 ** test_json_stream.c — json_stream through the SQLite C API: reading a
 ** pipe (no seeking), documents larger than the 64 KiB read chunk with
 ** tokens across chunk boundaries, agreement with SQLite's own json_each,
-** typed columns, the element size limit, reuse of a statement.
+** typed columns, the element size limit, reuse of a statement, reads that
+** wait on a FIFO stopped by sqlite3_interrupt() (compiled in against the
+** system SQLite: the probe-statement path of sq_host.c when it is 3.40).
 */
 #include "sq_internal.h"
 #include "streamqlite.h"
 #include "sq_test.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static sqlite3 *db;
@@ -195,6 +200,92 @@ static void test_limits(void){
   unlink(F_LIM);
 }
 
+static double now_s(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec/1e9;
+}
+
+/* Interrupts db after 200 ms; after 3 s, unblocks a reader that ignored it
+** (opens and closes the FIFO's write end, or closes the stalled writer) so
+** that the test fails instead of hanging. */
+typedef struct Interrupter {
+  const char *fifo;
+  int stalled_fd;          /* writer to close, or -1 */
+  volatile int done;
+  double t_interrupt;
+} Interrupter;
+static void *interrupter_main(void *arg){
+  Interrupter *it = (Interrupter*)arg;
+  int i;
+  usleep(200*1000);
+  it->t_interrupt = now_s();
+  sqlite3_interrupt(db);
+  for(i=0; i<280 && !it->done; i++) usleep(10*1000);
+  if( !it->done ){
+    if( it->stalled_fd>=0 ){ close(it->stalled_fd); it->stalled_fd = -1; }
+    else{ int fd = open(it->fifo, O_WRONLY|O_NONBLOCK); if( fd>=0 ) close(fd); }
+  }
+  return 0;
+}
+
+static void check_interrupted(const char *sql, const char *fifo, int stalled_fd, const char *what){
+  Interrupter it;
+  pthread_t th;
+  sqlite3_stmt *st = 0;
+  int rc;
+  double secs;
+  memset(&it, 0, sizeof it);
+  it.fifo = fifo;
+  it.stalled_fd = stalled_fd;
+  SQ_CHECK(sqlite3_prepare_v2(db, sql, -1, &st, 0)==SQLITE_OK);
+  sqlite3_bind_text(st, 1, fifo, -1, SQLITE_STATIC);
+  pthread_create(&th, 0, interrupter_main, &it);
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){}
+  it.done = 1;
+  secs = now_s() - it.t_interrupt;
+  SQ_CHECK_MSG(rc==SQLITE_INTERRUPT && strcmp(sqlite3_errmsg(db), "interrupted")==0 && secs<1.5,
+               "%s: rc=%d '%s' %.2fs after sqlite3_interrupt()", what, rc, sqlite3_errmsg(db), secs);
+  sqlite3_finalize(st);
+  pthread_join(th, 0);
+  if( it.stalled_fd>=0 ) close(it.stalled_fd);
+}
+
+/* A FIFO nobody writes to, and a writer that sends "[1," and stalls:
+** sqlite3_interrupt() ends the statement within a bound. */
+static void test_interrupt(void){
+  char fifo[160];
+  const char *tmp = getenv("TMPDIR");
+  int fd, r;
+  if( !tmp || !*tmp ) tmp = "/tmp";
+  snprintf(fifo, sizeof fifo, "%s/sq-json-test-%d.fifo", tmp, (int)getpid());
+  unlink(fifo);
+  SQ_CHECK(mkfifo(fifo, 0600)==0);
+  check_interrupted("SELECT value FROM json_stream(?1)", fifo, -1, "FIFO without a writer");
+  /* a writer (this process, read-write so that it needs no reader) sends
+  ** the start of an array and stalls: row 1 comes, then the wait */
+  fd = open(fifo, O_RDWR|O_NONBLOCK);
+  SQ_CHECK(fd>=0);
+  r = (int)write(fd, "[1,", 3);
+  SQ_CHECK(r==3);
+  check_interrupted("SELECT value FROM json_stream(?1)", fifo, fd, "writer sends '[1,' and stalls");
+  /* the same through a typed table */
+  fd = open(fifo, O_RDWR|O_NONBLOCK);
+  SQ_CHECK(fd>=0);
+  r = (int)write(fd, "[{\"a\": 1},", 10);
+  SQ_CHECK(r==10);
+  {
+    char *q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.fifo_typed USING json_stream("
+                              "filename='%q', columns='a INTEGER')", fifo);
+    SQ_CHECK(sqlite3_exec(db, q, 0, 0, 0)==SQLITE_OK);
+    sqlite3_free(q);
+  }
+  check_interrupted("SELECT a FROM fifo_typed WHERE ?1 IS NOT NULL", fifo, fd, "typed table, writer stalls");
+  /* the connection is usable afterwards */
+  check_sql("SELECT 40 + ?1", "2", "42");
+  unlink(fifo);
+}
+
 int main(void){
   const char *tmp = getenv("TMPDIR");
   if( !tmp || !*tmp ) tmp = "/tmp";
@@ -204,6 +295,7 @@ int main(void){
   SQ_CHECK(sqlite3_streamqlite_init(db, 0, 0)==SQLITE_OK);
   test_pipe_and_chunks();
   test_limits();
+  test_interrupt();
   sqlite3_close(db);
   return sq_test_done("test_json_stream");
 }

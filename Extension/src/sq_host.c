@@ -1,0 +1,58 @@
+/*
+** sq_host.c — what StreamQLite asks of the SQLite library that hosts it.
+**
+** sq_interrupted(db): has sqlite3_interrupt() been called on db while a
+** statement runs?  json_stream waits on pipes and FIFOs (sq_json_stream.c)
+** and asks this between waits, so Ctrl-C in the shell, Python's
+** Connection.interrupt() or any host's sqlite3_interrupt() stops it.
+**
+**   SQLite 3.41 and later: sqlite3_is_interrupted(), the exact answer.
+**     Loaded as an extension, it is reached through the host's
+**     sqlite3_api_routines only when the host says it is 3.41+ (an older
+**     host's routine table does not have it).  Compiled against 3.40
+**     headers, whose table ends with value_encoding, the routine is the
+**     next member.
+**   Older SQLite (3.40.1 on Debian 12), or compiled in (SQLITE_CORE)
+**     against older headers: a one-row probe statement, `SELECT 1`,
+**     prepared, stepped and finalized on the same connection.  SQLite
+**     documents that statements started after sqlite3_interrupt() while
+**     others still run are interrupted too, so the probe fails with
+**     SQLITE_INTERRUPT exactly when the running statement was
+**     interrupted.  It costs a prepare and a step (microseconds), so
+**     callers ask at most every few milliseconds of work (json_stream: on
+**     each 100 ms wait and every 16 reads); nothing outlives the call (no
+**     statement is left behind for a host that finalizes every statement
+**     of a connection before closing it).
+*/
+#include "sq_internal.h"
+
+typedef int (*sq_is_interrupted_fn)(sqlite3*);
+
+/* The host's sqlite3_is_interrupted, or NULL when it has none. */
+static sq_is_interrupted_fn sq_native_is_interrupted(void){
+#if SQLITE_VERSION_NUMBER >= 3041000
+  if( sqlite3_libversion_number()>=3041000 ) return sqlite3_is_interrupted;
+#elif SQLITE_VERSION_NUMBER >= 3040000 && !defined(SQLITE_CORE)
+  if( sqlite3_libversion_number()>=3041000 && sqlite3_api ){
+    /* 3.40 headers: value_encoding is the last member; 3.41 appended
+    ** is_interrupted right after it (the table only ever grows at its end) */
+    const struct {
+      sqlite3_api_routines v340;
+      sq_is_interrupted_fn is_interrupted;
+    } *api = (const void*)sqlite3_api;
+    return api->is_interrupted;
+  }
+#endif
+  return 0;
+}
+
+int sq_interrupted(sqlite3 *db){
+  sq_is_interrupted_fn native = sq_native_is_interrupted();
+  sqlite3_stmt *probe = 0;
+  int rc;
+  if( native ) return native(db)!=0;
+  rc = sqlite3_prepare_v2(db, "SELECT 1", -1, &probe, 0);
+  if( rc==SQLITE_OK && probe ) rc = sqlite3_step(probe);
+  sqlite3_finalize(probe);
+  return rc==SQLITE_INTERRUPT;
+}
