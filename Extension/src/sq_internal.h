@@ -19,6 +19,10 @@ int sq_json_register(sqlite3 *db);
 ** (sq_host.c: exact on SQLite 3.41+, a probe statement before). */
 int sq_interrupted(sqlite3 *db);
 
+/* Keeps the loaded extension, and libicu with it, in memory until the
+** process ends (sq_host.c); a no-op when compiled into a program. */
+void sq_pin_module(void);
+
 #define SQ_VERSION "0.1.0"
 
 #endif

@@ -33,6 +33,11 @@
 ** entry point wherever the people typing SQL are not the people who own
 ** the files.
 **
+** Once loaded, the extension stays in memory until the process ends
+** (sq_host.c, sq_pin_module): a host that loads it on every new
+** connection and closes connections all the time keeps ICU's caches
+** instead of leaking them at each unload.
+**
 ** Registration is table driven: each module's register function runs in
 ** order and the first failure is returned to the caller of
 ** sqlite3_load_extension().
@@ -74,6 +79,7 @@ static const struct {
 static int sq_register_all(sqlite3 *db, char **pzErrMsg, int with_files){
   int rc = SQLITE_OK;
   size_t i;
+  sq_pin_module();      /* ICU's caches survive connection closes */
   for(i=0; rc==SQLITE_OK && i<sizeof(sq_modules)/sizeof(sq_modules[0]); i++){
     if( sq_modules[i].reads_files && !with_files ) continue;
     rc = sq_modules[i].reg(db);
