@@ -19,7 +19,6 @@ final class BulkInsertSession {
     @usableFromInline let arena = BindArena()
     private let options: InsertOptions
     private var statements: [Int: OpaquePointer] = [:]
-    private static let savepoint = "streamqlite_bulk_insert"
 
     @usableFromInline
     init(db: Database, table: String, columns: [String], options: InsertOptions) throws {
@@ -48,8 +47,11 @@ final class BulkInsertSession {
         return s
     }
 
+    /// The savepoint of the insert, open between ``begin()`` and ``commit()``/``rollback()``.
+    @usableFromInline var savepoint: OpenSavepoint?
+
     @usableFromInline
-    func begin() throws { try db.sqExecute("SAVEPOINT \(Self.savepoint)") }
+    func begin() throws { savepoint = try OpenSavepoint(db) }
 
     /// Holds the connection's recursive mutex during the loop, so the many
     /// bind/step calls re-enter it cheaply (a no-op for NOMUTEX connections).
@@ -61,13 +63,16 @@ final class BulkInsertSession {
     func leaveMutex() { sqlite3_mutex_leave(sqlite3_db_mutex(db.handle)) }
 
     @usableFromInline
-    func commit() throws { try db.sqExecute("RELEASE \(Self.savepoint)") }
+    func commit() throws {
+        try savepoint?.release()
+        savepoint = nil
+    }
 
     /// Undoes everything since ``begin()``: nothing of the insert stays.
     @usableFromInline
     func rollback() {
-        try? db.sqExecute("ROLLBACK TO \(Self.savepoint)")
-        try? db.sqExecute("RELEASE \(Self.savepoint)")
+        savepoint?.rollback()
+        savepoint = nil
     }
 
     /// Runs `stmt` to completion; SQLITE_OK or SQLite's extended error code.

@@ -7,7 +7,7 @@ import Foundation
 /// column, in that order, with no key lookups at all:
 ///
 /// ```swift
-/// struct Task: RowEncodable {
+/// struct Todo: RowEncodable {
 ///     var id: Int64, title: String, done: Bool, score: Double?
 ///     static let databaseColumns = ["id", "title", "done", "score"]
 ///     func bind(to row: inout RowBinder) throws {
@@ -308,23 +308,7 @@ extension Database {
         if rc != SQLITE_OK {
             let message = err.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(err)
-            throw DatabaseError(code: rc, message: message)
-        }
-    }
-
-    /// Runs `body` inside a savepoint: released on success, rolled back (nothing
-    /// written) when `body` throws. Works inside and outside a transaction.
-    func sqWithSavepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
-        try sqExecute("SAVEPOINT \(name)")
-        do {
-            let result = try body()
-            try sqExecute("RELEASE \(name)")
-            return result
-        } catch {
-            // ROLLBACK TO undoes everything since the savepoint; RELEASE ends it.
-            try? sqExecute("ROLLBACK TO \(name)")
-            try? sqExecute("RELEASE \(name)")
-            throw error
+            throw DatabaseError(code: rc, extendedCode: sqlite3_extended_errcode(handle), message: message, sql: sql)
         }
     }
 

@@ -128,7 +128,7 @@ extension Database {
                            options: JSONImportOptions = JSONImportOptions(),
                            progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
         let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
-        return try sqWithSavepoint("streamqlite_import") {
+        return try savepoint {
             try importer.feed(bytes)
             return try importer.finish()
         }
@@ -158,7 +158,7 @@ extension Database {
         let size = max(options.chunkSize, 1)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         defer { buffer.deallocate() }
-        return try sqWithSavepoint("streamqlite_import") {
+        return try savepoint {
             while true {
                 let n = read(fd, buffer, size)
                 if n < 0 {
@@ -190,25 +190,29 @@ extension Database {
     /// ```
     ///
     /// The transaction stays open across the awaits: do not use the
-    /// connection from elsewhere meanwhile. See ``importJSON(bytes:into:options:progress:)``.
+    /// connection from elsewhere meanwhile. Cancelling the task rolls the import
+    /// back and throws `CancellationError`, also when the sequence simply ends on
+    /// cancellation (as `AsyncStream` does). See ``importJSON(bytes:into:options:progress:)``.
     @discardableResult
     public nonisolated(nonsending) func importJSON<Chunks: AsyncSequence>(
         from chunks: Chunks, into table: String, options: JSONImportOptions = JSONImportOptions(),
         progress: ((JSONImportProgress) -> Void)? = nil
     ) async throws -> Int where Chunks.Element: ContiguousBytes {
         let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
-        let name = "streamqlite_import"
-        try sqExecute("SAVEPOINT \(name)")
+        let savepoint = try OpenSavepoint(self)
         do {
             for try await chunk in chunks {
+                // A cancelled task stops here: many sequences (AsyncStream among them) simply
+                // end when cancelled, which must not pass for the end of the input.
+                try Task.checkCancellation()
                 try chunk.withUnsafeBytes { try importer.feed($0) }
             }
+            try Task.checkCancellation()
             let n = try importer.finish()
-            try sqExecute("RELEASE \(name)")
+            try savepoint.release()
             return n
         } catch {
-            try? sqExecute("ROLLBACK TO \(name)")
-            try? sqExecute("RELEASE \(name)")
+            savepoint.rollback()
             throw error
         }
     }

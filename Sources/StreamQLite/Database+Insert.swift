@@ -94,7 +94,7 @@ extension Database {
     /// `JSON`, or ``InsertOptions/jsonColumns``) and an error elsewhere.
     ///
     /// ```swift
-    /// struct Task: Codable { var id: Int; var title: String; var tags: [String] }
+    /// struct Todo: Codable { var id: Int; var title: String; var tags: [String] }
     /// // CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL, tags JSON)
     /// try db.insert(contentsOf: tasks, into: "tasks")
     /// try db.insert(contentsOf: edits, into: "tasks",
@@ -388,7 +388,7 @@ extension Database {
                               message: batchMessage, sqliteCode: rc)
         }
 
-        let total: Int = try sqWithSavepoint("streamqlite_bulk_insert") {
+        let total: Int = try savepoint {
             let batch = try statement(rows: n)
             var pending: [Element] = []
             pending.reserveCapacity(n)

@@ -12,7 +12,7 @@ extension Database {
     /// Streams the rows of `sql` decoded as `Decodable` values.
     ///
     /// ```swift
-    /// let cursor = try db.rows(Task.self, "SELECT * FROM tasks WHERE done = ?", false)
+    /// let cursor = try db.rows(Todo.self, "SELECT * FROM tasks WHERE done = ?", false)
     /// while let task = try cursor.next() { print(task.title) }
     /// ```
     public func rows<T: Decodable, each A: DatabaseValueConvertible>(

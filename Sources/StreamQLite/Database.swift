@@ -6,7 +6,7 @@ import CStreamQLite
 /// let db = try Database(path: "tasks.db")
 /// try db.execute("CREATE TABLE tasks(id INTEGER PRIMARY KEY, title TEXT NOT NULL, done INTEGER NOT NULL)")
 /// try db.transaction { try db.execute("INSERT INTO tasks(title, done) VALUES (?, ?)", "Clean Room", false) }
-/// let open = try db.rows(Task.self, "SELECT * FROM tasks WHERE done = ?", false).collect()
+/// let open = try db.rows(Todo.self, "SELECT * FROM tasks WHERE done = ?", false).collect()
 /// ```
 ///
 /// A connection is used from one place at a time: `Database` is not `Sendable`.
@@ -354,6 +354,12 @@ public final class Database {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
+    /// The default kind is ``TransactionKind/immediate``: the write lock is taken at
+    /// `BEGIN`, where the busy timeout applies. A deferred transaction that reads and then
+    /// writes fails at once with `SQLITE_BUSY` when another connection wrote meanwhile (in
+    /// WAL mode SQLite cannot wait there without deadlocking), whatever the busy timeout;
+    /// ask for ``TransactionKind/deferred`` for read-only transactions.
+    ///
     /// Nested calls use savepoints: an inner failure rolls back the inner part only
     /// (if the error is caught by the outer body).
     ///
@@ -364,21 +370,16 @@ public final class Database {
     /// }
     /// ```
     @discardableResult
-    public func transaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws -> T) throws -> T {
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         try checkOpen()
         if savepointDepth > 0 || !isAutocommit { return try savepoint(body) }
-        try execute("BEGIN \(kind.rawValue) TRANSACTION")
+        try sqExecute("BEGIN \(kind.rawValue) TRANSACTION")
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let result: T
         do {
             result = try body()
-        } catch {
-            if !isClosed && !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
-            throw error
-        }
-        do {
-            try execute("COMMIT")
+            try sqExecute("COMMIT")
         } catch {
             if !isClosed && !isAutocommit { _ = sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
             throw error
@@ -387,22 +388,20 @@ public final class Database {
     }
 
     /// Runs `body` inside a savepoint: released when it returns, rolled back to (and released) when it throws.
+    ///
+    /// Works inside and outside a transaction; every nested write of the library
+    /// (bulk inserts, imports, nested ``transaction(_:_:)`` calls) goes through it.
     @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
-        try checkOpen()
-        savepointDepth += 1
-        defer { savepointDepth -= 1 }
-        let name = "streamqlite_sp\(savepointDepth)"
-        try execute("SAVEPOINT \(name)")
-        let result: T
+        let savepoint = try OpenSavepoint(self)
         do {
-            result = try body()
+            let result = try body()
+            try savepoint.release()
+            return result
         } catch {
-            if !isClosed { _ = sqlite3_exec(handle, "ROLLBACK TO \(name); RELEASE \(name)", nil, nil, nil) }
+            savepoint.rollback()
             throw error
         }
-        try execute("RELEASE \(name)")
-        return result
     }
 
     // MARK: Extensions

@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let store = try DatabaseActor(path: "tasks.db")
-/// let open = try await store.read { db in try db.rows(Task.self, "SELECT * FROM tasks WHERE done = 0").collect() }
+/// let open = try await store.read { db in try db.rows(Todo.self, "SELECT * FROM tasks WHERE done = 0").collect() }
 /// try await store.write { db in try db.execute("UPDATE tasks SET done = 1 WHERE id = ?", 3) }
 /// ```
 public actor DatabaseActor {
@@ -20,7 +20,9 @@ public actor DatabaseActor {
         try body(database)
     }
 
-    /// Runs `body` in a transaction (rolled back when it throws).
+    /// Runs `body` in an `IMMEDIATE` transaction (rolled back when it throws): the write
+    /// lock is taken first, so two writers on one WAL file wait for each other (busy
+    /// timeout) instead of failing with `SQLITE_BUSY`.
     public func write<T: Sendable>(_ body: @Sendable (Database) throws -> T) throws -> T {
         try database.transaction { try body(database) }
     }

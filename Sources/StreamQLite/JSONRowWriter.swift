@@ -123,15 +123,59 @@ private final class JSONWriterStorage {
 
     private static let ignoreEvents: sq_json_callback = { _, _ in SQ_JSON_CONTINUE }
 
-    func validateJSON(_ utf8: UnsafeBufferPointer<UInt8>, row: Int, column: String) throws {
-        if validator == nil { validator = sq_json_new(JSONWriterStorage.ignoreEvents, nil) }
-        guard let p = validator else { return }
-        sq_json_reset(p)
-        if sq_json_feed(p, utf8.baseAddress, utf8.count) == SQ_JSON_ERROR || sq_json_finish(p) == SQ_JSON_ERROR {
-            let info = sq_json_error_info(p)!.pointee
-            let message = withUnsafeBytes(of: info.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            throw JSONWriterError.invalidRawJSON(row: row, column: column, byteOffset: Int(info.offset), message: message)
+    /// Checks that `utf8` is one JSON value before it is embedded in the output.
+    ///
+    /// Returns nil when it is, or the repaired bytes when its only defect is the
+    /// `Inf`/`-Inf` SQLite 3.40's JSON functions write for infinite REALs
+    /// (`json_object('n', 9e999)` is `{"n":Inf}`): those become `null`, as an infinite
+    /// REAL column does. Anything else throws ``JSONWriterError/invalidRawJSON(row:column:byteOffset:message:)``.
+    func checkJSON(_ utf8: UnsafeBufferPointer<UInt8>, row: Int, column: String) throws -> [UInt8]? {
+        if let failure = parseFailure(utf8) {
+            if let repaired = Self.nullingNonFiniteNumbers(utf8), repaired.withUnsafeBufferPointer({ parseFailure($0) }) == nil {
+                return repaired
+            }
+            throw JSONWriterError.invalidRawJSON(row: row, column: column, byteOffset: failure.offset, message: failure.message)
         }
+        return nil
+    }
+
+    /// Where and why `utf8` is not one JSON value; nil when it is.
+    private func parseFailure(_ utf8: UnsafeBufferPointer<UInt8>) -> (offset: Int, message: String)? {
+        if validator == nil { validator = sq_json_new(JSONWriterStorage.ignoreEvents, nil) }
+        guard let p = validator else { return (0, "out of memory") }
+        sq_json_reset(p)
+        guard sq_json_feed(p, utf8.baseAddress, utf8.count) == SQ_JSON_ERROR || sq_json_finish(p) == SQ_JSON_ERROR else { return nil }
+        let info = sq_json_error_info(p)!.pointee
+        let message = withUnsafeBytes(of: info.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        return (Int(info.offset), message)
+    }
+
+    /// `utf8` with `Inf` and `-Inf` outside strings replaced by `null`; nil when there are none.
+    static func nullingNonFiniteNumbers(_ utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        var inString = false, escaped = false, found = false
+        var i = 0
+        let n = utf8.count
+        while i < n {
+            let c = utf8[i]
+            if inString {
+                if escaped { escaped = false } else if c == UInt8(ascii: "\\") { escaped = true } else if c == UInt8(ascii: "\"") { inString = false }
+            } else if c == UInt8(ascii: "\"") {
+                inString = true
+            } else {
+                let negative = c == UInt8(ascii: "-")
+                let start = negative ? i + 1 : i
+                if start + 3 <= n, utf8[start] == UInt8(ascii: "I"), utf8[start + 1] == UInt8(ascii: "n"), utf8[start + 2] == UInt8(ascii: "f") {
+                    if !found { out.reserveCapacity(n + 8); out.append(contentsOf: utf8[0..<i]); found = true }
+                    out.append(contentsOf: "null".utf8)
+                    i = start + 3
+                    continue
+                }
+            }
+            if found { out.append(c) }
+            i += 1
+        }
+        return found ? out : nil
     }
 
     func setColumns(prefixes bytes: [UInt8], offsets: [Int], raw: [Bool]) {
@@ -314,17 +358,31 @@ public struct JSONRowWriter: RowSink {
     public mutating func text(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try prefix(column)
         if column < columnCount && rawColumns.unsafelyUnwrapped[column] {
-            if utf8.count > 0 { try storage.validateJSON(utf8, row: rowCount, column: columnNames[column]) }
-            try writeRaw(utf8)
+            try writeCheckedJSON(utf8, column: column)
         } else {
             try writeEscaped(utf8, column: column)
         }
     }
 
-    /// Embeds a value that already is JSON (SQLite's JSON subtype) as it is.
+    /// Embeds a value that already is JSON (SQLite's JSON subtype), checked first.
+    ///
+    /// The output stays valid JSON whatever the value: SQLite 3.40 writes an infinite
+    /// REAL inside JSON as `Inf` (`json_object('n', 9e999)`), which is written as `null`
+    /// here (as an infinite REAL column is); any other invalid value (an empty string,
+    /// truncated text) throws ``JSONWriterError/invalidRawJSON(row:column:byteOffset:message:)``.
     public mutating func json(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try prefix(column)
-        try writeRaw(utf8)
+        try writeCheckedJSON(utf8, column: column)
+    }
+
+    /// Writes `utf8` after ``JSONWriterStorage/checkJSON(_:row:column:)``.
+    private mutating func writeCheckedJSON(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
+        let name = column < columnNames.count ? columnNames[column] : "#\(column)"
+        if let repaired = try storage.checkJSON(utf8, row: rowCount, column: name) {
+            try repaired.withUnsafeBufferPointer { try writeRaw($0) }
+        } else {
+            try writeRaw(utf8)
+        }
     }
 
     /// Writes the bytes as a base64 string.

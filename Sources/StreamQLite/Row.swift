@@ -98,13 +98,13 @@ extension Statement {
 /// A type that decodes itself from a row by hand, reading columns by index: the fastest path.
 ///
 /// ```swift
-/// struct Task: RowDecodable {
+/// struct Todo: RowDecodable {
 ///     var id: Int, title: String, done: Bool
 ///     init(row: Row) throws {
 ///         id = try row[0]; title = try row[1]; done = try row[2]
 ///     }
 /// }
-/// let tasks = try db.rows(Task.self, "SELECT id, title, done FROM tasks").collect()
+/// let tasks = try db.rows(Todo.self, "SELECT id, title, done FROM tasks").collect()
 /// ```
 public protocol RowDecodable {
     /// Reads the current row.

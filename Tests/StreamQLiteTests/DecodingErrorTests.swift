@@ -24,14 +24,14 @@ import StreamQLite
     }
 
     @Test func aMissingColumnForANonOptionalPropertyNamesTheColumnAndType() throws {
-        let error = try #require(throws: DatabaseError.self) { try db.rows(Task.self, "SELECT 1 AS id, 'x' AS title").collect() }
+        let error = try #require(throws: DatabaseError.self) { try db.rows(Todo.self, "SELECT 1 AS id, 'x' AS title").collect() }
         #expect(error.column == "done")
         #expect(error.expectedType == "Bool")
         #expect(error.description.contains("column done as Bool: no such column in the result (columns: id, title)"))
     }
 
     @Test func nullIntoANonOptionalNamesTheColumnIndexAndType() throws {
-        let error = try #require(throws: DatabaseError.self) { try db.rows(Task.self, "SELECT 1 AS id, NULL AS title, 0 AS done").collect() }
+        let error = try #require(throws: DatabaseError.self) { try db.rows(Todo.self, "SELECT 1 AS id, NULL AS title, 0 AS done").collect() }
         #expect(error.column == "title" && error.columnIndex == 1 && error.expectedType == "String")
         #expect(error.message == "expected TEXT, found NULL")
         #expect(error.sql == "SELECT 1 AS id, NULL AS title, 0 AS done")

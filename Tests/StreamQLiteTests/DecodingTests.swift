@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StreamQLite
 
-struct Task: Codable, Equatable, Sendable {
+struct Todo: Codable, Equatable, Sendable {
     var id: Int
     var title: String
     var done: Bool
@@ -41,15 +41,15 @@ func makeTasks() throws -> Database {
 @Suite struct DecodingTests {
     @Test func decodableRowsStreamFromTheQueryInTheIssue() throws {
         let db = try makeTasks()
-        let open = try db.rows(Task.self, "SELECT * FROM tasks WHERE done = ?", false).collect()
-        #expect(open == [Task(id: 1, title: "Clean Room", done: false), Task(id: 3, title: "Sleep", done: false)])
+        let open = try db.rows(Todo.self, "SELECT * FROM tasks WHERE done = ?", false).collect()
+        #expect(open == [Todo(id: 1, title: "Clean Room", done: false), Todo(id: 3, title: "Sleep", done: false)])
     }
 
     @Test func decodableMatchesColumnsByNameInAnyOrderAndCase() throws {
         let db = try makeTasks()
-        let tasks = try db.rows(Task.self, "SELECT done AS DONE, title, id FROM tasks ORDER BY id").collect()
+        let tasks = try db.rows(Todo.self, "SELECT done AS DONE, title, id FROM tasks ORDER BY id").collect()
         #expect(tasks.map(\.id) == [1, 2, 3])
-        #expect(tasks[1] == Task(id: 2, title: "Write Code", done: true))
+        #expect(tasks[1] == Todo(id: 2, title: "Write Code", done: true))
     }
 
     @Test func handWrittenDecodingReadsByIndex() throws {
@@ -97,7 +97,7 @@ func makeTasks() throws -> Database {
     @Test func theCursorResetsItsStatementWhenDroppedSoTheCachedStatementIsReusable() throws {
         let db = try makeTasks()
         do {
-            let cursor = try db.rows(Task.self, "SELECT * FROM tasks")
+            let cursor = try db.rows(Todo.self, "SELECT * FROM tasks")
             _ = try cursor.next()
         }
         try db.execute("DROP TABLE tasks")  // would fail with SQLITE_LOCKED if the SELECT were still running

@@ -236,9 +236,9 @@ private struct Wrapped: Decodable, Equatable {
         let sql = "\(series(2000)) value AS id, 'task ' || value AS title, value % 2 AS done FROM g"
         for _ in 0..<2 {
             var n = 0
-            try db.rows(Task.self, sql).forEach { t in
+            try db.rows(Todo.self, sql).forEach { t in
                 n += 1
-                #expect(t == Task(id: n, title: "task \(n)", done: n % 2 == 1))
+                #expect(t == Todo(id: n, title: "task \(n)", done: n % 2 == 1))
             }
             #expect(n == 2000)
         }
