@@ -368,8 +368,8 @@ public struct JSONRowWriter: RowSink {
     ///
     /// The output stays valid JSON whatever the value: SQLite 3.40 writes an infinite
     /// REAL inside JSON as `Inf` (`json_object('n', 9e999)`), which is written as `null`
-    /// here (as an infinite REAL column is); any other invalid value (an empty string,
-    /// truncated text) throws ``JSONWriterError/invalidRawJSON(row:column:byteOffset:message:)``.
+    /// here (as an infinite REAL column is); an empty value is `null`, as in a raw column;
+    /// any other invalid value throws ``JSONWriterError/invalidRawJSON(row:column:byteOffset:message:)``.
     public mutating func json(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try prefix(column)
         try writeCheckedJSON(utf8, column: column)
@@ -377,6 +377,7 @@ public struct JSONRowWriter: RowSink {
 
     /// Writes `utf8` after ``JSONWriterStorage/checkJSON(_:row:column:)``.
     private mutating func writeCheckedJSON(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
+        guard utf8.count > 0 else { return try writeRaw(utf8) }  // documented: an empty value is `null`
         let name = column < columnNames.count ? columnNames[column] : "#\(column)"
         if let repaired = try storage.checkJSON(utf8, row: rowCount, column: name) {
             try repaired.withUnsafeBufferPointer { try writeRaw($0) }
