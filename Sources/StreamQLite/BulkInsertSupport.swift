@@ -340,7 +340,10 @@ func sqQuoteQualifiedName(_ table: String) -> String {
 /// Extracts the column from an SQLite constraint message such as
 /// `UNIQUE constraint failed: tasks.id` or `NOT NULL constraint failed: tasks.title`.
 func constraintColumn(in message: String) -> String? {
-    guard let range = message.range(of: "constraint failed: ") else { return nil }
+    // Only NOT NULL and UNIQUE (and PRIMARY KEY, reported as UNIQUE) name columns, as
+    // `table.column`; a CHECK names its expression or constraint name, which is no column.
+    guard let range = message.range(of: "NOT NULL constraint failed: ") ?? message.range(of: "UNIQUE constraint failed: ")
+    else { return nil }
     let rest = message[range.upperBound...]
     let first = rest.split(separator: ",").first.map { $0.trimmingSpaces } ?? ""
     if let dot = first.lastIndex(of: ".") { return String(first[first.index(after: dot)...]) }

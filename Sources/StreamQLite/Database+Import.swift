@@ -631,6 +631,12 @@ final class JSONImporter {
         bytes.withUnsafeBufferPointer { setText(column, $0) }
     }
 
+    /// Strict mode: a number beyond a REAL's range (`1e400`) would be stored as ±Inf.
+    private func outOfRealRange(_ literal: UnsafeBufferPointer<UInt8>, _ t: sq_json_token, _ c: Int) -> JSONImportError {
+        error("\(String(decoding: literal, as: UTF8.self)) is beyond the range of a REAL (it would be stored as infinity), column \(columns[c]) (strict mode)",
+              t, key: keyName())
+    }
+
     private func value(_ t: sq_json_token, _ type: sq_json_type) throws {
         let c = currentColumn
         guard c >= 0 else { return }
@@ -665,7 +671,9 @@ final class JSONImporter {
             case .text:
                 setText(c, literal)
             case .real:
-                setReal(c, fits ? Double(i) : sq_json_number_double(t.text, t.len))
+                let d = fits ? Double(i) : sq_json_number_double(t.text, t.len)
+                if strict && !d.isFinite { throw outOfRealRange(literal, t, c) }
+                setReal(c, d)
             case .integer:
                 if fits { setInteger(c, i); return }
                 if isInteger {  // beyond 64 bits
@@ -684,7 +692,11 @@ final class JSONImporter {
                 if fits { setInteger(c, i) } else if isInteger {
                     if strict { throw error("integer out of the 64-bit range (strict mode)", t, key: keyName()) }
                     setText(c, literal)
-                } else { setReal(c, sq_json_number_double(t.text, t.len)) }
+                } else {
+                    let d = sq_json_number_double(t.text, t.len)
+                    if strict && !d.isFinite { throw outOfRealRange(literal, t, c) }
+                    setReal(c, d)
+                }
             }
         case SQ_JSON_STRING:
             let s = text(t)
@@ -708,7 +720,11 @@ final class JSONImporter {
                 }
                 setText(c, s)
             case .real:
-                if let d = parseJSONNumber(s) { setReal(c, d); return }
+                if let d = parseJSONNumber(s) {
+                    if strict && !d.isFinite { throw outOfRealRange(s, t, c) }
+                    setReal(c, d)
+                    return
+                }
                 if strict {
                     throw error("'\(String(decoding: s, as: UTF8.self))' is not a number, column \(columns[c]) is REAL (strict mode)",
                                 t, key: keyName())

@@ -150,9 +150,12 @@ public final class Statement {
 
     @usableFromInline
     func bindingFailed(rc: Int32, given: Int) throws {
-        if rc != SQLITE_OK { try check(rc) }
+        // The count first: binding a third argument to two parameters fails with SQLITE_RANGE too.
         let expected = Int(sqlite3_bind_parameter_count(handle))
-        throw error(SQLITE_RANGE, "the statement has \(expected) parameters, \(given) arguments given")
+        if given != expected {
+            throw error(SQLITE_RANGE, "the statement has \(expected) parameter\(expected == 1 ? "" : "s"), \(given) argument\(given == 1 ? "" : "s") given")
+        }
+        try check(rc)
     }
 
     /// Clears all bindings (parameters become NULL).
@@ -252,11 +255,38 @@ public final class Statement {
     /// Adds the column name, index, SQL and expected type to a decoding error.
     @usableFromInline
     func decodingError(_ error: any Error, column: Int, type: Any.Type) -> any Error {
-        guard var e = error as? DatabaseError else { return error }
+        var e: DatabaseError
+        if let databaseError = error as? DatabaseError {
+            e = databaseError
+        } else if let decodingError = error as? DecodingError {
+            // A value the standard library could not decode (an enum's unknown raw value…):
+            // the same error as every other decoding failure, with the column and the SQL.
+            e = DatabaseError(code: SQLITE_MISMATCH, message: decodingError.streamQLiteDescription)
+        } else {
+            return error  // an error of the type's own init(from:): passed on as it is
+        }
         if e.column == nil && column >= 0 && column < columnCount { e.column = columnNames[column] }
         if e.columnIndex == nil { e.columnIndex = column }
         if e.expectedType == nil { e.expectedType = String(describing: type) }
         if e.sql == nil { e.sql = sql }
         return e
+    }
+}
+
+extension DecodingError {
+    /// The failure in one sentence (the context's description, the key or type involved).
+    var streamQLiteDescription: String {
+        switch self {
+        case .dataCorrupted(let context):
+            return context.debugDescription
+        case .typeMismatch(let type, let context):
+            return "expected \(type): \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "expected \(type), found no value: \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "no value for key '\(key.stringValue)': \(context.debugDescription)"
+        @unknown default:
+            return "\(self)"
+        }
     }
 }

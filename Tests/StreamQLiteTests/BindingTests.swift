@@ -77,7 +77,7 @@ struct Cents: DatabaseValueConvertible, Equatable {
 
     @Test func aWrongArgumentCountIsAnErrorNamingBothCounts() throws {
         let error = try #require(throws: DatabaseError.self) { try db.execute("SELECT ?, ?", 1) }
-        #expect(error.message == "the statement has 2 parameters, 1 arguments given")
+        #expect(error.message == "the statement has 2 parameters, 1 argument given")
         #expect(error.sql == "SELECT ?, ?")
         let e2 = try #require(throws: DatabaseError.self) { try db.execute("SELECT :a", arguments: ["b": 1]) }
         #expect(e2.message.contains("missing argument for parameter :a"))
