@@ -412,3 +412,230 @@ func jsonTestSuiteBytes(_ name: String) throws -> [UInt8] {
         #expect(try JSONValueDecoder().decode(String.self, from: "\u{FEFF}\"bom\"") == "bom")
     }
 }
+
+// MARK: - Encoding
+
+/// Encodes with both encoders under the same options.
+func bothEncode<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting = [.sortedKeys],
+                              configure: (inout JSONValueEncoder, JSONEncoder) -> Void = { _, _ in })
+    -> (ours: Outcome<String>, foundation: Outcome<String>)
+{
+    var ours = JSONValueEncoder()
+    ours.dateEncodingStrategy = .deferredToDate  // JSONEncoder's default
+    var mine: JSONValueEncoder.OutputFormatting = []
+    if formatting.contains(.prettyPrinted) { mine.insert(.prettyPrinted) }
+    if formatting.contains(.sortedKeys) { mine.insert(.sortedKeys) }
+    if formatting.contains(.withoutEscapingSlashes) { mine.insert(.withoutEscapingSlashes) }
+    ours.outputFormatting = mine
+    let theirs = JSONEncoder()
+    theirs.outputFormatting = formatting
+    configure(&ours, theirs)
+    func outcome(_ body: () throws -> [UInt8]) -> Outcome<String> {
+        do { return .value(String(decoding: try body(), as: UTF8.self)) } catch let e as EncodingError {
+            if case .invalidValue = e { return .failure("invalidValue") }
+            return .failure("\(e)")
+        } catch { return .failure("\(type(of: error))") }
+    }
+    return (outcome { try ours.encode(value) }, outcome { Array(try theirs.encode(value)) })
+}
+
+let allFormattings: [JSONEncoder.OutputFormatting] = [
+    [.sortedKeys], [.sortedKeys, .prettyPrinted], [.sortedKeys, .withoutEscapingSlashes],
+    [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes],
+]
+
+@Suite struct JSONEncodingTests {
+    @Test(arguments: jsonTestSuiteFiles("y_"))
+    func everyTestSuiteValueEncodesAsFoundationEncodesIt(name: String) throws {
+        guard let value = try? JSONDecoder().decode(AnyJSON.self, from: Data(try jsonTestSuiteBytes(name))) else { return }
+        for f in allFormattings {
+            let r = bothEncode(value, f)
+            #expect(r.ours == r.foundation, "\(name) \(f)")
+        }
+    }
+
+    @Test func aRichValueEncodesAsFoundationEncodesIt() throws {
+        for f in allFormattings {
+            let r = bothEncode(JSONDecodingTests.everything, f)
+            #expect(r.ours == r.foundation, "\(f)")
+            if case .value(let s) = r.ours {
+                #expect(try JSONValueDecoder().decode(JSONDecodingTests.Everything.self, from: s) == JSONDecodingTests.everything)
+            }
+        }
+    }
+
+    @Test func numbersAsFoundationWritesThem() {
+        var rng = SystemRandomNumberGenerator()
+        var doubles: [Double] = [0, -0.0, 1, -1, 0.1, 1e16, 1e17, 1e-7, 100, 123456789.125, 5e-324, .greatestFiniteMagnitude,
+                                 .leastNormalMagnitude, 2.5e-5, 1e21, 1e22, 9007199254740993]
+        var floats: [Float] = [0, -0.0, 0.1, 1e20, 3, 1e-7, .greatestFiniteMagnitude, .leastNonzeroMagnitude, 16777217]
+        while doubles.count < 5000 {
+            let d = Double(bitPattern: rng.next())
+            if d.isFinite { doubles.append(d) }
+            let f = Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))
+            if f.isFinite { floats.append(f) }
+        }
+        #expect(bothEncode(doubles).ours == bothEncode(doubles).foundation)
+        #expect(bothEncode(floats).ours == bothEncode(floats).foundation)
+        let ints: [Int64] = [0, 1, -1, 9, 10, 99, 100, -100, .max, .min, 1 << 53]
+        #expect(bothEncode(ints).ours == bothEncode(ints).foundation)
+        let unsigned: [UInt64] = [0, .max, 1 << 63]
+        #expect(bothEncode(unsigned).ours == bothEncode(unsigned).foundation)
+        struct Small: Codable { var a: Int8 = -128; var b: UInt8 = 255; var c: Int16 = -32768; var d: UInt32 = .max; var e: UInt = .max; var f: Float = 1.5 }
+        #expect(bothEncode(Small()).ours == bothEncode(Small()).foundation)
+        for bad in [Double.infinity, -.infinity, .nan] {
+            #expect(bothEncode([bad]).ours == .failure("invalidValue"))
+            #expect(bothEncode(["k": Float(bad)]).ours == .failure("invalidValue"))
+            let r = bothEncode([bad, 1]) { o, t in
+                o.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+                t.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "+inf", negativeInfinity: "-inf", nan: "nan")
+            }
+            #expect(r.ours == r.foundation)
+        }
+    }
+
+    @Test func stringsAreEscapedAsFoundationEscapesThem() {
+        var strings = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+        strings += ["a/b", "\u{2028}\u{2029}", "é☃😀", "\"\\/", "", String(repeating: "x/\"é", count: 100), "\u{7f}\u{80}\u{ff}"]
+        for f in allFormattings {
+            #expect(bothEncode(strings, f).ours == bothEncode(strings, f).foundation, "\(f)")
+            let keyed = Dictionary(uniqueKeysWithValues: strings.enumerated().map { ($1, $0) })
+            #expect(bothEncode(keyed, f).ours == bothEncode(keyed, f).foundation, "\(f)")
+        }
+    }
+
+    @Test func sortedKeysByUTF8Bytes() {
+        let d = ["b": 1, "a": 2, "B": 3, "10": 4, "9": 5, "é": 6, "e": 7, "Z": 8, "": 9, "aa": 10, "a\u{0}": 11]
+        #expect(bothEncode(d).ours == bothEncode(d).foundation)
+        #expect(bothEncode(d).ours == .value(#"{"":9,"10":4,"9":5,"B":3,"Z":8,"a":2,"a\u0000":11,"aa":10,"b":1,"e":7,"é":6}"#))
+    }
+
+    @Test func emptyContainersAndOptionals() {
+        struct E: Codable { var a: [Int] = []; var d: [String: Int] = [:]; var o: Int? = nil; var n: [Int?] = [nil, 1]; var nested: [[String: [Int]]] = [[:], ["x": []]] }
+        for f in allFormattings { #expect(bothEncode(E(), f).ours == bothEncode(E(), f).foundation, "\(f)") }
+        struct Nothing: Encodable { func encode(to encoder: any Encoder) throws {} }
+        #expect(bothEncode(Nothing()).ours == .failure("invalidValue"))
+        #expect(bothEncode([Nothing()]).ours == bothEncode([Nothing()]).foundation)
+        #expect(bothEncode(Int?.none).ours == bothEncode(Int?.none).foundation)
+        #expect(bothEncode("top").ours == bothEncode("top").foundation)
+        #expect(bothEncode(42).ours == .value("42"))
+    }
+
+    // Types whose encode(to:) uses the containers out of order, super encoders, duplicate keys.
+    class Base: Codable {
+        var id = 1
+        enum K: CodingKey { case id }
+        init() {}
+        required init(from decoder: any Decoder) throws { id = try decoder.container(keyedBy: K.self).decode(Int.self, forKey: .id) }
+        func encode(to e: any Encoder) throws { var c = e.container(keyedBy: K.self); try c.encode(id, forKey: .id) }
+    }
+    final class ViaSuperEncoder: Base, @unchecked Sendable {
+        var name = "n"
+        enum CK: CodingKey { case name }
+        override init() { super.init() }
+        required init(from decoder: any Decoder) throws { try super.init(from: decoder) }
+        override func encode(to e: any Encoder) throws {
+            var c = e.container(keyedBy: CK.self)
+            try c.encode(name, forKey: .name)
+            try super.encode(to: c.superEncoder())
+        }
+    }
+    final class ViaSameEncoder: Base, @unchecked Sendable {
+        var name = "n"
+        enum CK: CodingKey { case name }
+        override init() { super.init() }
+        required init(from decoder: any Decoder) throws { try super.init(from: decoder) }
+        override func encode(to e: any Encoder) throws {
+            try super.encode(to: e)
+            var c = e.container(keyedBy: CK.self)
+            try c.encode(name, forKey: .name)
+        }
+    }
+    struct Duplicates: Encodable {
+        enum K: CodingKey { case a, b }
+        func encode(to e: any Encoder) throws {
+            var c = e.container(keyedBy: K.self)
+            try c.encode(1, forKey: .a); try c.encode(2, forKey: .b); try c.encode(3, forKey: .a)
+        }
+    }
+    struct Interleaved: Encodable {
+        enum K: CodingKey { case a, b, c }
+        func encode(to e: any Encoder) throws {
+            var c = e.container(keyedBy: K.self)
+            var n = c.nestedContainer(keyedBy: K.self, forKey: .a)
+            var u = c.nestedUnkeyedContainer(forKey: .b)
+            try c.encode(1, forKey: .c)
+            try n.encode(2, forKey: .b)
+            try u.encode(3)
+            try n.encode([4, 5], forKey: .c)
+        }
+    }
+    struct EmptySuper: Encodable {
+        enum K: CodingKey { case a }
+        func encode(to e: any Encoder) throws { var c = e.container(keyedBy: K.self); _ = c.superEncoder(forKey: .a) }
+    }
+    struct EmptyNested: Encodable {
+        enum K: CodingKey { case a }
+        func encode(to e: any Encoder) throws { var c = e.container(keyedBy: K.self); _ = c.nestedContainer(keyedBy: K.self, forKey: .a) }
+    }
+
+    @Test func unusualEncodeImplementationsGiveFoundationsBytes() throws {
+        for f in allFormattings {
+            #expect(bothEncode([ViaSuperEncoder()], f).ours == bothEncode([ViaSuperEncoder()], f).foundation, "\(f)")
+            #expect(bothEncode([ViaSameEncoder()], f).ours == bothEncode([ViaSameEncoder()], f).foundation, "\(f)")
+            #expect(bothEncode(["x": Duplicates()], f).ours == bothEncode(["x": Duplicates()], f).foundation, "\(f)")
+            #expect(bothEncode([Interleaved(), Interleaved()], f).ours == bothEncode([Interleaved(), Interleaved()], f).foundation, "\(f)")
+            #expect(bothEncode(EmptySuper(), f).ours == bothEncode(EmptySuper(), f).foundation, "\(f)")
+            #expect(bothEncode(EmptyNested(), f).ours == bothEncode(EmptyNested(), f).foundation, "\(f)")
+        }
+        // Unsorted: duplicates still collapse to the later value.
+        #expect(try String(decoding: JSONValueEncoder().encode(Duplicates()), as: UTF8.self) == #"{"b":2,"a":3}"#)
+    }
+
+    @Test func snakeCaseKeysAsFoundationConvertsThem() {
+        struct S: Encodable {
+            var myURLProperty = 1, oneTwoThree = 2, _under = 3, aB = 4, already_snake = 5, ABC = 6, a1B2 = 7
+            var x = 8, URLs = 9, façadeÉtat = 10
+            var dict = ["someKey": 1]
+            var nested = ["aKey": Inner()]
+            struct Inner: Encodable { var innerValue = 2 }
+        }
+        for f in allFormattings {
+            let r = bothEncode(S(), f) { o, t in o.keyEncodingStrategy = .convertToSnakeCase; t.keyEncodingStrategy = .convertToSnakeCase }
+            #expect(r.ours == r.foundation, "\(f)")
+        }
+    }
+
+    @Test func dateAndDataStrategies() throws {
+        let date = Date(timeIntervalSince1970: 1_714_564_800.2509)
+        let pairs: [(JSONValueEncoder.DateEncodingStrategy, JSONEncoder.DateEncodingStrategy)] = [
+            (.deferredToDate, .deferredToDate), (.secondsSince1970, .secondsSince1970),
+            (.millisecondsSince1970, .millisecondsSince1970), (.iso8601, .iso8601),
+        ]
+        for (ours, theirs) in pairs {
+            let r = bothEncode(["at": date]) { o, t in o.dateEncodingStrategy = ours; t.dateEncodingStrategy = theirs }
+            #expect(r.ours == r.foundation, "\(ours)")
+        }
+        // The library's own date text by default, milliseconds floored, read back by the decoder.
+        let text = try JSONValueEncoder().encode(["at": date])
+        #expect(String(decoding: text, as: UTF8.self) == #"{"at":"2024-05-01 12:00:00.250"}"#)
+        #expect(try JSONValueDecoder().decode([String: Date].self, from: text)["at"] == Date(timeIntervalSince1970: 1_714_564_800.25))
+        let data = Data([0, 1, 2, 255, 254])
+        #expect(bothEncode(["d": data]).ours == bothEncode(["d": data]).foundation)
+        let r = bothEncode(["d": data]) { o, t in o.dataEncodingStrategy = .deferredToData; t.dataEncodingStrategy = .deferredToData }
+        #expect(r.ours == r.foundation)
+        var custom = JSONValueEncoder()
+        custom.dateEncodingStrategy = .custom { d, e in var c = e.singleValueContainer(); try c.encode("day \(Int(d.timeIntervalSince1970) / 86400)") }
+        #expect(String(decoding: try custom.encode([date]), as: UTF8.self) == #"["day 19844"]"#)
+    }
+
+    @Test func encodingIntoASinkAndErrorsWithTheirPath() throws {
+        var sink: [UInt8] = []
+        try JSONValueEncoder().encode(["a": [1, 2]], into: &sink)
+        #expect(String(decoding: sink, as: UTF8.self) == #"{"a":[1,2]}"#)
+        struct Bad: Encodable { var values = [1.0, .nan] }
+        let error = try #require(throws: EncodingError.self) { try JSONValueEncoder().encode(["x": Bad()]) }
+        guard case .invalidValue(_, let context) = error else { return }
+        #expect(context.codingPath.map(\.stringValue) == ["x", "values", "Index 1"])
+    }
+}

@@ -1,0 +1,312 @@
+/// The byte-level JSON writer behind ``JSONValueEncoder``: a growable buffer,
+/// the open containers, separators, pretty printing, key sorting and the
+/// removal of duplicate keys. Strings and numbers go through the library's one
+/// escaper and formatter (JSONEscaping.swift).
+///
+/// The layout is `JSONEncoder`'s: compact, or with `pretty` two spaces per level,
+/// `"key" : value`, one element per line, empty containers as `[\n\n]`; keys
+/// sorted by their UTF-8 bytes with `sortedKeys`; `/` escaped unless
+/// `escapeSlashes` is off; when a key is written twice in one object the later
+/// value wins.
+struct JSONOutput: ~Copyable {
+    struct Frame {
+        var isObject: Bool
+        /// Members or elements written so far.
+        var count = 0
+        /// Index of this object's first entry in `members`.
+        var memberBase: Int
+        /// Identifies the frame to the containers that write into it.
+        var id: UInt64
+        /// `[String: V]` with a key strategy: keys are written as they are.
+        var rawKeys = false
+        /// Every key so far came from the same one-byte trivial key type (synthesized `CodingKeys`):
+        /// equal keys have equal bytes.
+        var byteKeys = true
+        var keyType: ObjectIdentifier?
+    }
+
+    /// An object's member, for sorting and duplicate removal when the object closes.
+    struct Member {
+        var key: String
+        /// The key's byte when its type is a one-byte trivial type, else -1.
+        var keyByte: Int16
+        /// Where the member starts (its indentation), after the separator.
+        var start: Int
+    }
+
+    var buffer: UnsafeMutablePointer<UInt8>
+    var count = 0
+    var capacity: Int
+    var frames: [Frame] = []
+    var members: [Member] = []
+    var nextID: UInt64 = 1
+    let pretty: Bool
+    let sortedKeys: Bool
+    let escapeSlashes: Bool
+
+    init(pretty: Bool, sortedKeys: Bool, escapeSlashes: Bool) {
+        self.pretty = pretty
+        self.sortedKeys = sortedKeys
+        self.escapeSlashes = escapeSlashes
+        capacity = 256
+        buffer = .allocate(capacity: capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: count) }
+
+    /// Forgets everything written (a restart).
+    mutating func reset() {
+        count = 0
+        frames.removeAll(keepingCapacity: true)
+        members.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Buffer
+
+    @inline(__always) mutating func reserve(_ n: Int) {
+        if _slowPath(capacity - count < n) { grow(n) }
+    }
+
+    mutating func grow(_ n: Int) {
+        var c = capacity * 2
+        while c - count < n { c *= 2 }
+        let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        b.update(from: buffer, count: count)
+        buffer.deallocate()
+        buffer = b
+        capacity = c
+    }
+
+    @inline(__always) mutating func append(_ byte: UInt8) {
+        reserve(1)
+        buffer[count] = byte
+        count &+= 1
+    }
+
+    @inline(__always) mutating func append(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        reserve(n)
+        (buffer + count).update(from: s.utf8Start, count: n)
+        count &+= n
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        reserve(bytes.count)
+        if let b = bytes.baseAddress { (buffer + count).update(from: b, count: bytes.count) }
+        count &+= bytes.count
+    }
+
+    mutating func indent(_ level: Int) {
+        reserve(2 * level)
+        (buffer + count).initialize(repeating: 0x20, count: 2 * level)
+        count &+= 2 * level
+    }
+
+    // MARK: Scalars
+
+    /// Writes `s` as a quoted, escaped JSON string.
+    mutating func string(_ s: String) {
+        var s = s
+        s.withUTF8 { string($0) }
+    }
+
+    mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // At most 6 output bytes per input byte, plus the quotes.
+        reserve(utf8.count &* 6 &+ 18)
+        buffer[count] = UInt8(ascii: "\"")
+        count &+= 1
+        if let p = utf8.baseAddress {
+            var i = 0
+            while i < utf8.count {
+                let progress = jsonEscape(p, utf8.count, &i, into: buffer + count, room: capacity - count,
+                                          escapeSlash: escapeSlashes, escapeLineSeparators: false, rejectInvalidUTF8: false)
+                count &+= progress.written
+            }
+        }
+        buffer[count] = UInt8(ascii: "\"")
+        count &+= 1
+    }
+
+    @inline(__always) mutating func integer(_ v: Int64) {
+        reserve(24)
+        count &+= writeDecimal(v, to: buffer + count)
+    }
+
+    @inline(__always) mutating func unsigned(_ v: UInt64) {
+        reserve(24)
+        count &+= writeDecimal(magnitude: v, negative: false, to: buffer + count)
+    }
+
+    /// A finite Double as `JSONEncoder` writes it: the shortest round-trip form without a trailing `.0`.
+    @inline(__always) mutating func double(_ v: Double) {
+        reserve(40)
+        var n = writeShortestDouble(v, to: buffer + count)
+        if n >= 2 && buffer[count + n - 2] == UInt8(ascii: ".") && buffer[count + n - 1] == UInt8(ascii: "0") { n -= 2 }
+        count &+= n
+    }
+
+    /// A finite Float, as ``double(_:)``.
+    mutating func float(_ v: Float) {
+        reserve(40)
+        var n = writeShortestFloat(v, to: buffer + count)
+        if n >= 2 && buffer[count + n - 2] == UInt8(ascii: ".") && buffer[count + n - 1] == UInt8(ascii: "0") { n -= 2 }
+        count &+= n
+    }
+
+    /// Writes a scalar.
+    mutating func scalar(_ s: JSONScalar) {
+        switch s {
+        case .null: append("null")
+        case .bool(let b): if b { append("true") } else { append("false") }
+        case .int(let v): integer(v)
+        case .uint(let v): unsigned(v)
+        case .double(let v): double(v)
+        case .float(let v): float(v)
+        case .string(let v): string(v)
+        case .number(let v): var v = v; v.withUTF8 { append($0) }
+        }
+    }
+
+    // MARK: Structure
+
+    /// Writes what goes before the next element of the innermost array (or the top-level value).
+    @inline(__always) mutating func beforeElement() {
+        guard !frames.isEmpty else { return }
+        let i = frames.count &- 1
+        if frames[i].count > 0 {
+            if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) }
+        }
+        frames[i].count &+= 1
+        if pretty { indent(frames.count) }
+    }
+
+    /// Writes the separator and `key` before the next value of the innermost object.
+    @inline(__always) mutating func key(_ key: String, byte: Int16, type: ObjectIdentifier?) {
+        let i = frames.count &- 1
+        if frames[i].count > 0 {
+            if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) }
+            if byte < 0 || type != frames[i].keyType { frames[i].byteKeys = false }
+        } else {
+            frames[i].keyType = type
+            if byte < 0 { frames[i].byteKeys = false }
+        }
+        frames[i].count &+= 1
+        members.append(Member(key: key, keyByte: byte, start: count))
+        if pretty { indent(frames.count) }
+        string(key)
+        if pretty { append(" : ") } else { append(UInt8(ascii: ":")) }
+    }
+
+    /// Opens an object or array (after `beforeElement`/`key`); returns its frame id.
+    @inline(__always) mutating func open(object: Bool, rawKeys: Bool = false) -> UInt64 {
+        append(object ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        if pretty { append(UInt8(ascii: "\n")) }
+        let id = nextID
+        nextID &+= 1
+        frames.append(Frame(isObject: object, memberBase: members.count, id: id, rawKeys: rawKeys))
+        return id
+    }
+
+    /// Closes the innermost container.
+    mutating func close() {
+        let f = frames.removeLast()
+        if f.isObject {
+            if f.count > 1 { fixMembers(f) }
+            members.removeSubrange(f.memberBase...)
+        }
+        if pretty {
+            append(UInt8(ascii: "\n"))
+            indent(frames.count)
+        }
+        append(f.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+    }
+
+    /// Closes containers until `frames.count == depth`.
+    mutating func close(downTo depth: Int) {
+        while frames.count > depth { close() }
+    }
+
+    /// The position of frame `id` in `frames`, or nil when it is closed.
+    @inline(__always) func depth(of id: UInt64) -> Int? {
+        var i = frames.count &- 1
+        while i >= 0 {
+            if frames[i].id == id { return i }
+            if frames[i].id < id { return nil }
+            i &-= 1
+        }
+        return nil
+    }
+
+    /// Sorts an object's members (`sortedKeys`) and drops all but the last of equal keys.
+    mutating func fixMembers(_ f: Frame) {
+        let n = f.count
+        let base = f.memberBase
+        // Duplicates?
+        var duplicates = false
+        if f.byteKeys {
+            var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &seen) { bits in
+                let words = bits.bindMemory(to: UInt64.self)
+                for m in base..<(base + n) {
+                    let b = Int(members[m].keyByte)
+                    let mask: UInt64 = 1 << UInt64(b & 63)
+                    if words[b >> 6] & mask != 0 { duplicates = true; break }
+                    words[b >> 6] |= mask
+                }
+            }
+        } else if n <= 16 {
+            outer: for a in base..<(base + n) {
+                for b in (a + 1)..<(base + n) where members[a].key == members[b].key { duplicates = true; break outer }
+            }
+        } else {
+            var seen = Set<String>()
+            for m in base..<(base + n) where !seen.insert(members[m].key).inserted { duplicates = true; break }
+        }
+        guard sortedKeys || duplicates else { return }
+        var order = Array(base..<(base + n))
+        if duplicates {
+            // Keep the last occurrence of each key.
+            var kept: [Int] = []
+            var seen = Set<String>()
+            for m in order.reversed() where seen.insert(members[m].key).inserted { kept.append(m) }
+            order = kept.reversed()
+        }
+        if sortedKeys {
+            order.sort { members[$0].key.utf8.lexicographicallyPrecedes(members[$1].key.utf8) }
+        }
+        if !duplicates && order == Array(base..<(base + n)) { return }
+        // Each member's bytes run from its start to the separator of the next (or the end).
+        let separator = pretty ? 2 : 1
+        let first = members[base].start
+        let end = count
+        func segment(_ m: Int) -> Range<Int> {
+            let s = members[m].start
+            let e = m + 1 < base + n ? members[m + 1].start - separator : end
+            return s..<e
+        }
+        let saved = Array(UnsafeBufferPointer(start: buffer + first, count: end - first))
+        count = first
+        for (k, m) in order.enumerated() {
+            if k > 0 { if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) } }
+            let r = segment(m)
+            saved.withUnsafeBufferPointer { append(UnsafeBufferPointer(rebasing: $0[(r.lowerBound - first)..<(r.upperBound - first)])) }
+        }
+    }
+}
+
+/// A JSON scalar about to be written.
+enum JSONScalar {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    /// Finite.
+    case double(Double)
+    /// Finite.
+    case float(Float)
+    case string(String)
+    /// A number literal written as it is (a `Decimal`'s description).
+    case number(String)
+}
