@@ -7,7 +7,7 @@
 # /opt/swift, as README asks.  In a chroot, with a plain PATH (no /opt/swift
 # in it), it runs `make demo`, then `make test`, and prints PASS/FAIL and the
 # time of each.  Not part of `make test`: it needs root, the Debian mirror and
-# 10 to 20 minutes.
+# about 7 minutes here.
 #
 #   sudo bash scripts/fresh-machine-check.sh             # log: /var/tmp/streamqlite-fresh/check.log
 #   sudo NO_SWIFT=1 bash scripts/fresh-machine-check.sh  # without a toolchain: make test must say
