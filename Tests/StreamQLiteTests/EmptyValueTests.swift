@@ -50,6 +50,15 @@ import Testing
         #expect(try db.value(String?.self, "SELECT name FROM t WHERE id = 1") == .some(""))
     }
 
+    @Test func aRowEncodableBindsEmptyTextAndBlobsAsEmptyValues() throws {
+        struct R: RowEncodable {
+            static let databaseColumns = ["id", "name", "bytes"]
+            func bind(to row: inout RowBinder) throws { row.bind(1); row.bind(""); row.bind([UInt8]()) }
+        }
+        try db.insert(contentsOf: [R()], into: "t")
+        #expect(try stored() == [[.int(1), .text(""), .null, .blob([])]])
+    }
+
     @Test func anEmptyStringIsWrittenToJSONAsAnEmptyString() throws {
         try db.execute("INSERT INTO t(id, name) VALUES (1, '')")
         #expect(String(decoding: try db.jsonBytes("SELECT name FROM t"), as: UTF8.self) == #"[{"name":""}]"#)
