@@ -47,7 +47,17 @@ def check_error(host, msg, want, what):
     check(host, msg is not None and want in msg, True, f"{what}: error {msg!r} should contain {want!r}")
 
 
-def common_checks(host, open_db, load_noread, tmp):
+# Bad values whose error message must reach Python as the host's SQLite
+# error (not UnicodeDecodeError: the message is valid UTF-8) and stay short.
+BAD = [
+    ("SELECT format_date(CAST(x'79797979ff' AS TEXT), '2011-01-02')", "invalid pattern 'yyyy\\xFF'"),
+    ("SELECT locale_week('2011-01-02', CAST(x'656eff' AS TEXT))", "ill-formed locale 'en\\xFF'"),
+    ("SELECT locale_week(printf('%.10000000c', 'x'))", "' (10000000 bytes)"),
+    ("SELECT * FROM json_stream(CAST(x'ff2e6a736f6e' AS TEXT))", "json_stream: \\xFF.json: cannot open"),
+]
+
+
+def common_checks(host, open_db, load_noread, tmp, error_class):
     """open_db(path) -> connection with the extension loaded (default entry);
     load_noread(con) loads the no-read entry point into a bare connection."""
     secret = os.path.join(tmp, "secret.json")
@@ -72,6 +82,16 @@ def common_checks(host, open_db, load_noread, tmp):
         msg = error_of(lambda: list(con.execute("SELECT * FROM innocent")))
         check_error(host, msg, "can only live in the temp schema", f"planted table {pre}")
         con.close()
+    con = open_db(":memory:")
+    for sql, want in BAD:
+        try:
+            con.execute(sql).fetchall()
+            check(host, "no error", f"an error containing {want!r}", sql)
+        except error_class as e:
+            check(host, want in str(e) and len(str(e)) < 400, True, f"{sql}: error {str(e)[:300]!r}")
+        except Exception as e:   # UnicodeDecodeError: invalid UTF-8 reached the host
+            check(host, f"{type(e).__name__}: {str(e)[:200]}", f"{error_class.__name__}", sql)
+    con.close()
     # the user's own temp table still reads
     con = open_db(":memory:")
     con.execute(f"CREATE VIRTUAL TABLE temp.mine USING json_stream(filename='{secret}', columns='token TEXT')")
@@ -117,13 +137,15 @@ def run_sqlite3():
         c.load_extension(ext[:-3] if ext.endswith(".so") else ext)
         return c
 
+    ERROR_CLASS = sqlite3.Error
+
     def load_noread():
         c = sqlite3.connect(":memory:")
         c.enable_load_extension(True)   # also enables SQL load_extension()
         c.execute("SELECT load_extension(?, ?)", (ext, NOREAD))
         return c
     with tempfile.TemporaryDirectory() as tmp:
-        common_checks(host, open_db, load_noread, tmp)
+        common_checks(host, open_db, load_noread, tmp, ERROR_CLASS)
 
 
 def run_apsw():
@@ -142,13 +164,15 @@ def run_apsw():
         c.load_extension(ext)
         return c
 
+    ERROR_CLASS = apsw.Error
+
     def load_noread():
         c = apsw.Connection(":memory:")
         c.enable_load_extension(True)
         c.load_extension(ext, NOREAD)
         return c
     with tempfile.TemporaryDirectory() as tmp:
-        common_checks(host, open_db, load_noread, tmp)
+        common_checks(host, open_db, load_noread, tmp, ERROR_CLASS)
 
 
 run_sqlite3()

@@ -6,9 +6,13 @@
 ** functions (every arity) runs on them as bound TEXT through prepared
 ** statements on one connection (so the per-connection caches are exercised
 ** across inputs), and the first argument also as a Julian day number.
-** Results must be NULL, TEXT/INTEGER, or an error whose message starts
-** with the function's name.  The time parser is also called directly and
-** its result checked against the week arithmetic's invariants.
+** Results must be NULL, TEXT (valid UTF-8)/INTEGER, or an error whose
+** message starts with the function's name and is valid UTF-8 of bounded
+** length.  format_date's two paths must agree: a pattern P and the name
+** field EEE formatted apart, P || '|' || EEE, equal P || '|EEE' formatted
+** at once (ICU) whenever both succeed.  The time parser is also called
+** directly and its result checked against the week arithmetic's
+** invariants.
 */
 #include "sq_internal.h"
 #include "sq_time.h"
@@ -22,6 +26,7 @@ int sqlite3_streamqlite_init(sqlite3*, char**, const sqlite3_api_routines*);
 
 static sqlite3 *db;
 static sqlite3_stmt *stmts[16];
+static sqlite3_stmt *agree;
 static const char *const sqls[] = {
   "SELECT locale_week(?1)", "SELECT locale_week(?1, ?2)", "SELECT locale_week(?1, ?2, ?3)",
   "SELECT locale_week_start(?1, ?2)", "SELECT locale_week_start(?1, ?2, ?3)",
@@ -49,6 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     for(i = 0; i < sizeof(sqls) / sizeof(sqls[0]); i++){
       if( sqlite3_prepare_v2(db, sqls[i], -1, &stmts[i], 0) != SQLITE_OK ) abort();
     }
+    /* (an error in any of the three: nothing to compare) */
+    if( sqlite3_prepare_v2(db,
+          "SELECT (SELECT format_date(?4, ?1, ?2, ?3)) || '|' || (SELECT format_date('EEE', ?1, ?2, ?3)),"
+          " (SELECT format_date(?4 || '|EEE', ?1, ?2, ?3))", -1, &agree, 0) != SQLITE_OK ) abort();
   }
   if( size > 4096 ) return 0;
   for(i = 0; i <= size && na < 4; i++){
@@ -80,15 +89,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     if( rc == SQLITE_ROW ){
       int ty = sqlite3_column_type(st, 0);
       if( ty == SQLITE_BLOB || ty == SQLITE_FLOAT ) abort();
-      if( ty == SQLITE_TEXT ) (void)sqlite3_column_text(st, 0);
+      if( ty == SQLITE_TEXT ){
+        const char *z = (const char*)sqlite3_column_text(st, 0);
+        if( !sq_utf8_valid(z, sqlite3_column_bytes(st, 0)) ) abort();
+      }
     }else if( rc == SQLITE_ERROR ){
       const char *msg = sqlite3_errmsg(db);
       if( strncmp(msg, fnames[i], strlen(fnames[i])) != 0 ) abort();
+      if( !sq_utf8_valid(msg, (sqlite3_int64)strlen(msg)) || strlen(msg) > 1200 ) abort();
     }else if( rc != SQLITE_DONE ){
       abort();
     }
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
   }
+  /* the numeric path and ICU agree */
+  for(i = 0; i < 4; i++) sqlite3_bind_text(agree, (int)i + 1, args[i], lens[i], SQLITE_STATIC);
+  if( sqlite3_step(agree) == SQLITE_ROW && sqlite3_column_type(agree, 0) == SQLITE_TEXT
+      && sqlite3_column_type(agree, 1) == SQLITE_TEXT ){
+    const char *a = (const char*)sqlite3_column_text(agree, 0);
+    const char *b = (const char*)sqlite3_column_text(agree, 1);
+    if( strcmp(a, b) != 0 ) abort();
+  }
+  sqlite3_reset(agree);
+  sqlite3_clear_bindings(agree);
   return 0;
 }

@@ -23,6 +23,17 @@ int sq_interrupted(sqlite3 *db);
 ** process ends (sq_host.c); a no-op when compiled into a program. */
 void sq_pin_module(void);
 
+/* 1 when v[0..n) is valid UTF-8 (sq_text.c). */
+int sq_utf8_valid(const char *v, sqlite3_int64 n);
+
+/* A value in an error message (sq_text.c): at most SQ_ECHO_MAX bytes
+** of it, invalid UTF-8 and control characters as \xHH; `quoted` adds
+** '…' around it (and the length after a cut value). */
+#define SQ_ECHO_MAX 200
+void sq_str_value(sqlite3_str *s, const char *v, sqlite3_int64 n, int quoted);
+/* The same, unquoted, as a new string (sqlite3_free; NULL if out of memory). */
+char *sq_value_text(const char *v, sqlite3_int64 n);
+
 #define SQ_VERSION "0.1.0"
 
 #endif

@@ -302,8 +302,13 @@ static char *js_path_parse(const char *z, JsPath *out){
   return 0;
 bad:
   js_path_free(out);
-  return sqlite3_mprintf("json_stream: invalid path '%s' (expected '$', '$.key', "
-                         "'$.\"key\"', '$[N]' steps, or 'ndjson')", z);
+  {
+    sqlite3_str *m = sqlite3_str_new(0);
+    sqlite3_str_appendall(m, "json_stream: invalid path ");
+    sq_str_value(m, z, (sqlite3_int64)strlen(z), 1);
+    sqlite3_str_appendall(m, " (expected '$', '$.key', '$.\"key\"', '$[N]' steps, or 'ndjson')");
+    return sqlite3_str_finish(m);
+  }
 nomem:
   js_path_free(out);
   return sqlite3_mprintf("json_stream: out of memory");
@@ -912,6 +917,8 @@ static int js_is_value_start(int ty){
   return ty!=SQ_JSON_KEY && ty!=SQ_JSON_END_OBJECT && ty!=SQ_JSON_END_ARRAY;
 }
 
+static char *js_path_msg(JsCursor *c, const char *what);
+
 static int js_event(void *user, const sq_json_token *t){
   JsCursor *c = (JsCursor*)user;
   int d = t->depth, ty = t->type;
@@ -984,11 +991,11 @@ static int js_event(void *user, const sq_json_token *t){
     if( !match ) return 0;
     if( d==c->path.nstep ){
       if( ty!=SQ_JSON_BEGIN_ARRAY ){
-        char m[200];
-        sqlite3_snprintf(sizeof m, m, "path '%s' selects %s, not an array",
-                         c->zPathArg ? c->zPathArg : "$",
-                         ty==SQ_JSON_BEGIN_OBJECT ? "an object" : "a scalar");
-        return js_fail(c, m);
+        char *m = js_path_msg(c, ty==SQ_JSON_BEGIN_OBJECT ? "selects an object, not an array"
+                                                          : "selects a scalar, not an array");
+        int rc = js_fail(c, m ? m : "out of memory");
+        sqlite3_free(m);
+        return rc;
       }
       c->in_target = 1;
       c->targets++;
@@ -1014,18 +1021,33 @@ static int js_event_typed(void *user, const sq_json_token *t){
 
 /* ---- errors */
 
+/* "path 'PATH' WHAT" (sqlite3_free it; NULL when out of memory) */
+static char *js_path_msg(JsCursor *c, const char *what){
+  sqlite3_str *m = sqlite3_str_new(0);
+  const char *z = c->zPathArg ? c->zPathArg : "$";
+  sqlite3_str_appendall(m, "path ");
+  sq_str_value(m, z, (sqlite3_int64)strlen(z), 1);
+  sqlite3_str_appendf(m, " %s", what);
+  return sqlite3_str_finish(m);
+}
+
+/* "json_stream: FILE: [line L, byte B, [element N: ]]MSG"; the file name
+** as sq_str_value() writes it (cut, escaped). */
 static int js_error(JsCursor *c, const char *msg, sqlite3_int64 line, sqlite3_int64 off, int with_elem){
   sqlite3_vtab *tab = &c->vt->base;
-  sqlite3_free(tab->zErrMsg);
+  sqlite3_str *m = sqlite3_str_new(0);
+  sqlite3_str_appendall(m, "json_stream: ");
+  sq_str_value(m, c->zFile, (sqlite3_int64)strlen(c->zFile), 0);
   if( with_elem ){
-    tab->zErrMsg = sqlite3_mprintf("json_stream: %s: line %lld, byte %lld, element %lld: %s",
-                                   c->zFile, line, off, c->in_row ? c->idx : c->nrows, msg);
+    sqlite3_str_appendf(m, ": line %lld, byte %lld, element %lld: %s",
+                        line, off, c->in_row ? c->idx : c->nrows, msg);
   }else if( line>0 ){
-    tab->zErrMsg = sqlite3_mprintf("json_stream: %s: line %lld, byte %lld: %s",
-                                   c->zFile, line, off, msg);
+    sqlite3_str_appendf(m, ": line %lld, byte %lld: %s", line, off, msg);
   }else{
-    tab->zErrMsg = sqlite3_mprintf("json_stream: %s: %s", c->zFile, msg);
+    sqlite3_str_appendf(m, ": %s", msg);
   }
+  sqlite3_free(tab->zErrMsg);
+  tab->zErrMsg = sqlite3_str_finish(m);
   c->eof = 1;
   return SQLITE_ERROR;
 }
@@ -1033,6 +1055,13 @@ static int js_error(JsCursor *c, const char *msg, sqlite3_int64 line, sqlite3_in
 static int js_parser_error(JsCursor *c){
   const sq_json_error *e = sq_json_error_info(c->p);
   const char *msg = (e->code==SQ_JSON_E_ABORTED && c->zErr) ? c->zErr : e->message;
+  if( c->mode==MODE_ARRAY && c->path.nstep==0 && c->targets>0 && !c->in_target
+      && e->code==SQ_JSON_E_SYNTAX && sq_json_depth(c->p)==0 ){
+    /* The file began with an array, so it is one JSON value, not NDJSON
+    ** (the parser runs in multi-value mode until the first token says
+    ** which): say so, not "expected a newline between top-level values". */
+    msg = "unexpected data after the top-level array";
+  }
   return js_error(c, msg, (sqlite3_int64)e->line, (sqlite3_int64)e->offset,
                   c->in_target || c->in_row);
 }
@@ -1098,9 +1127,10 @@ static int js_advance(JsCursor *c){
       c->finished = 1;
       if( c->row_ready ){ c->nrows++; return SQLITE_OK; }
       if( c->mode==MODE_ARRAY && c->targets==0 && c->path.nstep>0 ){
-        char m[200];
-        sqlite3_snprintf(sizeof m, m, "path '%s' not found", c->zPathArg);
-        return js_error(c, m, 0, 0, 0);
+        char *m = js_path_msg(c, "not found");
+        int rc = js_error(c, m ? m : "out of memory", 0, 0, 0);
+        sqlite3_free(m);
+        return rc;
       }
       c->eof = 1;
       return SQLITE_OK;
@@ -1133,9 +1163,23 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
                                          "json_stream(filename [, path])");
       return SQLITE_ERROR;
     }
-    if( !zFile ){
+    if( !zFile || ((idxNum & 2) && !zPath) ){
       sqlite3_free(vt->base.zErrMsg);
-      vt->base.zErrMsg = sqlite3_mprintf("json_stream: the filename argument is NULL");
+      vt->base.zErrMsg = sqlite3_mprintf("json_stream: the %s argument is NULL",
+                                         zFile ? "path" : "filename");
+      return SQLITE_ERROR;
+    }
+    /* a NUL would cut the name open() sees: another file than the one asked for */
+    if( (int)strlen(zFile)!=sqlite3_value_bytes(argv[0])
+        || ((idxNum & 2) && (int)strlen(zPath)!=sqlite3_value_bytes(argv[1])) ){
+      sqlite3_str *m = sqlite3_str_new(0);
+      int isPath = (int)strlen(zFile)==sqlite3_value_bytes(argv[0]);
+      sqlite3_value *v = argv[isPath ? 1 : 0];
+      sqlite3_str_appendf(m, "json_stream: the %s argument contains a NUL byte: ",
+                          isPath ? "path" : "filename");
+      sq_str_value(m, (const char*)sqlite3_value_text(v), sqlite3_value_bytes(v), 1);
+      sqlite3_free(vt->base.zErrMsg);
+      vt->base.zErrMsg = sqlite3_str_finish(m);
       return SQLITE_ERROR;
     }
   }

@@ -44,30 +44,57 @@
 **   functions are deterministic.  Years 0000..9999 only; impossible dates
 **   ('2011-02-30') are errors (SQLite would silently normalise them).
 **   Numeric text is a Julian day, as in SQLite: '2011' is year -4707 (out
-**   of range), not the year 2011.
+**   of range), not the year 2011.  A timestamp whose local day in tz falls
+**   outside 0000..9999 is an error naming the time and the zone:
+**     locale_week: time '0000-01-01T00:00Z' is out of range (years
+**     0000-9999) in time zone 'America/New_York'
 **   Calendar: proleptic Gregorian (no 1582 Julian cutover).
 **
-** locale: POSIX ('en_US', 'de_DE', 'zh_Hant_TW') or BCP 47 ('en-US',
+** locale: (at most 119 bytes) POSIX ('en_US', 'de_DE', 'zh_Hant_TW') or BCP 47 ('en-US',
 **   'ar-EG').  Keywords: fw (first weekday: 'en_US@fw=mon',
 **   'en-US-u-fw-mon'), rg (region override: 'en_US@rg=gbzzzz'), calendar
 **   ('th_TH@calendar=buddhist', 'he-IL-u-ca-hebrew': week year and number
 **   then come from that ICU calendar, as ICU's own YYYY-ww; iso8601 =
 **   Gregorian with Monday/4-day weeks; unknown calendars are errors).
 **   Without @calendar the Gregorian calendar is used whatever the locale
-**   (th_TH too).  The
+**   (th_TH too).  buddhist, japanese and roc have Gregorian days and weeks
+**   with other years and eras: their weeks are computed like Gregorian
+**   ones, proleptically (ICU's own YYYY-ww from 1583 on, where ICU is
+**   Gregorian); format_date in them refuses days before 1583-01-01, which
+**   ICU would compute as Julian dates ("time before 1583-01-01 in the
+**   buddhist calendar …").  The other calendars (hebrew, islamic, persian,
+**   indian, chinese, …) count from the Julian day: no 1582 switch.  The
 **   language must be known to ICU (ISO 639) and the region, if given, to
 **   ISO 3166 (or a 3-digit UN M.49 code).  Without a locale, ISO 8601 weeks
 **   (Monday, 4 days) and, for format_date, English names (en_US_POSIX).
 **
 ** tz: an IANA time zone ID ('America/New_York', 'UTC').
 **
-** format_date patterns: ICU/CLDR date patterns.  Numeric-only patterns
-**   (y, yy, yyyy, Y, YY, YYYY, M, MM, d, dd, w, ww, e, ee, D, DD, DDD and
-**   quoted or punctuation literals) in a locale with Latin digits are
-**   computed directly; others go through a cached ICU UDateFormat.
+** format_date patterns: ICU/CLDR date patterns, valid UTF-8, at most 159
+**   bytes ("pattern too long" beyond); the output has no length limit.
+**   Numeric-only patterns (y, yy, yyyy, Y, YY, YYYY, M, MM, d, dd, w, ww,
+**   e, ee, D, DD, DDD and quoted or punctuation literals) in a locale with
+**   Latin digits and the Gregorian calendar are computed directly; others
+**   go through a cached ICU UDateFormat.  The two paths agree (tested
+**   field by field, sql/tests/weeks_paths.sql): both start from the same
+**   local day, with the same errors.
+**   A date (no time part) is that calendar day at 00:00, in any tz: with
+**   no time zone field in the pattern it is formatted as is, tz plays no
+**   part (Pacific/Apia skipped 2011-12-30, yet format_date('yyyy-MM-dd
+**   EEE', '2011-12-30', 'en_US', 'Pacific/Apia') is '2011-12-30 Fri', and
+**   'HH:mm' is '00:00' even where 00:00 was skipped by a DST change, as
+**   SQLite's datetime() says).  With zone fields (z Z O v V X x) they are
+**   those of 00:00 of that day in tz; a day on which tz has no 00:00 is then
+**   an error, never another day.  A timestamp is an instant, shown in tz.
+**   y is CLDR's year of the era: year 0000 is 1 BC ('y' 1, 'G' BC; 'u'
+**   gives the proleptic year, 0).
 **
 ** Errors: NULL in any argument gives NULL.  Anything else that is wrong
-** is an SQL error naming the function, the argument and the value, e.g.
+** is an SQL error naming the function, the argument and the value (at
+** most 200 bytes of it, then "…" and its length; invalid UTF-8, control
+** characters and NUL bytes as \xHH, so a message is always one line of
+** valid UTF-8; a locale or tz with a NUL byte is refused like any other
+** ill-formed one, on every connection), e.g.
 **   locale_week: unknown locale 'xx_YY'
 **   locale_week: ill-formed locale 'english'
 **   locale_week: impossible date '2011-02-30'
@@ -100,21 +127,52 @@
 #define SQ_NZONE 8
 #define SQ_NFMT  8
 #define SQ_KEYMAX 160
+#define SQ_FIRST_DAY  (-719528LL)     /* 0000-01-01, days since 1970-01-01 */
+#define SQ_LAST_DAY   (2932896LL)     /* 9999-12-31 */
+#define SQ_DAY_1583   (-141349LL)     /* 1583-01-01 */
+
+/* Calendars (SqLocale.cal_kind):
+**   CAL_GREGORIAN       gregorian, iso8601: weeks by arithmetic; format_date
+**                       through a proleptic GregorianCalendar.
+**   CAL_GREGORIAN_ERAS  buddhist, japanese, roc: Gregorian days, months and
+**                       weeks with other years and eras.  Their week fields
+**                       are exactly the Gregorian ones (ICU's YEAR_WOY and
+**                       WEEK_OF_YEAR agree with the arithmetic for every
+**                       first day and minimal days, checked against PyICU
+**                       from 1583 to 9999), so the week functions compute
+**                       them by arithmetic, proleptically, like Gregorian.
+**                       ICU cannot make them proleptic (ucal_setGregorian-
+**                       Change is U_UNSUPPORTED_ERROR for them) and counts
+**                       days before 1582-10-15 as Julian dates, and the
+**                       weeks of 1582 from a Julian January: format_date
+**                       refuses days before 1583-01-01 in them.  Detected
+**                       by behaviour, not by name: a calendar whose day of
+**                       month jumps from 4 to 15 across 1582-10-14/15.
+**   CAL_ICU             every other calendar (hebrew, islamic, persian,
+**                       indian, chinese, …): week fields from ICU (they
+**                       count from the Julian day: no 1582 switch).
+*/
+#define CAL_GREGORIAN 0
+#define CAL_ICU 1
+#define CAL_GREGORIAN_ERAS 2
 
 typedef struct SqLocale {
   int used;
   char key[SQ_KEYMAX];          /* the locale argument as given ("" = none) */
+  int keylen;                   /* its bytes (an argument with a NUL never matches) */
   char icu[SQ_KEYMAX];          /* canonical ICU id, calendar=gregorian */
   int first_day, min_days;      /* 1=Sunday..7, 1..7 */
   int latn;                     /* default digits are ASCII */
   int iso;                      /* the no-locale entry (ISO 8601 weeks) */
-  int cal_kind;                 /* 0 Gregorian (arithmetic), 1 other ICU calendar */
-  UCalendar *cal;               /* cal_kind 1: that calendar, in UTC */
+  int cal_kind;                 /* CAL_GREGORIAN, CAL_GREGORIAN_ERAS, CAL_ICU */
+  char calname[64];             /* "gregorian", "buddhist", "hebrew", … */
+  UCalendar *cal;               /* CAL_ICU: that calendar, in UTC */
 } SqLocale;
 
 typedef struct SqZone {
   int used;
   char key[SQ_KEYMAX];
+  int keylen;
   UChar id[SQ_KEYMAX];
   int32_t id_len;
   int utc;                      /* always offset 0: no calendar needed */
@@ -129,11 +187,14 @@ typedef struct SqFmt {
   char pattern[SQ_KEYMAX], loc_key[SQ_KEYMAX], tz_key[SQ_KEYMAX];
   int first_day, min_days;
   int fast;                     /* fast program valid */
+  int zone_fields;              /* z Z O v V X x in the pattern */
   SqOp ops[32];
   int nops;
   char lits[SQ_KEYMAX];
-  UDateFormat *fmt;             /* ICU path (built lazily) */
-  UCalendar *cal;               /* wall clock -> instant for dates */
+  UDateFormat *fmt;             /* ICU path (built lazily), in tz */
+  UCalendar *cal;               /* its calendar */
+  UDateFormat *dfmt;            /* dates without zone fields: in UTC */
+  UCalendar *dcal;
 } SqFmt;
 
 typedef struct SqWeekCache {
@@ -154,6 +215,8 @@ static void zone_clear(SqZone *z){
 static void fmt_clear(SqFmt *f){
   if( f->fmt ) udat_close(f->fmt);
   if( f->cal ) ucal_close(f->cal);
+  if( f->dfmt ) udat_close(f->dfmt);
+  if( f->dcal ) ucal_close(f->dcal);
   memset(f, 0, sizeof(*f));
 }
 
@@ -204,10 +267,26 @@ static const char *fname(SqKind k){
   }
 }
 
-static void sq_err(sqlite3_context *ctx, SqKind k, const char *what, const char *val){
-  char *m = sqlite3_mprintf("%s: %s '%s'", fname(k), what, val);
+/* "FUNCTION: WHAT 'VALUE'", the value as sq_str_value() writes it (cut
+** to SQ_ECHO_MAX bytes, invalid UTF-8 and control characters escaped). */
+static void sq_err_n(sqlite3_context *ctx, SqKind k, const char *what,
+                     const char *val, sqlite3_int64 n){
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *m;
+  sqlite3_str_appendf(s, "%s: %s ", fname(k), what);
+  sq_str_value(s, val, n, 1);
+  m = sqlite3_str_finish(s);
   if( m ){ sqlite3_result_error(ctx, m, -1); sqlite3_free(m); }
   else sqlite3_result_error_nomem(ctx);
+}
+static void sq_err(sqlite3_context *ctx, SqKind k, const char *what, const char *val){
+  sq_err_n(ctx, k, what, val, (sqlite3_int64)strlen(val));
+}
+/* The same for an argument: all its bytes (NULs included) */
+static void sq_err_arg(sqlite3_context *ctx, SqKind k, const char *what, sqlite3_value *v){
+  const char *z = (const char*)sqlite3_value_text(v);
+  if( !z ){ sqlite3_result_error_nomem(ctx); return; }
+  sq_err_n(ctx, k, what, z, sqlite3_value_bytes(v));
 }
 
 static const char *type_name(int t){
@@ -406,7 +485,9 @@ static int locale_resolve(const char *arg, SqLocale *L){
   uloc_setKeywordValue("calendar", calname, canon, sizeof(canon), &st);
   if( U_FAILURE(st) ) return LOC_ILLFORMED;
   memcpy(L->icu, canon, sizeof(canon));
-  L->cal_kind = strcmp(calname, "gregorian") != 0 && strcmp(calname, "iso8601") != 0;
+  L->cal_kind = strcmp(calname, "gregorian") != 0 && strcmp(calname, "iso8601") != 0
+                ? CAL_ICU : CAL_GREGORIAN;
+  memcpy(L->calname, calname, sizeof(calname));
 
   st = U_ZERO_ERROR;
   cal = ucal_open(u"UTC", -1, L->icu, UCAL_DEFAULT, &st);
@@ -419,10 +500,20 @@ static int locale_resolve(const char *arg, SqLocale *L){
     ucal_close(cal);
     return LOC_UNKNOWN;
   }
-  if( L->cal_kind ){
+  if( L->cal_kind == CAL_ICU ){
+    /* a calendar with ICU's Julian switch (day of month 4 -> 15 across
+    ** 1582-10-14/15): Gregorian days with other eras */
     UErrorCode s4 = U_ZERO_ERROR;
+    int32_t d14, d15;
+    ucal_setMillis(cal, (UDate)(sq_days_from_civil(1582, 10, 14) * 86400000.0), &s4);
+    d14 = ucal_get(cal, UCAL_DATE, &s4);
+    ucal_setMillis(cal, (UDate)(sq_days_from_civil(1582, 10, 15) * 86400000.0), &s4);
+    d15 = ucal_get(cal, UCAL_DATE, &s4);
+    if( U_FAILURE(s4) ){ ucal_close(cal); return LOC_UNKNOWN; }
+    if( d14 == 4 && d15 == 15 ) L->cal_kind = CAL_GREGORIAN_ERAS;
+  }
+  if( L->cal_kind == CAL_ICU ){
     ucal_setAttribute(cal, UCAL_FIRST_DAY_OF_WEEK, L->first_day);
-    ucal_setGregorianChange(cal, -8.64e15, &s4);   /* only Gregorian-based ones; else ignored */
     L->cal = cal;
   }else{
     ucal_close(cal);
@@ -464,11 +555,16 @@ static SqLocale *get_locale(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
     if( !arg ){ sqlite3_result_error_nomem(ctx); return 0; }
     n = sqlite3_value_bytes(argv[idx]);
   }
+  /* keys are compared with their lengths: 'en_US' || x'00' || 'x' is not
+  ** 'en_US' (it is an ill-formed locale, on every connection alike) */
   L = &c->loc[c->loc_last];
-  if( L->used && L->iso == (idx < 0) && strcmp(L->key, arg) == 0 ) return L;
+  if( L->used && L->iso == (idx < 0) && L->keylen == n && memcmp(L->key, arg, n) == 0 ) return L;
   for(i = 0; i < SQ_NLOC; i++){
     L = &c->loc[i];
-    if( L->used && L->iso == (idx < 0) && strcmp(L->key, arg) == 0 ){ c->loc_last = i; return L; }
+    if( L->used && L->iso == (idx < 0) && L->keylen == n && memcmp(L->key, arg, n) == 0 ){
+      c->loc_last = i;
+      return L;
+    }
   }
   i = c->loc_next;
   c->loc_next = (i + 1) % SQ_NLOC;
@@ -480,7 +576,7 @@ static SqLocale *get_locale(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
     return L;
   }
   if( n >= SQ_KEYMAX || (int)strlen(arg) != n ){
-    sq_err(ctx, k, "ill-formed locale", arg);
+    sq_err_n(ctx, k, "ill-formed locale", arg, n);
     return 0;
   }
   rc = locale_resolve(arg, L);
@@ -493,6 +589,7 @@ static SqLocale *get_locale(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
     return 0;
   }
   memcpy(L->key, arg, n + 1);
+  L->keylen = n;
   L->used = 1;
   c->loc_last = i;
   return L;
@@ -515,13 +612,13 @@ static SqZone *get_zone(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
   if( !arg ){ sqlite3_result_error_nomem(ctx); return 0; }
   n = sqlite3_value_bytes(v);
   Z = &c->zone[c->zone_last];
-  if( Z->used && strcmp(Z->key, arg) == 0 ) return Z;
+  if( Z->used && Z->keylen == n && memcmp(Z->key, arg, n) == 0 ) return Z;
   for(i = 0; i < SQ_NZONE; i++){
     Z = &c->zone[i];
-    if( Z->used && strcmp(Z->key, arg) == 0 ){ c->zone_last = i; return Z; }
+    if( Z->used && Z->keylen == n && memcmp(Z->key, arg, n) == 0 ){ c->zone_last = i; return Z; }
   }
   if( n == 0 || n >= SQ_KEYMAX - 1 || (int)strlen(arg) != n ){
-    sq_err(ctx, k, "unknown time zone", arg);
+    sq_err_n(ctx, k, "unknown time zone", arg, n);
     return 0;
   }
   for(i = 0; i < n; i++){
@@ -553,6 +650,7 @@ static SqZone *get_zone(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
     }
   }
   memcpy(Z->key, arg, n + 1);
+  Z->keylen = n;
   Z->used = 1;
   c->zone_last = i;
   return Z;
@@ -594,7 +692,7 @@ static int get_time(sqlite3_context *ctx, SqKind k, sqlite3_value *v, SqTime *T)
     const char *z = (const char*)sqlite3_value_text(v);
     int n = sqlite3_value_bytes(v);
     if( !z ){ sqlite3_result_error_nomem(ctx); return 0; }
-    if( (int)strlen(z) != n ){ sq_err(ctx, k, "invalid time", z); return 0; }
+    if( (int)strlen(z) != n ){ sq_err_n(ctx, k, "invalid time", z, n); return 0; }
     rc = sq_time_parse_text(z, n, T);
     switch( rc ){
       case SQ_TIME_OK: return 1;
@@ -606,20 +704,35 @@ static int get_time(sqlite3_context *ctx, SqKind k, sqlite3_value *v, SqTime *T)
   }
 }
 
-/* Local calendar day of T in zone Z (NULL = UTC); 0 + error on failure. */
+/* "FUNCTION: time 'T' WHAT time zone 'TZ'[ TAIL]" */
+static void sq_err_in_zone(sqlite3_context *ctx, SqKind k, sqlite3_value *tv,
+                           const char *what, const SqZone *Z, const char *tail){
+  sqlite3_str *s = sqlite3_str_new(0);
+  const char *z = (const char*)sqlite3_value_text(tv);
+  char *m;
+  sqlite3_str_appendf(s, "%s: time ", fname(k));
+  sq_str_value(s, z ? z : "", z ? sqlite3_value_bytes(tv) : 0, 1);
+  sqlite3_str_appendf(s, " %s time zone ", what);
+  sq_str_value(s, Z->key, Z->keylen, 1);
+  if( tail ) sqlite3_str_appendf(s, " %s", tail);
+  m = sqlite3_str_finish(s);
+  if( m ){ sqlite3_result_error(ctx, m, -1); sqlite3_free(m); }
+  else sqlite3_result_error_nomem(ctx);
+}
+
+/* Local calendar day of T (argument tv) in zone Z (NULL = UTC); 0 + error
+** on failure.  A date is a calendar day: it is not shifted. */
 static int local_day(sqlite3_context *ctx, SqKind k, const SqTime *T, SqZone *Z,
-                     int64_t *day){
+                     sqlite3_value *tv, int64_t *day){
   int32_t off = 0;
   if( T->is_date ){ *day = T->day; return 1; }
   if( Z && !zone_offset(Z, T->ms, &off) ){
-    sqlite3_result_error(ctx, "time zone conversion failed", -1);
+    sq_err_in_zone(ctx, k, tv, "cannot be converted into", Z, 0);
     return 0;
   }
   *day = sq_floor_div(T->ms + off, 86400000LL);
-  if( *day < -719528LL || *day > 2932896LL ){
-    char buf[32];
-    snprintf(buf, sizeof(buf), "%lld", (long long)T->ms);
-    sq_err(ctx, k, "time out of range in zone (ms)", buf);
+  if( *day < SQ_FIRST_DAY || *day > SQ_LAST_DAY ){
+    sq_err_in_zone(ctx, k, tv, "is out of range (years 0000-9999) in", Z, 0);
     return 0;
   }
   return 1;
@@ -652,60 +765,69 @@ static int is_icu_field(char ch){
   return ch != 0 && strchr("GyYuUrQqMLlwWEecdDFgahHKkmsSAzZOvVXxBb", ch) != 0;
 }
 
-/* Validates `pat`; builds a fast numeric program in F when possible.
-** Returns 0 if the pattern is invalid. */
+/* Appends a literal op of `len` bytes to F's fast program; 0 when the
+** program is full (the pattern then goes through ICU). */
+static int add_literal(SqFmt *F, int *nl, const char *z, int len){
+  if( F->nops >= 32 || *nl + len > SQ_KEYMAX ) return 0;
+  F->ops[F->nops].field = 0;
+  F->ops[F->nops].lit_off = *nl;
+  F->ops[F->nops].lit_len = len;
+  memcpy(F->lits + *nl, z, (size_t)len);
+  *nl += len;
+  F->nops++;
+  return 1;
+}
+
+/* Validates `pat` (n bytes, no NUL); builds a fast numeric program in F
+** when possible and notes whether it has time zone fields.  Returns 0 if
+** the pattern is invalid (unknown letters, an unterminated quote, invalid
+** UTF-8: the one rule for both paths). */
 static int compile_pattern(const char *pat, SqFmt *F){
   int i = 0, n = (int)strlen(pat), fast = 1, nl = 0;
   F->nops = 0;
+  F->zone_fields = 0;
+  if( !sq_utf8_valid(pat, n) ) return 0;
   while( i < n ){
     char ch = pat[i];
     if( is_pattern_letter(ch) ){
-      int j = i;
+      int j = i, cnt, ok = 0;
       while( j < n && pat[j] == ch ) j++;
       if( !is_icu_field(ch) ) return 0;
-      {
-        int cnt = j - i, ok = 0;
-        switch( ch ){
-          case 'y': case 'Y': ok = cnt == 1 || cnt == 2 || cnt == 4; break;
-          case 'M': case 'd': case 'w': case 'e': ok = cnt <= 2; break;
-          case 'D': ok = cnt <= 3; break;
-        }
-        if( !ok || F->nops >= 32 ) fast = 0;
-        else{ F->ops[F->nops].field = ch; F->ops[F->nops].count = (unsigned char)cnt; F->nops++; }
+      if( strchr("zZOvVXx", ch) ) F->zone_fields = 1;
+      cnt = j - i;
+      switch( ch ){
+        case 'y': case 'Y': ok = cnt == 1 || cnt == 2 || cnt == 4; break;
+        case 'M': case 'd': case 'w': case 'e': ok = cnt <= 2; break;
+        case 'D': ok = cnt <= 3; break;
       }
+      if( !ok || F->nops >= 32 ) fast = 0;
+      else{ F->ops[F->nops].field = ch; F->ops[F->nops].count = (unsigned char)cnt; F->nops++; }
       i = j;
     }else if( ch == '\'' ){
+      /* '' is a quote; 'text' is literal text, in which '' is a quote */
       int j = i + 1;
       if( j < n && pat[j] == '\'' ){
-        /* '' = a literal quote */
-        if( F->nops < 32 && nl + 1 < SQ_KEYMAX ){
-          F->ops[F->nops].field = 0; F->ops[F->nops].lit_off = nl; F->ops[F->nops].lit_len = 1;
-          F->lits[nl++] = '\''; F->nops++;
-        }else fast = 0;
+        if( !add_literal(F, &nl, "'", 1) ) fast = 0;
         i = j + 1;
         continue;
       }
-      {
-        int start = nl;
-        for(;;){
-          if( j >= n ) return 0;    /* unterminated quote */
-          if( pat[j] == '\'' ){
-            if( j + 1 < n && pat[j+1] == '\'' ){ if( nl + 1 < SQ_KEYMAX ) F->lits[nl++] = '\''; j += 2; continue; }
-            break;
-          }
-          if( nl + 1 < SQ_KEYMAX ) F->lits[nl++] = pat[j];
-          j++;
+      for(;;){
+        int k = j;
+        if( j >= n ) return 0;    /* unterminated quote */
+        while( k < n && pat[k] != '\'' ) k++;
+        if( k > j && !add_literal(F, &nl, pat + j, k - j) ) fast = 0;
+        if( k >= n ) return 0;
+        if( k + 1 < n && pat[k+1] == '\'' ){
+          if( !add_literal(F, &nl, "'", 1) ) fast = 0;
+          j = k + 2;
+          continue;
         }
-        if( F->nops < 32 ){
-          F->ops[F->nops].field = 0; F->ops[F->nops].lit_off = start; F->ops[F->nops].lit_len = nl - start; F->nops++;
-        }else fast = 0;
-        i = j + 1;
+        j = k;
+        break;
       }
+      i = j + 1;
     }else{
-      if( F->nops < 32 && nl + 1 < SQ_KEYMAX ){
-        F->ops[F->nops].field = 0; F->ops[F->nops].lit_off = nl; F->ops[F->nops].lit_len = 1;
-        F->lits[nl++] = ch; F->nops++;
-      }else fast = 0;
+      if( !add_literal(F, &nl, pat + i, 1) ) fast = 0;
       i++;
     }
   }
@@ -735,7 +857,7 @@ static SqFmt *get_fmt(sqlite3_context *ctx, SqWeekCache *c, const char *pat,
     sq_err(ctx, K_FORMAT, "invalid pattern", pat);
     return 0;
   }
-  if( !L->latn || L->cal_kind ) F->fast = 0;
+  if( !L->latn || L->cal_kind != CAL_GREGORIAN ) F->fast = 0;
   strcpy(F->pattern, pat);
   strcpy(F->loc_key, L->key);
   strcpy(F->tz_key, tzk);
@@ -746,30 +868,37 @@ static SqFmt *get_fmt(sqlite3_context *ctx, SqWeekCache *c, const char *pat,
   return F;
 }
 
-/* Builds the ICU formatter of F (lazily: the fast path never needs it). */
-static int fmt_open_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone *Z){
+/* Builds an ICU formatter for F's pattern in zone `tz` (lazily: the fast
+** path never needs one).  Gregorian is made proleptic (an error if ICU
+** refuses: never a silent Julian date); the other calendars have no 1582
+** switch (CAL_ICU) or are refused before 1583 (CAL_GREGORIAN_ERAS). */
+static int fmt_open_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L,
+                        const UChar *tz, int32_t tzl,
+                        UDateFormat **pfmt, UCalendar **pcal){
   UErrorCode st = U_ZERO_ERROR;
   UChar upat[SQ_KEYMAX * 2];
   int32_t ul = 0;
-  const UChar *tz = Z ? Z->id : u"UTC";
-  int32_t tzl = Z ? Z->id_len : 3;
+  UCalendar *cal = 0;
+  UDateFormat *fmt = 0;
   u_strFromUTF8(upat, SQ_KEYMAX * 2, &ul, F->pattern, -1, &st);
-  if( U_FAILURE(st) ){ sq_err(ctx, K_FORMAT, "invalid pattern", F->pattern); return 0; }
-  F->cal = ucal_open(tz, tzl, L->icu, L->cal_kind ? UCAL_DEFAULT : UCAL_GREGORIAN, &st);
   if( U_SUCCESS(st) ){
-    UErrorCode s5 = U_ZERO_ERROR;
-    ucal_setGregorianChange(F->cal, -8.64e15, &s5);   /* proleptic Gregorian (ignored by others) */
-    ucal_setAttribute(F->cal, UCAL_FIRST_DAY_OF_WEEK, F->first_day);
-    ucal_setAttribute(F->cal, UCAL_MINIMAL_DAYS_IN_FIRST_WEEK, F->min_days);
+    cal = ucal_open(tz, tzl, L->icu, L->cal_kind != CAL_GREGORIAN ? UCAL_DEFAULT : UCAL_GREGORIAN, &st);
   }
-  if( U_SUCCESS(st) ) F->fmt = udat_open(UDAT_PATTERN, UDAT_PATTERN, L->icu, tz, tzl, upat, ul, &st);
-  if( U_SUCCESS(st) ) udat_setCalendar(F->fmt, F->cal);
+  if( U_SUCCESS(st) ){
+    if( L->cal_kind == CAL_GREGORIAN ) ucal_setGregorianChange(cal, -8.64e15, &st);
+    ucal_setAttribute(cal, UCAL_FIRST_DAY_OF_WEEK, F->first_day);
+    ucal_setAttribute(cal, UCAL_MINIMAL_DAYS_IN_FIRST_WEEK, F->min_days);
+  }
+  if( U_SUCCESS(st) ) fmt = udat_open(UDAT_PATTERN, UDAT_PATTERN, L->icu, tz, tzl, upat, ul, &st);
+  if( U_SUCCESS(st) ) udat_setCalendar(fmt, cal);
   if( U_FAILURE(st) ){
-    if( F->fmt ){ udat_close(F->fmt); F->fmt = 0; }
-    if( F->cal ){ ucal_close(F->cal); F->cal = 0; }
+    if( fmt ) udat_close(fmt);
+    if( cal ) ucal_close(cal);
     sq_err(ctx, K_FORMAT, "invalid pattern", F->pattern);
     return 0;
   }
+  *pfmt = fmt;
+  *pcal = cal;
   return 1;
 }
 
@@ -803,34 +932,85 @@ static int fmt_fast(const SqFmt *F, int64_t day, char *out, int cap){
   return (int)(p - out);
 }
 
+/* format_date through ICU.  `day` is the local day of T (local_day()).
+** A date (no time part) is a calendar day at 00:00, never shifted: with
+** no zone fields in the pattern it is formatted in UTC, so its fields are
+** its own whatever tz says (the numeric path ignores tz for a date too);
+** with zone fields (z Z O v V X x) it is 00:00 of that day in tz, and a day
+** on which 00:00 does not exist in tz (Pacific/Apia skipped 2011-12-30; a
+** DST change at midnight) is an error, not another day. */
 static void format_date_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone *Z,
-                            const SqTime *T){
+                            const SqTime *T, int64_t day, sqlite3_value *tv){
   UErrorCode st = U_ZERO_ERROR;
-  UChar ubuf[256];
-  char obuf[1024];
+  UChar ustack[128], *u = ustack;
+  char ostack[384], *o = ostack;
   int32_t ul, ol = 0;
   UDate when;
-  if( !F->fmt && !fmt_open_icu(ctx, F, L, Z) ) return;
-  if( T->is_date && (!Z || Z->utc) ){
-    when = (UDate)(T->day * 86400000.0);
-  }else if( T->is_date ){
-    /* midnight (or the first existing time) of that date in the zone, via
-    ** the zone's proleptic Gregorian calendar (F->cal may be Hebrew, …) */
-    int y, m, d;
-    sq_civil_from_days(T->day, &y, &m, &d);
-    ucal_clear(Z->cal);
-    ucal_setDateTime(Z->cal, y, m - 1, d, 0, 0, 0, &st);
-    when = ucal_getMillis(Z->cal, &st);
-  }else{
-    when = (UDate)T->ms;
-  }
-  ul = udat_format(F->fmt, when, ubuf, 256, 0, &st);
-  if( U_SUCCESS(st) && ul < 256 ) u_strToUTF8(obuf, sizeof(obuf), &ol, ubuf, ul, &st);
-  if( U_FAILURE(st) || ul >= 256 || ol >= (int32_t)sizeof(obuf) ){
-    sq_err(ctx, K_FORMAT, "cannot format with pattern", F->pattern);
+  UDateFormat *fmt;
+  if( L->cal_kind == CAL_GREGORIAN_ERAS && day < SQ_DAY_1583 ){
+    char what[160];
+    snprintf(what, sizeof what, "time before 1583-01-01 in the %s calendar "
+             "(ICU counts earlier days in it as Julian dates):", L->calname);
+    sq_err_arg(ctx, K_FORMAT, what, tv);
     return;
   }
-  sqlite3_result_text(ctx, obuf, ol, SQLITE_TRANSIENT);
+  if( T->is_date && Z && !Z->utc && !F->zone_fields ){
+    /* a date in UTC: its own fields */
+    if( !F->dfmt && !fmt_open_icu(ctx, F, L, u"UTC", 3, &F->dfmt, &F->dcal) ) return;
+    fmt = F->dfmt;
+    when = (UDate)(day * 86400000.0);
+  }else{
+    if( !F->fmt && !fmt_open_icu(ctx, F, L, Z ? Z->id : u"UTC", Z ? Z->id_len : 3,
+                                 &F->fmt, &F->cal) ) return;
+    fmt = F->fmt;
+    if( T->is_date && Z && !Z->utc ){
+      /* 00:00 of that day in the zone (through its proleptic Gregorian
+      ** calendar: F->cal may be Hebrew, …); it must exist */
+      int y, m, d;
+      int32_t off = 0;
+      int64_t ms;
+      sq_civil_from_days(day, &y, &m, &d);
+      ucal_clear(Z->cal);
+      ucal_setDateTime(Z->cal, y, m - 1, d, 0, 0, 0, &st);
+      ms = (int64_t)ucal_getMillis(Z->cal, &st);
+      if( U_FAILURE(st) || !zone_offset(Z, ms, &off) ){
+        sq_err_in_zone(ctx, K_FORMAT, tv, "cannot be converted into", Z, 0);
+        return;
+      }
+      if( ms + off != day * 86400000LL ){
+        sq_err_in_zone(ctx, K_FORMAT, tv, "is a date that has no 00:00 in", Z,
+                       "(the pattern has time zone fields, which a date takes from 00:00)");
+        return;
+      }
+      when = (UDate)ms;
+    }else if( T->is_date ){
+      when = (UDate)(day * 86400000.0);
+    }else{
+      when = (UDate)T->ms;
+    }
+  }
+  ul = udat_format(fmt, when, u, (int32_t)(sizeof(ustack) / sizeof(UChar)), 0, &st);
+  if( st == U_BUFFER_OVERFLOW_ERROR ){
+    /* no output limit: a pattern of 159 bytes can ask for a lot */
+    st = U_ZERO_ERROR;
+    u = sqlite3_malloc64(((sqlite3_uint64)ul + 1) * sizeof(UChar));
+    if( !u ){ sqlite3_result_error_nomem(ctx); return; }
+    ul = udat_format(fmt, when, u, ul + 1, 0, &st);
+  }
+  if( U_SUCCESS(st) && (sqlite3_int64)ul * 3 >= (sqlite3_int64)sizeof(ostack) ){
+    o = sqlite3_malloc64((sqlite3_uint64)ul * 3 + 1);
+    if( !o ){ if( u != ustack ) sqlite3_free(u); sqlite3_result_error_nomem(ctx); return; }
+  }
+  if( U_SUCCESS(st) ){
+    u_strToUTF8(o, o == ostack ? (int32_t)sizeof(ostack) : ul * 3 + 1, &ol, u, ul, &st);
+  }
+  if( U_FAILURE(st) ){
+    sq_err(ctx, K_FORMAT, "cannot format with pattern", F->pattern);
+  }else{
+    sqlite3_result_text(ctx, o, ol, SQLITE_TRANSIENT);
+  }
+  if( u != ustack ) sqlite3_free(u);
+  if( o != ostack ) sqlite3_free(o);
 }
 
 /* ---- the SQL function ---------------------------------------------------- */
@@ -868,21 +1048,21 @@ static void sq_week_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value 
     const char *pat = (const char*)sqlite3_value_text(argv[0]);
     SqFmt *F;
     if( !pat ){ sqlite3_result_error_nomem(ctx); return; }
-    if( (int)strlen(pat) != sqlite3_value_bytes(argv[0]) ){ sq_err(ctx, k, "invalid pattern", pat); return; }
+    if( (int)strlen(pat) != sqlite3_value_bytes(argv[0]) ){ sq_err_arg(ctx, k, "invalid pattern", argv[0]); return; }
     F = get_fmt(ctx, c, pat, L, Z);
     if( !F ) return;
+    /* both paths start from the same local day (and the same range error) */
+    if( !local_day(ctx, k, &T, Z, argv[time_idx], &day) ) return;
     if( F->fast ){
       char out[SQ_KEYMAX + 64];
-      int n;
-      if( !local_day(ctx, k, &T, Z, &day) ) return;
-      n = fmt_fast(F, day, out, (int)sizeof(out));
+      int n = fmt_fast(F, day, out, (int)sizeof(out));
       if( n >= 0 ){ sqlite3_result_text(ctx, out, n, SQLITE_TRANSIENT); return; }
     }
-    format_date_icu(ctx, F, L, Z, &T);
+    format_date_icu(ctx, F, L, Z, &T, day, argv[time_idx]);
     return;
   }
-  if( !local_day(ctx, k, &T, Z, &day) ) return;
-  if( L->cal_kind && (k == K_WEEK || k == K_NUMBER || k == K_YEAR) ){
+  if( !local_day(ctx, k, &T, Z, argv[time_idx], &day) ) return;
+  if( L->cal_kind == CAL_ICU && (k == K_WEEK || k == K_NUMBER || k == K_YEAR) ){
     /* an explicit non-Gregorian calendar: ICU computes the week fields */
     UErrorCode st = U_ZERO_ERROR;
     ucal_setMillis(L->cal, (UDate)(day * 86400000.0), &st);
