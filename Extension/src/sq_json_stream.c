@@ -324,6 +324,7 @@ typedef struct JsCol {
   int nkey;
   int aff;
   int next;           /* next column with the same key, -1: none */
+  int renamed;        /* keys= gave it its key */
 } JsCol;
 
 /* The distinct keys of a typed table, in column order; each fills the
@@ -426,6 +427,16 @@ static int js_affinity(const char *zType){
   return AFF_NUMERIC;
 }
 
+/* "json_stream: BEFORE'VALUE'AFTER" with the value as sq_str_value()
+** writes it (cut, escaped); n < 0: strlen. */
+static char *js_msg(const char *before, const char *v, sqlite3_int64 n, const char *after){
+  sqlite3_str *m = sqlite3_str_new(0);
+  sqlite3_str_appendf(m, "json_stream: %s", before);
+  sq_str_value(m, v, n<0 ? (sqlite3_int64)strlen(v) : n, 1);
+  sqlite3_str_appendall(m, after);
+  return sqlite3_str_finish(m);
+}
+
 /* Strips optional quotes around an option value; returns a new string. */
 static char *js_unquote(const char *z, int n){
   while( n>0 && (*z==' ' || *z=='\t' || *z=='\n') ){ z++; n--; }
@@ -480,7 +491,7 @@ static char *js_add_column(JsVtab *vt, const char *z, int n){
     char q = *s=='[' ? ']' : *s;
     const char *b = ++s;
     while( s<e && *s!=q ) s++;
-    if( s>=e ) return sqlite3_mprintf("json_stream: bad column definition '%.*s'", n, z);
+    if( s>=e ) return js_msg("bad column definition ", z, n, "");
     name = sqlite3_mprintf("%.*s", (int)(s-b), b);
     s++;
   }else{
@@ -510,21 +521,28 @@ static char *js_add_rename(JsVtab *vt, const char *z, int n){
   const char *eq = memchr(z, '=', (size_t)n);
   char *col, *key;
   int i;
-  if( !eq ) return sqlite3_mprintf("json_stream: keys: expected column=key, got '%.*s'", n, z);
+  if( !eq ) return js_msg("keys: expected column=key, got ", z, n, "");
   col = js_unquote(z, (int)(eq-z));
   key = js_unquote(eq+1, (int)(z+n-eq-1));
   if( !col || !key ){ sqlite3_free(col); sqlite3_free(key); return sqlite3_mprintf("json_stream: out of memory"); }
   for(i=0; i<vt->nCol; i++){
     if( sqlite3_stricmp(vt->aCol[i].name, col)==0 ){
+      if( vt->aCol[i].renamed ){
+        /* keys='a=x, a=y': which one?  Say so rather than pick one */
+        char *err = js_msg("keys: column ", col, -1, " is given a key twice");
+        sqlite3_free(col); sqlite3_free(key);
+        return err;
+      }
       sqlite3_free(vt->aCol[i].key);
       vt->aCol[i].key = key;
       vt->aCol[i].nkey = (int)strlen(key);
+      vt->aCol[i].renamed = 1;
       sqlite3_free(col);
       return 0;
     }
   }
   {
-    char *err = sqlite3_mprintf("json_stream: keys: no column named '%s'", col);
+    char *err = js_msg("keys: no column named ", col, -1, "");
     sqlite3_free(col); sqlite3_free(key);
     return err;
   }
@@ -584,10 +602,17 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     ** are this one function (SQLite makes a module eponymous only then), so
     ** both CREATE and opening a table already in a file (one planted
     ** through PRAGMA writable_schema) end here. */
-    *pzErr = sqlite3_mprintf("json_stream: table %s.%s: json_stream tables read "
-        "files, so they can only live in the temp schema, never in a database "
-        "file: CREATE VIRTUAL TABLE temp.%s USING json_stream(...)",
-        argv[1], argv[2], argv[2]);
+    /* (the names come from the database file: written through sq_str_value) */
+    sqlite3_str *m = sqlite3_str_new(0);
+    sqlite3_str_appendall(m, "json_stream: table ");
+    sq_str_value(m, argv[1], (sqlite3_int64)strlen(argv[1]), 0);
+    sqlite3_str_appendall(m, ".");
+    sq_str_value(m, argv[2], (sqlite3_int64)strlen(argv[2]), 0);
+    sqlite3_str_appendall(m, ": json_stream tables read files, so they can only live in "
+                             "the temp schema, never in a database file: CREATE VIRTUAL TABLE temp.");
+    sq_str_value(m, argv[2], (sqlite3_int64)strlen(argv[2]), 0);
+    sqlite3_str_appendall(m, " USING json_stream(...)");
+    *pzErr = sqlite3_str_finish(m);
     return SQLITE_ERROR;
   }
   vt = sqlite3_malloc(sizeof(*vt));
@@ -601,7 +626,7 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
       const char *eq = strchr(a, '=');
       int nk;
       char *v;
-      if( !eq ){ err = sqlite3_mprintf("json_stream: expected key=value, got '%s'", a); break; }
+      if( !eq ){ err = js_msg("expected key=value, got ", a, -1, ""); break; }
       nk = (int)(eq-a);
       while( nk>0 && (a[nk-1]==' ' || a[nk-1]=='\t') ) nk--;
       v = js_unquote(eq+1, (int)strlen(eq+1));
@@ -611,8 +636,7 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
       else if( nk==4 && sqlite3_strnicmp(a, "path", 4)==0 ){ sqlite3_free(vt->zPath); vt->zPath = v; }
       else if( nk==4 && sqlite3_strnicmp(a, "keys", 4)==0 ){ sqlite3_free(zKeys); zKeys = v; }
       else{
-        err = sqlite3_mprintf("json_stream: unknown option '%.*s' (expected filename, "
-                              "columns, path, keys)", nk, a);
+        err = js_msg("unknown option ", a, nk, " (expected filename, columns, path, keys)");
         sqlite3_free(v);
       }
     }

@@ -227,6 +227,12 @@ CREATE VIRTUAL TABLE temp.bad3 USING json_stream(filename='t.json', columns='a',
 CREATE VIRTUAL TABLE temp.bad4 USING json_stream(filename='t.json', columns='a', keys='b=c');
 -- error: json_stream: keys: no column named 'b'
 
+CREATE VIRTUAL TABLE temp.bad4b USING json_stream(filename='t.json', columns='a, b', keys='a=x, A=y');
+-- error: json_stream: keys: column 'A' is given a key twice
+
+CREATE VIRTUAL TABLE temp.bad4c USING json_stream(filename='t.json', columns='a', keys='a');
+-- error: json_stream: keys: expected column=key, got 'a'
+
 CREATE VIRTUAL TABLE temp.bad5 USING json_stream(filename='t.json', columns='a', path='$.');
 -- error: json_stream: invalid path '$.'
 

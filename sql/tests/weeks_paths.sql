@@ -120,6 +120,16 @@ SELECT count(*) FROM generate_series(0, 400), l, s
 SELECT format_date('yyyy-MM-dd', '1500-03-10', 'he_IL@calendar=hebrew'), locale_week('1500-03-10', 'he_IL@calendar=hebrew');
 -- => 5260-06-29|5260-26
 
+-- ICU calendars and the Gregorian-era ones: timestamps in zones give the
+-- same weeks and weekdays through the week functions and format_date
+WITH v(t) AS (SELECT datetime('2011-01-01', '+' || (value * 7) || ' hours') FROM generate_series(0, 1500)),
+     l(loc) AS (VALUES ('he_IL@calendar=hebrew'), ('ar_SA@calendar=islamic-umalqura;numbers=latn'),
+                       ('fa_IR@calendar=persian;numbers=latn'), ('th_TH@calendar=buddhist'), ('ja_JP@calendar=japanese')),
+     z(tz) AS (VALUES ('Asia/Tokyo'), ('America/Los_Angeles'), ('Pacific/Apia'))
+SELECT count(*), sum(locale_week(t, loc, tz) != format_date('YYYY-ww', t, loc, tz)),
+       sum(locale_weekday(t, loc, tz) != format_date('e', t, loc, tz) + 0) FROM v, l, z;
+-- => 22515|0|0
+
 -- ------------------------------------------------ out of range in a zone
 SELECT locale_week('0000-01-01T00:00Z', 'en_US', 'America/New_York');
 -- error: locale_week: time '0000-01-01T00:00Z' is out of range (years 0000-9999) in time zone 'America/New_York'
