@@ -79,11 +79,9 @@ final class BindingEncoder: Encoder {
     @exclusivity(unchecked)
     var discovering = false
     var discovered: [String] = []
-    lazy var jsonEncoder: JSONEncoder = {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return e
-    }()
+    /// Nested values in JSON columns: the library's JSON encoder (keys sorted, `/` as is,
+    /// dates as `dateEncoding` says), one buffer reused for the whole insert.
+    lazy var jsonEncoder = JSONColumnEncoder(dateEncoding: dateEncoding)
 
     init(ignoreUnknownKeys: Bool, dateEncoding: InsertOptions.DateEncoding) {
         self.ignoreUnknownKeys = ignoreUnknownKeys
@@ -303,10 +301,23 @@ final class BindingEncoder: Encoder {
             break
         }
         if plan.isJSON[c] {
-            let data = try jsonEncoder.encode(value)
-            data.withUnsafeBytes {
-                _ = sqlite3_bind_text64(stmt, index, $0.baseAddress?.assumingMemoryBound(to: CChar.self) ?? UnsafePointer(bitPattern: 1),
-                                        sqlite3_uint64($0.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
+            // A nil optional is NULL (the decoder reads NULL as nil), anything else its JSON text.
+            if let optional = value as? any JSONOptionalValue, optional.isNone {
+                sqlite3_bind_null(stmt, index)
+                return
+            }
+            let json: UnsafeBufferPointer<UInt8>
+            do { json = try jsonEncoder.encode(value) } catch let error as EncodingError {
+                throw RowEncodingFailure(column: plan.columns[c], message: "cannot write the nested \(T.self) as JSON: \(error.streamQLiteDescription)")
+            }
+            let start = UnsafeRawPointer(json.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            if let arena {
+                let copy = arena.copy(start, json.count)
+                _ = sqlite3_bind_text64(stmt, index, UnsafeRawPointer(copy).assumingMemoryBound(to: CChar.self),
+                                        sqlite3_uint64(json.count), nil /* SQLITE_STATIC */, UInt8(SQLITE_UTF8))
+            } else {
+                _ = sqlite3_bind_text64(stmt, index, start.assumingMemoryBound(to: CChar.self),
+                                        sqlite3_uint64(json.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
             }
             return
         }
@@ -440,6 +451,15 @@ final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
             return
         case let uuid as UUID:
             sqBindText(stmt, index, uuid.uuidString); bound = true
+            return
+        case let url as URL:
+            sqBindText(stmt, index, url.absoluteString); bound = true
+            return
+        case let decimal as Decimal:
+            sqBindText(stmt, index, decimal.description); bound = true
+            return
+        case let data as Data:
+            sqBindBlob(stmt, index, [UInt8](data)); bound = true
             return
         default:
             try value.encode(to: inner)

@@ -209,13 +209,11 @@ public final class RowDecoder: Decoder {
                 throw statement.decodingError(error, column: Int(c), type: T.self)
             }
         }
-        // Single-value Decodable types (RawRepresentable enums, wrappers) read the column.
-        currentColumn = c
-        let saved = position
+        // Not a column value: a single-value wrapper (a RawRepresentable enum…) reads the
+        // column itself; a nested struct, array, dictionary or set reads the column's JSON
+        // text. Never the outer row's other columns.
         do {
-            let value = try T(from: self)
-            position = saved
-            return value
+            return try JSONColumnDecoder.decode(T.self, statement: statement, column: c, key: key)
         } catch {
             throw statement.decodingError(error, column: Int(c), type: T.self)
         }
@@ -285,11 +283,29 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.decodeNested(type, key) }
 
+    /// The column's JSON object (see ``JSONColumnDecoder``).
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        throw decoder.missing(key, type)
+        try withDecoder { d in
+            let c = d.column(for: key)
+            guard c >= 0 else { throw d.missing(key, type) }
+            do {
+                return try JSONColumnDecoder(statement: d.statement, column: c, codingPath: [key]).container(keyedBy: type)
+            } catch {
+                throw d.statement.decodingError(error, column: Int(c), type: KeyedDecodingContainer<NestedKey>.self)
+            }
+        }
     }
+    /// The column's JSON array (see ``JSONColumnDecoder``).
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw DatabaseError(code: SQLITE_MISMATCH, message: "nested arrays are not supported", sql: decoder.statement.sql)
+        try withDecoder { d in
+            let c = d.column(for: key)
+            guard c >= 0 else { throw d.missing(key, [Any].self) }
+            do {
+                return try JSONColumnDecoder(statement: d.statement, column: c, codingPath: [key]).unkeyedContainer()
+            } catch {
+                throw d.statement.decodingError(error, column: Int(c), type: [Any].self)
+            }
+        }
     }
     func superDecoder() throws -> any Decoder { decoder }
     func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
@@ -321,6 +337,7 @@ struct ColumnValueContainer: SingleValueDecodingContainer {
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
             return try convertible.decode(statement: decoder.stmt, column: column) as! T
         }
-        throw DatabaseError(code: SQLITE_MISMATCH, message: "\(T.self) cannot be read from one column")
+        // A wrapped nested value: the column's JSON (see ``JSONColumnDecoder``).
+        return try JSONColumnDecoder.decode(T.self, statement: decoder.statement, column: column, key: nil)
     }
 }

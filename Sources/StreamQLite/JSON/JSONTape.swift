@@ -1,4 +1,5 @@
 import CStreamQLite
+import Foundation
 
 /// One token of a ``JSONTape``: 16 bytes, no references.
 ///
@@ -203,6 +204,37 @@ final class JSONTape {
         s.pointee.arenaCount = need
         return at + 8
     }
+}
+
+/// Parsed tapes kept for reuse (a tape holds a parser and its buffers): decoding a
+/// small document, such as a JSON column of every row, then allocates nothing.
+final class JSONTapePool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var tapes: [JSONTape] = []
+
+    /// A tape, reset, for one document.
+    func take() throws -> JSONTape {
+        lock.lock()
+        let tape = tapes.popLast()
+        lock.unlock()
+        return try tape ?? JSONTape()
+    }
+
+    /// Gives a tape back once nothing refers to it any more (no decoder or container
+    /// kept past its decode); large tapes are dropped to bound the memory kept.
+    func give(_ tape: inout JSONTape?) {
+        defer { tape = nil }
+        guard isKnownUniquelyReferenced(&tape), let t = tape, t.state.pointee.capacity <= 1 << 16,
+              t.state.pointee.arenaCapacity <= 1 << 20 else { return }
+        t.reset()
+        lock.lock()
+        if tapes.count < 8 { tapes.append(t) }
+        lock.unlock()
+    }
+}
+
+extension JSONTape {
+    static let pool = JSONTapePool()
 }
 
 /// A syntax error found by the C parser, with its position in the input.

@@ -38,8 +38,9 @@ public struct JSONValueDecoder: Sendable {
     public enum DateDecodingStrategy: Sendable {
         /// The library's date text, `yyyy-MM-dd HH:mm:ss.SSS` in UTC, as every
         /// other API of the library writes it (the default). Reading also accepts
-        /// SQLite's other time values: `T` separator, optional seconds and fraction,
-        /// `Z` or `±HH:MM`, a bare date.
+        /// SQLite's other time values (`T` separator, optional seconds and fraction,
+        /// `Z` or `±HH:MM`, a bare date), and a number as seconds since 1970, as a
+        /// date column does.
         case databaseText
         /// `Date`'s own `Decodable` form (seconds since 2001-01-01), as `JSONDecoder`'s default.
         case deferredToDate
@@ -107,21 +108,28 @@ public struct JSONValueDecoder: Sendable {
 
     /// Decodes a `T` from one JSON document; the bytes are only read during the call.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        let tape = try JSONTape()
+        var tape: JSONTape? = try JSONTape.pool.take()
+        defer { JSONTape.pool.give(&tape) }
         do {
-            try tape.parse(bytes)
+            try tape!.parse(bytes)
         } catch let failure as JSONParseFailure {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: [],
                 debugDescription: "The given data was not valid JSON: \(failure.message) (line \(failure.line), column \(failure.column), byte offset \(failure.offset))",
                 underlyingError: failure))
         }
-        let decoder = JSONTapeDecoder(tape: tape, input: bytes, options: Options(self))
+        return try Self.decode(T.self, tape: tape!, input: bytes, options: Options(self))
+    }
+
+    /// Decodes from a parsed tape (the decoder is gone when this returns, so the tape can be reused).
+    static func decode<T: Decodable>(_ type: T.Type, tape: JSONTape, input: UnsafeRawBufferPointer, options: Options) throws -> T {
+        let decoder = JSONTapeDecoder(tape: tape, input: input, options: options)
         return try decoder.decodeTop(T.self)
     }
 
     /// The options as the decoder reads them (no existentials on the hot path).
-    struct Options {
+    /// Sendable: `userInfo` holds the public API's `any Sendable` values.
+    struct Options: @unchecked Sendable {
         var snakeCase: Bool
         var date: DateDecodingStrategy
         var data: DataDecodingStrategy
@@ -223,9 +231,15 @@ final class JSONTapeDecoder: Decoder {
     var baseIndex = 0
     /// The token `container(keyedBy:)`, `unkeyedContainer()` and `singleValueContainer()` read.
     var current = 0
-    /// Per object nesting level: where the next key is expected (see ``JSONKeyedContainer``).
+    /// Per object nesting level: where the next key is expected (see ``JSONKeyedContainer``);
+    /// `hintCapacity` levels, grown on demand.
     var hints: UnsafeMutablePointer<KeyHint>
-    var depth = 0
+    var hintCapacity = 8
+    var depth = 0 {
+        didSet { if _slowPath(depth >= hintCapacity) { growHints() } }
+    }
+    /// Keeps the input bytes alive when the decoder owns them (a column's JSON text).
+    var inputOwner: AnyObject?
     /// `snake_case` JSON key → converted key.
     var converted: [String: String] = [:]
 
@@ -249,11 +263,21 @@ final class JSONTapeDecoder: Decoder {
         inputCount = input.count
         arena = tape.arena
         self.options = options
-        hints = .allocate(capacity: Int(SQ_JSON_MAX_DEPTH) + 2)
-        hints.initialize(repeating: KeyHint(), count: Int(SQ_JSON_MAX_DEPTH) + 2)
+        hints = .allocate(capacity: hintCapacity)
+        hints.initialize(repeating: KeyHint(), count: hintCapacity)
     }
 
     deinit { hints.deallocate() }
+
+    func growHints() {
+        let capacity = max(hintCapacity * 2, depth + 1)
+        let h = UnsafeMutablePointer<KeyHint>.allocate(capacity: capacity)
+        h.moveInitialize(from: hints, count: hintCapacity)
+        (h + hintCapacity).initialize(repeating: KeyHint(), count: capacity - hintCapacity)
+        hints.deallocate()
+        hints = h
+        hintCapacity = capacity
+    }
 
     func decodeTop<T: Decodable>(_ type: T.Type) throws -> T {
         try unwrap(T.self, at: 0, key: nil as JSONStringKey?)
@@ -584,6 +608,10 @@ final class JSONTapeDecoder: Decoder {
         if tokens[i].kind == JSONKind.null { throw mismatch(Date.self, at: i, key: key) }
         switch options.date {
         case .databaseText:
+            if tokens[i].kind == JSONKind.number {
+                // As a date column: a number is seconds since 1970.
+                return Date(timeIntervalSince1970: try readDouble(at: i, key: key))
+            }
             guard tokens[i].kind == JSONKind.string else { throw mismatch(String.self, at: i, key: key) }
             guard let date = parseSQLiteDate(bytes(at: i)) else {
                 throw corrupted("Expected a date as text yyyy-MM-dd HH:mm:ss.SSS (UTC), found \"\(string(at: i))\"", at: i, key: key)

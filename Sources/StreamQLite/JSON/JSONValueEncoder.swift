@@ -191,6 +191,34 @@ public struct JSONValueEncoder: Sendable {
     }
 }
 
+/// The encoder of nested values stored in JSON columns by `insert(contentsOf:)`: one
+/// per insert, its buffer reused for every value. Keys sorted, `/` not escaped; dates
+/// as the insert writes them.
+final class JSONColumnEncoder {
+    let encoder: JSONStreamEncoder
+
+    init(dateEncoding: InsertOptions.DateEncoding) {
+        var e = JSONValueEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        switch dateEncoding {
+        case .text: e.dateEncodingStrategy = .databaseText
+        case .unixSeconds: e.dateEncodingStrategy = .secondsSince1970
+        }
+        encoder = JSONStreamEncoder(options: .init(e))
+    }
+
+    /// The JSON text of `value`, valid until the next call.
+    func encode<T: Encodable>(_ value: T) throws -> UnsafeBufferPointer<UInt8> {
+        encoder.reset()
+        try encoder.encodeTop(value)
+        return encoder.out.bytes
+    }
+}
+
+/// A nil `Optional` (bound as SQL NULL, not as the JSON text `null`).
+protocol JSONOptionalValue { var isNone: Bool { get } }
+extension Optional: JSONOptionalValue { var isNone: Bool { self == nil } }
+
 /// See ``JSONValueEncoder/Options/special(_:path:)``.
 enum JSONSpecial {
     case scalar(JSONScalar)
@@ -291,6 +319,15 @@ final class JSONStreamEncoder: Encoder {
             }
         }
         return path
+    }
+
+    /// Ready for another value (the buffer's memory is kept).
+    func reset() {
+        out.reset()
+        restart = false
+        slotDepth = 0
+        slot = .empty
+        slotRawKeys = false
     }
 
     func encodeTop<T: Encodable>(_ value: T) throws {
@@ -545,4 +582,17 @@ struct JSONStreamSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt32) throws { if encoder.beginSingle() { encoder.out.unsigned(UInt64(value)) } }
     mutating func encode(_ value: UInt64) throws { if encoder.beginSingle() { encoder.out.unsigned(value) } }
     mutating func encode<T: Encodable>(_ value: T) throws { if encoder.beginSingle() { try encoder.encodeValue(value) } }
+}
+
+extension EncodingError {
+    /// The failure in one sentence, with where in the value it happened.
+    var streamQLiteDescription: String {
+        switch self {
+        case .invalidValue(_, let context):
+            let path = context.codingPath.map { k in k.intValue.map { "[\($0)]" } ?? k.stringValue }.joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "at \(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(self)"
+        }
+    }
 }
