@@ -1,0 +1,184 @@
+/*
+** fuzz_csv.c — libFuzzer harness for the incremental CSV reader (sq_csv.h).
+**
+** The first two bytes choose the options (header, empty string, pad,
+** ragged, lazy quotes, no UTF-8 check), the delimiter, the quote, a NULL
+** marker and a small field limit; the rest is the input.  It is read
+** whole and cut into chunks whose sizes come from the input (1..13),
+** pausing after every other record: both runs must give the same events
+** (type, flags, text, record, field, offset, line, column, end offset) and
+** the same status/error.  Checked on every event: a checked field's text
+** is valid UTF-8, an unquoted field's text is the input's bytes at its
+** offset, a field's index is below the first record's count unless ragged
+** records are allowed, a record has that count, no text is longer than
+** the limit.
+*/
+#include "sq_internal.h"
+#include "sq_csv.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Rec {
+  unsigned char *b;
+  size_t n, cap;
+  unsigned long records;
+  int pause;
+  unsigned opts;
+  size_t max_field;
+  const uint8_t *doc;
+  size_t ndoc;
+  uint64_t width;
+  int have_width;
+} Rec;
+
+static void rec_add(Rec *r, const void *p, size_t n){
+  if( r->n+n>r->cap ){
+    r->cap = (r->n+n)*2 + 64;
+    r->b = realloc(r->b, r->cap);
+    if( !r->b ) abort();
+  }
+  memcpy(r->b+r->n, p, n);
+  r->n += n;
+}
+
+static int valid_utf8(const unsigned char *s, size_t n){
+  size_t i = 0;
+  while( i<n ){
+    unsigned c = s[i];
+    size_t k, j;
+    unsigned cp;
+    if( c<0x80 ){ i++; continue; }
+    if( c>=0xC2 && c<=0xDF ){ k = 1; cp = c&0x1F; }
+    else if( c>=0xE0 && c<=0xEF ){ k = 2; cp = c&0x0F; }
+    else if( c>=0xF0 && c<=0xF4 ){ k = 3; cp = c&0x07; }
+    else return 0;
+    if( i+k>=n ) return 0;
+    for(j=1; j<=k; j++){
+      if( (s[i+j]&0xC0)!=0x80 ) return 0;
+      cp = (cp<<6) | (s[i+j]&0x3F);
+    }
+    if( (k==2 && cp<0x800) || (k==3 && cp<0x10000) || cp>0x10FFFF
+        || (cp>=0xD800 && cp<=0xDFFF) ) return 0;
+    i += k+1;
+  }
+  return 1;
+}
+
+static int on_event(void *u, const sq_csv_event *e){
+  Rec *r = (Rec*)u;
+  unsigned flags = e->flags & ~SQ_CSV_F_COPIED;
+  rec_add(r, &e->type, sizeof e->type);
+  rec_add(r, &flags, sizeof flags);
+  rec_add(r, &e->record, sizeof e->record);
+  rec_add(r, &e->field, sizeof e->field);
+  rec_add(r, &e->offset, sizeof e->offset);
+  rec_add(r, &e->line, sizeof e->line);
+  rec_add(r, &e->column, sizeof e->column);
+  rec_add(r, &e->end_offset, sizeof e->end_offset);
+  rec_add(r, &e->len, sizeof e->len);
+  if( e->type==SQ_CSV_FIELD ){
+    if( e->len ) rec_add(r, e->text, e->len);
+    if( (e->flags & SQ_CSV_F_NULL) ? (e->text!=0 || e->len!=0) : e->text==0 ) abort();
+    if( e->len>r->max_field ) abort();
+    if( !(r->opts & SQ_CSV_OPT_NO_UTF8_CHECK)
+        && !valid_utf8((const unsigned char*)e->text, e->len) ) abort();
+    if( !(e->flags & (SQ_CSV_F_QUOTED|SQ_CSV_F_NULL)) && e->len
+        && (e->offset+e->len>r->ndoc || memcmp(r->doc+e->offset, e->text, e->len)!=0) ) abort();
+    if( r->have_width && !(r->opts & SQ_CSV_OPT_RAGGED) && e->field>=r->width ) abort();
+    return SQ_CSV_CONTINUE;
+  }
+  if( !r->have_width ){ r->width = e->field; r->have_width = 1; }
+  else if( !(r->opts & SQ_CSV_OPT_RAGGED) && e->field!=r->width ) abort();
+  if( e->end_offset>r->ndoc || e->offset>e->end_offset ) abort();
+  r->records++;
+  if( r->pause && (r->records & 1) ) return SQ_CSV_PAUSE;
+  return SQ_CSV_CONTINUE;
+}
+
+static void finish_rec(Rec *r, sq_csv_parser *p, int rc){
+  if( rc!=SQ_CSV_ERROR ) rc = sq_csv_finish(p);
+  rec_add(r, &rc, sizeof rc);
+  if( rc==SQ_CSV_ERROR ){
+    const sq_csv_error *e = sq_csv_error_info(p);
+    if( e->offset>r->ndoc ) abort();
+    rec_add(r, &e->code, sizeof e->code);
+    rec_add(r, &e->offset, sizeof e->offset);
+    rec_add(r, &e->line, sizeof e->line);
+    rec_add(r, &e->column, sizeof e->column);
+    rec_add(r, &e->record, sizeof e->record);
+    rec_add(r, &e->field, sizeof e->field);
+    rec_add(r, e->message, strlen(e->message));
+  }else if( sq_csv_offset(p)!=r->ndoc ){
+    abort();
+  }
+}
+
+static int feed_all(sq_csv_parser *p, const uint8_t *b, size_t n){
+  for(;;){
+    int rc = sq_csv_feed(p, b, n);
+    size_t k;
+    if( rc!=SQ_CSV_PAUSED ) return rc;
+    k = sq_csv_consumed(p);
+    if( k>n ) abort();
+    b += k; n -= k;
+    if( n==0 ) return SQ_CSV_OK;
+  }
+}
+
+static sq_csv_parser *make(Rec *r, uint8_t a, uint8_t b){
+  static const char delims[] = ",\t;|";
+  static const char quotes[] = "\"'";
+  sq_csv_parser *p = sq_csv_new(on_event, r);
+  if( !p ) return 0;
+  r->opts = a & 0x3F;
+  sq_csv_set_options(p, r->opts);
+  if( sq_csv_set_delimiter(p, delims[b & 3]) ) abort();
+  if( b & 4 ){ if( sq_csv_set_quote(p, 0) ) abort(); }
+  else if( sq_csv_set_quote(p, quotes[(b>>3) & 1]) ) abort();
+  if( b & 0x10 ) sq_csv_set_null(p, "NA", 2);
+  r->max_field = (b & 0x20) ? 5 : SQ_CSV_DEFAULT_MAX_FIELD;
+  sq_csv_set_max_field(p, r->max_field);
+  return p;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  Rec whole, cut;
+  sq_csv_parser *p;
+  int rc;
+  size_t pos = 0;
+  const uint8_t *doc;
+  size_t n;
+  uint8_t a = 0, b = 0;
+  if( size>=2 ){ a = data[0]; b = data[1]; doc = data+2; n = size-2; }
+  else{ doc = data; n = size; }
+
+  memset(&whole, 0, sizeof whole);
+  whole.doc = doc; whole.ndoc = n;
+  p = make(&whole, a, b);
+  if( !p ) return 0;
+  rc = sq_csv_feed(p, doc, n);
+  if( rc==SQ_CSV_PAUSED ) abort();
+  finish_rec(&whole, p, rc);
+  sq_csv_free(p);
+
+  memset(&cut, 0, sizeof cut);
+  cut.doc = doc; cut.ndoc = n; cut.pause = 1;
+  p = make(&cut, a, b);
+  if( !p ){ free(whole.b); return 0; }
+  rc = SQ_CSV_OK;
+  while( rc!=SQ_CSV_ERROR && pos<n ){
+    size_t k = (size_t)(a + b + doc[pos] + pos) % 13 + 1;
+    if( k>n-pos ) k = n-pos;
+    rc = feed_all(p, doc+pos, k);
+    pos += k;
+  }
+  finish_rec(&cut, p, rc);
+  sq_csv_free(p);
+
+  if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
+  free(whole.b);
+  free(cut.b);
+  return 0;
+}
