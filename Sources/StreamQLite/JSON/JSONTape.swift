@@ -42,10 +42,11 @@ final class JSONTape {
         /// Open containers' token indices (depth ≤ SQ_JSON_MAX_DEPTH).
         var stack: UnsafeMutablePointer<UInt32>
         var depth = 0
-        /// The document's bytes as fed to the parser: text pointers inside are stored as offsets.
+        /// The bytes being fed to the parser: text pointers inside are stored as offsets.
         var inputStart: UnsafeRawPointer?
         var inputEnd: UnsafeRawPointer?
-        /// Parser offset of document byte 0 (streaming: where the current value began).
+        /// The input offset of `inputStart` (streaming: the reader's window starts later
+        /// in the input). Token positions are input offsets.
         var base: UInt64 = 0
         /// Set when the tape cannot grow (more than 2³² tokens or out of memory): the callback aborts.
         var overflow = false
@@ -53,19 +54,39 @@ final class JSONTape {
         var pauseDepth: Int32 = -1
         /// Streaming: values completed at `pauseDepth` since the last reset.
         var completed = 0
+        /// Streaming: the input offset of the first token on the tape.
+        var firstOffset: UInt64 = 0
+        /// Streaming: how the values to return are found (see ``JSONElementReader``).
+        var stream: StreamState?
+    }
+
+    /// Streaming: where the parser is relative to the values to return.
+    struct StreamState {
+        enum Phase { case seeking, inside, after }
+        var phase: Phase
+        /// `.arrayAt` path (empty: the top-level array); nil for NDJSON.
+        var path: [[UInt8]]?
+        /// Per container depth while seeking: whether it is an object, and its current key.
+        var isObject: [Bool] = []
+        var keys: [[UInt8]] = []
+        /// The top-level value is not an array (array layout), or the path leads nowhere.
+        var failure: String?
     }
 
     let state: UnsafeMutablePointer<State>
     let parser: OpaquePointer
 
-    init(multiple: Bool = false) throws {
+    /// A tape for whole documents, or with `streaming` for ``JSONElementReader``
+    /// (`multiple`: NDJSON, several top-level values).
+    init(streaming: Bool = false, multiple: Bool = false) throws {
         state = .allocate(capacity: 1)
         state.initialize(to: State(
             tokens: .allocate(capacity: 256), capacity: 256,
             arena: .allocate(capacity: 256), arenaCapacity: 256,
             stack: .allocate(capacity: Int(SQ_JSON_MAX_DEPTH) + 2)))
-        guard let p = sq_json_new(JSONTape.callback, UnsafeMutableRawPointer(state)) else {
+        guard let p = sq_json_new(streaming ? JSONTape.streamCallback : JSONTape.callback, UnsafeMutableRawPointer(state)) else {
             state.pointee.tokens.deallocate(); state.pointee.arena.deallocate(); state.pointee.stack.deallocate()
+            state.deinitialize(count: 1)
             state.deallocate()
             throw JSONParseFailure(code: Int32(SQ_JSON_E_NOMEM.rawValue), message: "out of memory", offset: 0, line: 1, column: 1)
         }
@@ -78,6 +99,7 @@ final class JSONTape {
         state.pointee.tokens.deallocate()
         state.pointee.arena.deallocate()
         state.pointee.stack.deallocate()
+        state.deinitialize(count: 1)
         state.deallocate()
     }
 
@@ -107,6 +129,12 @@ final class JSONTape {
         state.pointee.completed = 0
     }
 
+    /// Streaming: the values at `depth` are returned one at a time (see ``JSONElementReader``).
+    func configureStreaming(_ stream: StreamState, depth: Int32) {
+        state.pointee.stream = stream
+        state.pointee.pauseDepth = depth
+    }
+
     /// The parser's error (or the tape's own overflow) as a ``JSONParseFailure``.
     func failure() -> JSONParseFailure {
         let info = sq_json_error_info(parser)!.pointee
@@ -132,14 +160,15 @@ final class JSONTape {
             let d = s.pointee.depth &- 1
             s.pointee.depth = d
             s.pointee.tokens[Int(s.pointee.stack[d])].length = UInt32(truncatingIfNeeded: s.pointee.count)
-            if Int32(d) == s.pointee.pauseDepth { s.pointee.completed &+= 1; return SQ_JSON_PAUSE }
+            if t.pointee.depth == s.pointee.pauseDepth { s.pointee.completed &+= 1; return SQ_JSON_PAUSE }
             return SQ_JSON_CONTINUE
         }
         var n = s.pointee.count
         if _slowPath(n == s.pointee.capacity) {
             guard grow(s) else { s.pointee.overflow = true; return 2 /* abort */ }
         }
-        let offset = t.pointee.offset &- s.pointee.base
+        let offset = t.pointee.offset
+        if n == 0 { s.pointee.firstOffset = offset }
         let token = s.pointee.tokens + n
         switch type {
         case Int32(SQ_JSON_BEGIN_OBJECT.rawValue), Int32(SQ_JSON_BEGIN_ARRAY.rawValue):
@@ -155,7 +184,7 @@ final class JSONTape {
             guard len <= Int(UInt32.max) else { s.pointee.overflow = true; return 2 }
             let flags = UInt8(truncatingIfNeeded: t.pointee.flags)
             if let start = s.pointee.inputStart, text >= start && text < s.pointee.inputEnd.unsafelyUnwrapped {
-                token.initialize(to: JSONToken(position: UInt64(text - start),
+                token.initialize(to: JSONToken(position: UInt64(text - start) &+ s.pointee.base,
                                                length: UInt32(truncatingIfNeeded: len), kind: UInt8(truncatingIfNeeded: type), flags: flags))
             } else {
                 // Unescaped by the parser (or carried across chunks): copy after the document offset.
@@ -170,6 +199,66 @@ final class JSONTape {
         if type != Int32(SQ_JSON_KEY.rawValue) && Int32(t.pointee.depth) == s.pointee.pauseDepth {
             s.pointee.completed &+= 1
             return SQ_JSON_PAUSE
+        }
+        return SQ_JSON_CONTINUE
+    }
+
+    /// The callback of streamed input: finds the values to return (the elements of the
+    /// top-level array, of the array at a path, or each NDJSON value), records their tokens,
+    /// and pauses the parser after each one.
+    static let streamCallback: sq_json_callback = { user, token in
+        let s = user.unsafelyUnwrapped.assumingMemoryBound(to: State.self)
+        let t = token.unsafelyUnwrapped
+        switch s.pointee.stream.unsafelyUnwrapped.phase {
+        case .inside:
+            if t.pointee.depth < s.pointee.pauseDepth {
+                // The end of the array holding the values.
+                s.pointee.stream!.phase = .after
+                return SQ_JSON_CONTINUE
+            }
+            return add(s, t)
+        case .after:
+            return SQ_JSON_CONTINUE
+        case .seeking:
+            return seek(s, t)
+        }
+    }
+
+    /// Follows the document down to the array holding the values.
+    static func seek(_ s: UnsafeMutablePointer<State>, _ t: UnsafePointer<sq_json_token>) -> Int32 {
+        let type = t.pointee.type
+        let depth = Int(t.pointee.depth)
+        let path = s.pointee.stream!.path!
+        switch type {
+        case Int32(SQ_JSON_BEGIN_ARRAY.rawValue), Int32(SQ_JSON_BEGIN_OBJECT.rawValue):
+            let isObject = type == Int32(SQ_JSON_BEGIN_OBJECT.rawValue)
+            if depth == path.count && !isObject {
+                var matches = true
+                for d in 0..<depth where !(s.pointee.stream!.isObject[d] && s.pointee.stream!.keys[d] == path[d]) { matches = false }
+                if matches {
+                    s.pointee.stream!.phase = .inside
+                    return SQ_JSON_CONTINUE
+                }
+            }
+            if depth == 0 && path.isEmpty {
+                s.pointee.stream!.failure = "expected an array at the top level, found an object (use layout .arrayAt([…]) or .ndjson)"
+                return 2
+            }
+            s.pointee.stream!.isObject.removeSubrange(min(depth, s.pointee.stream!.isObject.count)...)
+            s.pointee.stream!.keys.removeSubrange(min(depth, s.pointee.stream!.keys.count)...)
+            s.pointee.stream!.isObject.append(isObject)
+            s.pointee.stream!.keys.append([])
+        case Int32(SQ_JSON_KEY.rawValue):
+            if depth >= 1 && depth <= s.pointee.stream!.keys.count {
+                s.pointee.stream!.keys[depth - 1] = Array(UnsafeRawBufferPointer(start: t.pointee.text, count: t.pointee.len))
+            }
+        case Int32(SQ_JSON_END_ARRAY.rawValue), Int32(SQ_JSON_END_OBJECT.rawValue):
+            break
+        default:
+            if depth == 0 {
+                s.pointee.stream!.failure = path.isEmpty ? "expected an array at the top level, found a single value" : "no array at \(path.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "."))"
+                return 2
+            }
         }
         return SQ_JSON_CONTINUE
     }

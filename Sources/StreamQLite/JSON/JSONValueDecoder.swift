@@ -220,10 +220,15 @@ extension Dictionary: JSONStringDictionaryDecodable where Key == String, Value: 
 /// `init(from:)` calls get it with `current` set to their value's token.
 final class JSONTapeDecoder: Decoder {
     let tape: JSONTape
-    let tokens: UnsafeMutablePointer<JSONToken>
-    let input: UnsafePointer<UInt8>
-    let inputCount: Int
-    let arena: UnsafeMutablePointer<UInt8>
+    var tokens: UnsafeMutablePointer<JSONToken>
+    /// The input bytes (streaming: the reader's window, which starts at input offset `inputOffset`).
+    var input: UnsafePointer<UInt8>
+    var inputCount: Int
+    var inputOffset = 0
+    /// Streaming: the line of `input[0]`'s line and where that line starts (input offset).
+    var lineBase = 1
+    var lineStartBase = 0
+    var arena: UnsafeMutablePointer<UInt8>
     let options: JSONValueDecoder.Options
     /// The coding path of token `baseIndex` (the root: empty): paths are rebuilt from the
     /// tape when asked for (an error, `codingPath`), so decoding a value costs nothing for them.
@@ -293,7 +298,7 @@ final class JSONTapeDecoder: Decoder {
 
     /// The text of a string, key or number token.
     @inline(__always) func text(_ t: JSONToken) -> UnsafePointer<UInt8> {
-        t.flags & JSONTape.arenaFlag != 0 ? UnsafePointer(arena + Int(t.position)) : input + Int(t.position)
+        t.flags & JSONTape.arenaFlag != 0 ? UnsafePointer(arena + Int(t.position)) : input + (Int(t.position) &- inputOffset)
     }
 
     @inline(__always) func bytes(at i: Int) -> UnsafeBufferPointer<UInt8> {
@@ -319,12 +324,12 @@ final class JSONTapeDecoder: Decoder {
     /// "line L, column C, byte offset O" of the token at `i` (columns count bytes from 1).
     func location(of i: Int) -> String {
         let o = offset(of: i)
-        var line = 1
-        var lineStart = 0
+        var line = lineBase
+        var lineStart = lineStartBase
         var p = 0
-        let end = min(o, inputCount)
+        let end = min(max(o - inputOffset, 0), inputCount)
         while p < end {
-            if input[p] == 0x0A { line += 1; lineStart = p + 1 }
+            if input[p] == 0x0A { line += 1; lineStart = inputOffset + p + 1 }
             p += 1
         }
         return "line \(line), column \(o - lineStart + 1), byte offset \(o)"
