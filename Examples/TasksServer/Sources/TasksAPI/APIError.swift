@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// An error the API reports to the client: an HTTP status and one sentence, sent as
+/// `{"error":"…","status":400}`. Every refusal of bad input is one of these (4xx);
+/// nothing a client sends makes a 500.
+public struct APIError: Error, Sendable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var message: String
+
+    public init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
+    public static func notFound(_ message: String) -> APIError { APIError(.notFound, message) }
+
+    public var description: String { "\(status.code) \(message)" }
+
+    /// The error as a JSON response.
+    public var response: Response { JSONBody.error(status: status, message: message) }
+}
+
+/// The response helpers both servers share.
+public enum JSONBody {
+    /// `Content-Type: application/json`.
+    public static let headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+
+    /// A JSON response with `buffer` as its whole body.
+    public static func response(_ status: HTTPResponse.Status = .ok, _ buffer: ByteBuffer) -> Response {
+        Response(status: status, headers: headers, body: ResponseBody(byteBuffer: buffer))
+    }
+
+    struct ErrorBody: Encodable {
+        var error: String
+        var status: Int
+    }
+
+    /// `{"error":"message","status":code}`.
+    public static func error(status: HTTPResponse.Status, message: String) -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let bytes = (try? encoder.encode(ErrorBody(error: message, status: status.code))) ?? Data("{}".utf8)
+        var buffer = ByteBuffer()
+        buffer.writeBytes(bytes)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return response(status, buffer)
+    }
+}
+
+/// Turns every error escaping a handler into a JSON error body: ``APIError`` as it is,
+/// Hummingbird's own (no such route 404, body too large 413…) with their status, and
+/// anything else, which is a server fault, into a logged 500.
+public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context,
+                       next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as APIError {
+            return error.response
+        } catch is NIOTooManyBytesError {
+            return JSONBody.error(status: .contentTooLarge, message: tooLarge)
+        } catch let error as HTTPError {
+            let message: String
+            switch error.status {
+            case .notFound: message = error.body ?? "no route for \(request.method) \(request.uri.path)"
+            case .contentTooLarge: message = tooLarge
+            default: message = error.body ?? error.status.reasonPhrase
+            }
+            return JSONBody.error(status: error.status, message: message)
+        } catch let error as HTTPResponseError {
+            return JSONBody.error(status: error.status, message: "\(error)")
+        } catch {
+            context.logger.error("\(request.method) \(request.uri): \(error)")
+            return JSONBody.error(status: .internalServerError, message: "internal error: \(error)")
+        }
+    }
+}
+
+let tooLarge = "request body too large (limit \(maxBodyBytes / (1024 * 1024)) MiB)"
+
+/// The largest request body either server reads (16 MiB).
+public let maxBodyBytes = 16 * 1024 * 1024

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Command-line options both servers take.
+public struct ServerOptions: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var databasePath = "tasks.db"
+    public var sample = 0
+    public var readers = 4
+    public var logLevel = "warning"
+
+    public static let usage = """
+        options:
+          --port N        TCP port (0: any free port; the bound port is printed)   [8080]
+          --host ADDR     address to listen on                                      [127.0.0.1]
+          --db PATH       SQLite database file (created, WAL mode)                  [tasks.db]
+          --sample N      insert N sample tasks when the table is empty             [0]
+          --readers N     read-only connections (reads run in parallel)             [4]
+          --log-level L   trace, debug, info, notice, warning, error               [warning]
+        """
+
+    /// Parses `arguments` (without the program name); prints usage and exits 2 on a bad option.
+    public init(arguments: [String]) {
+        var it = arguments.makeIterator()
+        func fail(_ message: String) -> Never {
+            FileHandle.standardError.write(Data("\(message)\n\(Self.usage)\n".utf8))
+            exit(2)
+        }
+        func value(_ option: String) -> String {
+            guard let v = it.next() else { fail("\(option) needs a value") }
+            return v
+        }
+        func number(_ option: String, _ range: ClosedRange<Int>) -> Int {
+            let v = value(option)
+            guard let n = Int(v), range.contains(n) else { fail("\(option): expected an integer in \(range), got '\(v)'") }
+            return n
+        }
+        while let arg = it.next() {
+            switch arg {
+            case "--port": port = number(arg, 0...65535)
+            case "--host": host = value(arg)
+            case "--db": databasePath = value(arg)
+            case "--sample": sample = number(arg, 0...100_000_000)
+            case "--readers": readers = number(arg, 1...64)
+            case "--log-level": logLevel = value(arg)
+            case "-h", "--help": print(Self.usage); exit(0)
+            default: fail("unknown option '\(arg)'")
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// A JSON object key, for reading objects whose keys are checked one by one.
+public struct FieldKey: CodingKey, Sendable {
+    public var stringValue: String
+    public var intValue: Int? { nil }
+    public init(_ name: String) { stringValue = name }
+    public init?(stringValue: String) { self.stringValue = stringValue }
+    public init?(intValue: Int) { nil }
+}
+
+extension KeyedDecodingContainer where Key == FieldKey {
+    /// Throws for the first key not in `allowed`: a misspelt field is an error, not ignored.
+    func rejectUnknownFields(_ allowed: [String], in what: String) throws {
+        for key in allKeys where !allowed.contains(key.stringValue) {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: codingPath + [key],
+                debugDescription: "unknown field '\(key.stringValue)' (\(what) has \(allowed.joined(separator: ", ")))"))
+        }
+    }
+
+    /// The value of `name` if the key is there; `null` is an error (a field is given a value or left out).
+    func field<T: Decodable>(_ type: T.Type, _ name: String) throws -> T? {
+        let key = FieldKey(name)
+        guard contains(key) else { return nil }
+        return try decode(T.self, forKey: key)
+    }
+
+    func validTitle(_ title: String) throws -> String {
+        if title.allSatisfy(\.isWhitespace) {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [FieldKey("title")],
+                                                   debugDescription: "title must not be empty"))
+        }
+        return title
+    }
+}
+
+/// A task to create: `{"title": "Buy milk", "done": false, "createdAt": "2024-05-01 12:00:00"}`.
+///
+/// `title` is required and not blank; `done` defaults to false; `createdAt` to the time of
+/// the request. Any other key, `null` for a field, or a value of the wrong type is refused.
+public struct NewTask: Decodable, Sendable {
+    public static let fields = ["title", "done", "createdAt"]
+    public var title: String
+    public var done: Bool
+    public var createdAt: Date?
+
+    public init(title: String, done: Bool = false, createdAt: Date? = nil) {
+        self.title = title
+        self.done = done
+        self.createdAt = createdAt
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: FieldKey.self)
+        try c.rejectUnknownFields(Self.fields, in: "a new task")
+        title = try c.validTitle(c.decode(String.self, forKey: FieldKey("title")))
+        done = try c.field(Bool.self, "done") ?? false
+        createdAt = try c.field(Date.self, "createdAt")
+    }
+}
+
+/// The fields a PATCH changes; the others stay as they are. Same rules as ``NewTask``.
+public struct TaskPatch: Decodable, Sendable {
+    public static let fields = ["title", "done", "createdAt"]
+    public var title: String?
+    public var done: Bool?
+    public var createdAt: Date?
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: FieldKey.self)
+        try c.rejectUnknownFields(Self.fields, in: "a task patch")
+        title = try c.field(String.self, "title").map { try c.validTitle($0) }
+        done = try c.field(Bool.self, "done")
+        createdAt = try c.field(Date.self, "createdAt")
+    }
+}
+
+/// What a POST body holds: one task object or an array of them.
+public enum TaskBodyShape {
+    case object, array
+
+    /// Looks at the first non-blank byte; anything but `{` or `[` is left to the decoder
+    /// (decoding it as an object gives the error with its position).
+    public static func of(_ bytes: UnsafeRawBufferPointer) throws -> TaskBodyShape {
+        for b in bytes where !(b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09) {
+            return b == UInt8(ascii: "[") ? .array : .object
+        }
+        throw APIError.badRequest("empty request body: expected a task object or an array of task objects")
+    }
+}
+
+/// A decoding failure as a 400 with one clear sentence: where (`$[2].done`), what, and the
+/// position in the body when the decoder gives one.
+public func badBody(_ error: any Error) -> APIError {
+    guard let error = error as? DecodingError else { return .badRequest("invalid request body: \(error)") }
+    func path(_ keys: [any CodingKey]) -> String {
+        "$" + keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+    }
+    func detail(_ context: DecodingError.Context) -> String {
+        var text = context.debugDescription
+        if let underlying = context.underlyingError as NSError?,
+           let more = underlying.userInfo[NSDebugDescriptionErrorKey] as? String, !text.contains(more) {
+            text += " (\(more))"
+        }
+        return text
+    }
+    switch error {
+    case .dataCorrupted(let context) where context.codingPath.isEmpty:
+        return .badRequest("malformed JSON: \(detail(context))")
+    case .dataCorrupted(let context):
+        return .badRequest("\(path(context.codingPath)): \(detail(context))")
+    case .keyNotFound(let key, let context):
+        return .badRequest("\(path(context.codingPath)): missing field '\(key.stringValue)'")
+    case .typeMismatch(_, let context), .valueNotFound(_, let context):
+        return .badRequest("\(path(context.codingPath)): \(detail(context))")
+    @unknown default:
+        return .badRequest("invalid request body: \(error)")
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import StreamQLite
+import TasksAPI
+
+/// The API:
+///
+///     GET    /tasks?done=true|false&limit=N&offset=N   all tasks (by id), streamed from SQLite
+///     GET    /tasks/{id}                               one task, 404 if none
+///     POST   /tasks                                    one task object or an array → 201 with the stored task(s)
+///     PATCH  /tasks/{id}                               change title/done/createdAt → the task
+///     DELETE /tasks/{id}                               204, 404 if none
+///     GET    /tasks/weekly?locale=en_US&tz=Europe/Berlin   tasks created/done per locale week
+///     GET    /stats?reset=true                         event-loop lag and peak RSS (for the benchmark)
+///     GET    /bench/constant                           a constant one-task body (benchmark baseline)
+func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: EventLoopProbe) {
+    router.add(middleware: JSONErrorMiddleware())
+
+    router.get("/tasks") { request, _ in
+        try await store.list(TaskListQuery(request))
+    }
+
+    router.get("/tasks/weekly") { request, _ in
+        try await store.weekly(WeeklyQuery(request))
+    }
+
+    router.get("/tasks/{id}") { request, context in
+        let id = try taskID(context)
+        try noQuery(request)
+        guard let body = try await store.task(id) else { throw APIError.notFound("no task with id \(id)") }
+        return JSONBody.response(.ok, body)
+    }
+
+    router.post("/tasks") { request, _ in
+        try noQuery(request)
+        let body = try await request.body.collect(upTo: maxBodyBytes)
+        let decoder = JSONValueDecoder()
+        let (tasks, asArray) = try body.withUnsafeReadableBytes { bytes throws -> ([NewTask], Bool) in
+            do {
+                switch try TaskBodyShape.of(bytes) {
+                case .array: return (try decoder.decode([NewTask].self, from: bytes), true)
+                case .object: return ([try decoder.decode(NewTask.self, from: bytes)], false)
+                }
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw badBody(error)
+            }
+        }
+        return JSONBody.response(.created, try await store.create(tasks, asArray: asArray))
+    }
+
+    router.patch("/tasks/{id}") { request, context in
+        let id = try taskID(context)
+        try noQuery(request)
+        let body = try await request.body.collect(upTo: maxBodyBytes)
+        let patch = try body.withUnsafeReadableBytes { bytes throws -> TaskPatch in
+            _ = try TaskBodyShape.of(bytes)  // an empty body gets its own message
+            do { return try JSONValueDecoder().decode(TaskPatch.self, from: bytes) } catch { throw badBody(error) }
+        }
+        guard let task = try await store.update(id, patch) else { throw APIError.notFound("no task with id \(id)") }
+        return JSONBody.response(.ok, task)
+    }
+
+    router.delete("/tasks/{id}") { request, context in
+        let id = try taskID(context)
+        try noQuery(request)
+        guard try await store.delete(id) else { throw APIError.notFound("no task with id \(id)") }
+        return Response(status: .noContent)
+    }
+
+    router.get("/stats") { request, _ in
+        let q = try QueryParameters(request, allowed: ["reset"])
+        let stats = probe.snapshot(reset: try q.bool("reset") ?? false)
+        struct Body: Encodable { var eventLoop: EventLoopProbe.Stats; var peakRSSKiB: Int?; var readers: Int }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var buffer = ByteBuffer()
+        buffer.writeBytes(try encoder.encode(Body(eventLoop: stats, peakRSSKiB: peakRSSKiB(), readers: store.readers.count)))
+        return JSONBody.response(.ok, buffer)
+    }
+
+    // The baseline of the single-task benchmark: the same server, the same headers, a body
+    // of a task's size, and no database.
+    let constant = ByteBuffer(string: #"{"id":1,"title":"Buy milk #1","done":true,"createdAt":"2024-01-01 00:00:00.000"}"# + "\n")
+    router.get("/bench/constant") { _, _ in
+        JSONBody.response(.ok, constant)
+    }
+}
+
+/// Routes that take no query parameters refuse them rather than ignore them.
+func noQuery(_ request: Request) throws {
+    _ = try QueryParameters(request, allowed: [])
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOPosix
+import StreamQLite
+import TasksAPI
+
+// TasksServer: the tasks backend served straight from SQLite (StreamQLite + Hummingbird 2).
+// Prints "TasksServer listening on http://HOST:PORT" once it accepts connections.
+
+let options = ServerOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+var logger = Logger(label: "TasksServer")
+logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .warning
+
+let store: TaskStore
+do {
+    store = try await TaskStore(path: options.databasePath, readers: options.readers)
+    if options.sample > 0 {
+        let inserted = try await store.seed(options.sample)
+        if inserted > 0 { print("inserted \(inserted) sample tasks into \(options.databasePath)") }
+    }
+} catch {
+    FileHandle.standardError.write(Data("TasksServer: \(error)\n".utf8))
+    exit(1)
+}
+
+let group = MultiThreadedEventLoopGroup.singleton
+let probe = EventLoopProbe(group: group)
+let router = Router()
+addRoutes(to: router, store: store, probe: probe)
+
+let app = Application(
+    router: router,
+    configuration: .init(address: .hostname(options.host, port: options.port), serverName: "TasksServer"),
+    onServerRunning: { channel in
+        let port = channel.localAddress?.port ?? options.port
+        // Unbuffered: the test scripts read the port from this line while the server runs.
+        FileHandle.standardOutput.write(Data("TasksServer listening on http://\(options.host):\(port) (database \(options.databasePath), pid \(getpid()))\n".utf8))
+    },
+    eventLoopGroupProvider: .shared(group),
+    logger: logger
+)
+try await app.runService()

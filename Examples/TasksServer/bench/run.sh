@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Load benchmark of the tasks backend: TasksServer (StreamQLite: rows streamed to JSON by
+# writeJSON, bodies decoded by JSONValueDecoder, bulk inserts) against TasksServerGRDB (the
+# same routes the usual way: GRDB + JSONEncoder/JSONDecoder), both on Hummingbird 2,
+# release builds, measured with wrk on 127.0.0.1 in the same run.
+#
+#   Examples/TasksServer/bench/run.sh       # DURATION=10 CONNECTIONS="1 4" TASKS=100000 by default
+#
+# Cases (DURATION seconds each, for each wrk connection count in CONNECTIONS):
+#   constant   GET /bench/constant       TasksServer's constant one-task body (the baseline)
+#   single     GET /tasks/{random id}    one task by id
+#   list128    GET /tasks?limit=128&offset={random}
+#   list1024   GET /tasks?limit=1024&offset={random}
+#   post1000   POST /tasks with an array of 1,000 tasks
+# Prints requests/s, tasks/s, latency p50/p99 (wrk --latency), the server's peak RSS during
+# the case (VmHWM, reset before each case through /proc/PID/clear_refs) and the largest
+# event-loop timer lag the server saw (GET /stats). Both servers start from copies of one
+# database of TASKS sample tasks, one server at a time. wrk and the server share the machine.
+set -euo pipefail
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-"1 4"}
+TASKS=${TASKS:-100000}
+HERE=$(cd "$(dirname "$0")" && pwd)
+PKG=$(dirname "$HERE")
+GRDB_PKG=$(dirname "$PKG")/TasksServerGRDB
+export PATH=/opt/swift/usr/bin:$PATH
+command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk"; exit 1; }
+
+echo "== release builds"
+swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --product TasksServer 2>&1 | tail -1
+swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --product TasksServerGRDB 2>&1 | tail -1
+SQ_BIN="$(swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --show-bin-path)/TasksServer"
+GRDB_BIN="$(swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --show-bin-path)/TasksServerGRDB"
+
+WORK=$(mktemp -d)
+PID=
+cleanup() {
+    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID"; wait "$PID" 2>/dev/null || true; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# start BIN DB: starts a server on a free loopback port; sets PID and PORT
+start() {
+    "$1" --port 0 --db "$2" ${3:-} > "$WORK/server.log" 2>&1 &
+    PID=$!
+    PORT=
+    for _ in $(seq 1 600); do
+        PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$WORK/server.log")
+        [ -n "$PORT" ] && return 0
+        kill -0 "$PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    cat "$WORK/server.log"; echo "server did not start"; exit 1
+}
+stop() { kill "$PID"; wait "$PID" 2>/dev/null || true; PID=; }
+
+echo "== sample database: $TASKS tasks"
+start "$SQ_BIN" "$WORK/seed.db" "--sample $TASKS"
+stop
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA wal_checkpoint(TRUNCATE)'); c.close()" "$WORK/seed.db"
+
+# wrk scripts: random ids and offsets; the POST body is 1,000 tasks
+cat > "$WORK/single.lua" <<LUA
+math.randomseed(42)
+request = function() return wrk.format("GET", "/tasks/" .. math.random(1, $TASKS)) end
+LUA
+cat > "$WORK/constant.lua" <<LUA
+math.randomseed(42)
+request = function() return wrk.format("GET", "/bench/constant") end
+LUA
+for n in 128 1024; do
+cat > "$WORK/list$n.lua" <<LUA
+math.randomseed(42)
+request = function() return wrk.format("GET", "/tasks?limit=$n&offset=" .. math.random(0, $TASKS - $n)) end
+LUA
+done
+python3 - "$WORK/post1000.json" <<'PY'
+import json, sys
+tasks = [{"title": f"Benchmark task {i} ✓", "done": i % 2 == 0, "createdAt": "2024-06-%02d 09:30:00.000" % (i % 28 + 1)} for i in range(1000)]
+open(sys.argv[1], "w").write(json.dumps(tasks))
+PY
+cat > "$WORK/post1000.lua" <<LUA
+local f = io.open("$WORK/post1000.json", "rb")
+wrk.method = "POST"
+wrk.body = f:read("*a")
+f:close()
+wrk.headers["Content-Type"] = "application/json"
+LUA
+
+# Both servers answer the same requests with the same data (compared as JSON).
+echo "== same answers from both servers"
+cp "$WORK/seed.db" "$WORK/a.db"; cp "$WORK/seed.db" "$WORK/b.db"
+start "$SQ_BIN" "$WORK/a.db"; A=$PORT; APID=$PID; PID=
+start "$GRDB_BIN" "$WORK/b.db"; B=$PORT
+python3 - "$A" "$B" "$WORK/post1000.json" <<'PY' || { kill $APID; exit 1; }
+import json, sys, urllib.request
+a, b, post = sys.argv[1], sys.argv[2], open(sys.argv[3], "rb").read()
+def fetch(port, path, body=None):
+    r = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST" if body else "GET")
+    with urllib.request.urlopen(r) as resp:
+        return json.loads(resp.read())
+for path in ["/tasks/1", "/tasks/777", "/tasks?limit=128&offset=5000", "/tasks?limit=1024&offset=0"]:
+    x, y = fetch(a, path), fetch(b, path)
+    assert x == y, f"{path}: servers differ"
+x, y = fetch(a, "/tasks", post), fetch(b, "/tasks", post)
+assert len(x) == len(y) == 1000 and all(p["id"] == q["id"] and p["title"] == q["title"] and p["done"] == q["done"]
+                                         and p["createdAt"] == q["createdAt"] for p, q in zip(x, y)), "POST answers differ"
+print("   same bodies for /tasks/{id}, limit=128, limit=1024 and POST of 1,000")
+PY
+kill $APID; wait $APID 2>/dev/null || true; stop
+
+echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); wrk -t1, ${DURATION}s per case"
+RESULTS="$WORK/results.txt"
+printf "%-11s %-9s %4s %11s %12s %9s %9s %9s %8s\n" server case conn "requests/s" "tasks/s" "p50" "p99" "peakRSS" "maxLag" | tee "$RESULTS"
+
+# run SERVER CASE LUA TASKS_PER_REQUEST CONNECTIONS
+run() {
+    curl -s "http://127.0.0.1:$PORT/stats?reset=true" >/dev/null
+    echo 5 > /proc/$PID/clear_refs 2>/dev/null || true
+    wrk -t1 -c"$5" -d"${DURATION}s" --latency -s "$3" "http://127.0.0.1:$PORT" > "$WORK/wrk.txt" 2>&1
+    if grep -q "Non-2xx" "$WORK/wrk.txt" || grep -q "Socket errors" "$WORK/wrk.txt"; then
+        cat "$WORK/wrk.txt"; echo "$1 $2: errors during the run"; exit 1
+    fi
+    local rps p50 p99 rss lag
+    rps=$(awk '/^Requests\/sec/ {print $2}' "$WORK/wrk.txt")
+    p50=$(awk '$1 == "50%" {print $2}' "$WORK/wrk.txt")
+    p99=$(awk '$1 == "99%" {print $2}' "$WORK/wrk.txt")
+    rss=$(awk '/^VmHWM/ {printf "%.0fMB", $2/1024}' /proc/$PID/status)
+    lag=$(curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; print('%.1fms' % (json.load(sys.stdin)['eventLoop']['maxLagMicros']/1000))")
+    printf "%-11s %-9s %4s %11.0f %12.0f %9s %9s %9s %8s\n" "$1" "$2" "$5" "$rps" "$(echo "$rps * $4" | bc)" "$p50" "$p99" "$rss" "$lag" | tee -a "$RESULTS"
+}
+
+for c in $CONNECTIONS; do
+    for server in StreamQLite GRDB; do
+        if [ $server = StreamQLite ]; then bin=$SQ_BIN; else bin=$GRDB_BIN; fi
+        cp "$WORK/seed.db" "$WORK/run.db"; rm -f "$WORK/run.db-wal" "$WORK/run.db-shm"
+        start "$bin" "$WORK/run.db"
+        [ $server = StreamQLite ] && run $server constant "$WORK/constant.lua" 1 "$c"
+        run $server single "$WORK/single.lua" 1 "$c"
+        run $server list128 "$WORK/list128.lua" 128 "$c"
+        run $server list1024 "$WORK/list1024.lua" 1024 "$c"
+        run $server post1000 "$WORK/post1000.lua" 1000 "$c"
+        stop
+    done
+done
+echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# Smoke test of Examples/TasksServer (make test-server, part of make test):
+# builds it (debug, scratch path Examples/TasksServer/.build, reused between runs),
+# starts it on a free 127.0.0.1 port with 3,000 sample tasks in a temporary database,
+# exercises every route with real HTTP requests (Python's urllib), checks status codes
+# and bodies against the database read with Python's sqlite3 and the weekly report
+# against PyICU when it is installed, then stops the server by its PID.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PKG=Examples/TasksServer
+SCRATCH=${TASKS_SERVER_SCRATCH:-$PKG/.build}
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3   # Debian's, which has python3-icu when installed
+
+echo "== building $PKG (debug; the first build of Hummingbird takes a few minutes)"
+start=$(date +%s)
+swift build --package-path "$PKG" --scratch-path "$SCRATCH" --product TasksServer 2>&1 | tail -3
+BIN="$(swift build --package-path "$PKG" --scratch-path "$SCRATCH" --show-bin-path)/TasksServer"
+echo "   built in $(( $(date +%s) - start )) s: $BIN"
+
+TMP=$(mktemp -d)
+PID=
+cleanup() {
+    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID"; wait "$PID" 2>/dev/null || true; fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+"$BIN" --port 0 --db "$TMP/tasks.db" --sample 3000 > "$TMP/server.log" 2>&1 &
+PID=$!
+PORT=
+for _ in $(seq 1 300); do
+    PORT=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$TMP/server.log")
+    [ -n "$PORT" ] && break
+    kill -0 "$PID" 2>/dev/null || { cat "$TMP/server.log"; echo "TasksServer exited before listening"; exit 1; }
+    sleep 0.1
+done
+[ -n "$PORT" ] || { cat "$TMP/server.log"; echo "TasksServer did not print its port within 30 s"; exit 1; }
+echo "== TasksServer pid $PID on 127.0.0.1:$PORT"
+
+timeout 120 "$PY" - "$PORT" "$TMP/tasks.db" <<'PYTHON'
+import json, sqlite3, sys, threading, urllib.request, urllib.error
+port, dbpath = int(sys.argv[1]), sys.argv[2]
+base = f"http://127.0.0.1:{port}"
+passed = failed = 0
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+def req(method, path, body=None, raw=None):
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    r = urllib.request.Request(base + path, data=data, method=method)
+    if data is not None:
+        r.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(r, timeout=30) as resp:
+            return resp.status, resp.headers, resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+def get_json(method, path, body=None, raw=None, status=200):
+    code, headers, data = req(method, path, body, raw)
+    check(code == status, f"{method} {path}: status {code}, expected {status}: {data[:300]!r}")
+    if status != 204:
+        check(headers.get("Content-Type", "").startswith("application/json"), f"{method} {path}: content type {headers.get('Content-Type')}")
+    return (json.loads(data) if data else None), headers
+
+def error(method, path, status, *needles, body=None, raw=None):
+    doc, _ = get_json(method, path, body, raw, status=status)
+    msg = (doc or {}).get("error", "")
+    check(doc.get("status") == status, f"{method} {path}: error body status {doc}")
+    for n in needles:
+        check(n in msg, f"{method} {path}: error message {msg!r} lacks {n!r}")
+    return msg
+
+db = sqlite3.connect(f"file:{dbpath}?mode=ro", uri=True)
+def rows(sql, *args):
+    return [{"id": r[0], "title": r[1], "done": bool(r[2]), "createdAt": r[3]}
+            for r in db.execute(f"SELECT id, title, done, created_at FROM tasks {sql}", args)]
+def count():
+    return db.execute("SELECT count(*) FROM tasks").fetchone()[0]
+
+check(db.execute("PRAGMA journal_mode").fetchone()[0] == "wal", "database in WAL mode")
+check(count() == 3000, f"3000 sample tasks, found {count()}")
+
+# GET /tasks: every task (about 270 KB: streamed, chunked), filters, paging, bad parameters
+all_tasks, headers = get_json("GET", "/tasks")
+check(all_tasks == rows("ORDER BY id"), "GET /tasks equals the table")
+check(headers.get("Transfer-Encoding") == "chunked" and headers.get("Content-Length") is None,
+      f"GET /tasks streamed (chunked): {dict(headers)}")
+small, headers = get_json("GET", "/tasks?limit=5")
+check(small == rows("ORDER BY id LIMIT 5"), "GET /tasks?limit=5")
+check(headers.get("Content-Length") is not None, "a one-chunk result has a Content-Length")
+page, _ = get_json("GET", "/tasks?done=true&limit=50&offset=10")
+check(page == rows("WHERE done = 1 ORDER BY id LIMIT 50 OFFSET 10"), "GET /tasks?done=true&limit=50&offset=10")
+page, _ = get_json("GET", "/tasks?done=false&offset=2990")
+check(page == rows("WHERE done = 0 ORDER BY id LIMIT -1 OFFSET 2990"), "GET /tasks?done=false&offset=2990")
+check(get_json("GET", "/tasks?limit=0")[0] == [], "limit=0 gives []")
+check(get_json("GET", "/tasks?offset=100000")[0] == [], "offset past the end gives []")
+check(any(not t["title"].isascii() for t in all_tasks) and any('"' in t["title"] for t in all_tasks),
+      "sample titles with non-ASCII letters and quotes came back intact")
+error("GET", "/tasks?limit=abc", 400, "limit", "'abc'")
+error("GET", "/tasks?limit=-1", 400, "limit")
+error("GET", "/tasks?done=yes", 400, "done", "true or false")
+error("GET", "/tasks?lmit=5", 400, "unknown query parameter 'lmit'")
+error("GET", "/tasks?limit=1&limit=2", 400, "given twice")
+
+# GET /tasks/{id}
+one, _ = get_json("GET", "/tasks/7")
+check(one == rows("WHERE id = 7")[0], f"GET /tasks/7: {one}")
+error("GET", "/tasks/999999", 404, "no task with id 999999")
+error("GET", "/tasks/abc", 400, "positive integer", "'abc'")
+error("GET", "/tasks/0", 400, "positive integer")
+
+# POST /tasks: one object, an array, bulk; every kind of bad body, nothing written by a bad one
+created, _ = get_json("POST", "/tasks", {"title": "Write the smoke test"}, status=201)
+check(isinstance(created, dict) and created["title"] == "Write the smoke test" and created["done"] is False
+      and created == rows("WHERE id = ?", created["id"])[0], f"POST one: {created}")
+batch = [{"title": f"bulk {i}", "done": i % 2 == 0, "createdAt": "2024-03-0%d 10:00:00.125" % (i + 1)} for i in range(3)]
+created, _ = get_json("POST", "/tasks", batch, status=201)
+check([t["title"] for t in created] == ["bulk 0", "bulk 1", "bulk 2"]
+      and [t["done"] for t in created] == [True, False, True]
+      and created[1]["createdAt"] == "2024-03-02 10:00:00.125", f"POST array: {created}")
+check([t["id"] for t in created] == list(range(created[0]["id"], created[0]["id"] + 3)), "ids in input order")
+check(created == rows("WHERE id >= ? ORDER BY id", created[0]["id"]), "POST array stored as returned")
+created, _ = get_json("POST", "/tasks", {"title": "ISO time", "createdAt": "2024-05-01T12:00:00+02:00"}, status=201)
+check(created["createdAt"] == "2024-05-01 10:00:00.000", f"createdAt with an offset stored as UTC text: {created}")
+before = count()
+created, _ = get_json("POST", "/tasks", [{"title": f"thousand {i}"} for i in range(1000)], status=201)
+check(len(created) == 1000 and count() == before + 1000, "POST of 1,000 tasks")
+check(get_json("POST", "/tasks", [], status=201)[0] == [], "POST [] gives []")
+before = count()
+error("POST", "/tasks", 400, "malformed JSON", "line 1, column", "byte offset", raw=b'{"title": "x",}')
+error("POST", "/tasks", 400, "malformed JSON", "line 2", raw=b'[{"title": "a"},\n {"title": "b"')
+error("POST", "/tasks", 400, "unknown field 'colour'", body={"title": "x", "colour": "red"})
+error("POST", "/tasks", 400, "$.done", "Bool", "string", body={"title": "x", "done": "yes"})
+error("POST", "/tasks", 400, "$.title", "String", body={"title": 5})
+error("POST", "/tasks", 400, "$.title", "null", body={"title": None})
+error("POST", "/tasks", 400, "missing field 'title'", body={"done": True})
+error("POST", "/tasks", 400, "title must not be empty", body={"title": "  "})
+error("POST", "/tasks", 400, "$[2].done", body=[{"title": "a"}, {"title": "b"}, {"title": "c", "done": 1}])
+error("POST", "/tasks", 400, "unknown field 'id'", body=[{"title": "a", "id": 5}])
+error("POST", "/tasks", 400, "$.createdAt", body={"title": "a", "createdAt": "yesterday"})
+error("POST", "/tasks", 400, "empty request body", raw=b"")
+error("POST", "/tasks", 400, raw=b"42")
+error("POST", "/tasks", 400, "malformed JSON", raw=b"\xff\xfe not json")
+error("POST", "/tasks", 413, "too large", raw=b"[" + b'{"title":"x"},' * 1_300_000 + b'{"title":"x"}]')
+error("POST", "/tasks?x=1", 400, "unknown query parameter 'x'", body={"title": "x"})
+check(count() == before, f"bad bodies wrote nothing ({before} -> {count()})")
+
+# PATCH /tasks/{id}
+patched, _ = get_json("PATCH", "/tasks/1", {"title": "Changed", "done": False})
+check(patched == rows("WHERE id = 1")[0] and patched["title"] == "Changed" and patched["done"] is False, f"PATCH: {patched}")
+same, _ = get_json("PATCH", "/tasks/1", {})
+check(same == patched, "PATCH {} changes nothing")
+error("PATCH", "/tasks/1", 400, "unknown field 'titel'", body={"titel": "x"})
+error("PATCH", "/tasks/1", 400, "$.done", "null", body={"done": None})
+error("PATCH", "/tasks/1", 400, "malformed JSON", raw=b"{")
+error("PATCH", "/tasks/1", 400, "empty request body", raw=b"")
+error("PATCH", "/tasks/999999", 404, "no task with id 999999", body={"done": True})
+check(rows("WHERE id = 1")[0] == patched, "refused patches changed nothing")
+
+# DELETE /tasks/{id}
+code, _, data = req("DELETE", "/tasks/2")
+check(code == 204 and data == b"", f"DELETE: {code} {data!r}")
+error("DELETE", "/tasks/2", 404, "no task with id 2")
+error("GET", "/tasks/2", 404)
+check(rows("WHERE id = 2") == [], "deleted from the table")
+
+# GET /tasks/weekly: against PyICU when installed, else the report's own totals
+def oracle(locale, tz):
+    import datetime, icu
+    weeks = {}
+    cal = icu.Calendar.createInstance(icu.TimeZone.createTimeZone(tz), icu.Locale(locale))
+    F = icu.UCalendarDateFields
+    for (created, done) in db.execute("SELECT created_at, done FROM tasks"):
+        t = datetime.datetime.strptime(created, "%Y-%m-%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+        cal.setTime(t.timestamp())
+        key = "%04d-%02d" % (cal.get(F.YEAR_WOY), cal.get(F.WEEK_OF_YEAR))
+        back = (cal.get(F.DAY_OF_WEEK) - cal.getFirstDayOfWeek()) % 7
+        day = datetime.date(cal.get(F.YEAR), cal.get(F.MONTH) + 1, cal.get(F.DATE)) - datetime.timedelta(days=back)
+        w = weeks.setdefault(key, {"week": key, "weekStart": day.isoformat(), "tasks": 0, "done": 0})
+        w["tasks"] += 1
+        w["done"] += done
+    return [weeks[k] for k in sorted(weeks)]
+try:
+    import icu
+except ImportError:
+    icu = None
+for locale, tz in [("en_US", "America/New_York"), ("de_DE", "Europe/Berlin"), ("en-GB", "UTC")]:
+    report, _ = get_json("GET", f"/tasks/weekly?locale={locale}&tz={tz}")
+    check(sum(w["tasks"] for w in report) == count() and [w["week"] for w in report] == sorted(w["week"] for w in report),
+          f"weekly {locale}: totals and order")
+    if icu:
+        check(report == oracle(locale, tz), f"weekly {locale} {tz} equals PyICU's weeks")
+print("weekly report checked against", "PyICU" if icu else "its totals only (no PyICU: apt install python3-icu)")
+us, _ = get_json("GET", "/tasks/weekly?locale=en_US")
+de, _ = get_json("GET", "/tasks/weekly?locale=de_DE")
+check(us != de and us[0]["weekStart"] != de[0]["weekStart"], "en_US and de_DE weeks differ")
+error("GET", "/tasks/weekly?locale=xx_YY", 400, "locale_week: unknown locale 'xx_YY'")
+error("GET", "/tasks/weekly?locale=english", 400, "locale_week: ill-formed locale 'english'")
+error("GET", "/tasks/weekly?locale=en_US&tz=Mars/Olympus", 400, "locale_week: unknown time zone 'Mars/Olympus'")
+error("GET", "/tasks/weekly", 400, "'locale' is required")
+error("GET", "/tasks/weekly?locale=en_US&week=1", 400, "unknown query parameter 'week'")
+
+# Other routes and unknown ones
+stats, _ = get_json("GET", "/stats")
+check("maxLagMicros" in stats["eventLoop"] and stats["peakRSSKiB"] > 0, f"GET /stats: {stats}")
+constant, _ = get_json("GET", "/bench/constant")
+check(constant["id"] == 1, "GET /bench/constant")
+error("GET", "/nowhere", 404)
+error("PUT", "/tasks/1", 404, body={"title": "x"})
+
+# Concurrent requests: streamed reads while writers insert; every write lands once
+before = count()
+results, lock = [], threading.Lock()
+def reader():
+    for _ in range(5):
+        code, _, data = req("GET", "/tasks")
+        with lock: results.append(code == 200 and len(json.loads(data)) >= before)
+def writer(n):
+    for i in range(25):
+        code, _, data = req("POST", "/tasks", {"title": f"writer {n}/{i}"})
+        with lock: results.append(code == 201)
+threads = [threading.Thread(target=reader) for _ in range(4)] + [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+check(all(results) and len(results) == 120, f"concurrent reads and writes: {results.count(False)} failed of {len(results)}")
+check(count() == before + 100, f"100 concurrent inserts landed: {before} -> {count()}")
+check(db.execute("SELECT count(DISTINCT title) FROM tasks WHERE title LIKE 'writer %'").fetchone()[0] == 100, "each once")
+
+print(f"tasks server smoke test: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
+PYTHON
+
+kill -0 "$PID" 2>/dev/null || { cat "$TMP/server.log"; echo "TasksServer died during the test"; exit 1; }
+kill "$PID"
+wait "$PID" 2>/dev/null || true
+PID=
+if grep -qiE 'fatal|crash|error' "$TMP/server.log"; then cat "$TMP/server.log"; echo "server log has errors"; exit 1; fi
+echo "== TasksServer stopped"
