@@ -4,7 +4,9 @@
 #   make demo       build it and print the locale-week report (README's first command)
 #   make test       every test: C unit tests, SQL tests through sqlite3, Python
 #                   loading checks, ASan+UBSan run, fuzz smoke run, swift test, and a new
-#                   package depending on this one by version (test-package)
+#                   package depending on this one by version (test-package), and the
+#                   tasks server example over HTTP (test-server)
+#   make serve      the tasks server example (Examples/TasksServer) on port 8080
 #   make bench      benchmarks of the extension (see BENCHMARKS.md)
 
 SHELL     := /bin/bash
@@ -45,7 +47,7 @@ FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift \
-        swift-toolchain test-package bench deps clean
+        swift-toolchain test-package test-server serve bench deps clean
 
 all: ext
 ext: $(EXT)
@@ -70,7 +72,7 @@ $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 demo: deps ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-package
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-package test-server
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -126,6 +128,17 @@ test-swift: swift-toolchain
 # committed state) and runs README's Swift example.
 test-package: swift-toolchain
 	@bash scripts/check-package-consumer.sh
+
+# Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),
+# started on a free 127.0.0.1 port, every route exercised over HTTP, stopped by its PID.
+test-server: swift-toolchain
+	@bash scripts/check-tasks-server.sh
+
+# The tasks backend with 10,000 sample tasks in build/tasks.db: PORT=8080 by default.
+PORT ?= 8080
+serve: swift-toolchain
+	@mkdir -p $(BUILD)
+	swift run -c release --package-path Examples/TasksServer TasksServer --port $(PORT) --db $(BUILD)/tasks.db --sample 10000
 
 # Every Extension/bench/bench-*.sh gets the extension's path; each prints its table.
 # The JSON benchmark compares against YAJL and reads peak RSS with GNU time.
