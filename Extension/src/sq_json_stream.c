@@ -53,9 +53,20 @@
 **   INSERT INTO tasks SELECT * FROM incoming;
 **
 **   Each element must be a JSON object; its members go straight into the
-**   declared columns during the one parse (no JSON text per row).  A
-**   member whose key matches no column is ignored; a missing member is
-**   NULL; with repeated keys the last one wins.  Values:
+**   declared columns during the one parse (no JSON text per row).
+**   Keys to columns: each column is fed by its name, or by the key keys=
+**   gives it (one key may feed several columns: keys='n_text=n' fills
+**   both n and n_text, each by its own type).  A member's key matches
+**     1. the column key equal to it byte for byte, else
+**     2. the column key equal to it ignoring ASCII case (A-Z = a-z, as
+**        SQLite compares column names: "ID" feeds column id); if two
+**        column keys match it that way only (keys='a=Name, b=NAME' and a
+**        member "name"), it is an error naming them, else
+**     3. nothing: the member is ignored.
+**   Two members of one object that feed the same columns ("id" and "ID",
+**   or "id" twice) are an error naming both keys: SQLite's ->> would take
+**   the first, JavaScript the last; json_stream does not guess.  A
+**   missing member is NULL.  Values:
 **     null           NULL
 **     true/false     1 / 0
 **     number         TEXT column: the literal as written ('1.50');
@@ -128,6 +139,12 @@
 #define JS_READS_PER_CHECK 16  /* reads between interrupt checks when data flows */
 #define JS_MAX_ELEMENT  ((sqlite3_int64)64 << 20)
 #define JS_SUBTYPE      74     /* 'J': SQLite's JSON subtype */
+
+#if defined(__GNUC__) || defined(__clang__)
+# define SQ_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+# define SQ_ALWAYS_INLINE inline
+#endif
 
 /* ------------------------------------------------------------ buffers */
 
@@ -357,6 +374,15 @@ typedef struct JsSlot {
   sqlite3_int64 off, len;   /* into the arena (SL_TEXT, SL_JSON) */
 } JsSlot;
 
+/* The member of the current element that filled a key's columns: for the
+** error when a second member would fill them too. */
+typedef struct JsSeen {
+  sqlite3_int64 stamp;      /* the row's stamp, or 0 */
+  int exact;                /* the member's key was the column key itself */
+  sqlite3_int64 koff;       /* else its text, in the arena */
+  int klen;
+} JsSeen;
+
 enum { MODE_AUTO = 0, MODE_ARRAY, MODE_NDJSON };
 
 typedef struct JsCursor {
@@ -393,6 +419,8 @@ typedef struct JsCursor {
 
   /* typed */
   JsSlot *slots;
+  JsSeen *seen;             /* [nKey]: which member of this row filled each key's columns */
+  sqlite3_int64 stamp;      /* this row's stamp (never repeats in a cursor) */
   JsBuf arena;
   int cur_col;              /* first column of the current key, -1: ignored */
   int guess;                /* next key (index into aKey) to try first */
@@ -769,6 +797,7 @@ static int js_close(sqlite3_vtab_cursor *cur){
   sqlite3_free(c->val.z);
   sqlite3_free(c->arena.z);
   sqlite3_free(c->slots);
+  sqlite3_free(c->seen);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -790,7 +819,7 @@ static int js_buf_fail(JsCursor *c, int rc){
 
 /* ---- typed rows */
 
-static int js_key_eq(const JsKey *K, const char *k, size_t n){
+static SQ_ALWAYS_INLINE int js_key_eq(const JsKey *K, const char *k, size_t n){
   size_t i;
   if( (size_t)K->nkey!=n ) return 0;
   if( n>16 ) return memcmp(K->key, k, n)==0;
@@ -798,23 +827,111 @@ static int js_key_eq(const JsKey *K, const char *k, size_t n){
   return 1;
 }
 
-/* First column of a key (-1: no column): the key after the previous match
-** is tried first (members usually come in the same order in every
-** element). */
-static int js_find_col(JsCursor *c, const char *k, size_t n){
+/* Equal ignoring ASCII case (as SQLite compares column names); n bytes each. */
+static int js_key_ieq(const char *a, const char *b, size_t n){
+  size_t i;
+  for(i=0; i<n; i++){
+    unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+    if( x>='A' && x<='Z' ) x += 32;
+    if( y>='A' && y<='Z' ) y += 32;
+    if( x!=y ) return 0;
+  }
+  return 1;
+}
+
+/* The key (index into aKey) a member's key goes to: the column key equal
+** to it, else the one equal to it ignoring ASCII case; -1: none (the
+** member is ignored); -2: several column keys equal it ignoring case only
+** (keys='a=Name, b=NAME' and a member "name"; the error is set).  The key
+** after the previous match is tried first (members usually come in the
+** same order in every element).  *exact: matched byte for byte. */
+static int js_find_key(JsCursor *c, const char *k, size_t n, int *exact){
   JsVtab *vt = c->vt;
-  int i, g = c->guess;
+  int i, g = c->guess, ci = -1;
   if( g<vt->nKey && js_key_eq(&vt->aKey[g], k, n) ){
     c->guess = g+1;
-    return vt->aKey[g].col;
+    *exact = 1;
+    return g;
   }
   for(i=0; i<vt->nKey; i++){
-    if( js_key_eq(&vt->aKey[i], k, n) ){
+    const JsKey *K = &vt->aKey[i];
+    if( (size_t)K->nkey!=n ) continue;
+    if( memcmp(K->key, k, n)==0 ){
       c->guess = i+1;
-      return vt->aKey[i].col;
+      *exact = 1;
+      return i;
+    }
+    if( js_key_ieq(K->key, k, n) ){
+      if( ci>=0 ){
+        /* and no exact match may follow: look for one before failing */
+        int j;
+        for(j=i+1; j<vt->nKey; j++){
+          if( js_key_eq(&vt->aKey[j], k, n) ){ c->guess = j+1; *exact = 1; return j; }
+        }
+        {
+          sqlite3_str *m = sqlite3_str_new(0);
+          char *z;
+          sqlite3_str_appendall(m, "key ");
+          sq_str_value(m, k, (sqlite3_int64)n, 1);
+          sqlite3_str_appendall(m, " matches both ");
+          sq_str_value(m, vt->aKey[ci].key, vt->aKey[ci].nkey, 1);
+          sqlite3_str_appendall(m, " and ");
+          sq_str_value(m, K->key, K->nkey, 1);
+          sqlite3_str_appendall(m, " ignoring case (name it exactly in keys=)");
+          z = sqlite3_str_finish(m);
+          js_fail(c, z ? z : "out of memory");
+          sqlite3_free(z);
+          return -2;
+        }
+      }
+      ci = i;
     }
   }
-  return -1;
+  *exact = 0;
+  return ci;
+}
+
+/* A member with key k (n bytes) goes to key g: its first column, or -1
+** after setting the error when another member of the same element already
+** filled those columns ("id" and "ID", or "id" twice: which one is meant?
+** json_stream(...)->>'id' would take the first, JavaScript the last). */
+static int js_member_col(JsCursor *c, int g, const char *k, size_t n, int exact){
+  JsSeen *sn = &c->seen[g];
+  const JsKey *K = &c->vt->aKey[g];
+  if( sn->stamp==c->stamp ){
+    sqlite3_str *m = sqlite3_str_new(0);
+    const char *prev = sn->exact ? K->key : c->arena.z + sn->koff;
+    sqlite3_int64 nprev = sn->exact ? K->nkey : sn->klen;
+    char *z;
+    const char *col = c->vt->aCol[K->col].name;
+    if( nprev==(sqlite3_int64)n && memcmp(prev, k, n)==0 ){
+      sqlite3_str_appendall(m, "key ");
+      sq_str_value(m, k, (sqlite3_int64)n, 1);
+      sqlite3_str_appendall(m, " appears twice in one object (column ");
+    }else{
+      sqlite3_str_appendall(m, "keys ");
+      sq_str_value(m, prev, nprev, 1);
+      sqlite3_str_appendall(m, " and ");
+      sq_str_value(m, k, (sqlite3_int64)n, 1);
+      sqlite3_str_appendall(m, " of one object both match column ");
+    }
+    sq_str_value(m, col, (sqlite3_int64)strlen(col), 1);
+    if( nprev==(sqlite3_int64)n && memcmp(prev, k, n)==0 ) sqlite3_str_appendall(m, ")");
+    z = sqlite3_str_finish(m);
+    js_fail(c, z ? z : "out of memory");
+    sqlite3_free(z);
+    return -2;
+  }
+  sn->stamp = c->stamp;
+  sn->exact = exact;
+  if( !exact ){
+    int rc = 0;
+    sn->koff = c->arena.n;
+    sn->klen = (int)n;
+    JSBUF_PUT(&c->arena, k, n, c->max_elem, rc);
+    if( rc ){ js_buf_fail(c, rc); return -2; }
+  }
+  return K->col;
 }
 
 static int js_typed_scalar(JsCursor *c, int col, const sq_json_token *t){
@@ -858,8 +975,21 @@ static int js_typed_event(JsCursor *c, const sq_json_token *t){
   }
   if( d==rd+1 ){
     if( ty==SQ_JSON_KEY ){
-      c->cur_col = js_find_col(c, t->text, t->len);
-      return 0;
+      JsVtab *vt = c->vt;
+      int exact = 0, g = c->guess;
+      /* the hot path: the expected key, first in this object */
+      if( g<vt->nKey && js_key_eq(&vt->aKey[g], t->text, t->len)
+          && c->seen[g].stamp!=c->stamp ){
+        c->guess = g+1;
+        c->seen[g].stamp = c->stamp;
+        c->seen[g].exact = 1;
+        c->cur_col = vt->aKey[g].col;
+        return 0;
+      }
+      g = js_find_key(c, t->text, t->len, &exact);
+      if( g==-2 ) return 2;                 /* abort: error set */
+      c->cur_col = g<0 ? -1 : js_member_col(c, g, t->text, t->len, exact);
+      return c->cur_col==-2 ? 2 : 0;
     }
     if( ty==SQ_JSON_BEGIN_OBJECT || ty==SQ_JSON_BEGIN_ARRAY ){
       if( c->cur_col<0 ){ c->nest_skip = 1; return 0; }
@@ -915,6 +1045,7 @@ static int js_row_start(JsCursor *c, const sq_json_token *t){
       return js_fail(c, "expected an object (json_stream with columns= reads arrays of objects)");
     }
     for(i=0; i<c->vt->nCol; i++) c->slots[i].type = SL_NULL;
+    c->stamp++;
     c->arena.n = 0;
     c->cur_col = -1;
     c->guess = 0;
@@ -1230,8 +1361,10 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   }
   if( vt->typed && !c->slots ){
     c->slots = sqlite3_malloc64(sizeof(JsSlot)*(sqlite3_uint64)vt->nCol);
-    if( !c->slots ) return SQLITE_NOMEM;
+    c->seen = sqlite3_malloc64(sizeof(JsSeen)*(sqlite3_uint64)vt->nKey);
+    if( !c->slots || !c->seen ) return SQLITE_NOMEM;
     memset(c->slots, 0, sizeof(JsSlot)*(size_t)vt->nCol);
+    memset(c->seen, 0, sizeof(JsSeen)*(size_t)vt->nKey);
   }
   if( !c->p ){
     c->p = sq_json_new(vt->typed ? js_event_typed : js_event, c);

@@ -210,6 +210,55 @@ SELECT a, n FROM ok2;
 -- => 5|5
 -- => 7|7
 
+-- keys to columns: a key equal to a column's key byte for byte, else equal
+-- ignoring ASCII case (as SQLite compares column names)
+SELECT writefile('case.json', '[{"ID": 1, "Title": "a"}, {"id": 2, "TITLE": "b"}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.cs USING json_stream(filename='case.json', columns='id INTEGER, title TEXT');
+SELECT id, title FROM cs;
+-- => 1|a
+-- => 2|b
+-- the same through a rename and a key feeding two columns
+CREATE VIRTUAL TABLE temp.cs2 USING json_stream(filename='case.json', columns='n INTEGER, n_text TEXT, t TEXT', keys='n=id, n_text=id, t=title');
+SELECT n, n_text, t FROM cs2;
+-- => 1|1|a
+-- => 2|2|b
+-- exact wins over case-insensitive: Name and NAME are distinct keys
+SELECT writefile('names.json', '[{"Name": "x", "NAME": "y"}, {"NAME": "z"}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.nm USING json_stream(filename='names.json', columns='a TEXT, b TEXT', keys='a=Name, b=NAME');
+SELECT a, b FROM nm;
+-- => x|y
+-- => NULL|z
+-- … but "name" would match both only by case: an error naming them
+SELECT writefile('names2.json', '[{"Name": "x"}, {"name": "y"}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.nm2 USING json_stream(filename='names2.json', columns='a TEXT, b TEXT', keys='a=Name, b=NAME'); SELECT * FROM nm2;
+-- error: json_stream: names2.json: line 1, byte 17, element 1: key 'name' matches both 'Name' and 'NAME' ignoring case (name it exactly in keys=)
+-- ASCII only: 'É' is not 'é'
+SELECT writefile('accent.json', '[{"É": 1, "é": 2}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.ac USING json_stream(filename='accent.json', columns='"é" INTEGER');
+SELECT * FROM ac;
+-- => 2
+-- two members of one object for the same column: which one?  An error
+-- (SQLite's ->> would take the first, JavaScript's JSON.parse the last)
+SELECT writefile('two.json', '[{"id": 1, "ID": 2}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.two USING json_stream(filename='two.json', columns='id INTEGER'); SELECT * FROM two;
+-- error: json_stream: two.json: line 1, byte 11, element 0: keys 'id' and 'ID' of one object both match column 'id'
+SELECT writefile('dup.json', '[{"a": 1}, {"a": 1, "b": 0, "a": 2}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.dup USING json_stream(filename='dup.json', columns='a INTEGER'); SELECT * FROM dup;
+-- error: json_stream: dup.json: line 1, byte 28, element 1: key 'a' appears twice in one object (column 'a')
+CREATE VIRTUAL TABLE temp.dup2 USING json_stream(filename='dup.json', columns='x, y', keys='x=a, y=A'); SELECT * FROM dup2;
+-- error: key 'a' appears twice in one object (column 'x')
+-- a repeated key that feeds no column is ignored like any unknown key
+CREATE VIRTUAL TABLE temp.dup3 USING json_stream(filename='dup.json', columns='b INTEGER');
+SELECT b FROM dup3;
+-- => NULL
+-- => 0
+
 -- elements must be objects
 -- (an error case runs in a shell of its own: its temp table on the same line)
 CREATE VIRTUAL TABLE temp.sc USING json_stream(filename='scalars.json', columns='a'); SELECT * FROM sc;
