@@ -41,6 +41,14 @@
 
 typedef unsigned char u8;
 
+/* SSE2 (every x86-64): the scan looks at 16 bytes at a time. */
+#if defined(__SSE2__)
+# include <emmintrin.h>
+# define SQ_CSV_SSE2 1
+#else
+# define SQ_CSV_SSE2 0
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 # define SQ_LIKELY(x)   __builtin_expect(!!(x), 1)
 # define SQ_UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -95,6 +103,10 @@ struct sq_csv_parser {
   int u_have;                   /* bytes of that sequence already read */
   u8 u_lo, u_hi;                /* range of the next continuation byte */
   uint64_t u_off, u_line, u_col;        /* the sequence's first byte */
+
+  uint64_t limit;                /* fields delivered per record (width, or no limit) */
+  int in_header;                /* record 0 with SQ_CSV_OPT_HEADER */
+  sq_csv_event ev;              /* the field event */
 
   size_t consumed;
   sq_csv_error err;
@@ -172,37 +184,41 @@ static int buf_append(sq_csv_parser *p, const void *z, size_t n){
 
 /* ---------------------------------------------------------------- events */
 
+/* A field beyond the first record's count (ragged records not allowed):
+** not delivered; its position is kept for the error at the record's end. */
+static int extra_field(sq_csv_parser *p, uint64_t k){
+  if( k==p->width ){ p->x_off = p->f_off; p->x_line = p->f_line; p->x_col = p->f_col; }
+  return SQ_CSV_OK;
+}
+
 /* Delivers the current field: content `t`/`n` (t may be NULL when n==0). */
-static int emit_field(sq_csv_parser *p, const char *t, size_t n, unsigned flags){
-  sq_csv_event e;
+static inline int emit_field(sq_csv_parser *p, const char *t, size_t n, unsigned flags){
+  sq_csv_event *e = &p->ev;
   int rc;
   uint64_t k = p->fidx++;
-  if( p->have_width && k>=p->width && !(p->opts & SQ_CSV_OPT_RAGGED) ){
-    if( k==p->width ){ p->x_off = p->f_off; p->x_line = p->f_line; p->x_col = p->f_col; }
-    return SQ_CSV_OK;           /* an error at the record's end */
-  }
-  if( (p->opts & SQ_CSV_OPT_HEADER) && p->record==0 ){
+  if( SQ_UNLIKELY(k>=p->limit) ) return extra_field(p, k);
+  if( SQ_UNLIKELY(p->in_header) ){
     flags |= SQ_CSV_F_HEADER;
   }else if( !(flags & SQ_CSV_F_QUOTED) ){
-    if( (n==0 && !(p->opts & SQ_CSV_OPT_EMPTY_STRING))
-        || (p->null_text && n==p->null_len && memcmp(t, p->null_text, n)==0) ){
+    if( n==0 ? !(p->opts & SQ_CSV_OPT_EMPTY_STRING)
+             : (n==p->null_len && memcmp(t, p->null_text, n)==0) ){
       flags |= SQ_CSV_F_NULL;
     }
   }
   if( flags & SQ_CSV_F_NULL ){ t = 0; n = 0; }
   else if( n==0 ) t = "";
-  e.type = SQ_CSV_FIELD;
-  e.flags = flags;
-  e.text = t;
-  e.len = n;
-  e.record = p->record;
-  e.field = k;
-  e.offset = p->f_off;
-  e.line = p->f_line;
-  e.column = p->f_col;
-  e.end_offset = 0;
-  rc = p->cb(p->user, &e);
-  if( rc==SQ_CSV_CONTINUE || rc==SQ_CSV_PAUSE ) return SQ_CSV_OK;
+  e->type = SQ_CSV_FIELD;
+  e->flags = flags;
+  e->text = t;
+  e->len = n;
+  e->record = p->record;
+  e->field = k;
+  e->offset = p->f_off;
+  e->line = p->f_line;
+  e->column = p->f_col;
+  e->end_offset = 0;
+  rc = p->cb(p->user, e);
+  if( SQ_LIKELY(rc==SQ_CSV_CONTINUE || rc==SQ_CSV_PAUSE) ) return SQ_CSV_OK;
   return set_error(p, SQ_CSV_E_ABORTED, "aborted by the callback",
                    p->f_off, p->f_line, p->f_col, k);
 }
@@ -217,6 +233,7 @@ static int emit_record(sq_csv_parser *p, uint64_t end){
   if( !p->have_width ){
     p->width = n;
     p->have_width = 1;
+    if( !(p->opts & SQ_CSV_OPT_RAGGED) ) p->limit = n;
   }else if( n!=p->width && !(p->opts & SQ_CSV_OPT_RAGGED) ){
     char m[128];
     if( n>p->width ){
@@ -249,6 +266,7 @@ static int emit_record(sq_csv_parser *p, uint64_t end){
   e.end_offset = end;
   p->record++;
   p->fidx = 0;
+  p->in_header = 0;
   rc = p->cb(p->user, &e);
   if( rc==SQ_CSV_CONTINUE ) return SQ_CSV_OK;
   if( rc==SQ_CSV_PAUSE ) return SQ_CSV_PAUSED;
@@ -324,11 +342,12 @@ static size_t utf8_resume(sq_csv_parser *p, const u8 *s, size_t n){
 /* ---------------------------------------------------------------- scan */
 
 /* Content length of the current field so far, the scan being at s[i]. */
-#define FLEN(run, i) ((p->copying ? p->blen : 0) + ((i)-(run)))
+/* (p->blen is 0 while the content is not being copied) */
+#define FLEN(run, i) (p->blen + ((i)-(run)))
 #define OFF(i) (base + (uint64_t)(i))
 
 /* The current field's content up to s[end]: pointer and length. */
-static int field_text(sq_csv_parser *p, const u8 *s, size_t run, size_t end,
+static inline int field_text(sq_csv_parser *p, const u8 *s, size_t run, size_t end,
                       const char **t, size_t *n){
   if( p->copying ){
     if( end>run && buf_append(p, s+run, end-run) ) return error_nomem(p);
@@ -356,9 +375,18 @@ static int scan(sq_csv_parser *p, const u8 *s, size_t n){
   const u8 *cu = p->cu, *cq = p->cq;
   const uint64_t base = p->offset;
   size_t i = 0, run = 0, qend = 0;
-  const char *t;
-  size_t tn;
+  const char *t = 0;
+  size_t tn = 0;
   int rc, c;
+  const u8 quote = p->quote;
+#if SQ_CSV_SSE2
+  /* the bytes that stop the scan, as in p->cu / p->cq */
+  const __m128i vd = _mm_set1_epi8((char)p->delim);
+  const __m128i vq = _mm_set1_epi8((char)(cu[p->quote]==C_QUOTE ? p->quote : p->delim));
+  const __m128i vqq = _mm_set1_epi8((char)p->quote);
+  const __m128i vl = _mm_set1_epi8('\n'), vr = _mm_set1_epi8('\r');
+  const int hi = !(p->opts & SQ_CSV_OPT_NO_UTF8_CHECK);
+#endif
 
   switch( p->state ){
     case ST_REC:   goto st_rec;
@@ -377,7 +405,7 @@ static int scan(sq_csv_parser *p, const u8 *s, size_t n){
       goto st_q;
     default: /* ST_QQ: the content so far is in buf, the quote is not */
       if( n==0 ) goto done;
-      if( s[0]==p->quote ){
+      if( s[0]==quote ){
         if( buf_append(p, s, 1) ) return error_nomem(p);
         i = run = 1;
         p->state = ST_Q;
@@ -421,7 +449,7 @@ field_start:
   p->f_col = OFF(i) - p->line_start + 1;
   p->copying = 0;
   p->blen = 0;
-  if( s[i]==p->quote && p->quote ){
+  if( s[i]==quote && quote ){
     i++;
     run = i;
     p->state = ST_Q;
@@ -443,16 +471,29 @@ field_start:
 
 st_unq:
   for(;;){
-    while( i<n && cu[s[i]]==C_PLAIN ) i++;
-    if( SQ_UNLIKELY(FLEN(run, i) - (i==n ? (size_t)p->u_have : 0) > p->max_field) ){
-      return error_too_long(p);
+#if SQ_CSV_SSE2
+    while( i+16<=n ){
+      __m128i x = _mm_loadu_si128((const __m128i*)(const void*)(s+i));
+      __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, vd), _mm_cmpeq_epi8(x, vq)),
+                               _mm_or_si128(_mm_cmpeq_epi8(x, vl), _mm_cmpeq_epi8(x, vr)));
+      unsigned bits = (unsigned)_mm_movemask_epi8(hi ? _mm_or_si128(m, x) : m);
+      if( bits ){ i += (size_t)__builtin_ctz(bits); goto unq_stop; }
+      i += 16;
     }
+#endif
+    while( i<n && cu[s[i]]==C_PLAIN ) i++;
+#if SQ_CSV_SSE2
+  unq_stop:
+#endif
     if( i>=n ){
-      if( !p->copying ){ p->copying = 1; p->blen = 0; }
+      /* a chunk end: the bytes of a cut UTF-8 sequence do not count yet */
+      if( SQ_UNLIKELY(FLEN(run, n) - (size_t)p->u_have > p->max_field) ) return error_too_long(p);
+      p->copying = 1;
       if( n>run && buf_append(p, s+run, n-run) ) return error_nomem(p);
       p->state = ST_UNQ;
       goto done;
     }
+    if( SQ_UNLIKELY(FLEN(run, i) > p->max_field) ) return error_too_long(p);
     c = cu[s[i]];
     if( c==C_DELIM ){
       if( field_text(p, s, run, i, &t, &tn)!=SQ_CSV_OK ) return SQ_CSV_ERROR;
@@ -476,29 +517,42 @@ st_unq:
 
 st_q:
   for(;;){
-    while( i<n && cq[s[i]]==C_PLAIN ) i++;
-    if( SQ_UNLIKELY(FLEN(run, i) - (i==n ? (size_t)p->u_have : 0) > p->max_field) ){
-      return error_too_long(p);
+#if SQ_CSV_SSE2
+    while( i+16<=n ){
+      __m128i x = _mm_loadu_si128((const __m128i*)(const void*)(s+i));
+      __m128i m = _mm_or_si128(_mm_cmpeq_epi8(x, vqq),
+                               _mm_or_si128(_mm_cmpeq_epi8(x, vl), _mm_cmpeq_epi8(x, vr)));
+      unsigned bits = (unsigned)_mm_movemask_epi8(hi ? _mm_or_si128(m, x) : m);
+      if( bits ){ i += (size_t)__builtin_ctz(bits); goto q_stop; }
+      i += 16;
     }
+#endif
+    while( i<n && cq[s[i]]==C_PLAIN ) i++;
+#if SQ_CSV_SSE2
+  q_stop:
+#endif
     if( i>=n ){
-      if( !p->copying ){ p->copying = 1; p->blen = 0; }
+      /* a chunk end: the bytes of a cut UTF-8 sequence do not count yet */
+      if( SQ_UNLIKELY(FLEN(run, n) - (size_t)p->u_have > p->max_field) ) return error_too_long(p);
+      p->copying = 1;
       if( n>run && buf_append(p, s+run, n-run) ) return error_nomem(p);
       p->state = ST_Q;
       goto done;
     }
+    if( SQ_UNLIKELY(FLEN(run, i) > p->max_field) ) return error_too_long(p);
     c = cq[s[i]];
     if( c==C_QUOTE ){
       if( i+1>=n ){
         /* the chunk ends right after the quote: decided by the next byte */
-        if( !p->copying ){ p->copying = 1; p->blen = 0; }
+        p->copying = 1;
         if( i>run && buf_append(p, s+run, i-run) ) return error_nomem(p);
         i = n;
         p->state = ST_QQ;
         goto done;
       }
-      if( s[i+1]==p->quote ){
+      if( s[i+1]==quote ){
         /* "" -> " */
-        if( !p->copying ){ p->copying = 1; p->blen = 0; }
+        p->copying = 1;
         if( buf_append(p, s+run, i+1-run) ) return error_nomem(p);
         i += 2;
         run = i;
@@ -566,6 +620,8 @@ void sq_csv_reset(sq_csv_parser *p){
   p->fidx = 0;
   p->width = 0;
   p->have_width = 0;
+  p->limit = UINT64_MAX;
+  p->in_header = (p->opts & SQ_CSV_OPT_HEADER)!=0;
   p->blen = 0;
   p->copying = 0;
   p->u_need = p->u_have = 0;
@@ -597,6 +653,8 @@ void sq_csv_free(sq_csv_parser *p){
 void sq_csv_set_options(sq_csv_parser *p, unsigned opts){
   p->opts = opts;
   build_tables(p);
+  if( p->record==0 ) p->in_header = (opts & SQ_CSV_OPT_HEADER)!=0;
+  if( p->have_width ) p->limit = (opts & SQ_CSV_OPT_RAGGED) ? UINT64_MAX : p->width;
 }
 
 static int bad_special(int c){
