@@ -1,0 +1,230 @@
+/*
+** fuzz_ingest.c — libFuzzer harness for the ingest core (sq_ingest.h) and
+** its JSON driver.
+**
+** The first input byte chooses the set-up (strict or lenient, layout or a
+** path, whole values, a small record limit, column types, mappings with
+** keys differing in case); the rest is the document.  It is ingested twice:
+** whole, and cut into chunks whose sizes come from the input, pausing
+** after some rows.  Both runs must give the same rows and the same final
+** status/error.  Every row is checked: TEXT and JSON values are valid
+** UTF-8, every JSON value parses back as exactly one JSON value, a date
+** column's normalized text normalizes to itself.
+*/
+#include "sq_internal.h"
+#include "sq_ingest.h"
+#include "sq_json.h"
+#include "sq_date.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Rec {
+  unsigned char *b;
+  size_t n, cap;
+  unsigned long rows;
+  int pause_mod;
+  int token_limit;        /* ended on the parser's token limit */
+} Rec;
+
+static void rec_add(Rec *r, const void *p, size_t n){
+  if( r->n+n>r->cap ){
+    r->cap = (r->n+n)*2 + 64;
+    r->b = realloc(r->b, r->cap);
+    if( !r->b ) abort();
+  }
+  if( n ) memcpy(r->b+r->n, p, n);
+  r->n += n;
+}
+
+static int valid_utf8(const unsigned char *s, size_t n){
+  size_t i = 0;
+  while( i<n ){
+    unsigned c = s[i];
+    size_t k, j;
+    unsigned cp;
+    if( c<0x80 ){ i++; continue; }
+    if( c>=0xC2 && c<=0xDF ){ k = 1; cp = c&0x1F; }
+    else if( c>=0xE0 && c<=0xEF ){ k = 2; cp = c&0x0F; }
+    else if( c>=0xF0 && c<=0xF4 ){ k = 3; cp = c&0x07; }
+    else return 0;
+    if( i+k>=n ) return 0;
+    for(j=1; j<=k; j++){
+      if( (s[i+j]&0xC0)!=0x80 ) return 0;
+      cp = (cp<<6) | (s[i+j]&0x3F);
+    }
+    if( (k==2 && cp<0x800) || (k==3 && cp<0x10000) || cp>0x10FFFF
+        || (cp>=0xD800 && cp<=0xDFFF) ) return 0;
+    i += k+1;
+  }
+  return 1;
+}
+
+static int count_tokens(void *u, const sq_json_token *t){
+  (void)t;
+  (*(int*)u)++;
+  return SQ_JSON_CONTINUE;
+}
+
+/* The JSON text must parse as one value. */
+static void check_json(const char *z, size_t n){
+  int count = 0;
+  sq_json_parser *p = sq_json_new(count_tokens, &count);
+  if( !p ) return;
+  if( sq_json_feed(p, z, n)!=SQ_JSON_OK || sq_json_finish(p)!=SQ_JSON_OK || count==0 ) abort();
+  sq_json_free(p);
+}
+
+static int g_date_col = -1;
+
+static int on_row(void *u, const sq_ingest_row *row){
+  Rec *r = (Rec*)u;
+  int i;
+  rec_add(r, &row->index, sizeof row->index);
+  rec_add(r, &row->offset, sizeof row->offset);
+  rec_add(r, &row->line, sizeof row->line);
+  rec_add(r, &row->column, sizeof row->column);
+  rec_add(r, &row->ncol, sizeof row->ncol);
+  for(i=0; i<row->ncol; i++){
+    const sq_ingest_value *v = &row->values[i];
+    rec_add(r, &v->type, sizeof v->type);
+    switch( v->type ){
+      case SQ_INGEST_V_INTEGER: rec_add(r, &v->i, sizeof v->i); break;
+      case SQ_INGEST_V_REAL: rec_add(r, &v->r, sizeof v->r); break;
+      case SQ_INGEST_V_TEXT:
+      case SQ_INGEST_V_JSON:
+        if( !v->text ) abort();
+        if( !valid_utf8((const unsigned char*)v->text, v->len) ) abort();
+        if( v->type==SQ_INGEST_V_JSON ) check_json(v->text, v->len);
+        if( i==g_date_col && v->type==SQ_INGEST_V_TEXT && v->len<256 ){
+          char out[SQ_DATE_TEXT_MAX], again[SQ_DATE_TEXT_MAX];
+          int k = sq_date_normalize(v->text, (int)v->len, out);
+          if( k>=0 ){
+            int k2 = sq_date_normalize(out, k, again);
+            if( k2!=k || memcmp(out, again, (size_t)k)!=0 ) abort();
+          }
+        }
+        rec_add(r, &v->len, sizeof v->len);
+        rec_add(r, v->text, v->len);
+        break;
+      default: break;
+    }
+  }
+  r->rows++;
+  if( r->pause_mod && r->rows % (unsigned long)r->pause_mod==0 ) return SQ_INGEST_PAUSE;
+  return SQ_INGEST_CONTINUE;
+}
+
+static void setup(sq_ingest *g, unsigned cfg){
+  static const char *const types[8] = {
+    "INTEGER", "REAL", "TEXT", "NUMERIC", "", "DATETIME", "VARCHAR(9)", "DATE TEXT"
+  };
+  static const char *const names[6] = { "id", "a", "B", "title", "n", "d" };
+  static const char *const paths[4] = { "$", "ndjson", "$.a", "$.a[1].b" };
+  int i;
+  g_date_col = -1;
+  if( cfg & 0x01 ) sq_ingest_set_strict(g, 1);
+  if( (cfg & 0x06)==0x06 ){
+    sq_ingest_set_whole_values(g, 1);
+  }else{
+    for(i=0; i<6; i++){
+      const char *t = types[(cfg>>3 ^ (unsigned)i*3) & 7];
+      sq_ingest_add_column(g, names[i], -1, t, -1, (cfg & 0x80) && i==4 ? SQ_INGEST_COL_DEFAULT : 0);
+      if( sq_ingest_type_is_date(t, -1) && g_date_col<0 ) g_date_col = i;
+    }
+    if( cfg & 0x40 ){
+      sq_ingest_map_key(g, "Foo", -1, "a", -1);
+      sq_ingest_map_key(g, "FOO", -1, "n", -1);
+      sq_ingest_map_key(g, "x", -1, "title", -1);
+    }
+  }
+  switch( (cfg>>1) & 3 ){
+    case 0: break;                                     /* array */
+    case 1: sq_ingest_json_layout(g, SQ_INGEST_LAYOUT_NDJSON); break;
+    case 2: sq_ingest_json_path(g, paths[(cfg>>4) & 3], -1); break;
+    default: sq_ingest_json_path(g, (cfg & 0x20) ? "$" : "$.a", -1); break;
+  }
+  if( cfg & 0x20 ) sq_ingest_set_max_record(g, 64);
+}
+
+static void finish_rec(Rec *r, sq_ingest *g, int rc){
+  const sq_ingest_error *e;
+  if( rc==SQ_INGEST_OK ) rc = sq_ingest_json_finish(g);
+  rec_add(r, &rc, sizeof rc);
+  e = sq_ingest_error_info(g);
+  rec_add(r, &e->code, sizeof e->code);
+  if( rc==SQ_INGEST_ERROR ){
+    if( e->code==SQ_INGEST_E_NONE ) abort();
+    if( !valid_utf8((const unsigned char*)e->message, strlen(e->message)) ) abort();
+    rec_add(r, &e->offset, sizeof e->offset);
+    rec_add(r, &e->line, sizeof e->line);
+    rec_add(r, &e->column, sizeof e->column);
+    rec_add(r, &e->record, sizeof e->record);
+    rec_add(r, e->message, strlen(e->message));
+    if( e->key ) rec_add(r, e->key, e->nkey);
+    r->token_limit = strcmp(e->message, "token longer than the token limit")==0;
+  }else if( e->code!=SQ_INGEST_E_NONE ){
+    abort();
+  }
+}
+
+static int feed_all(sq_ingest *g, const uint8_t *b, size_t n){
+  for(;;){
+    int rc = sq_ingest_json_feed(g, b, n);
+    size_t k;
+    if( rc!=SQ_INGEST_PAUSED ) return rc;
+    k = sq_ingest_json_consumed(g);
+    if( k>n ) abort();
+    b += k; n -= k;
+    if( n==0 ) return SQ_INGEST_OK;
+  }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  Rec whole = {0,0,0,0,0,0}, cut = {0,0,0,0,0,0};
+  sq_ingest *g;
+  int rc;
+  unsigned cfg;
+  size_t pos = 0, k;
+  const uint8_t *doc;
+  size_t n;
+
+  if( size<1 ) return 0;
+  cfg = data[0];
+  doc = data+1;
+  n = size-1;
+
+  g = sq_ingest_new(on_row, &whole);
+  if( !g ) return 0;
+  setup(g, cfg);
+  rc = sq_ingest_error_info(g)->code ? SQ_INGEST_ERROR : sq_ingest_json_feed(g, doc, n);
+  if( rc==SQ_INGEST_PAUSED ) abort();
+  finish_rec(&whole, g, rc);
+  sq_ingest_free(g);
+
+  g = sq_ingest_new(on_row, &cut);
+  if( !g ){ free(whole.b); return 0; }
+  setup(g, cfg);
+  cut.pause_mod = 2;
+  rc = sq_ingest_error_info(g)->code ? SQ_INGEST_ERROR : SQ_INGEST_OK;
+  while( rc==SQ_INGEST_OK && pos<n ){
+    k = (size_t)((cfg + doc[pos]) % 11) + 1;
+    if( k>n-pos ) k = n-pos;
+    rc = feed_all(g, doc+pos, k);
+    pos += k;
+  }
+  finish_rec(&cut, g, rc);
+  sq_ingest_free(g);
+
+  /* sq_json applies its token limit to raw bytes when a token is carried
+  ** across chunks and to the content (without quotes, after the UTF-8
+  ** checks) within a chunk: near the limit the outcome depends on the
+  ** chunking (reported; sq_json.c is not the core's).  Such runs are not
+  ** compared. */
+  if( !whole.token_limit && !cut.token_limit
+      && (whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0) ) abort();
+  free(whole.b);
+  free(cut.b);
+  return 0;
+}

@@ -1,0 +1,362 @@
+/*
+** sq_ingest.h — StreamQLite's ingest core: records of a file → typed rows.
+**
+** The one implementation of "a record of some input format becomes a row
+** of a table": which key or field feeds which column, how a value is
+** coerced to the column's declared type (strict or lenient), how nested
+** objects/arrays are written as JSON text, how dates are validated and
+** normalized.  Its drivers are thin: the SQL virtual table json_stream
+** (Extension/src/sq_json_stream.c) reads a file and hands each row to
+** SQLite one xNext at a time; the Swift library's importJSON
+** (Sources/StreamQLite/Import/) feeds chunks and binds each row into a
+** batched INSERT.  Both call the same functions below, so the same input
+** is stored the same way through both.  Plain C11; no SQLite types here.
+**
+** USAGE (JSON)
+**
+**     static int on_row(void *user, const sq_ingest_row *row){
+**       for(int i=0; i<row->ncol; i++){
+**         const sq_ingest_value *v = &row->values[i];
+**         switch( v->type ){
+**           case SQ_INGEST_V_INTEGER: … v->i …; break;
+**           case SQ_INGEST_V_REAL:    … v->r …; break;
+**           case SQ_INGEST_V_TEXT:
+**           case SQ_INGEST_V_JSON:    … v->text, v->len …; break;
+**           default:                  … NULL (or OMITTED) …
+**         }
+**       }
+**       return SQ_INGEST_CONTINUE;            // or SQ_INGEST_PAUSE
+**     }
+**
+**     sq_ingest *g = sq_ingest_new(on_row, user);
+**     sq_ingest_add_column(g, "id", -1, "INTEGER", 0);
+**     sq_ingest_add_column(g, "title", -1, "TEXT", 0);
+**     sq_ingest_add_column(g, "added", -1, "DATETIME", 0);
+**     sq_ingest_map_key(g, "date_added", -1, "added", -1);
+**     sq_ingest_json_path(g, "$.data.tasks", -1);   // or sq_ingest_json_layout()
+**     while( (n = read(fd, buf, sizeof buf)) > 0 ){
+**       if( sq_ingest_json_feed(g, buf, n)==SQ_INGEST_ERROR ) break;
+**     }
+**     if( !sq_ingest_error_info(g)->code ) sq_ingest_json_finish(g);
+**     const sq_ingest_error *e = sq_ingest_error_info(g);
+**     if( e->code ) fprintf(stderr, "line %llu, element %lld: %s\n",
+**                           e->line, e->record, e->message);
+**     sq_ingest_free(g);
+**
+** COLUMNS
+**
+** sq_ingest_add_column(name, declared type, flags) appends a target
+** column; the row has one value per column, in this order.  The declared
+** type gives the column's affinity by SQLite's rules
+** (https://sqlite.org/datatype3.html, 3.1): contains INT → INTEGER; CHAR,
+** CLOB or TEXT → TEXT; BLOB or empty → BLOB; REAL, FLOA or DOUB → REAL;
+** anything else → NUMERIC (sq_ingest_affinity).  A type containing DATE or
+** TIME (DATE, DATETIME, TIMESTAMP, TIME…) also makes it a date column
+** (sq_ingest_type_is_date).  Flag SQ_INGEST_COL_DEFAULT: the column has a
+** DEFAULT in its table — it is filled only when the first record has a key
+** for it; otherwise its value is SQ_INGEST_V_OMITTED in every row (the
+** driver leaves it out of its INSERT so the DEFAULT applies) and a later
+** record with a key for it is an error.
+**
+** KEYS → COLUMNS (the one matching rule)
+**
+** Every column is fed by its own name, unless a mapping names it: then by
+** the mapping's keys only.  sq_ingest_map_key(key, column) adds a mapping;
+** one key may feed several columns (each coerced by its own type), and
+** several keys may feed one column.  The column in a mapping is found by
+** name like SQLite finds a column (exact, else ASCII case-insensitively).
+** A record's key is matched against the keys so configured:
+**   1. a key equal byte for byte wins;
+**   2. else a key equal ignoring ASCII case (A-Z = a-z; other bytes must
+**      be equal), as SQLite compares column names — if two different
+**      configured keys match that way ("Foo" and "FOO" for "foo"), the key
+**      is ambiguous: an error, in strict and lenient mode alike;
+**   3. else the key is unknown: ignored (strict mode: an error).
+** A missing key leaves its columns NULL; a repeated key (or two keys
+** feeding one column) overwrites: the last one wins (strict mode: an
+** error).  CSV-like inputs name fields by position: sq_ingest_field_index()
+** feeds field i to the columns its header name matches by the same rule
+** (sq_ingest_name_field), or without names to column i.
+**
+** VALUES: COERCION BY AFFINITY (the one policy)
+**
+** | input          | INTEGER     | REAL        | TEXT          | NUMERIC/BLOB | date column¹ |
+** | null           | NULL        | NULL        | NULL          | NULL         | NULL         |
+** | true/false     | 1/0         | 1.0/0.0     | 1/0           | 1/0          | by affinity  |
+** | integer 12     | 12          | 12.0        | '12' literal  | 12           | by affinity  |
+** | number 12.5    | integral    | 12.5        | '12.5' literal| 12.5         | by affinity  |
+** |                | (12.0, 1e3) |             | (as written)  |              |              |
+** |                | → INTEGER,  |             |               |              |              |
+** |                | else ²      |             |               |              |              |
+** | string "12"    | 12 if it is | 12.0 if it  | '12'          | '12'         | ¹            |
+** |                | an integer  | is a JSON   |               |              |              |
+** |                | within 64   | number, else|               |              |              |
+** |                | bits, else ²| ²           |               |              |              |
+** | object/array   | JSON text ³ | JSON text ³ | JSON text     | JSON text    | JSON text    |
+**
+** ¹ Strings in a date column: any form SQLite's date functions accept
+**   ('2024-05-01', '2024-05-01T14:00:00+02:00', '2024-05-01 12:00:00.5Z',
+**   a Julian day number…) are validated and stored as the one date text of
+**   sq_date.h ('YYYY-MM-DD' for a bare date, else 'YYYY-MM-DD HH:MM:SS.SSS'
+**   in UTC: an offset is applied); other strings are ².  Other values are
+**   coerced by the column's affinity.
+** ² Strict mode: an error.  Lenient (default): the value is kept as it is
+**   (a REAL, or the string as TEXT) and the table's affinity applies.
+** ³ Strict mode: an error.
+** Integers beyond 64 bits: the literal as TEXT (strict: an error) — an
+** INTEGER, REAL or NUMERIC table column then stores it as REAL.  Numbers
+** beyond a REAL's range (1e400): strict mode refuses them in REAL, NUMERIC
+** and BLOB columns (they would become ±Inf); lenient keeps ±Inf.
+** Nested values are minified JSON text: strings re-escaped (", \, \b, \f,
+** \n, \r, \t short; other control characters \u00XX; nothing else —
+** UTF-8 as is), numbers as written in the input, no whitespace.  The
+** value type SQ_INGEST_V_JSON tells a driver to mark them as JSON (the
+** virtual table gives them SQLite's JSON subtype).
+**
+** ROWS
+**
+** When a record ends, the row callback gets an sq_ingest_row: the record's
+** index (0-based), where it starts (byte offset, line, column) and one
+** sq_ingest_value per column.  TEXT/JSON values point into the core's
+** memory (not NUL terminated; never NULL, also for ''), valid until the
+** next call that gives the core input (feed, finish, or an event).  The
+** callback returns SQ_INGEST_CONTINUE, SQ_INGEST_PAUSE (the feed call
+** returns SQ_INGEST_PAUSED right after this record: sq_ingest_json_consumed
+** tells how much of the chunk was used; feed the rest to go on — the
+** virtual table produces one row per xNext this way) or any other value to
+** stop (error SQ_INGEST_E_ABORTED; the driver keeps its own reason).
+**
+** WHOLE VALUES
+**
+** sq_ingest_set_whole_values(g, 1): no columns; each element of the
+** selected array (any JSON value, not only objects) becomes a row with one
+** SQ_INGEST_V_JSON value, the element as minified JSON (a string keeps its
+** quotes).  json_stream's table-valued function uses it.
+**
+** JSON DRIVER: LAYOUTS AND PATHS
+**
+**   SQ_INGEST_LAYOUT_ARRAY    the top-level value is an array of records
+**                             (default)
+**   SQ_INGEST_LAYOUT_NDJSON   one record per top-level value, values
+**                             separated by newlines, blank lines allowed
+**   SQ_INGEST_LAYOUT_AUTO     ARRAY when the first value is an array, else
+**                             NDJSON (and one top-level array only)
+**   a path                    the elements of the array(s) at a path:
+**                             steps added by sq_ingest_json_path_key/_index
+**                             or parsed by sq_ingest_json_path from
+**                             '$' (AUTO), '$.a.b', '$.a[2].b', '$."a key"',
+**                             '$[0]', or 'ndjson' (NDJSON).  Other parts of
+**                             the document are parsed (validated) and
+**                             skipped; if keys repeat, every match yields
+**                             records.  A path that selects an object or a
+**                             scalar, or selects nothing, is an error.
+**
+** ERRORS
+**
+** Every function returning int gives SQ_INGEST_OK, SQ_INGEST_PAUSED (feed
+** only) or SQ_INGEST_ERROR; after an error the core stays in it (until
+** sq_ingest_reset) and sq_ingest_error_info() says: code, message (no
+** position in it), the key concerned (or NULL), the record index (-1 when
+** not within the selected records; the next record's index when between
+** two), and the position of the offending token (byte offset 0-based,
+** line and column 1-based; line 0 when there is none, e.g. a path not
+** found at the end).  JSON syntax errors (code SQ_INGEST_E_JSON) carry the
+** parser's message and position (sq_json.h).
+**
+** MEMORY
+**
+** sqlite3_malloc64/sqlite3_free only.  Bounded: a record's values (the sum
+** of its TEXT/JSON bytes), a whole value, and a single JSON token may not
+** exceed the record limit (sq_ingest_set_max_record; default
+** SQ_INGEST_DEFAULT_MAX_RECORD, 64 MiB): "element larger than N bytes".
+** Key lookups are cached per key position (at most 256 positions of keys
+** up to 256 bytes).  Not thread safe per core; distinct cores are
+** independent.
+*/
+#ifndef SQ_INGEST_H
+#define SQ_INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes. */
+#define SQ_INGEST_OK      0
+#define SQ_INGEST_PAUSED  1
+#define SQ_INGEST_ERROR   2
+
+/* Row callback return values. */
+#define SQ_INGEST_CONTINUE 0
+#define SQ_INGEST_PAUSE    1
+/* any other value stops (SQ_INGEST_E_ABORTED) */
+
+/* Affinities (sq_ingest_affinity). */
+#define SQ_INGEST_AFF_BLOB     0
+#define SQ_INGEST_AFF_TEXT     1
+#define SQ_INGEST_AFF_NUMERIC  2
+#define SQ_INGEST_AFF_INTEGER  3
+#define SQ_INGEST_AFF_REAL     4
+
+/* Column flags (sq_ingest_add_column). */
+#define SQ_INGEST_COL_DEFAULT  0x01u   /* has a DEFAULT: see COLUMNS */
+
+/* Row value types. */
+#define SQ_INGEST_V_NULL     0
+#define SQ_INGEST_V_INTEGER  1
+#define SQ_INGEST_V_REAL     2
+#define SQ_INGEST_V_TEXT     3
+#define SQ_INGEST_V_JSON     4   /* TEXT that is JSON (nested value, whole value) */
+#define SQ_INGEST_V_OMITTED  5   /* a DEFAULT column the first record did not name */
+
+/* Lexical kinds of a scalar value (format events, sq_ingest_value_event). */
+#define SQ_INGEST_K_NULL     1
+#define SQ_INGEST_K_FALSE    2
+#define SQ_INGEST_K_TRUE     3
+#define SQ_INGEST_K_NUMBER   4   /* a JSON number literal, as written */
+#define SQ_INGEST_K_STRING   5   /* text (UTF-8) */
+#define SQ_INGEST_K_JSON     6   /* a nested value, as minified JSON text */
+
+/* Layouts (sq_ingest_json_layout). */
+#define SQ_INGEST_LAYOUT_ARRAY   1
+#define SQ_INGEST_LAYOUT_NDJSON  2
+#define SQ_INGEST_LAYOUT_AUTO    3
+
+/* Error codes (sq_ingest_error.code). */
+#define SQ_INGEST_E_NONE       0
+#define SQ_INGEST_E_JSON       1   /* JSON syntax/UTF-8/depth/truncation (sq_json.h) */
+#define SQ_INGEST_E_LAYOUT     2   /* not an array of objects, path not found… */
+#define SQ_INGEST_E_STRICT     3   /* strict mode: unknown/duplicate key, lossy value */
+#define SQ_INGEST_E_AMBIGUOUS  4   /* a key matching two configured keys ignoring case */
+#define SQ_INGEST_E_OMITTED    5   /* a key for a DEFAULT column the first record left out */
+#define SQ_INGEST_E_TOO_BIG    6   /* record limit exceeded */
+#define SQ_INGEST_E_NOMEM      7
+#define SQ_INGEST_E_ABORTED    8   /* the row callback asked to stop */
+#define SQ_INGEST_E_CONFIG     9   /* bad column, mapping, path, or call order */
+#define SQ_INGEST_E_MISUSE    10   /* an event out of order (format drivers) */
+
+#define SQ_INGEST_DEFAULT_MAX_RECORD ((int64_t)64 << 20)
+
+typedef struct sq_ingest sq_ingest;
+
+typedef struct sq_ingest_value {
+  int type;              /* SQ_INGEST_V_* */
+  int64_t i;             /* INTEGER */
+  double r;              /* REAL */
+  const char *text;      /* TEXT, JSON: the bytes (not NUL terminated, never NULL) */
+  size_t len;
+} sq_ingest_value;
+
+typedef struct sq_ingest_row {
+  int64_t index;         /* 0-based record index */
+  uint64_t offset;       /* 0-based byte offset where the record starts */
+  uint64_t line;         /* 1-based line */
+  uint64_t column;       /* 1-based byte column */
+  int ncol;              /* values: one per column (whole values: 1) */
+  const sq_ingest_value *values;
+} sq_ingest_row;
+
+typedef int (*sq_ingest_row_callback)(void *user, const sq_ingest_row *row);
+
+typedef struct sq_ingest_error {
+  int code;              /* SQ_INGEST_E_* */
+  const char *message;   /* "" when code is SQ_INGEST_E_NONE */
+  const char *key;       /* the key concerned, or NULL */
+  size_t nkey;
+  int64_t record;        /* record index, or -1 */
+  uint64_t offset;       /* 0-based byte offset of the offending token */
+  uint64_t line;         /* 1-based; 0: no position */
+  uint64_t column;       /* 1-based byte column */
+} sq_ingest_error;
+
+/* A position in the input (format events). */
+typedef struct sq_ingest_pos {
+  uint64_t offset, line, column;
+} sq_ingest_pos;
+
+/* ---- set-up ---------------------------------------------------------- */
+
+/* A new core, or NULL when out of memory. */
+sq_ingest *sq_ingest_new(sq_ingest_row_callback on_row, void *user);
+void sq_ingest_free(sq_ingest *g);
+
+/* Ready for a new input: records, errors, JSON parser and path state start
+** over; columns, mappings, path, layout and options are kept. */
+void sq_ingest_reset(sq_ingest *g);
+
+/* SQLite's affinity of a declared type (n < 0: NUL terminated), and
+** whether it declares a date column (contains DATE or TIME). */
+int sq_ingest_affinity(const char *type, int n);
+int sq_ingest_type_is_date(const char *type, int n);
+
+/* Appends a column; returns its index, or -1 (error: empty name). Lengths
+** < 0: NUL terminated; type may be NULL (no declared type: BLOB). */
+int sq_ingest_add_column(sq_ingest *g, const char *name, int nname,
+                         const char *type, int ntype, unsigned flags);
+/* Overrides a column's affinity (SQ_INGEST_AFF_*) and date flag. */
+int sq_ingest_set_column_type(sq_ingest *g, int column, int affinity, int is_date);
+int sq_ingest_column_count(const sq_ingest *g);
+const char *sq_ingest_column_name(const sq_ingest *g, int column);
+
+/* Key `key` feeds `column` (found by name: exact, else ASCII case-insensitive).
+** Error (SQ_INGEST_E_CONFIG) when there is no such column. */
+int sq_ingest_map_key(sq_ingest *g, const char *key, int nkey, const char *column, int ncolumn);
+
+/* CSV-like inputs: field `index` is named `name` (a header); its columns
+** are found by the key rule. */
+int sq_ingest_name_field(sq_ingest *g, int index, const char *name, int nname);
+
+void sq_ingest_set_strict(sq_ingest *g, int strict);
+void sq_ingest_set_whole_values(sq_ingest *g, int whole);
+void sq_ingest_set_max_record(sq_ingest *g, int64_t max_bytes);
+
+/* ---- format events (any input format) --------------------------------- */
+
+/* A record begins / ends; a field is named by key or by position; a scalar
+** value (kind SQ_INGEST_K_*; text for NUMBER/STRING/JSON) for the current
+** field.  sq_ingest_end_record() calls the row callback and returns
+** SQ_INGEST_OK, SQ_INGEST_PAUSED (the callback asked to pause) or
+** SQ_INGEST_ERROR.  pos may be NULL (no position). */
+int sq_ingest_begin_record(sq_ingest *g, const sq_ingest_pos *pos);
+int sq_ingest_field_key(sq_ingest *g, const char *key, size_t n, const sq_ingest_pos *pos);
+int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos);
+int sq_ingest_value_event(sq_ingest *g, int kind, const char *text, size_t n, const sq_ingest_pos *pos);
+int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos);
+
+/* A driver's own error (e.g. a syntax error of its format), with position. */
+int sq_ingest_fail(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos);
+
+/* ---- JSON driver -------------------------------------------------------- */
+
+int sq_ingest_json_layout(sq_ingest *g, int layout);
+/* Parses a json_stream path ('$', '$.a[2].b', '$."k"', 'ndjson'; n < 0: NUL
+** terminated); error "invalid path '…' (expected …)". */
+int sq_ingest_json_path(sq_ingest *g, const char *path, int n);
+/* Appends a path step: an object key, or an array index. */
+int sq_ingest_json_path_key(sq_ingest *g, const char *key, int nkey);
+int sq_ingest_json_path_index(sq_ingest *g, int64_t index);
+
+/* Parses the next bytes (any chunking).  SQ_INGEST_OK (all consumed),
+** SQ_INGEST_PAUSED (only sq_ingest_json_consumed() bytes used) or
+** SQ_INGEST_ERROR. */
+int sq_ingest_json_feed(sq_ingest *g, const void *bytes, size_t n);
+size_t sq_ingest_json_consumed(const sq_ingest *g);
+/* End of input: a last record (a top-level number), a truncated document,
+** a path that selected nothing.  SQ_INGEST_OK or SQ_INGEST_ERROR. */
+int sq_ingest_json_finish(sq_ingest *g);
+/* Bytes of input consumed so far. */
+uint64_t sq_ingest_json_offset(const sq_ingest *g);
+
+/* ---- results ------------------------------------------------------------ */
+
+const sq_ingest_error *sq_ingest_error_info(const sq_ingest *g);
+/* Records completed so far. */
+int64_t sq_ingest_records(const sq_ingest *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SQ_INGEST_H */

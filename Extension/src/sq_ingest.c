@@ -1,0 +1,1516 @@
+/*
+** sq_ingest.c — the ingest core: records → typed rows (see sq_ingest.h,
+** the manual), and its JSON driver on the push parser of sq_json.h.
+**
+** Layout of this file:
+**   buffers and the one JSON escaper (nested values, whole values)
+**   configuration: columns, key mappings, paths, options
+**   the row assembler: key → columns, coercion, records → rows
+**   the JSON driver: layouts and paths, tokens → format events
+**   errors
+*/
+#include "sq_internal.h"
+#include "sq_ingest.h"
+#include "sq_json.h"
+#include "sq_date.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define ING_KEY_CACHE      256    /* key positions cached per record */
+#define ING_KEY_CACHE_LEN  256    /* longest key cached */
+
+/* ------------------------------------------------------------ buffers */
+
+typedef struct IngBuf { char *z; int64_t n, cap; } IngBuf;
+
+/* 0 on success; 1 over `max`; 2 out of memory */
+static int ingbuf_grow(IngBuf *b, int64_t add, int64_t max){
+  int64_t need = b->n + add;
+  if( need>max ) return 1;
+  if( need>b->cap ){
+    int64_t cap = b->cap ? b->cap*2 : 256;
+    char *z;
+    while( cap<need ) cap *= 2;
+    if( cap>max+1 ) cap = max+1;
+    z = sqlite3_realloc64(b->z, (sqlite3_uint64)cap);
+    if( !z ) return 2;
+    b->z = z;
+    b->cap = cap;
+  }
+  return 0;
+}
+#define INGBUF_PUT(b, s, len, max, rc) do{ if( (len)>0 ){ \
+  if( (b)->n + (int64_t)(len) <= (b)->cap || ((rc) = ingbuf_grow((b), (int64_t)(len), (max)))==0 ){ \
+    memcpy((b)->z + (b)->n, (s), (len)); (b)->n += (int64_t)(len); } } }while(0)
+
+/* ------------------------------------------------------------ the JSON escaper */
+
+/* Bytes that need escaping in a JSON string: ", \ and U+0000..U+001F. */
+static const unsigned char kEsc[256] = {
+  1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1, 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,
+  0,0,1,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,
+  0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, 0,0,0,0,0,0,0,0,0,0,0,0,1,0,0,0,
+};
+
+/* Appends s[0..n) (valid UTF-8) as a JSON string literal: ", \, \b, \f,
+** \n, \r, \t as short escapes, other control characters as \u00xx,
+** everything else as is.  Returns 0 / 1 too big / 2 out of memory. */
+static int ing_json_string(IngBuf *b, const char *s, size_t n, int64_t max){
+  int rc = 0;
+  size_t i = 0;
+  if( (rc = ingbuf_grow(b, (int64_t)n + 2, max))!=0 ) return rc;
+  b->z[b->n++] = '"';
+  while( i<n ){
+    size_t j = i;
+    while( j<n && !kEsc[(unsigned char)s[j]] ) j++;
+    if( j>i ){ INGBUF_PUT(b, s+i, j-i, max, rc); if( rc ) return rc; i = j; }
+    if( i<n ){
+      unsigned char c = (unsigned char)s[i++];
+      char e[8];
+      size_t k = 2;
+      e[0] = '\\';
+      switch( c ){
+        case '"':  e[1] = '"'; break;
+        case '\\': e[1] = '\\'; break;
+        case '\n': e[1] = 'n'; break;
+        case '\r': e[1] = 'r'; break;
+        case '\t': e[1] = 't'; break;
+        case '\b': e[1] = 'b'; break;
+        case '\f': e[1] = 'f'; break;
+        default: {
+          static const char hx[] = "0123456789abcdef";
+          e[1] = 'u'; e[2] = '0'; e[3] = '0'; e[4] = hx[c>>4]; e[5] = hx[c&15];
+          k = 6;
+        }
+      }
+      INGBUF_PUT(b, e, k, max, rc);
+      if( rc ) return rc;
+    }
+  }
+  INGBUF_PUT(b, "\"", 1, max, rc);
+  return rc;
+}
+
+/* Appends one token as minified JSON; *sep tracks whether a ',' is due. */
+static int ing_json_token(IngBuf *b, int *sep, const sq_json_token *t, int64_t max){
+  int rc = 0;
+  int ty = t->type;
+  if( ty==SQ_JSON_END_OBJECT || ty==SQ_JSON_END_ARRAY ){
+    INGBUF_PUT(b, ty==SQ_JSON_END_OBJECT ? "}" : "]", 1, max, rc);
+    *sep = 1;
+    return rc;
+  }
+  if( *sep ){ INGBUF_PUT(b, ",", 1, max, rc); if( rc ) return rc; }
+  switch( ty ){
+    case SQ_JSON_BEGIN_OBJECT: INGBUF_PUT(b, "{", 1, max, rc); *sep = 0; return rc;
+    case SQ_JSON_BEGIN_ARRAY:  INGBUF_PUT(b, "[", 1, max, rc); *sep = 0; return rc;
+    case SQ_JSON_KEY:
+      rc = ing_json_string(b, t->text, t->len, max);
+      if( !rc ) INGBUF_PUT(b, ":", 1, max, rc);
+      *sep = 0;
+      return rc;
+    case SQ_JSON_STRING: rc = ing_json_string(b, t->text, t->len, max); break;
+    case SQ_JSON_NUMBER: INGBUF_PUT(b, t->text, t->len, max, rc); break;
+    case SQ_JSON_TRUE:   INGBUF_PUT(b, "true", 4, max, rc); break;
+    case SQ_JSON_FALSE:  INGBUF_PUT(b, "false", 5, max, rc); break;
+    default:             INGBUF_PUT(b, "null", 4, max, rc); break;
+  }
+  *sep = 1;
+  return rc;
+}
+
+/* ------------------------------------------------------------ state */
+
+typedef struct IngCol {
+  char *name;
+  int nname;
+  int aff;
+  int is_date;
+  unsigned flags;
+  int mapped;         /* a mapping names this column: its own name is no key */
+} IngCol;
+
+typedef struct IngMap { char *key; int nkey; int col; } IngMap;
+
+/* A distinct configured key and the columns it feeds (tcols[start..+n)). */
+typedef struct IngTarget { const char *key; int nkey; int start, n; } IngTarget;
+
+typedef struct IngKeyCache { char *key; int n, cap; int target; } IngKeyCache;
+
+typedef struct IngSlot { int type; int64_t i; double r; int64_t off, len; } IngSlot;
+
+typedef struct IngStep { int is_index; int64_t index; char *key; int nkey; } IngStep;
+
+/* JSON driver modes. */
+enum { M_AUTO = 0, M_ARRAY, M_NDJSON };
+
+struct sq_ingest {
+  sq_ingest_row_callback on_row;
+  void *user;
+  /* configuration */
+  IngCol *cols; int ncol;
+  IngMap *maps; int nmap;
+  char **fnames; int *fnlen; int *ftarget; int nfield;   /* named fields (CSV headers) */
+  int strict, whole;
+  int64_t max_rec;
+  int layout;                 /* SQ_INGEST_LAYOUT_*, or 0: a path */
+  char *path_text;            /* as given to sq_ingest_json_path, for messages */
+  IngStep *steps; int nstep;
+  /* prepared */
+  int prepared;
+  IngTarget *targets; int ntarget;
+  int *tcols;                 /* columns of the targets */
+  int *ident;                 /* ident[i] = i: field i by position */
+  IngSlot *slots;
+  sq_ingest_value *vals;
+  int64_t *seen;              /* per column: record+1 that set it (strict) */
+  unsigned char *named0;      /* per column: the first record named it */
+  unsigned char *omitted;     /* per column: left out (DEFAULT) */
+  /* records */
+  IngBuf arena;               /* TEXT/JSON bytes of the current record */
+  int in_record;
+  int64_t nrec;               /* records completed */
+  sq_ingest_pos rec_pos;
+  int field_pos;              /* fields seen in the record */
+  const int *cur;             /* the current field's columns (cur[0..ncur)) */
+  int ncur;
+  int have_field;
+  const char *cur_key; size_t cur_nkey;   /* the current field's key (for errors) */
+  IngBuf keybuf;              /* an uncached key */
+  IngKeyCache cache[ING_KEY_CACHE];
+  int ncache;
+  /* JSON driver */
+  sq_json_parser *p;
+  int mode;
+  int row_depth;
+  int in_target;
+  int targets_seen;
+  int mdepth;
+  unsigned char *parent_obj, *key_ok; int64_t *arr_idx;   /* [nstep+2] */
+  int cap_on, cap_sep;        /* capturing a nested value */
+  int64_t cap_off;
+  int wsep;                   /* whole values: separator state */
+  int paused;
+  /* error */
+  sq_ingest_error err;
+  char *errmsg;
+  char *errkey;
+};
+
+static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
+                        const char *key, size_t nkey, const char *fmt, ...);
+static int ing_nomem(sq_ingest *g);
+
+/* ------------------------------------------------------------ types */
+
+static int ing_contains_ci(const char *z, int n, const char *w){
+  int m = (int)strlen(w), i, j;
+  for(i=0; i+m<=n; i++){
+    for(j=0; j<m; j++){
+      char c = z[i+j];
+      if( c>='a' && c<='z' ) c = (char)(c-32);
+      if( c!=w[j] ) break;
+    }
+    if( j==m ) return 1;
+  }
+  return 0;
+}
+
+int sq_ingest_affinity(const char *type, int n){
+  if( !type ) return SQ_INGEST_AFF_BLOB;
+  if( n<0 ) n = (int)strlen(type);
+  /* SQLite's rules, in their order (Datatypes In SQLite, 3.1) */
+  if( ing_contains_ci(type, n, "INT") ) return SQ_INGEST_AFF_INTEGER;
+  if( ing_contains_ci(type, n, "CHAR") || ing_contains_ci(type, n, "CLOB")
+      || ing_contains_ci(type, n, "TEXT") ) return SQ_INGEST_AFF_TEXT;
+  if( ing_contains_ci(type, n, "BLOB") || n==0 ) return SQ_INGEST_AFF_BLOB;
+  if( ing_contains_ci(type, n, "REAL") || ing_contains_ci(type, n, "FLOA")
+      || ing_contains_ci(type, n, "DOUB") ) return SQ_INGEST_AFF_REAL;
+  return SQ_INGEST_AFF_NUMERIC;
+}
+
+int sq_ingest_type_is_date(const char *type, int n){
+  if( !type ) return 0;
+  if( n<0 ) n = (int)strlen(type);
+  return ing_contains_ci(type, n, "DATE") || ing_contains_ci(type, n, "TIME");
+}
+
+static const char *ing_aff_name(int aff){
+  switch( aff ){
+    case SQ_INGEST_AFF_INTEGER: return "INTEGER";
+    case SQ_INGEST_AFF_REAL: return "REAL";
+    case SQ_INGEST_AFF_TEXT: return "TEXT";
+    case SQ_INGEST_AFF_NUMERIC: return "NUMERIC";
+    default: return "BLOB";
+  }
+}
+
+/* ASCII case-insensitive equality of two byte strings of length n. */
+static int ing_ieq(const char *a, const char *b, size_t n){
+  size_t i;
+  for(i=0; i<n; i++){
+    unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+    if( x!=y ){
+      if( x>='A' && x<='Z' ) x = (unsigned char)(x+32);
+      if( y>='A' && y<='Z' ) y = (unsigned char)(y+32);
+      if( x!=y ) return 0;
+    }
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+sq_ingest *sq_ingest_new(sq_ingest_row_callback on_row, void *user){
+  sq_ingest *g = sqlite3_malloc64(sizeof(*g));
+  if( !g ) return 0;
+  memset(g, 0, sizeof(*g));
+  g->on_row = on_row;
+  g->user = user;
+  g->max_rec = SQ_INGEST_DEFAULT_MAX_RECORD;
+  g->layout = SQ_INGEST_LAYOUT_ARRAY;
+  g->err.message = "";
+  g->err.record = -1;
+  return g;
+}
+
+static void ing_free_path(sq_ingest *g){
+  int i;
+  for(i=0; i<g->nstep; i++) sqlite3_free(g->steps[i].key);
+  sqlite3_free(g->steps);
+  g->steps = 0;
+  g->nstep = 0;
+  sqlite3_free(g->path_text);
+  g->path_text = 0;
+}
+
+static void ing_clear_error(sq_ingest *g){
+  sqlite3_free(g->errmsg);
+  sqlite3_free(g->errkey);
+  g->errmsg = 0;
+  g->errkey = 0;
+  memset(&g->err, 0, sizeof(g->err));
+  g->err.message = "";
+  g->err.record = -1;
+}
+
+void sq_ingest_free(sq_ingest *g){
+  int i;
+  if( !g ) return;
+  for(i=0; i<g->ncol; i++) sqlite3_free(g->cols[i].name);
+  sqlite3_free(g->cols);
+  for(i=0; i<g->nmap; i++) sqlite3_free(g->maps[i].key);
+  sqlite3_free(g->maps);
+  for(i=0; i<g->nfield; i++) sqlite3_free(g->fnames[i]);
+  sqlite3_free(g->fnames);
+  sqlite3_free(g->fnlen);
+  sqlite3_free(g->ftarget);
+  ing_free_path(g);
+  sqlite3_free(g->targets);
+  sqlite3_free(g->tcols);
+  sqlite3_free(g->ident);
+  sqlite3_free(g->slots);
+  sqlite3_free(g->vals);
+  sqlite3_free(g->seen);
+  sqlite3_free(g->named0);
+  sqlite3_free(g->omitted);
+  sqlite3_free(g->arena.z);
+  sqlite3_free(g->keybuf.z);
+  for(i=0; i<g->ncache; i++) sqlite3_free(g->cache[i].key);
+  sq_json_free(g->p);
+  sqlite3_free(g->parent_obj);
+  sqlite3_free(g->key_ok);
+  sqlite3_free(g->arr_idx);
+  ing_clear_error(g);
+  sqlite3_free(g);
+}
+
+static void ing_reset_json(sq_ingest *g){
+  g->mode = g->layout==SQ_INGEST_LAYOUT_AUTO ? M_AUTO
+          : g->layout==SQ_INGEST_LAYOUT_NDJSON ? M_NDJSON : M_ARRAY;
+  g->row_depth = 0;
+  g->in_target = g->mode==M_NDJSON;
+  g->targets_seen = 0;
+  g->mdepth = 0;
+  g->cap_on = 0;
+  g->paused = 0;
+  if( g->parent_obj ){
+    memset(g->parent_obj, 0, (size_t)g->nstep+2);
+    memset(g->key_ok, 0, (size_t)g->nstep+2);
+    memset(g->arr_idx, 0, sizeof(int64_t)*((size_t)g->nstep+2));
+  }
+  if( g->p ){
+    sq_json_reset(g->p);
+    sq_json_set_options(g->p, g->mode==M_ARRAY ? 0 : SQ_JSON_OPT_MULTIPLE);
+  }
+}
+
+void sq_ingest_reset(sq_ingest *g){
+  int i;
+  ing_clear_error(g);
+  g->in_record = 0;
+  g->nrec = 0;
+  g->have_field = 0;
+  g->ncur = 0;
+  if( g->prepared ){
+    for(i=0; i<g->ncol; i++){ g->seen[i] = 0; g->named0[i] = 0; g->omitted[i] = 0; }
+  }
+  ing_reset_json(g);
+}
+
+/* 1 (and an error) when the configuration can no longer change. */
+static int ing_config_closed(sq_ingest *g, const char *what){
+  if( g->err.code ) return 1;
+  if( !g->prepared ) return 0;
+  ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "%s after the input started", what);
+  return 1;
+}
+
+int sq_ingest_add_column(sq_ingest *g, const char *name, int nname,
+                         const char *type, int ntype, unsigned flags){
+  IngCol *a;
+  if( ing_config_closed(g, "a column added") ) return -1;
+  if( !name ){ ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "a column without a name"); return -1; }
+  if( nname<0 ) nname = (int)strlen(name);
+  if( type && ntype<0 ) ntype = (int)strlen(type);
+  if( nname==0 ){ ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "a column without a name"); return -1; }
+  a = sqlite3_realloc64(g->cols, sizeof(IngCol)*((sqlite3_uint64)g->ncol+1));
+  if( !a ){ ing_nomem(g); return -1; }
+  g->cols = a;
+  memset(&a[g->ncol], 0, sizeof(IngCol));
+  a[g->ncol].name = sqlite3_malloc64((sqlite3_uint64)nname+1);
+  if( !a[g->ncol].name ){ ing_nomem(g); return -1; }
+  memcpy(a[g->ncol].name, name, (size_t)nname);
+  a[g->ncol].name[nname] = 0;
+  a[g->ncol].nname = nname;
+  a[g->ncol].aff = sq_ingest_affinity(type, type ? ntype : 0);
+  a[g->ncol].is_date = sq_ingest_type_is_date(type, type ? ntype : 0);
+  a[g->ncol].flags = flags;
+  return g->ncol++;
+}
+
+int sq_ingest_set_column_type(sq_ingest *g, int column, int affinity, int is_date){
+  if( ing_config_closed(g, "a column type set") ) return SQ_INGEST_ERROR;
+  if( column<0 || column>=g->ncol || affinity<SQ_INGEST_AFF_BLOB || affinity>SQ_INGEST_AFF_REAL ){
+    return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "no column %d or no affinity %d", column, affinity);
+  }
+  g->cols[column].aff = affinity;
+  g->cols[column].is_date = is_date!=0;
+  return SQ_INGEST_OK;
+}
+
+int sq_ingest_column_count(const sq_ingest *g){ return g->ncol; }
+
+const char *sq_ingest_column_name(const sq_ingest *g, int column){
+  return column>=0 && column<g->ncol ? g->cols[column].name : 0;
+}
+
+/* The column named z[0..n): exact, else ASCII case-insensitive; -1: none. */
+static int ing_find_column(const sq_ingest *g, const char *z, int n){
+  int i;
+  for(i=0; i<g->ncol; i++){
+    if( g->cols[i].nname==n && memcmp(g->cols[i].name, z, (size_t)n)==0 ) return i;
+  }
+  for(i=0; i<g->ncol; i++){
+    if( g->cols[i].nname==n && ing_ieq(g->cols[i].name, z, (size_t)n) ) return i;
+  }
+  return -1;
+}
+
+int sq_ingest_map_key(sq_ingest *g, const char *key, int nkey, const char *column, int ncolumn){
+  IngMap *a;
+  int col;
+  if( ing_config_closed(g, "a key mapping added") ) return SQ_INGEST_ERROR;
+  if( !key || !column ) return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "a key mapping without key or column");
+  if( nkey<0 ) nkey = (int)strlen(key);
+  if( ncolumn<0 ) ncolumn = (int)strlen(column);
+  col = ing_find_column(g, column, ncolumn);
+  if( col<0 ){
+    sqlite3_str *s = sqlite3_str_new(0);
+    char *m;
+    int rc;
+    sqlite3_str_appendall(s, "no column named ");
+    sq_str_value(s, column, ncolumn, 1);
+    sqlite3_str_appendall(s, " (for the key ");
+    sq_str_value(s, key, nkey, 1);
+    sqlite3_str_appendall(s, ")");
+    m = sqlite3_str_finish(s);
+    if( !m ) return ing_nomem(g);
+    rc = ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, key, (size_t)nkey, "%s", m);
+    sqlite3_free(m);
+    return rc;
+  }
+  a = sqlite3_realloc64(g->maps, sizeof(IngMap)*((sqlite3_uint64)g->nmap+1));
+  if( !a ) return ing_nomem(g);
+  g->maps = a;
+  a[g->nmap].key = sqlite3_malloc64((sqlite3_uint64)nkey+1);
+  if( !a[g->nmap].key ) return ing_nomem(g);
+  memcpy(a[g->nmap].key, key, (size_t)nkey);
+  a[g->nmap].key[nkey] = 0;
+  a[g->nmap].nkey = nkey;
+  a[g->nmap].col = col;
+  g->nmap++;
+  return SQ_INGEST_OK;
+}
+
+int sq_ingest_name_field(sq_ingest *g, int index, const char *name, int nname){
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( index<0 || index>1000000 || !name ){
+    return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "bad field index %d", index);
+  }
+  if( nname<0 ) nname = (int)strlen(name);
+  if( index>=g->nfield ){
+    int n = index+1, i;
+    char **a = sqlite3_realloc64(g->fnames, sizeof(char*)*(sqlite3_uint64)n);
+    int *l, *t;
+    if( !a ) return ing_nomem(g);
+    g->fnames = a;
+    l = sqlite3_realloc64(g->fnlen, sizeof(int)*(sqlite3_uint64)n);
+    if( !l ) return ing_nomem(g);
+    g->fnlen = l;
+    t = sqlite3_realloc64(g->ftarget, sizeof(int)*(sqlite3_uint64)n);
+    if( !t ) return ing_nomem(g);
+    g->ftarget = t;
+    for(i=g->nfield; i<n; i++){ a[i] = 0; l[i] = 0; t[i] = -1; }
+    g->nfield = n;
+  }
+  sqlite3_free(g->fnames[index]);
+  g->fnames[index] = sqlite3_malloc64((sqlite3_uint64)nname+1);
+  if( !g->fnames[index] ) return ing_nomem(g);
+  memcpy(g->fnames[index], name, (size_t)nname);
+  g->fnames[index][nname] = 0;
+  g->fnlen[index] = nname;
+  g->ftarget[index] = -2;     /* resolved on first use */
+  return SQ_INGEST_OK;
+}
+
+void sq_ingest_set_strict(sq_ingest *g, int strict){ g->strict = strict!=0; }
+void sq_ingest_set_whole_values(sq_ingest *g, int whole){ if( !g->prepared ) g->whole = whole!=0; }
+void sq_ingest_set_max_record(sq_ingest *g, int64_t max_bytes){
+  if( max_bytes<1 ) max_bytes = 1;
+  g->max_rec = max_bytes;
+  if( g->p ) sq_json_set_max_token(g->p, (size_t)max_bytes);
+}
+
+/* Groups (key, column) pairs by exact key into targets. */
+static int ing_build_targets(sq_ingest *g){
+  int npair = 0, i, j, k;
+  int *pk;                      /* pair → key index (maps: i, columns: nmap+i) */
+  int *pc;
+  const char **kz; int *kn;
+  pk = sqlite3_malloc64(sizeof(int)*((sqlite3_uint64)g->nmap + (sqlite3_uint64)g->ncol + 1));
+  pc = sqlite3_malloc64(sizeof(int)*((sqlite3_uint64)g->nmap + (sqlite3_uint64)g->ncol + 1));
+  kz = sqlite3_malloc64(sizeof(char*)*((sqlite3_uint64)g->nmap + (sqlite3_uint64)g->ncol + 1));
+  kn = sqlite3_malloc64(sizeof(int)*((sqlite3_uint64)g->nmap + (sqlite3_uint64)g->ncol + 1));
+  g->targets = sqlite3_malloc64(sizeof(IngTarget)*((sqlite3_uint64)g->nmap + (sqlite3_uint64)g->ncol + 1));
+  g->tcols = sqlite3_malloc64(sizeof(int)*((sqlite3_uint64)g->nmap + (sqlite3_uint64)g->ncol + 1));
+  if( !pk || !pc || !kz || !kn || !g->targets || !g->tcols ){
+    sqlite3_free(pk); sqlite3_free(pc); sqlite3_free(kz); sqlite3_free(kn);
+    return ing_nomem(g);
+  }
+  for(i=0; i<g->ncol; i++) g->cols[i].mapped = 0;
+  for(i=0; i<g->nmap; i++) g->cols[g->maps[i].col].mapped = 1;
+  for(i=0; i<g->nmap; i++){
+    kz[npair] = g->maps[i].key; kn[npair] = g->maps[i].nkey; pc[npair] = g->maps[i].col; npair++;
+  }
+  for(i=0; i<g->ncol; i++){
+    if( g->cols[i].mapped ) continue;
+    kz[npair] = g->cols[i].name; kn[npair] = g->cols[i].nname; pc[npair] = i; npair++;
+  }
+  /* pk[p]: the first pair with the same key */
+  for(i=0; i<npair; i++){
+    pk[i] = i;
+    for(j=0; j<i; j++){
+      if( kn[j]==kn[i] && memcmp(kz[j], kz[i], (size_t)kn[i])==0 ){ pk[i] = pk[j]; break; }
+    }
+  }
+  g->ntarget = 0;
+  k = 0;
+  for(i=0; i<npair; i++){
+    IngTarget *t;
+    if( pk[i]!=i ) continue;
+    t = &g->targets[g->ntarget++];
+    t->key = kz[i];
+    t->nkey = kn[i];
+    t->start = k;
+    for(j=i; j<npair; j++){
+      int c = pc[j], d, dup = 0;
+      if( pk[j]!=i ) continue;
+      for(d=t->start; d<k; d++) if( g->tcols[d]==c ) dup = 1;
+      if( !dup ) g->tcols[k++] = c;
+    }
+    t->n = k - t->start;
+  }
+  sqlite3_free(pk); sqlite3_free(pc); sqlite3_free(kz); sqlite3_free(kn);
+  return SQ_INGEST_OK;
+}
+
+static int ing_prepare(sq_ingest *g){
+  int i, n = g->ncol>0 ? g->ncol : 1;
+  if( g->prepared ) return g->err.code ? SQ_INGEST_ERROR : SQ_INGEST_OK;
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->whole && g->ncol==0 ){
+    return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "no columns");
+  }
+  if( ing_build_targets(g) ) return SQ_INGEST_ERROR;
+  g->ident = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)n);
+  g->slots = sqlite3_malloc64(sizeof(IngSlot)*(sqlite3_uint64)n);
+  g->vals = sqlite3_malloc64(sizeof(sq_ingest_value)*(sqlite3_uint64)n);
+  g->seen = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
+  g->named0 = sqlite3_malloc64((sqlite3_uint64)n);
+  g->omitted = sqlite3_malloc64((sqlite3_uint64)n);
+  g->parent_obj = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
+  g->key_ok = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
+  g->arr_idx = sqlite3_malloc64(sizeof(int64_t)*((sqlite3_uint64)g->nstep+2));
+  if( !g->ident || !g->slots || !g->vals || !g->seen || !g->named0 || !g->omitted
+      || !g->parent_obj || !g->key_ok || !g->arr_idx ){
+    return ing_nomem(g);
+  }
+  for(i=0; i<n; i++){ g->ident[i] = i; g->seen[i] = 0; g->named0[i] = 0; g->omitted[i] = 0; }
+  memset(g->slots, 0, sizeof(IngSlot)*(size_t)n);
+  memset(g->vals, 0, sizeof(sq_ingest_value)*(size_t)n);
+  g->prepared = 1;
+  ing_reset_json(g);
+  return SQ_INGEST_OK;
+}
+
+/* ------------------------------------------------------------ errors */
+
+static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
+                        const char *key, size_t nkey, const char *fmt, ...){
+  va_list ap;
+  if( g->err.code ) return SQ_INGEST_ERROR;     /* the first error stays */
+  ing_clear_error(g);
+  g->err.code = code;
+  va_start(ap, fmt);
+  g->errmsg = sqlite3_vmprintf(fmt, ap);
+  va_end(ap);
+  g->err.message = g->errmsg ? g->errmsg : "out of memory";
+  if( key ){
+    g->errkey = sqlite3_malloc64((sqlite3_uint64)nkey+1);
+    if( g->errkey ){
+      memcpy(g->errkey, key, nkey);
+      g->errkey[nkey] = 0;
+      g->err.key = g->errkey;
+      g->err.nkey = nkey;
+    }
+  }
+  g->err.record = (g->in_record || g->in_target) ? g->nrec : -1;
+  if( pos ){
+    g->err.offset = pos->offset;
+    g->err.line = pos->line;
+    g->err.column = pos->column;
+  }
+  return SQ_INGEST_ERROR;
+}
+
+static int ing_nomem(sq_ingest *g){
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  ing_clear_error(g);
+  g->err.code = SQ_INGEST_E_NOMEM;
+  g->err.message = "out of memory";
+  g->err.record = (g->in_record || g->in_target) ? g->nrec : -1;
+  return SQ_INGEST_ERROR;
+}
+
+/* Error of a failed buffer write (1: too big, 2: out of memory). */
+static int ing_buf_fail(sq_ingest *g, int rc, const sq_ingest_pos *pos){
+  if( rc==1 ){
+    return ing_fail_pos(g, SQ_INGEST_E_TOO_BIG, pos, 0, 0, "element larger than %lld bytes",
+                        (long long)g->max_rec);
+  }
+  ing_nomem(g);
+  if( pos ){ g->err.offset = pos->offset; g->err.line = pos->line; g->err.column = pos->column; }
+  return SQ_INGEST_ERROR;
+}
+
+/* A message naming a value (echoed by sq_str_value: cut, escaped). */
+static int ing_fail_value(sq_ingest *g, const sq_ingest_pos *pos, const char *before,
+                          const char *v, size_t n, int quoted, const char *after){
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *m;
+  int rc;
+  sqlite3_str_appendall(s, before);
+  sq_str_value(s, v, (sqlite3_int64)n, quoted);
+  sqlite3_str_appendall(s, after);
+  m = sqlite3_str_finish(s);
+  if( !m ) return ing_nomem(g);
+  rc = ing_fail_pos(g, SQ_INGEST_E_STRICT, pos, g->cur_key, g->cur_nkey, "%s", m);
+  sqlite3_free(m);
+  return rc;
+}
+
+static int ing_fail_col(sq_ingest *g, const sq_ingest_pos *pos, const char *v, size_t n,
+                        int quoted, const char *what, int col){
+  char *after = sqlite3_mprintf(what, g->cols[col].name);
+  int rc;
+  if( !after ) return ing_nomem(g);
+  rc = ing_fail_value(g, pos, "", v, n, quoted, after);
+  sqlite3_free(after);
+  return rc;
+}
+
+const sq_ingest_error *sq_ingest_error_info(const sq_ingest *g){ return &g->err; }
+int64_t sq_ingest_records(const sq_ingest *g){ return g->nrec; }
+
+/* ------------------------------------------------------------ the row assembler */
+
+int sq_ingest_begin_record(sq_ingest *g, const sq_ingest_pos *pos){
+  int i;
+  if( ing_prepare(g) ) return SQ_INGEST_ERROR;
+  if( g->in_record ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record begins inside a record");
+  g->in_record = 1;
+  if( pos ) g->rec_pos = *pos; else memset(&g->rec_pos, 0, sizeof g->rec_pos);
+  for(i=0; i<g->ncol; i++) g->slots[i].type = g->omitted[i] ? SQ_INGEST_V_OMITTED : SQ_INGEST_V_NULL;
+  g->arena.n = 0;
+  g->field_pos = 0;
+  g->have_field = 0;
+  g->ncur = 0;
+  g->cur_key = 0;
+  g->cur_nkey = 0;
+  g->cap_on = 0;
+  return SQ_INGEST_OK;
+}
+
+/* The target of a key: exact, else ASCII case-insensitive (two matches:
+** -2, with *other set); -1: unknown. */
+static int ing_resolve(const sq_ingest *g, const char *k, size_t n, int *other){
+  int i, found = -1;
+  for(i=0; i<g->ntarget; i++){
+    const IngTarget *t = &g->targets[i];
+    if( (size_t)t->nkey==n && memcmp(t->key, k, n)==0 ) return i;
+  }
+  for(i=0; i<g->ntarget; i++){
+    const IngTarget *t = &g->targets[i];
+    if( (size_t)t->nkey==n && ing_ieq(t->key, k, n) ){
+      if( found>=0 ){ *other = i; return -2 - found; }
+      found = i;
+    }
+  }
+  return found;
+}
+
+/* The current field now feeds cur[0..ncur): checks against DEFAULT
+** columns left out, duplicates (strict), and notes the first record's keys. */
+static int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
+  int j;
+  for(j=0; j<g->ncur; j++){
+    int c = g->cur[j];
+    if( g->omitted[c] ){
+      return ing_fail_pos(g, SQ_INGEST_E_OMITTED, pos, g->cur_key, g->cur_nkey,
+          "column %s has a DEFAULT and the first element has no key for it, so it is not "
+          "inserted (give the key in the first element, or list the columns to insert)",
+          g->cols[c].name);
+    }
+    if( g->strict ){
+      if( g->seen[c]==g->nrec+1 ){
+        return ing_fail_pos(g, SQ_INGEST_E_STRICT, pos, g->cur_key, g->cur_nkey,
+                            "duplicate key for column %s (strict mode)", g->cols[c].name);
+      }
+      g->seen[c] = g->nrec+1;
+    }
+    if( g->nrec==0 ) g->named0[c] = 1;
+  }
+  return SQ_INGEST_OK;
+}
+
+/* Resolves a key (through the per-position cache) into g->cur. */
+static int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_pos *pos){
+  int p = g->field_pos++;
+  int t;
+  g->have_field = 1;
+  if( p<g->ncache && (size_t)g->cache[p].n==n && memcmp(g->cache[p].key, k, n)==0 ){
+    t = g->cache[p].target;
+    g->cur_key = g->cache[p].key;
+    g->cur_nkey = n;
+  }else{
+    int other = -1;
+    t = ing_resolve(g, k, n, &other);
+    if( t<=-2 ){
+      const IngTarget *a = &g->targets[-2 - t], *b = &g->targets[other];
+      sqlite3_str *s = sqlite3_str_new(0);
+      char *m;
+      int rc;
+      sqlite3_str_appendall(s, "the key matches ");
+      sq_str_value(s, a->key, a->nkey, 1);
+      sqlite3_str_appendall(s, " and ");
+      sq_str_value(s, b->key, b->nkey, 1);
+      sqlite3_str_appendall(s, " only ignoring case: ambiguous (map it to a column explicitly)");
+      m = sqlite3_str_finish(s);
+      if( !m ) return ing_nomem(g);
+      rc = ing_fail_pos(g, SQ_INGEST_E_AMBIGUOUS, pos, k, n, "%s", m);
+      sqlite3_free(m);
+      return rc;
+    }
+    if( p<ING_KEY_CACHE && p<=g->ncache && n<=ING_KEY_CACHE_LEN ){
+      IngKeyCache *c = &g->cache[p];
+      if( p==g->ncache ){ memset(c, 0, sizeof(*c)); g->ncache++; }
+      if( c->cap<(int)n+1 ){
+        char *z = sqlite3_realloc64(c->key, (sqlite3_uint64)n+1);
+        if( !z ) return ing_nomem(g);
+        c->key = z;
+        c->cap = (int)n+1;
+      }
+      memcpy(c->key, k, n);
+      c->n = (int)n;
+      c->target = t;
+      g->cur_key = c->key;
+    }else{
+      int rc = 0;
+      g->keybuf.n = 0;
+      INGBUF_PUT(&g->keybuf, k, n, (int64_t)n+1, rc);
+      if( rc ) return ing_nomem(g);
+      g->cur_key = g->keybuf.z ? g->keybuf.z : "";
+    }
+    g->cur_nkey = n;
+  }
+  if( t<0 ){
+    g->ncur = 0;
+    if( g->strict ){
+      return ing_fail_pos(g, SQ_INGEST_E_STRICT, pos, k, n,
+          "no column for this key (strict mode: map the key to a column, or turn strict mode off)");
+    }
+    return SQ_INGEST_OK;
+  }
+  g->cur = &g->tcols[g->targets[t].start];
+  g->ncur = g->targets[t].n;
+  return ing_take_field(g, pos);
+}
+
+int sq_ingest_field_key(sq_ingest *g, const char *key, size_t n, const sq_ingest_pos *pos){
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->in_record ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a key outside a record");
+  if( g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a key in whole-value mode");
+  return ing_key(g, key ? key : "", key ? n : 0, pos);
+}
+
+int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos){
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->in_record ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a field outside a record");
+  if( g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a field in whole-value mode");
+  g->field_pos++;
+  g->have_field = 1;
+  g->cur_key = 0;
+  g->cur_nkey = 0;
+  g->ncur = 0;
+  if( g->nfield>0 ){
+    if( index>=0 && index<g->nfield && g->fnames[index] ){
+      int t = g->ftarget[index];
+      g->cur_key = g->fnames[index];
+      g->cur_nkey = (size_t)g->fnlen[index];
+      if( t==-2 ){
+        int other = -1;
+        t = ing_resolve(g, g->fnames[index], (size_t)g->fnlen[index], &other);
+        if( t<=-2 ){
+          return ing_fail_pos(g, SQ_INGEST_E_AMBIGUOUS, pos, g->cur_key, g->cur_nkey,
+                              "the field name matches two keys only ignoring case: ambiguous "
+                              "(map it to a column explicitly)");
+        }
+        g->ftarget[index] = t;
+      }
+      if( t>=0 ){
+        g->cur = &g->tcols[g->targets[t].start];
+        g->ncur = g->targets[t].n;
+      }
+    }
+  }else if( index>=0 && index<g->ncol ){
+    g->cur = &g->ident[index];
+    g->ncur = 1;
+  }
+  if( g->ncur==0 ){
+    if( g->strict ){
+      return ing_fail_pos(g, SQ_INGEST_E_STRICT, pos, g->cur_key, g->cur_nkey,
+                          "field %d has no column (strict mode)", index+1);
+    }
+    return SQ_INGEST_OK;
+  }
+  return ing_take_field(g, pos);
+}
+
+/* A string holding a JSON number literal (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?). */
+static int ing_is_json_number(const char *s, size_t n){
+  size_t i = 0;
+  if( i<n && s[i]=='-' ) i++;
+  if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
+  if( s[i]=='0' ) i++; else while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+  if( i<n && s[i]=='.' ){
+    i++;
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
+    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+  }
+  if( i<n && (s[i]=='e' || s[i]=='E') ){
+    i++;
+    if( i<n && (s[i]=='+' || s[i]=='-') ) i++;
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
+    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+  }
+  return i==n;
+}
+
+/* Exactly an int64 (no fraction, in range). */
+static int ing_double_is_int64(double d, int64_t *out){
+  if( !(d>=-9223372036854775808.0 && d<9223372036854775808.0) ) return 0;
+  if( (double)(int64_t)d!=d ) return 0;
+  *out = (int64_t)d;
+  return 1;
+}
+
+static int ing_put_text(sq_ingest *g, IngSlot *sl, int type, const char *z, size_t n,
+                        const sq_ingest_pos *pos){
+  int rc = 0;
+  sl->type = type;
+  sl->off = g->arena.n;
+  sl->len = (int64_t)n;
+  INGBUF_PUT(&g->arena, z, n, g->max_rec, rc);
+  if( rc ) return ing_buf_fail(g, rc, pos);
+  return SQ_INGEST_OK;
+}
+
+/* Coerces one scalar into column col (the table of sq_ingest.h).
+** `integer`: a NUMBER literal without fraction or exponent. */
+static int ing_set(sq_ingest *g, int col, int kind, int integer, const char *z, size_t n,
+                   const sq_ingest_pos *pos){
+  IngSlot *sl = &g->slots[col];
+  int aff = g->cols[col].aff;
+  int strict = g->strict;
+  switch( kind ){
+    case SQ_INGEST_K_NULL:
+      sl->type = SQ_INGEST_V_NULL;
+      return SQ_INGEST_OK;
+    case SQ_INGEST_K_TRUE:
+    case SQ_INGEST_K_FALSE: {
+      int v = kind==SQ_INGEST_K_TRUE;
+      if( aff==SQ_INGEST_AFF_REAL ){ sl->type = SQ_INGEST_V_REAL; sl->r = v; }
+      else{ sl->type = SQ_INGEST_V_INTEGER; sl->i = v; }
+      return SQ_INGEST_OK;
+    }
+    case SQ_INGEST_K_NUMBER: {
+      int64_t i = 0;
+      int fits = integer && sq_json_number_int64(z, n, &i);
+      double d;
+      if( aff==SQ_INGEST_AFF_TEXT ) return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
+      if( fits && aff!=SQ_INGEST_AFF_REAL ){
+        sl->type = SQ_INGEST_V_INTEGER;
+        sl->i = i;
+        return SQ_INGEST_OK;
+      }
+      if( integer && !fits && aff!=SQ_INGEST_AFF_REAL ){
+        /* beyond 64 bits: the literal */
+        if( strict ){
+          return ing_fail_col(g, pos, z, n, 0,
+                              " is out of the 64-bit integer range, column %s (strict mode)", col);
+        }
+        return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
+      }
+      d = fits ? (double)i : sq_json_number_double(z, n);
+      if( aff==SQ_INGEST_AFF_INTEGER ){
+        int64_t e;
+        if( ing_double_is_int64(d, &e) ){
+          sl->type = SQ_INGEST_V_INTEGER;
+          sl->i = e;
+          return SQ_INGEST_OK;
+        }
+        if( strict ){
+          return ing_fail_col(g, pos, z, n, 0, " is not an integer, column %s is INTEGER (strict mode)", col);
+        }
+      }else if( strict && !isfinite(d) ){
+        return ing_fail_col(g, pos, z, n, 0,
+            " is beyond the range of a REAL (it would be stored as infinity), column %s (strict mode)", col);
+      }
+      sl->type = SQ_INGEST_V_REAL;
+      sl->r = d;
+      return SQ_INGEST_OK;
+    }
+    case SQ_INGEST_K_STRING: {
+      if( g->cols[col].is_date ){
+        char out[SQ_DATE_TEXT_MAX];
+        int k = n<256 ? sq_date_normalize(z, (int)n, out) : -1;
+        if( k>=0 ) return ing_put_text(g, sl, SQ_INGEST_V_TEXT, out, (size_t)k, pos);
+        if( strict ){
+          return ing_fail_col(g, pos, z, n, 1,
+                              " is not a date or date-time, column %s is a date column (strict mode)", col);
+        }
+        return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
+      }
+      if( aff==SQ_INGEST_AFF_INTEGER ){
+        int64_t i;
+        if( sq_json_number_int64(z, n, &i) ){
+          sl->type = SQ_INGEST_V_INTEGER;
+          sl->i = i;
+          return SQ_INGEST_OK;
+        }
+        if( strict ){
+          return ing_fail_col(g, pos, z, n, 1, " is not an integer, column %s is INTEGER (strict mode)", col);
+        }
+      }else if( aff==SQ_INGEST_AFF_REAL ){
+        if( ing_is_json_number(z, n) ){
+          double d = sq_json_number_double(z, n);
+          if( strict && !isfinite(d) ){
+            return ing_fail_col(g, pos, z, n, 1,
+                " is beyond the range of a REAL (it would be stored as infinity), column %s (strict mode)", col);
+          }
+          sl->type = SQ_INGEST_V_REAL;
+          sl->r = d;
+          return SQ_INGEST_OK;
+        }
+        if( strict ){
+          return ing_fail_col(g, pos, z, n, 1, " is not a number, column %s is REAL (strict mode)", col);
+        }
+      }
+      return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
+    }
+    default:   /* SQ_INGEST_K_JSON */
+      if( strict && (aff==SQ_INGEST_AFF_INTEGER || aff==SQ_INGEST_AFF_REAL) ){
+        return ing_fail_pos(g, SQ_INGEST_E_STRICT, pos, g->cur_key, g->cur_nkey,
+                            "a nested object/array cannot go into %s column %s (strict mode)",
+                            ing_aff_name(aff), g->cols[col].name);
+      }
+      return ing_put_text(g, sl, SQ_INGEST_V_JSON, z, n, pos);
+  }
+}
+
+/* The scalar of the current field into each of its columns. */
+static int ing_scalar(sq_ingest *g, int kind, int integer, const char *z, size_t n,
+                      const sq_ingest_pos *pos){
+  int j;
+  for(j=0; j<g->ncur; j++){
+    if( ing_set(g, g->cur[j], kind, integer, z, n, pos) ) return SQ_INGEST_ERROR;
+  }
+  return SQ_INGEST_OK;
+}
+
+int sq_ingest_value_event(sq_ingest *g, int kind, const char *text, size_t n, const sq_ingest_pos *pos){
+  int integer = 0, rc;
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->in_record || !g->have_field || g->whole ){
+    return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a value without a field");
+  }
+  if( kind<SQ_INGEST_K_NULL || kind>SQ_INGEST_K_JSON ){
+    return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "no value kind %d", kind);
+  }
+  if( !text ){ text = ""; n = 0; }
+  if( kind==SQ_INGEST_K_NUMBER ){
+    if( !ing_is_json_number(text, n) ){
+      return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a NUMBER value that is no number literal");
+    }
+    integer = memchr(text, '.', n)==0 && memchr(text, 'e', n)==0 && memchr(text, 'E', n)==0;
+  }
+  rc = ing_scalar(g, kind, integer, text, n, pos);
+  g->have_field = 0;
+  g->ncur = 0;
+  return rc;
+}
+
+/* Ends the record: the row to the callback.  Returns SQ_INGEST_OK,
+** SQ_INGEST_PAUSED or SQ_INGEST_ERROR. */
+static int ing_end(sq_ingest *g){
+  sq_ingest_row row;
+  int i, n, rc;
+  if( g->whole ){
+    sq_ingest_value *v = &g->vals[0];
+    v->type = SQ_INGEST_V_JSON;
+    v->text = g->arena.z ? g->arena.z : "";
+    v->len = (size_t)g->arena.n;
+    n = 1;
+  }else{
+    if( g->nrec==0 ){
+      for(i=0; i<g->ncol; i++){
+        if( (g->cols[i].flags & SQ_INGEST_COL_DEFAULT) && !g->named0[i] ){
+          g->omitted[i] = 1;
+          g->slots[i].type = SQ_INGEST_V_OMITTED;
+        }
+      }
+    }
+    for(i=0; i<g->ncol; i++){
+      const IngSlot *sl = &g->slots[i];
+      sq_ingest_value *v = &g->vals[i];
+      v->type = sl->type;
+      switch( sl->type ){
+        case SQ_INGEST_V_INTEGER: v->i = sl->i; break;
+        case SQ_INGEST_V_REAL: v->r = sl->r; break;
+        case SQ_INGEST_V_TEXT:
+        case SQ_INGEST_V_JSON:
+          v->text = sl->len>0 ? g->arena.z + sl->off : "";
+          v->len = (size_t)sl->len;
+          break;
+        default: break;
+      }
+    }
+    n = g->ncol;
+  }
+  row.index = g->nrec;
+  row.offset = g->rec_pos.offset;
+  row.line = g->rec_pos.line;
+  row.column = g->rec_pos.column;
+  row.ncol = n;
+  row.values = g->vals;
+  rc = g->on_row ? g->on_row(g->user, &row) : SQ_INGEST_CONTINUE;
+  if( rc!=SQ_INGEST_CONTINUE && rc!=SQ_INGEST_PAUSE ){
+    ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");
+    g->in_record = 0;
+    return SQ_INGEST_ERROR;
+  }
+  g->in_record = 0;
+  g->nrec++;
+  return rc==SQ_INGEST_PAUSE ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
+}
+
+int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos){
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->in_record || g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record ends outside a record");
+  return ing_end(g);
+}
+
+int sq_ingest_fail(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos){
+  if( code==SQ_INGEST_E_NONE ) code = SQ_INGEST_E_MISUSE;
+  return ing_fail_pos(g, code, pos, 0, 0, "%s", message ? message : "error");
+}
+
+/* ------------------------------------------------------------ the JSON driver: set-up */
+
+int sq_ingest_json_layout(sq_ingest *g, int layout){
+  if( ing_config_closed(g, "the layout set") ) return SQ_INGEST_ERROR;
+  if( layout<SQ_INGEST_LAYOUT_ARRAY || layout>SQ_INGEST_LAYOUT_AUTO ){
+    return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "no layout %d", layout);
+  }
+  ing_free_path(g);
+  g->layout = layout;
+  return SQ_INGEST_OK;
+}
+
+static int ing_add_step(sq_ingest *g, int is_index, int64_t index, const char *key, int nkey){
+  IngStep *a;
+  if( g->nstep>=SQ_JSON_MAX_DEPTH ){
+    return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "a path deeper than %d steps", SQ_JSON_MAX_DEPTH);
+  }
+  a = sqlite3_realloc64(g->steps, sizeof(IngStep)*((sqlite3_uint64)g->nstep+1));
+  if( !a ) return ing_nomem(g);
+  g->steps = a;
+  memset(&a[g->nstep], 0, sizeof(IngStep));
+  a[g->nstep].is_index = is_index;
+  a[g->nstep].index = index;
+  if( !is_index ){
+    a[g->nstep].key = sqlite3_malloc64((sqlite3_uint64)nkey+1);
+    if( !a[g->nstep].key ) return ing_nomem(g);
+    memcpy(a[g->nstep].key, key, (size_t)nkey);
+    a[g->nstep].key[nkey] = 0;
+    a[g->nstep].nkey = nkey;
+  }
+  g->nstep++;
+  g->layout = 0;
+  return SQ_INGEST_OK;
+}
+
+int sq_ingest_json_path_key(sq_ingest *g, const char *key, int nkey){
+  if( ing_config_closed(g, "a path step added") ) return SQ_INGEST_ERROR;
+  if( !key ) return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "a path key that is NULL");
+  if( nkey<0 ) nkey = (int)strlen(key);
+  return ing_add_step(g, 0, 0, key, nkey);
+}
+
+int sq_ingest_json_path_index(sq_ingest *g, int64_t index){
+  if( ing_config_closed(g, "a path step added") ) return SQ_INGEST_ERROR;
+  if( index<0 ) return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "a negative path index");
+  return ing_add_step(g, 1, index, 0, 0);
+}
+
+int sq_ingest_json_path(sq_ingest *g, const char *z, int n){
+  const char *s, *e;
+  if( ing_config_closed(g, "the path set") ) return SQ_INGEST_ERROR;
+  ing_free_path(g);
+  if( !z ){ g->layout = SQ_INGEST_LAYOUT_AUTO; return SQ_INGEST_OK; }
+  if( n<0 ) n = (int)strlen(z);
+  if( n==0 || (n==1 && z[0]=='$') ){ g->layout = SQ_INGEST_LAYOUT_AUTO; return SQ_INGEST_OK; }
+  if( n==6 && sqlite3_strnicmp(z, "ndjson", 6)==0 ){ g->layout = SQ_INGEST_LAYOUT_NDJSON; return SQ_INGEST_OK; }
+  s = z; e = z+n;
+  if( *s!='$' ) goto bad;
+  s++;
+  g->layout = 0;
+  while( s<e ){
+    if( *s=='.' ){
+      s++;
+      if( s<e && *s=='"' ){
+        const char *b = ++s;
+        while( s<e && *s!='"' ) s++;
+        if( s>=e ) goto bad;
+        if( ing_add_step(g, 0, 0, b, (int)(s-b)) ) goto fail;
+        s++;
+      }else{
+        const char *b = s;
+        while( s<e && *s!='.' && *s!='[' ) s++;
+        if( s==b ) goto bad;
+        if( ing_add_step(g, 0, 0, b, (int)(s-b)) ) goto fail;
+      }
+    }else if( *s=='[' ){
+      int64_t v = 0;
+      s++;
+      if( s>=e || !(*s>='0' && *s<='9') ) goto bad;
+      while( s<e && *s>='0' && *s<='9' ){
+        v = v*10 + (*s-'0');
+        if( v>((int64_t)1<<40) ) goto bad;
+        s++;
+      }
+      if( s>=e || *s!=']' ) goto bad;
+      s++;
+      if( ing_add_step(g, 1, v, 0, 0) ) goto fail;
+    }else{
+      goto bad;
+    }
+  }
+  g->path_text = sqlite3_malloc64((sqlite3_uint64)n+1);
+  if( !g->path_text ) return ing_nomem(g);
+  memcpy(g->path_text, z, (size_t)n);
+  g->path_text[n] = 0;
+  return SQ_INGEST_OK;
+bad:
+  ing_free_path(g);
+  g->layout = SQ_INGEST_LAYOUT_AUTO;
+  {
+    sqlite3_str *m = sqlite3_str_new(0);
+    char *msg;
+    int rc;
+    sqlite3_str_appendall(m, "invalid path ");
+    sq_str_value(m, z, n, 1);
+    sqlite3_str_appendall(m, " (expected '$', '$.key', '$.\"key\"', '$[N]' steps, or 'ndjson')");
+    msg = sqlite3_str_finish(m);
+    if( !msg ) return ing_nomem(g);
+    rc = ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "%s", msg);
+    sqlite3_free(msg);
+    return rc;
+  }
+fail:
+  ing_free_path(g);
+  return SQ_INGEST_ERROR;
+}
+
+/* "path 'P' WHAT" (P as given, or written from the steps). */
+static int ing_fail_path(sq_ingest *g, const sq_ingest_pos *pos, const char *what){
+  sqlite3_str *m = sqlite3_str_new(0);
+  char *msg;
+  int rc;
+  sqlite3_str_appendall(m, "path ");
+  if( g->path_text ){
+    sq_str_value(m, g->path_text, (sqlite3_int64)strlen(g->path_text), 1);
+  }else{
+    sqlite3_str *p = sqlite3_str_new(0);
+    char *pz;
+    int i;
+    sqlite3_str_appendall(p, "$");
+    for(i=0; i<g->nstep; i++){
+      const IngStep *st = &g->steps[i];
+      if( st->is_index ) sqlite3_str_appendf(p, "[%lld]", (long long)st->index);
+      else{
+        int j, plain = st->nkey>0;
+        for(j=0; j<st->nkey; j++){
+          char c = st->key[j];
+          if( !((c>='a' && c<='z') || (c>='A' && c<='Z') || (c>='0' && c<='9') || c=='_') ) plain = 0;
+        }
+        if( plain ) sqlite3_str_appendf(p, ".%.*s", st->nkey, st->key);
+        else sqlite3_str_appendf(p, ".\"%.*s\"", st->nkey, st->key);
+      }
+    }
+    pz = sqlite3_str_finish(p);
+    if( !pz ){ sqlite3_free(sqlite3_str_finish(m)); return ing_nomem(g); }
+    sq_str_value(m, pz, (sqlite3_int64)strlen(pz), 1);
+    sqlite3_free(pz);
+  }
+  sqlite3_str_appendf(m, " %s", what);
+  msg = sqlite3_str_finish(m);
+  if( !msg ) return ing_nomem(g);
+  rc = ing_fail_pos(g, SQ_INGEST_E_LAYOUT, pos, 0, 0, "%s", msg);
+  sqlite3_free(msg);
+  return rc;
+}
+
+/* ------------------------------------------------------------ the JSON driver: tokens */
+
+#define ING_POS(t) sq_ingest_pos pos_; pos_.offset = (t)->offset; pos_.line = (t)->line; pos_.column = (t)->column
+
+static const char *ing_token_kind(int ty){
+  switch( ty ){
+    case SQ_JSON_BEGIN_OBJECT: return "an object";
+    case SQ_JSON_BEGIN_ARRAY: return "an array";
+    case SQ_JSON_STRING: return "a string";
+    case SQ_JSON_NUMBER: return "a number";
+    case SQ_JSON_NULL: return "null";
+    default: return "a boolean";
+  }
+}
+
+static int ing_is_value_start(int ty){
+  return ty!=SQ_JSON_KEY && ty!=SQ_JSON_END_OBJECT && ty!=SQ_JSON_END_ARRAY;
+}
+
+/* The parser's status for an assembler result. */
+#define ING_JSON_STATUS(rc) ((rc)==SQ_INGEST_OK ? SQ_JSON_CONTINUE : (rc)==SQ_INGEST_PAUSED ? SQ_JSON_PAUSE : 2)
+
+/* A token inside a record (objects → columns): the hot path. */
+static int ing_object_token(sq_ingest *g, const sq_json_token *t){
+  int d = t->depth, ty = t->type, rd = g->row_depth;
+  if( d==rd+1 ){
+    ING_POS(t);
+    switch( ty ){
+      case SQ_JSON_KEY:
+        return ing_key(g, t->text, t->len, &pos_) ? 2 : SQ_JSON_CONTINUE;
+      case SQ_JSON_BEGIN_OBJECT:
+      case SQ_JSON_BEGIN_ARRAY: {
+        int j, rc;
+        if( g->ncur==0 ) return SQ_JSON_CONTINUE;      /* an ignored key: skipped */
+        if( g->strict ){
+          for(j=0; j<g->ncur; j++){
+            int aff = g->cols[g->cur[j]].aff;
+            if( aff==SQ_INGEST_AFF_INTEGER || aff==SQ_INGEST_AFF_REAL ){
+              ing_fail_pos(g, SQ_INGEST_E_STRICT, &pos_, g->cur_key, g->cur_nkey,
+                           "a nested %s cannot go into %s column %s (strict mode)",
+                           ty==SQ_JSON_BEGIN_OBJECT ? "object" : "array",
+                           ing_aff_name(aff), g->cols[g->cur[j]].name);
+              return 2;
+            }
+          }
+        }
+        g->cap_on = 1;
+        g->cap_sep = 0;
+        g->cap_off = g->arena.n;
+        rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
+        if( rc ){ ing_buf_fail(g, rc, &pos_); return 2; }
+        return SQ_JSON_CONTINUE;
+      }
+      case SQ_JSON_END_OBJECT:
+      case SQ_JSON_END_ARRAY: {
+        int j, rc;
+        if( !g->cap_on ) return SQ_JSON_CONTINUE;
+        rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
+        if( rc ){ ing_buf_fail(g, rc, &pos_); return 2; }
+        g->cap_on = 0;
+        for(j=0; j<g->ncur; j++){
+          IngSlot *sl = &g->slots[g->cur[j]];
+          sl->type = SQ_INGEST_V_JSON;
+          sl->off = g->cap_off;
+          sl->len = g->arena.n - g->cap_off;
+        }
+        return SQ_JSON_CONTINUE;
+      }
+      case SQ_JSON_NUMBER:
+        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
+        return ing_scalar(g, SQ_INGEST_K_NUMBER, (t->flags & SQ_JSON_F_INTEGER)!=0, t->text, t->len, &pos_)
+               ? 2 : SQ_JSON_CONTINUE;
+      case SQ_JSON_STRING:
+        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
+        return ing_scalar(g, SQ_INGEST_K_STRING, 0, t->text, t->len, &pos_) ? 2 : SQ_JSON_CONTINUE;
+      case SQ_JSON_TRUE:
+        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
+        return ing_scalar(g, SQ_INGEST_K_TRUE, 0, 0, 0, &pos_) ? 2 : SQ_JSON_CONTINUE;
+      case SQ_JSON_FALSE:
+        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
+        return ing_scalar(g, SQ_INGEST_K_FALSE, 0, 0, 0, &pos_) ? 2 : SQ_JSON_CONTINUE;
+      default:
+        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
+        return ing_scalar(g, SQ_INGEST_K_NULL, 0, 0, 0, &pos_) ? 2 : SQ_JSON_CONTINUE;
+    }
+  }
+  if( d==rd ){
+    /* the record's END_OBJECT */
+    int rc = ing_end(g);
+    return ING_JSON_STATUS(rc);
+  }
+  if( g->cap_on ){
+    int rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
+    if( rc ){ ING_POS(t); ing_buf_fail(g, rc, &pos_); return 2; }
+  }
+  return SQ_JSON_CONTINUE;
+}
+
+/* A token inside a whole value. */
+static int ing_whole_token(sq_ingest *g, const sq_json_token *t){
+  int rc = ing_json_token(&g->arena, &g->wsep, t, g->max_rec);
+  if( rc ){ ING_POS(t); ing_buf_fail(g, rc, &pos_); return 2; }
+  if( t->depth==g->row_depth && (t->type==SQ_JSON_END_OBJECT || t->type==SQ_JSON_END_ARRAY) ){
+    rc = ing_end(g);
+    return ING_JSON_STATUS(rc);
+  }
+  return SQ_JSON_CONTINUE;
+}
+
+/* The first token of an element of the selected array (or an NDJSON value). */
+static int ing_record_start(sq_ingest *g, const sq_json_token *t){
+  int ty = t->type;
+  ING_POS(t);
+  if( g->whole ){
+    int rc;
+    g->in_record = 1;
+    g->rec_pos = pos_;
+    g->arena.n = 0;
+    g->wsep = 0;
+    rc = ing_json_token(&g->arena, &g->wsep, t, g->max_rec);
+    if( rc ){ ing_buf_fail(g, rc, &pos_); return 2; }
+    if( ty==SQ_JSON_BEGIN_OBJECT || ty==SQ_JSON_BEGIN_ARRAY ) return SQ_JSON_CONTINUE;
+    rc = ing_end(g);
+    return ING_JSON_STATUS(rc);
+  }
+  if( ty!=SQ_JSON_BEGIN_OBJECT ){
+    ing_fail_pos(g, SQ_INGEST_E_LAYOUT, &pos_, 0, 0, "expected an object, found %s "
+                 "(rows are read from JSON objects)", ing_token_kind(ty));
+    return 2;
+  }
+  return sq_ingest_begin_record(g, &pos_) ? 2 : SQ_JSON_CONTINUE;
+}
+
+static int ing_json_event(void *user, const sq_json_token *t){
+  sq_ingest *g = (sq_ingest*)user;
+  int d = t->depth, ty = t->type;
+
+  if( g->in_record ) return g->whole ? ing_whole_token(g, t) : ing_object_token(g, t);
+
+  if( g->in_target ){
+    if( d==g->row_depth && ing_is_value_start(ty) ) return ing_record_start(g, t);
+    if( g->mode==M_ARRAY && ty==SQ_JSON_END_ARRAY && d==g->row_depth-1 ){
+      g->in_target = 0;
+      if( g->mdepth>d ) g->mdepth = d;
+    }
+    return SQ_JSON_CONTINUE;
+  }
+
+  if( g->mode==M_AUTO ){
+    /* the first token of the input: an array, or NDJSON */
+    if( ty==SQ_JSON_BEGIN_ARRAY ){
+      g->mode = M_ARRAY;
+      g->row_depth = 1;
+      g->in_target = 1;
+      g->targets_seen = 1;
+      return SQ_JSON_CONTINUE;
+    }
+    g->mode = M_NDJSON;
+    g->row_depth = 0;
+    g->in_target = 1;
+    return ing_record_start(g, t);
+  }
+
+  /* path tracking (M_ARRAY, outside the selected array) */
+  if( d==0 && g->targets_seen>0 && g->nstep==0 && ing_is_value_start(ty) ){
+    ING_POS(t);
+    ing_fail_pos(g, SQ_INGEST_E_LAYOUT, &pos_, 0, 0, "more than one top-level value after the "
+                 "top-level array (for NDJSON whose lines are arrays, pass 'ndjson' as the path)");
+    return 2;
+  }
+  if( ty==SQ_JSON_END_OBJECT || ty==SQ_JSON_END_ARRAY ){
+    if( g->mdepth>d ) g->mdepth = d;
+    return SQ_JSON_CONTINUE;
+  }
+  if( g->mdepth!=d || d>g->nstep ) return SQ_JSON_CONTINUE;
+  if( ty==SQ_JSON_KEY ){
+    const IngStep *st = &g->steps[d-1];
+    g->key_ok[d] = !st->is_index && (size_t)st->nkey==t->len && memcmp(st->key, t->text, t->len)==0;
+    return SQ_JSON_CONTINUE;
+  }
+  {
+    int match;
+    if( d==0 ){
+      match = 1;
+    }else if( g->parent_obj[d] ){
+      match = g->key_ok[d];
+    }else{
+      const IngStep *st = &g->steps[d-1];
+      match = st->is_index && st->index==g->arr_idx[d];
+      g->arr_idx[d]++;
+    }
+    if( !match ) return SQ_JSON_CONTINUE;
+    if( d==g->nstep ){
+      if( ty!=SQ_JSON_BEGIN_ARRAY ){
+        ING_POS(t);
+        if( g->nstep==0 ){
+          ing_fail_pos(g, SQ_INGEST_E_LAYOUT, &pos_, 0, 0, "expected an array %sat the top level, found %s",
+                       g->whole ? "" : "of objects ", ing_token_kind(ty));
+        }else{
+          ing_fail_path(g, &pos_, ty==SQ_JSON_BEGIN_OBJECT ? "selects an object, not an array"
+                                                           : "selects a scalar, not an array");
+        }
+        return 2;
+      }
+      g->in_target = 1;
+      g->targets_seen++;
+      g->row_depth = d+1;
+      return SQ_JSON_CONTINUE;
+    }
+    if( ty==SQ_JSON_BEGIN_OBJECT || ty==SQ_JSON_BEGIN_ARRAY ){
+      g->mdepth = d+1;
+      g->parent_obj[d+1] = ty==SQ_JSON_BEGIN_OBJECT;
+      g->key_ok[d+1] = 0;
+      g->arr_idx[d+1] = 0;
+    }
+  }
+  return SQ_JSON_CONTINUE;
+}
+
+/* ------------------------------------------------------------ the JSON driver: input */
+
+static int ing_json_ready(sq_ingest *g){
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->prepared && ing_prepare(g) ) return SQ_INGEST_ERROR;
+  if( !g->p ){
+    g->p = sq_json_new(ing_json_event, g);
+    if( !g->p ) return ing_nomem(g);
+    sq_json_set_max_token(g->p, (size_t)g->max_rec);
+    sq_json_set_options(g->p, g->mode==M_ARRAY ? 0 : SQ_JSON_OPT_MULTIPLE);
+  }
+  return SQ_INGEST_OK;
+}
+
+/* The parser failed: our own error (the callback aborted), or its. */
+static int ing_parser_error(sq_ingest *g){
+  const sq_json_error *e = sq_json_error_info(g->p);
+  const char *msg = e->message;
+  sq_ingest_pos pos;
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( g->mode==M_ARRAY && g->nstep==0 && g->layout==SQ_INGEST_LAYOUT_AUTO && g->targets_seen>0
+      && !g->in_target && e->code==SQ_JSON_E_SYNTAX && sq_json_depth(g->p)==0 ){
+    /* The input began with an array, so it is one JSON value, not NDJSON
+    ** (the parser runs in multi-value mode until the first token says
+    ** which): say so, not "expected a newline between top-level values". */
+    msg = "unexpected data after the top-level array";
+  }
+  pos.offset = e->offset;
+  pos.line = e->line;
+  pos.column = e->column;
+  if( e->code==SQ_JSON_E_NOMEM ){
+    ing_nomem(g);
+    g->err.offset = pos.offset; g->err.line = pos.line; g->err.column = pos.column;
+    return SQ_INGEST_ERROR;
+  }
+  return ing_fail_pos(g, e->code==SQ_JSON_E_TOO_LONG ? SQ_INGEST_E_TOO_BIG : SQ_INGEST_E_JSON,
+                      &pos, 0, 0, "%s", msg);
+}
+
+int sq_ingest_json_feed(sq_ingest *g, const void *bytes, size_t n){
+  int rc;
+  if( ing_json_ready(g) ) return SQ_INGEST_ERROR;
+  rc = sq_json_feed(g->p, bytes, n);
+  if( rc==SQ_JSON_ERROR ) return ing_parser_error(g);
+  return rc==SQ_JSON_PAUSED ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
+}
+
+size_t sq_ingest_json_consumed(const sq_ingest *g){
+  return g->p ? sq_json_consumed(g->p) : 0;
+}
+
+uint64_t sq_ingest_json_offset(const sq_ingest *g){
+  return g->p ? sq_json_offset(g->p) : 0;
+}
+
+int sq_ingest_json_finish(sq_ingest *g){
+  if( ing_json_ready(g) ) return SQ_INGEST_ERROR;
+  if( sq_json_finish(g->p)==SQ_JSON_ERROR ) return ing_parser_error(g);
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( g->mode==M_ARRAY && g->targets_seen==0 && g->nstep>0 ){
+    sq_ingest_pos pos;
+    int rc;
+    pos.offset = sq_json_offset(g->p);
+    pos.line = 0;
+    pos.column = 0;
+    rc = ing_fail_path(g, &pos, "not found");
+    g->err.record = -1;
+    return rc;
+  }
+  return SQ_INGEST_OK;
+}
