@@ -26,8 +26,9 @@
 **     sqlite3> .load ./build/streamqlite sqlite3_streamqlite_noread_init
 **     datasette data.db --load-extension=build/streamqlite.so:sqlite3_streamqlite_noread_init
 **
-** A json_stream table with columns= can only be created in the temp
-** schema, so no database file can carry one (sq_json_stream.c, SECURITY);
+** A json_stream table (CREATE VIRTUAL TABLE … USING json_stream) can only
+** live in the temp schema, so no database file can carry one
+** (sq_json_stream.c, SECURITY);
 ** but the table-valued function json_stream('any/file') reads whatever
 ** file the process can read, for whoever can type SQL: load the no-read
 ** entry point wherever the people typing SQL are not the people who own
