@@ -10,14 +10,35 @@
 #include "sqlite3ext.h"
 SQLITE_EXTENSION_INIT3
 
+#include <stddef.h>
+
 /* Each module registers its SQL functions / virtual tables on `db`
 ** and returns SQLITE_OK or the first failure. */
 int sq_week_register(sqlite3 *db);
 int sq_json_register(sqlite3 *db);
+int sq_csv_register(sqlite3 *db);
 
 /* 1 when sqlite3_interrupt() was called on db while a statement runs
 ** (sq_host.c: exact on SQLite 3.41+, a probe statement before). */
 int sq_interrupted(sqlite3 *db);
+
+/* A file named in SQL, read sequentially and interruptibly (sq_file.c):
+** open, then read until 0 (the end), -1 with *rc SQLITE_INTERRUPT or
+** SQLITE_ERROR and *pzErr set (sqlite3_free it). */
+typedef struct sq_file { sqlite3 *db; int fd; int reads; int regular; } sq_file;
+int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);
+sqlite3_int64 sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr);
+void sq_file_close(sq_file *f);
+
+/* Virtual-table arguments (sq_args.c): key=value with an optionally
+** quoted value; comma-separated lists; "name TYPE" columns; booleans
+** 1/0/true/false/yes/no/on/off.  Returns 0, 1 (malformed), 2 (no memory). */
+typedef char *(*sq_arg_part_fn)(void *ctx, const char *part, int n);
+char *sq_arg_unquote(const char *z, int n);
+char *sq_arg_split(const char *z, sq_arg_part_fn f, void *ctx);
+int sq_arg_keyvalue(const char *z, int n, char **key, char **value);
+int sq_arg_column(const char *z, int n, char **name, char **type);
+int sq_arg_bool(const char *v, int *out);
 
 /* Keeps the loaded extension, and libicu with it, in memory until the
 ** process ends (sq_host.c); a no-op when compiled into a program. */

@@ -12,24 +12,26 @@
 **   streamqlite_version()                  -> TEXT, e.g. '0.1.0'
 **
 ** The locale-week functions live in sq_week.c, the JSON streaming
-** functions in sq_json_stream.c; their header comments document them.
+** functions in sq_json_stream.c, the CSV streaming functions in
+** sq_csv_stream.c; their header comments document them.
 **
 ** ENTRY POINTS
 **
 **   sqlite3_streamqlite_init          everything (the default of .load and
 **                                     sqlite3_load_extension())
 **   sqlite3_streamqlite_noread_init   everything except what reads files
-**                                     (json_stream): for hosts that let
+**                                     (json_stream, csv_stream): for hosts that let
 **                                     other people run SQL (Datasette, a
 **                                     web SQL console, a shared server)
 **
 **     sqlite3> .load ./build/streamqlite sqlite3_streamqlite_noread_init
 **     datasette data.db --load-extension=build/streamqlite.so:sqlite3_streamqlite_noread_init
 **
-** A json_stream table (CREATE VIRTUAL TABLE … USING json_stream) can only
-** live in the temp schema, so no database file can carry one
-** (sq_json_stream.c, SECURITY);
-** but the table-valued function json_stream('any/file') reads whatever
+** A json_stream or csv_stream table (CREATE VIRTUAL TABLE … USING
+** json_stream/csv_stream) can only live in the temp schema, so no database
+** file can carry one (sq_json_stream.c, SECURITY);
+** but the table-valued functions json_stream('any/file') and
+** csv_stream('any/file') read whatever
 ** file the process can read, for whoever can type SQL: load the no-read
 ** entry point wherever the people typing SQL are not the people who own
 ** the files.
@@ -75,6 +77,7 @@ static const struct {
   { sq_core_register, 0 },
   { sq_week_register, 0 },
   { sq_json_register, 1 },     /* json_stream: reads files */
+  { sq_csv_register, 1 },      /* csv_stream: reads files */
 };
 
 static int sq_register_all(sqlite3 *db, char **pzErrMsg, int with_files){

@@ -1,0 +1,122 @@
+/*
+** sq_args.c — the arguments of StreamQLite's virtual tables:
+**
+**   CREATE VIRTUAL TABLE temp.t USING csv_stream(filename='a.csv',
+**       columns='id INTEGER, "Stop Name" TEXT', keys='id=ID', null=NA);
+**
+** Each argument is key=value.  A value may be quoted with '…' or "…" (the
+** quote doubled inside stands for itself); blanks around keys and values
+** are dropped.  List values (columns=, keys=) are split at commas outside
+** parentheses and quotes ('…', "…", `…`, […]).  A column is a name (bare,
+** or quoted "…", `…`, […]) followed by an optional declared type.
+** csv_stream (sq_csv_stream.c) parses its CREATE arguments and its
+** table-valued function's option string with these helpers.
+*/
+#include "sq_internal.h"
+
+#include <string.h>
+
+static int is_blank(char c){ return c==' ' || c=='\t' || c=='\n' || c=='\r'; }
+
+char *sq_arg_unquote(const char *z, int n){
+  while( n>0 && is_blank(*z) ){ z++; n--; }
+  while( n>0 && is_blank(z[n-1]) ) n--;
+  if( n>=2 && (z[0]=='\'' || z[0]=='"') && z[n-1]==z[0] ){
+    char q = z[0];
+    char *out = sqlite3_malloc(n);
+    int i, o = 0;
+    if( !out ) return 0;
+    for(i=1; i<n-1; i++){
+      out[o++] = z[i];
+      if( z[i]==q && i+1<n-1 && z[i+1]==q ) i++;
+    }
+    out[o] = 0;
+    return out;
+  }
+  return sqlite3_mprintf("%.*s", n, z);
+}
+
+char *sq_arg_split(const char *z, sq_arg_part_fn f, void *ctx){
+  int depth = 0;
+  const char *b = z, *s = z;
+  char quote = 0;
+  for(;; s++){
+    char c = *s;
+    if( quote ){
+      if( c==quote ) quote = 0;
+      if( c ) continue;
+    }else if( c=='"' || c=='`' || c=='\'' || c=='[' ){
+      quote = c=='[' ? ']' : c;
+      continue;
+    }
+    if( c=='(' ) depth++;
+    else if( c==')' ) depth--;
+    if( c==0 || (c==',' && depth==0) ){
+      const char *e = s;
+      while( b<e && is_blank(*b) ) b++;
+      while( e>b && is_blank(e[-1]) ) e--;
+      if( e>b ){
+        char *err = f(ctx, b, (int)(e-b));
+        if( err ) return err;
+      }
+      b = s+1;
+      if( c==0 ) break;
+    }
+  }
+  return 0;
+}
+
+int sq_arg_keyvalue(const char *z, int n, char **key, char **value){
+  const char *eq = memchr(z, '=', (size_t)n);
+  const char *k = z, *ke;
+  *key = *value = 0;
+  if( !eq ) return 1;
+  ke = eq;
+  while( k<ke && is_blank(*k) ) k++;
+  while( ke>k && is_blank(ke[-1]) ) ke--;
+  *key = sqlite3_mprintf("%.*s", (int)(ke-k), k);
+  *value = sq_arg_unquote(eq+1, (int)(z+n-(eq+1)));
+  if( !*key || !*value ){ sqlite3_free(*key); sqlite3_free(*value); *key = *value = 0; return 2; }
+  return 0;
+}
+
+int sq_arg_column(const char *z, int n, char **name, char **type){
+  const char *s = z, *e = z+n;
+  *name = *type = 0;
+  if( *s=='"' || *s=='`' || *s=='[' ){
+    char q = *s=='[' ? ']' : *s;
+    sqlite3_str *b = sqlite3_str_new(0);
+    s++;
+    for(;;){
+      if( s>=e ){ sqlite3_free(sqlite3_str_finish(b)); return 1; }
+      if( *s==q ){
+        if( q!=']' && s+1<e && s[1]==q ){ sqlite3_str_appendchar(b, 1, q); s += 2; continue; }
+        s++;
+        break;
+      }
+      sqlite3_str_appendchar(b, 1, *s++);
+    }
+    *name = sqlite3_str_finish(b);
+    if( !*name ) *name = sqlite3_mprintf("");
+  }else{
+    const char *b = s;
+    while( s<e && !is_blank(*s) ) s++;
+    *name = sqlite3_mprintf("%.*s", (int)(s-b), b);
+  }
+  while( s<e && is_blank(*s) ) s++;
+  *type = sqlite3_mprintf("%.*s", (int)(e-s), s);
+  if( !*name || !*type ){ sqlite3_free(*name); sqlite3_free(*type); *name = *type = 0; return 2; }
+  if( (*name)[0]==0 ){ sqlite3_free(*name); sqlite3_free(*type); *name = *type = 0; return 1; }
+  return 0;
+}
+
+int sq_arg_bool(const char *v, int *out){
+  static const char *yes[] = { "1", "true", "yes", "on" };
+  static const char *no[] = { "0", "false", "no", "off" };
+  size_t i;
+  for(i=0; i<4; i++){
+    if( sqlite3_stricmp(v, yes[i])==0 ){ *out = 1; return 0; }
+    if( sqlite3_stricmp(v, no[i])==0 ){ *out = 0; return 0; }
+  }
+  return 1;
+}

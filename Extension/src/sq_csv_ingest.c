@@ -1,0 +1,639 @@
+/*
+** sq_csv_ingest.c — CSV as the second format of the ingest core: header
+** names, type inference and the driver from reader events to the core's
+** format events (sq_csv_ingest.h is the manual).
+*/
+#include "sq_internal.h"
+#include "sq_csv_ingest.h"
+#include "sq_json.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ options */
+
+void sq_csv_options_init(sq_csv_options *o){
+  memset(o, 0, sizeof(*o));
+  o->header = 1;
+  o->delimiter = ',';
+  o->quote = '"';
+}
+
+int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char **why){
+  unsigned opts = 0;
+  *why = 0;
+  if( o->quote!=0 && sq_csv_set_quote(p, 0) ){ *why = "bad quote"; return 1; }
+  if( sq_csv_set_delimiter(p, o->delimiter) ){
+    *why = "the delimiter must be one ASCII character other than a line end or the quote";
+    return 1;
+  }
+  if( sq_csv_set_quote(p, o->quote) ){
+    *why = "the quote must be one ASCII character other than a line end or the delimiter";
+    return 1;
+  }
+  if( o->header ) opts |= SQ_CSV_OPT_HEADER;
+  if( o->empty_string ) opts |= SQ_CSV_OPT_EMPTY_STRING;
+  if( o->pad_short ) opts |= SQ_CSV_OPT_PAD_SHORT;
+  sq_csv_set_options(p, opts);
+  if( sq_csv_set_null(p, o->null_text, o->null_len) ) return 2;
+  sq_csv_set_max_field(p, o->max_field ? o->max_field : SQ_CSV_DEFAULT_MAX_FIELD);
+  return 0;
+}
+
+/* ------------------------------------------------------------ values */
+
+unsigned sq_csv_value_fits(const char *s, size_t n){
+  unsigned r = 1u<<SQ_CSV_T_TEXT;
+  size_t i = 0, a, b, k;
+  int neg = 0, integer = 1, sig = 0;
+  size_t first = (size_t)-1, last = 0;
+  double d;
+  if( i<n && s[i]=='-' ){ neg = 1; i++; }
+  if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
+  a = i;
+  if( s[i]=='0' ) i++; else while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+  if( i<n && s[i]=='.' ){
+    i++;
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
+    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+    integer = 0;
+  }
+  b = i;                            /* the mantissa is s[a..b) */
+  if( i<n && (s[i]=='e' || s[i]=='E') ){
+    i++;
+    if( i<n && (s[i]=='+' || s[i]=='-') ) i++;
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
+    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+    integer = 0;
+  }
+  if( i!=n ) return r;
+  if( integer && !(neg && b-a==1 && s[a]=='0') ){
+    int64_t v;
+    if( sq_json_number_int64(s, n, &v) ) r |= 1u<<SQ_CSV_T_INTEGER;
+  }
+  /* significant digits: from the first to the last non-zero digit */
+  for(k=a; k<b; k++){
+    if( s[k]>='1' && s[k]<='9' ){ if( first==(size_t)-1 ) first = k; last = k; }
+  }
+  if( first!=(size_t)-1 ){
+    for(k=first; k<=last; k++) if( s[k]!='.' ) sig++;
+  }
+  if( sig>DBL_DIG ) return r;
+  d = sq_json_number_double(s, n);
+  if( isfinite(d) && (d==0.0 || fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;
+  return r;
+}
+
+static const char *type_name(int t){
+  return t==SQ_CSV_T_INTEGER ? "INTEGER" : t==SQ_CSV_T_REAL ? "REAL" : "TEXT";
+}
+
+/* ------------------------------------------------------------ errors */
+
+char *sq_csv_error_text(const sq_csv_ingest_error *e){
+  sqlite3_str *s = sqlite3_str_new(0);
+  const char *sep = "";
+  if( e->line>0 ){
+    sqlite3_str_appendf(s, "line %llu, byte %llu", (unsigned long long)e->line,
+                        (unsigned long long)e->offset);
+    sep = ", ";
+  }
+  if( e->field>=0 ){
+    sqlite3_str_appendf(s, "%sfield %lld", sep, (long long)e->field+1);
+    if( e->name ){
+      sqlite3_str_appendall(s, " (");
+      sq_str_value(s, e->name, (sqlite3_int64)strlen(e->name), 0);
+      sqlite3_str_appendall(s, ")");
+    }
+    sep = ", ";
+  }
+  if( *sep ) sqlite3_str_appendall(s, ": ");
+  sqlite3_str_appendall(s, e->message ? e->message : "");
+  return sqlite3_str_finish(s);
+}
+
+/* An error owned by an infer/driver object: the message is kept in `own`. */
+typedef struct OwnError {
+  sq_csv_ingest_error e;
+  char *msg;
+} OwnError;
+
+static void own_clear(OwnError *o){
+  sqlite3_free(o->msg);
+  memset(o, 0, sizeof(*o));
+  o->e.message = "";
+  o->e.record = -1;
+  o->e.field = -1;
+}
+
+/* Sets the error (the first one stays): msg is copied. */
+static void own_set(OwnError *o, int code, int detail, const char *msg, uint64_t line,
+                    uint64_t off, uint64_t col, int64_t record, int64_t field, const char *name){
+  if( o->e.code ) return;
+  o->e.code = code;
+  o->e.detail = detail;
+  sqlite3_free(o->msg);
+  o->msg = sqlite3_mprintf("%s", msg ? msg : "");
+  o->e.message = o->msg ? o->msg : "out of memory";
+  o->e.line = line;
+  o->e.offset = off;
+  o->e.column = col;
+  o->e.record = record;
+  o->e.field = field;
+  o->e.name = name;
+}
+
+/* ------------------------------------------------------------ header names */
+
+struct sq_csv_names {
+  int n, cap;
+  char **z;
+  size_t *len;
+};
+
+sq_csv_names *sq_csv_names_new(void){
+  sq_csv_names *h = sqlite3_malloc(sizeof(*h));
+  if( h ) memset(h, 0, sizeof(*h));
+  return h;
+}
+
+void sq_csv_names_clear(sq_csv_names *h){
+  int i;
+  for(i=0; i<h->n; i++) sqlite3_free(h->z[i]);
+  h->n = 0;
+}
+
+void sq_csv_names_free(sq_csv_names *h){
+  if( !h ) return;
+  sq_csv_names_clear(h);
+  sqlite3_free(h->z);
+  sqlite3_free(h->len);
+  sqlite3_free(h);
+}
+
+static int ascii_ieq(const char *a, const char *b, size_t n){
+  size_t i;
+  for(i=0; i<n; i++){
+    unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
+    if( x>='A' && x<='Z' ) x += 32;
+    if( y>='A' && y<='Z' ) y += 32;
+    if( x!=y ) return 0;
+  }
+  return 1;
+}
+
+int sq_csv_names_add(sq_csv_names *h, const sq_csv_event *e, int64_t *dup){
+  char *z;
+  size_t n = e->len;
+  int i;
+  if( h->n>=h->cap ){
+    int cap = h->cap ? h->cap*2 : 16;
+    char **a = sqlite3_realloc64(h->z, sizeof(char*)*(sqlite3_uint64)cap);
+    size_t *l;
+    if( !a ) return 2;
+    h->z = a;
+    l = sqlite3_realloc64(h->len, sizeof(size_t)*(sqlite3_uint64)cap);
+    if( !l ) return 2;
+    h->len = l;
+    h->cap = cap;
+  }
+  if( n==0 ){
+    z = sqlite3_mprintf("c%d", h->n+1);
+    if( !z ) return 2;
+    n = strlen(z);
+  }else{
+    z = sqlite3_malloc64((sqlite3_uint64)n+1);
+    if( !z ) return 2;
+    memcpy(z, e->text, n);
+    z[n] = 0;
+  }
+  for(i=0; i<h->n; i++){
+    if( h->len[i]==n && ascii_ieq(h->z[i], z, n) ){
+      *dup = i;
+      sqlite3_free(z);
+      return 1;
+    }
+  }
+  h->z[h->n] = z;
+  h->len[h->n] = n;
+  h->n++;
+  return 0;
+}
+
+int sq_csv_names_count(const sq_csv_names *h){ return h->n; }
+
+const char *sq_csv_names_get(const sq_csv_names *h, int i, size_t *len){
+  if( i<0 || i>=h->n ){ if( len ) *len = 0; return 0; }
+  if( len ) *len = h->len[i];
+  return h->z[i];
+}
+
+void sq_csv_names_dup_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
+                            sq_csv_ingest_error *err, char *buf, size_t nbuf){
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *m;
+  sqlite3_str_appendall(s, "header name ");
+  sq_str_value(s, e->text ? e->text : "", (sqlite3_int64)e->len, 1);
+  sqlite3_str_appendf(s, " repeats field %lld (", (long long)dup+1);
+  sq_str_value(s, h->z[dup], (sqlite3_int64)h->len[dup], 1);
+  sqlite3_str_appendall(s, "): header names must differ, also ignoring case");
+  m = sqlite3_str_finish(s);
+  sqlite3_snprintf((int)nbuf, buf, "%s", m ? m : "repeated header name");
+  sqlite3_free(m);
+  memset(err, 0, sizeof(*err));
+  err->code = SQ_CSV_IE_HEADER;
+  err->message = buf;
+  err->line = e->line;
+  err->offset = e->offset;
+  err->column = e->column;
+  err->record = -1;
+  err->field = (int64_t)e->field;
+  err->name = 0;
+}
+
+/* The reader's error as an sq_csv_ingest_error (message pointing into the
+** reader); `header`: record 0 is the header; names: for the field name. */
+static void reader_error(const sq_csv_parser *p, int header, const sq_csv_names *names,
+                         sq_csv_ingest_error *out){
+  const sq_csv_error *r = sq_csv_error_info(p);
+  memset(out, 0, sizeof(*out));
+  out->code = r->code==SQ_CSV_E_NOMEM ? SQ_CSV_IE_NOMEM : SQ_CSV_IE_CSV;
+  out->detail = r->code;
+  out->message = r->message;
+  out->line = r->line;
+  out->offset = r->offset;
+  out->column = r->column;
+  out->record = header ? (int64_t)r->record - 1 : (int64_t)r->record;
+  out->field = (int64_t)r->field;
+  out->name = (names && !(header && r->record==0)) ? sq_csv_names_get(names, (int)r->field, 0) : 0;
+}
+
+/* ------------------------------------------------------------ inference */
+
+typedef struct InferCol { int any, all_int, all_real; } InferCol;
+
+struct sq_csv_infer {
+  sq_csv_options o;
+  sq_csv_parser *p;
+  sq_csv_names *names;
+  int max_records;
+  int64_t records;
+  int ncol, cap;
+  InferCol *cols;
+  char **gen;                  /* generated names (no header) */
+  int done;
+  const char *bad;             /* bad option */
+  OwnError err;
+  char dupbuf[512];
+};
+
+static int infer_event(void *u, const sq_csv_event *e){
+  sq_csv_infer *f = (sq_csv_infer*)u;
+  if( e->type==SQ_CSV_FIELD ){
+    if( e->flags & SQ_CSV_F_HEADER ){
+      int64_t dup = -1;
+      int rc = sq_csv_names_add(f->names, e, &dup);
+      if( rc==1 ){
+        sq_csv_ingest_error x;
+        sq_csv_names_dup_error(f->names, e, dup, &x, f->dupbuf, sizeof f->dupbuf);
+        own_set(&f->err, x.code, 0, x.message, x.line, x.offset, x.column, -1, x.field, 0);
+        return 2;
+      }
+      if( rc ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return 2; }
+      return SQ_CSV_CONTINUE;
+    }
+    if( e->field>=(uint64_t)f->ncol ){
+      int n = (int)e->field+1, i;
+      if( e->field>=32767 ){
+        own_set(&f->err, SQ_CSV_IE_CSV, 0, "more than 32767 fields", e->line, e->offset,
+                e->column, (int64_t)f->records, (int64_t)e->field, 0);
+        return 2;
+      }
+      if( n>f->cap ){
+        int cap = f->cap ? f->cap*2 : 16;
+        InferCol *a;
+        while( cap<n ) cap *= 2;
+        a = sqlite3_realloc64(f->cols, sizeof(InferCol)*(sqlite3_uint64)cap);
+        if( !a ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return 2; }
+        f->cols = a;
+        f->cap = cap;
+      }
+      for(i=f->ncol; i<n; i++){ f->cols[i].any = 0; f->cols[i].all_int = 1; f->cols[i].all_real = 1; }
+      f->ncol = n;
+    }
+    if( !(e->flags & SQ_CSV_F_NULL) ){
+      InferCol *c = &f->cols[e->field];
+      unsigned fits = sq_csv_value_fits(e->text, e->len);
+      c->any = 1;
+      if( !(fits & (1u<<SQ_CSV_T_INTEGER)) ) c->all_int = 0;
+      if( !(fits & (1u<<SQ_CSV_T_REAL)) ) c->all_real = 0;
+    }
+    return SQ_CSV_CONTINUE;
+  }
+  if( f->o.header && e->record==0 ) return SQ_CSV_CONTINUE;
+  f->records++;
+  if( f->records>=f->max_records ){ f->done = 1; return SQ_CSV_PAUSE; }
+  return SQ_CSV_CONTINUE;
+}
+
+sq_csv_infer *sq_csv_infer_new(const sq_csv_options *o, int records){
+  sq_csv_infer *f = sqlite3_malloc(sizeof(*f));
+  if( !f ) return 0;
+  memset(f, 0, sizeof(*f));
+  f->o = *o;
+  f->o.null_text = 0;          /* applied to the reader below; not kept */
+  f->max_records = records>0 ? records : SQ_CSV_INFER_DEFAULT;
+  own_clear(&f->err);
+  f->p = sq_csv_new(infer_event, f);
+  f->names = sq_csv_names_new();
+  if( !f->p || !f->names ){ sq_csv_infer_free(f); return 0; }
+  {
+    int rc = sq_csv_options_apply(f->p, o, &f->bad);
+    if( rc==2 ){ sq_csv_infer_free(f); return 0; }
+  }
+  return f;
+}
+
+void sq_csv_infer_free(sq_csv_infer *f){
+  int i;
+  if( !f ) return;
+  sq_csv_free(f->p);
+  sq_csv_names_free(f->names);
+  if( f->gen ){ for(i=0; i<f->ncol; i++) sqlite3_free(f->gen[i]); sqlite3_free(f->gen); }
+  sqlite3_free(f->cols);
+  own_clear(&f->err);
+  sqlite3_free(f);
+}
+
+static int infer_fail_reader(sq_csv_infer *f){
+  if( !f->err.e.code ){
+    sq_csv_ingest_error x;
+    reader_error(f->p, f->o.header, f->names, &x);
+    own_set(&f->err, x.code, x.detail, x.message, x.line, x.offset, x.column, x.record, x.field, x.name);
+  }
+  return SQ_INGEST_ERROR;
+}
+
+int sq_csv_infer_feed(sq_csv_infer *f, const void *bytes, size_t n){
+  int rc;
+  if( f->err.e.code ) return SQ_INGEST_ERROR;
+  if( f->bad ){ own_set(&f->err, SQ_CSV_IE_OPTION, 0, f->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
+  if( f->done ) return SQ_INGEST_PAUSED;
+  rc = sq_csv_feed(f->p, bytes, n);
+  if( rc==SQ_CSV_ERROR ) return infer_fail_reader(f);
+  return f->done ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
+}
+
+int sq_csv_infer_finish(sq_csv_infer *f){
+  int i;
+  if( f->err.e.code ) return SQ_INGEST_ERROR;
+  if( f->bad ){ own_set(&f->err, SQ_CSV_IE_OPTION, 0, f->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
+  if( !f->done && sq_csv_finish(f->p)==SQ_CSV_ERROR ) return infer_fail_reader(f);
+  if( f->o.header ){
+    if( sq_csv_records(f->p)==0 ){
+      own_set(&f->err, SQ_CSV_IE_HEADER, 0, "empty file: no header to name the columns",
+              0, 0, 0, -1, -1, 0);
+      return SQ_INGEST_ERROR;
+    }
+    /* the header decides the columns (a shorter first data record was
+    ** padded or refused by the reader) */
+    if( f->ncol<sq_csv_names_count(f->names) ){
+      int n = sq_csv_names_count(f->names);
+      InferCol *a = sqlite3_realloc64(f->cols, sizeof(InferCol)*(sqlite3_uint64)n);
+      if( !a ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
+      f->cols = a;
+      for(i=f->ncol; i<n; i++){ a[i].any = 0; a[i].all_int = 1; a[i].all_real = 1; }
+      f->ncol = f->cap = n;
+    }
+  }else{
+    if( f->ncol==0 ){
+      own_set(&f->err, SQ_CSV_IE_HEADER, 0, "empty file: no field to make a column of",
+              0, 0, 0, -1, -1, 0);
+      return SQ_INGEST_ERROR;
+    }
+    f->gen = sqlite3_malloc64(sizeof(char*)*(sqlite3_uint64)f->ncol);
+    if( !f->gen ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
+    for(i=0; i<f->ncol; i++){
+      f->gen[i] = sqlite3_mprintf("c%d", i+1);
+      if( !f->gen[i] ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
+    }
+  }
+  return SQ_INGEST_OK;
+}
+
+int sq_csv_infer_count(const sq_csv_infer *f){ return f->ncol; }
+
+const char *sq_csv_infer_name(const sq_csv_infer *f, int i){
+  if( i<0 || i>=f->ncol ) return 0;
+  if( f->o.header ) return sq_csv_names_get(f->names, i, 0);
+  return f->gen ? f->gen[i] : 0;
+}
+
+int sq_csv_infer_type(const sq_csv_infer *f, int i){
+  const InferCol *c;
+  if( i<0 || i>=f->ncol ) return SQ_CSV_T_TEXT;
+  c = &f->cols[i];
+  if( !c->any ) return SQ_CSV_T_TEXT;
+  if( c->all_int ) return SQ_CSV_T_INTEGER;
+  if( c->all_real ) return SQ_CSV_T_REAL;
+  return SQ_CSV_T_TEXT;
+}
+
+int64_t sq_csv_infer_records(const sq_csv_infer *f){ return f->records; }
+const sq_csv_ingest_error *sq_csv_infer_error(const sq_csv_infer *f){ return &f->err.e; }
+
+/* ------------------------------------------------------------ the driver */
+
+struct sq_csv_ingest {
+  sq_ingest *g;
+  sq_csv_options o;
+  sq_csv_parser *p;
+  sq_csv_names *names;
+  const char *bad;             /* bad option */
+  int named;                   /* header names given to the core */
+  int in_rec;
+  int64_t nreq;
+  unsigned char *req;          /* per field: SQ_CSV_T_* it must fit, 0: any */
+  int64_t inferred_from;
+  int64_t cur_field;
+  OwnError err;
+  char dupbuf[512];
+};
+
+static const char *drv_name(const sq_csv_ingest *d, int64_t field){
+  if( field<0 || field>INT32_MAX ) return 0;
+  return sq_csv_names_get(d->names, (int)field, 0);
+}
+
+/* The core's error, with the field it concerns. */
+static int drv_core_fail(sq_csv_ingest *d){
+  const sq_ingest_error *x = sq_ingest_error_info(d->g);
+  int64_t rec = x->record;
+  own_set(&d->err, x->code==SQ_INGEST_E_NOMEM ? SQ_CSV_IE_NOMEM : SQ_CSV_IE_INGEST, x->code,
+          x->message, x->line, x->offset, x->column, rec, d->cur_field, drv_name(d, d->cur_field));
+  return 2;   /* abort the reader */
+}
+
+static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *m;
+  const char *name = drv_name(d, (int64_t)e->field);
+  sq_str_value(s, e->text, (sqlite3_int64)e->len, 1);
+  sqlite3_str_appendf(s, " is not %s, and the column's type %s was inferred from the first "
+                      "%lld records (declare the column's type to accept such values)",
+                      d->req[e->field]==SQ_CSV_T_INTEGER
+                        ? "an integer written canonically (no leading zeros, no sign +, within 64 bits)"
+                        : "a number of at most 15 significant digits",
+                      type_name(d->req[e->field]), (long long)d->inferred_from);
+  m = sqlite3_str_finish(s);
+  own_set(&d->err, SQ_CSV_IE_FIT, 0, m ? m : "out of memory", e->line, e->offset, e->column,
+          sq_ingest_records(d->g), (int64_t)e->field, name);
+  sqlite3_free(m);
+  (void)type;
+  return 2;
+}
+
+static int drv_event(void *u, const sq_csv_event *e){
+  sq_csv_ingest *d = (sq_csv_ingest*)u;
+  sq_ingest_pos pos;
+  int rc;
+  pos.offset = e->offset;
+  pos.line = e->line;
+  pos.column = e->column;
+  if( e->type==SQ_CSV_FIELD ){
+    if( e->flags & SQ_CSV_F_HEADER ){
+      int64_t dup = -1;
+      rc = sq_csv_names_add(d->names, e, &dup);
+      if( rc==1 ){
+        sq_csv_ingest_error x;
+        sq_csv_names_dup_error(d->names, e, dup, &x, d->dupbuf, sizeof d->dupbuf);
+        own_set(&d->err, x.code, 0, x.message, x.line, x.offset, x.column, -1, x.field, 0);
+        return 2;
+      }
+      if( rc ){ own_set(&d->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return 2; }
+      return SQ_CSV_CONTINUE;
+    }
+    if( !d->in_rec ){
+      if( sq_ingest_begin_record(d->g, &pos)!=SQ_INGEST_OK ){ d->cur_field = -1; return drv_core_fail(d); }
+      d->in_rec = 1;
+    }
+    d->cur_field = (int64_t)e->field;
+    if( e->field>(uint64_t)INT32_MAX ) return SQ_CSV_CONTINUE;
+    if( (int64_t)e->field<d->nreq && d->req[e->field] && !(e->flags & SQ_CSV_F_NULL)
+        && !(sq_csv_value_fits(e->text, e->len) & (1u<<d->req[e->field])) ){
+      return drv_fit_fail(d, e, d->req[e->field]);
+    }
+    if( sq_ingest_field_index(d->g, (int)e->field, &pos)!=SQ_INGEST_OK ) return drv_core_fail(d);
+    rc = (e->flags & SQ_CSV_F_NULL)
+         ? sq_ingest_value_event(d->g, SQ_INGEST_K_NULL, 0, 0, &pos)
+         : sq_ingest_value_event(d->g, SQ_INGEST_K_STRING, e->text, e->len, &pos);
+    if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
+    return SQ_CSV_CONTINUE;
+  }
+  /* the end of a record */
+  if( !d->named ){
+    if( d->o.header ){
+      int i, n = sq_csv_names_count(d->names);
+      for(i=0; i<n; i++){
+        size_t len;
+        const char *z = sq_csv_names_get(d->names, i, &len);
+        if( sq_ingest_name_field(d->g, i, z, (int)len)!=SQ_INGEST_OK ){ d->cur_field = i; return drv_core_fail(d); }
+      }
+    }
+    d->named = 1;
+    if( d->o.header && e->record==0 ) return SQ_CSV_CONTINUE;
+  }
+  if( !d->in_rec ) return SQ_CSV_CONTINUE;   /* (a record without fields: none is delivered) */
+  d->in_rec = 0;
+  d->cur_field = -1;
+  rc = sq_ingest_end_record(d->g, &pos);
+  if( rc==SQ_INGEST_PAUSED ) return SQ_CSV_PAUSE;
+  if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
+  return SQ_CSV_CONTINUE;
+}
+
+sq_csv_ingest *sq_csv_ingest_new(sq_ingest *g, const sq_csv_options *o){
+  sq_csv_ingest *d = sqlite3_malloc(sizeof(*d));
+  if( !d ) return 0;
+  memset(d, 0, sizeof(*d));
+  d->g = g;
+  d->o = *o;
+  d->o.null_text = 0;
+  d->cur_field = -1;
+  own_clear(&d->err);
+  d->p = sq_csv_new(drv_event, d);
+  d->names = sq_csv_names_new();
+  if( !d->p || !d->names ){ sq_csv_ingest_free(d); return 0; }
+  if( sq_csv_options_apply(d->p, o, &d->bad)==2 ){ sq_csv_ingest_free(d); return 0; }
+  return d;
+}
+
+void sq_csv_ingest_free(sq_csv_ingest *d){
+  if( !d ) return;
+  sq_csv_free(d->p);
+  sq_csv_names_free(d->names);
+  sqlite3_free(d->req);
+  own_clear(&d->err);
+  sqlite3_free(d);
+}
+
+void sq_csv_ingest_reset(sq_csv_ingest *d){
+  sq_csv_reset(d->p);
+  sq_csv_names_clear(d->names);
+  sq_ingest_reset(d->g);
+  d->named = 0;
+  d->in_rec = 0;
+  d->cur_field = -1;
+  own_clear(&d->err);
+}
+
+int sq_csv_ingest_require(sq_csv_ingest *d, int field, int type, int64_t inferred_from){
+  if( field<0 || field>32767 ) return SQ_INGEST_ERROR;
+  if( field>=d->nreq ){
+    unsigned char *a = sqlite3_realloc64(d->req, (sqlite3_uint64)field+1);
+    if( !a ) return SQ_INGEST_ERROR;
+    memset(a+d->nreq, 0, (size_t)(field+1-d->nreq));
+    d->req = a;
+    d->nreq = field+1;
+  }
+  d->req[field] = (unsigned char)(type==SQ_CSV_T_INTEGER || type==SQ_CSV_T_REAL ? type : 0);
+  d->inferred_from = inferred_from;
+  return SQ_INGEST_OK;
+}
+
+static int drv_fail_reader(sq_csv_ingest *d){
+  if( !d->err.e.code ){
+    sq_csv_ingest_error x;
+    reader_error(d->p, d->o.header, d->names, &x);
+    own_set(&d->err, x.code, x.detail, x.message, x.line, x.offset, x.column, x.record, x.field, x.name);
+  }
+  return SQ_INGEST_ERROR;
+}
+
+int sq_csv_ingest_feed(sq_csv_ingest *d, const void *bytes, size_t n){
+  int rc;
+  if( d->err.e.code ) return SQ_INGEST_ERROR;
+  if( d->bad ){ own_set(&d->err, SQ_CSV_IE_OPTION, 0, d->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
+  rc = sq_csv_feed(d->p, bytes, n);
+  if( rc==SQ_CSV_ERROR ) return drv_fail_reader(d);
+  return rc==SQ_CSV_PAUSED ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
+}
+
+size_t sq_csv_ingest_consumed(const sq_csv_ingest *d){ return sq_csv_consumed(d->p); }
+
+int sq_csv_ingest_finish(sq_csv_ingest *d){
+  if( d->err.e.code ) return SQ_INGEST_ERROR;
+  if( d->bad ){ own_set(&d->err, SQ_CSV_IE_OPTION, 0, d->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
+  if( sq_csv_finish(d->p)==SQ_CSV_ERROR ) return drv_fail_reader(d);
+  if( d->o.header && sq_csv_records(d->p)==0 ){
+    own_set(&d->err, SQ_CSV_IE_HEADER, 0, "empty file: no header", 0, 0, 0, -1, -1, 0);
+    return SQ_INGEST_ERROR;
+  }
+  return SQ_INGEST_OK;
+}
+
+uint64_t sq_csv_ingest_offset(const sq_csv_ingest *d){ return sq_csv_offset(d->p); }
+int64_t sq_csv_ingest_records(const sq_csv_ingest *d){ return sq_ingest_records(d->g); }
+const sq_csv_ingest_error *sq_csv_ingest_error_info(const sq_csv_ingest *d){ return &d->err.e; }
+char *sq_csv_ingest_error_text(const sq_csv_ingest *d){ return sq_csv_error_text(&d->err.e); }
