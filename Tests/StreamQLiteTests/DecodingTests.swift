@@ -114,4 +114,15 @@ func makeTasks() throws -> Database {
         }
         #expect(titles == ["Sleep", "Clean Room"])
     }
+
+    enum Kind: String, Codable { case alpha, beta }
+    struct Box<T: Decodable>: Decodable { var id: Int; var value: T }
+
+    @Test func aGenericPropertyWhoseTypeIsAnOptionalEnumDecodes() throws {
+        let db = try Database()
+        let rows = try db.rows(Box<Kind?>.self, "SELECT 1 AS id, 'beta' AS value UNION ALL SELECT 2, NULL ORDER BY id").collect()
+        #expect(rows.map(\.value) == [.beta, nil])
+        let ints = try db.rows(Box<Int?>.self, "SELECT 1 AS id, NULL AS value").collect()
+        #expect(ints.map(\.value) == [nil])
+    }
 }
