@@ -72,9 +72,10 @@
 **      configured keys match that way ("Foo" and "FOO" for "foo"), the key
 **      is ambiguous: an error, in strict and lenient mode alike;
 **   3. else the key is unknown: ignored (strict mode: an error).
-** A missing key leaves its columns NULL; a repeated key (or two keys
-** feeding one column) overwrites: the last one wins (strict mode: an
-** error).  CSV-like inputs name fields by position: sq_ingest_field_index()
+** A missing key leaves its columns NULL.  Two members of one record for
+** the same column ("id" and "ID", "id" twice, or two keys mapped to one
+** column) are an error naming both keys, in every mode: SQLite's ->> would
+** take the first, JavaScript the last; the core does not guess.  CSV-like inputs name fields by position: sq_ingest_field_index()
 ** feeds field i to the columns its header name matches by the same rule
 ** (sq_ingest_name_field), or without names to column i.
 **
@@ -228,7 +229,7 @@ extern "C" {
 #define SQ_INGEST_E_NONE       0
 #define SQ_INGEST_E_JSON       1   /* JSON syntax/UTF-8/depth/truncation (sq_json.h) */
 #define SQ_INGEST_E_LAYOUT     2   /* not an array of objects, path not found… */
-#define SQ_INGEST_E_STRICT     3   /* strict mode: unknown/duplicate key, lossy value */
+#define SQ_INGEST_E_STRICT     3   /* strict mode: unknown key, lossy value */
 #define SQ_INGEST_E_AMBIGUOUS  4   /* a key matching two configured keys ignoring case */
 #define SQ_INGEST_E_OMITTED    5   /* a key for a DEFAULT column the first record left out */
 #define SQ_INGEST_E_TOO_BIG    6   /* record limit exceeded */
@@ -236,6 +237,7 @@ extern "C" {
 #define SQ_INGEST_E_ABORTED    8   /* the row callback asked to stop */
 #define SQ_INGEST_E_CONFIG     9   /* bad column, mapping, path, or call order */
 #define SQ_INGEST_E_MISUSE    10   /* an event out of order (format drivers) */
+#define SQ_INGEST_E_DUPLICATE 11   /* two members of one record for one column */
 
 #define SQ_INGEST_DEFAULT_MAX_RECORD ((int64_t)64 << 20)
 
@@ -281,6 +283,8 @@ typedef struct sq_ingest_pos {
 /* A new core, or NULL when out of memory. */
 sq_ingest *sq_ingest_new(sq_ingest_row_callback on_row, void *user);
 void sq_ingest_free(sq_ingest *g);
+/* Replaces the row callback and its user pointer. */
+void sq_ingest_set_row_callback(sq_ingest *g, sq_ingest_row_callback on_row, void *user);
 
 /* Ready for a new input: records, errors, JSON parser and path state start
 ** over; columns, mappings, path, layout and options are kept. */

@@ -165,7 +165,9 @@ struct sq_ingest {
   int *ident;                 /* ident[i] = i: field i by position */
   IngSlot *slots;
   sq_ingest_value *vals;
-  int64_t *seen;              /* per column: record+1 that set it (strict) */
+  int64_t *seen;              /* per column: record+1 that set it */
+  int *seen_pos;              /* per column: the cache position of the key that set it, or -1 */
+  int64_t *seen_koff, *seen_klen;   /* per column, for -1: that key in the arena */
   unsigned char *named0;      /* per column: the first record named it */
   unsigned char *omitted;     /* per column: left out (DEFAULT) */
   /* records */
@@ -178,6 +180,7 @@ struct sq_ingest {
   int ncur;
   int have_field;
   const char *cur_key; size_t cur_nkey;   /* the current field's key (for errors) */
+  int cur_pos;                /* its position in the key cache, or -1 */
   IngBuf keybuf;              /* an uncached key */
   IngKeyCache cache[ING_KEY_CACHE];
   int ncache;
@@ -276,6 +279,11 @@ sq_ingest *sq_ingest_new(sq_ingest_row_callback on_row, void *user){
   return g;
 }
 
+void sq_ingest_set_row_callback(sq_ingest *g, sq_ingest_row_callback on_row, void *user){
+  g->on_row = on_row;
+  g->user = user;
+}
+
 static void ing_free_path(sq_ingest *g){
   int i;
   for(i=0; i<g->nstep; i++) sqlite3_free(g->steps[i].key);
@@ -314,6 +322,9 @@ void sq_ingest_free(sq_ingest *g){
   sqlite3_free(g->slots);
   sqlite3_free(g->vals);
   sqlite3_free(g->seen);
+  sqlite3_free(g->seen_pos);
+  sqlite3_free(g->seen_koff);
+  sqlite3_free(g->seen_klen);
   sqlite3_free(g->named0);
   sqlite3_free(g->omitted);
   sqlite3_free(g->arena.z);
@@ -559,16 +570,23 @@ static int ing_prepare(sq_ingest *g){
   g->slots = sqlite3_malloc64(sizeof(IngSlot)*(sqlite3_uint64)n);
   g->vals = sqlite3_malloc64(sizeof(sq_ingest_value)*(sqlite3_uint64)n);
   g->seen = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
+  g->seen_pos = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)n);
+  g->seen_koff = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
+  g->seen_klen = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
   g->named0 = sqlite3_malloc64((sqlite3_uint64)n);
   g->omitted = sqlite3_malloc64((sqlite3_uint64)n);
   g->parent_obj = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
   g->key_ok = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
   g->arr_idx = sqlite3_malloc64(sizeof(int64_t)*((sqlite3_uint64)g->nstep+2));
-  if( !g->ident || !g->slots || !g->vals || !g->seen || !g->named0 || !g->omitted
+  if( !g->ident || !g->slots || !g->vals || !g->seen || !g->seen_pos || !g->seen_koff
+      || !g->seen_klen || !g->named0 || !g->omitted
       || !g->parent_obj || !g->key_ok || !g->arr_idx ){
     return ing_nomem(g);
   }
-  for(i=0; i<n; i++){ g->ident[i] = i; g->seen[i] = 0; g->named0[i] = 0; g->omitted[i] = 0; }
+  for(i=0; i<n; i++){
+    g->ident[i] = i; g->seen[i] = 0; g->seen_pos[i] = -1; g->seen_koff[i] = 0; g->seen_klen[i] = -1;
+    g->named0[i] = 0; g->omitted[i] = 0;
+  }
   memset(g->slots, 0, sizeof(IngSlot)*(size_t)n);
   memset(g->vals, 0, sizeof(sq_ingest_value)*(size_t)n);
   g->prepared = 1;
@@ -674,6 +692,44 @@ int sq_ingest_begin_record(sq_ingest *g, const sq_ingest_pos *pos){
   return SQ_INGEST_OK;
 }
 
+/* Two members of one record for column c: an error naming both keys. */
+static int ing_fail_twice(sq_ingest *g, int c, const sq_ingest_pos *pos){
+  sqlite3_str *m = sqlite3_str_new(0);
+  const char *prev = 0;
+  int64_t nprev = 0;
+  char *z;
+  int rc;
+  if( g->seen_pos[c]>=0 ){
+    prev = g->cache[g->seen_pos[c]].key;
+    nprev = g->cache[g->seen_pos[c]].n;
+  }else if( g->seen_klen[c]>=0 && g->arena.z ){
+    prev = g->arena.z + g->seen_koff[c];
+    nprev = g->seen_klen[c];
+  }
+  if( !g->cur_key || !prev ){
+    sqlite3_str_appendall(m, "two fields of one record both feed column ");
+  }else if( nprev==(int64_t)g->cur_nkey && memcmp(prev, g->cur_key, g->cur_nkey)==0 ){
+    sqlite3_str_appendall(m, "key ");
+    sq_str_value(m, g->cur_key, (sqlite3_int64)g->cur_nkey, 1);
+    sqlite3_str_appendall(m, " appears twice in one object (column ");
+  }else{
+    sqlite3_str_appendall(m, "keys ");
+    sq_str_value(m, prev, nprev, 1);
+    sqlite3_str_appendall(m, " and ");
+    sq_str_value(m, g->cur_key, (sqlite3_int64)g->cur_nkey, 1);
+    sqlite3_str_appendall(m, " of one object both match column ");
+  }
+  sq_str_value(m, g->cols[c].name, g->cols[c].nname, 1);
+  if( g->cur_key && prev && nprev==(int64_t)g->cur_nkey && memcmp(prev, g->cur_key, g->cur_nkey)==0 ){
+    sqlite3_str_appendall(m, ")");
+  }
+  z = sqlite3_str_finish(m);
+  if( !z ) return ing_nomem(g);
+  rc = ing_fail_pos(g, SQ_INGEST_E_DUPLICATE, pos, g->cur_key, g->cur_nkey, "%s", z);
+  sqlite3_free(z);
+  return rc;
+}
+
 /* The target of a key: exact, else ASCII case-insensitive (two matches:
 ** -2, with *other set); -1: unknown. */
 static int ing_resolve(const sq_ingest *g, const char *k, size_t n, int *other){
@@ -693,7 +749,9 @@ static int ing_resolve(const sq_ingest *g, const char *k, size_t n, int *other){
 }
 
 /* The current field now feeds cur[0..ncur): checks against DEFAULT
-** columns left out, duplicates (strict), and notes the first record's keys. */
+** columns left out and against a second member for the same column (an
+** error in every mode: SQLite's ->> would take the first, JavaScript the
+** last — no guess), and notes which member filled each column. */
 static int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
   int j;
   for(j=0; j<g->ncur; j++){
@@ -704,12 +762,16 @@ static int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
           "inserted (give the key in the first element, or list the columns to insert)",
           g->cols[c].name);
     }
-    if( g->strict ){
-      if( g->seen[c]==g->nrec+1 ){
-        return ing_fail_pos(g, SQ_INGEST_E_STRICT, pos, g->cur_key, g->cur_nkey,
-                            "duplicate key for column %s (strict mode)", g->cols[c].name);
-      }
-      g->seen[c] = g->nrec+1;
+    if( g->seen[c]==g->nrec+1 ) return ing_fail_twice(g, c, pos);
+    g->seen[c] = g->nrec+1;
+    g->seen_pos[c] = g->cur_pos;
+    if( g->cur_pos<0 && g->cur_key ){
+      /* an uncached key: kept for that message */
+      int rc = 0;
+      g->seen_koff[c] = g->arena.n;
+      g->seen_klen[c] = (int64_t)g->cur_nkey;
+      INGBUF_PUT(&g->arena, g->cur_key, g->cur_nkey, g->max_rec, rc);
+      if( rc ) return ing_buf_fail(g, rc, pos);
     }
     if( g->nrec==0 ) g->named0[c] = 1;
   }
@@ -725,6 +787,7 @@ static int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_pos *p
     t = g->cache[p].target;
     g->cur_key = g->cache[p].key;
     g->cur_nkey = n;
+    g->cur_pos = p;
   }else{
     int other = -1;
     t = ing_resolve(g, k, n, &other);
@@ -733,11 +796,13 @@ static int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_pos *p
       sqlite3_str *s = sqlite3_str_new(0);
       char *m;
       int rc;
-      sqlite3_str_appendall(s, "the key matches ");
+      sqlite3_str_appendall(s, "key ");
+      sq_str_value(s, k, (sqlite3_int64)n, 1);
+      sqlite3_str_appendall(s, " matches both ");
       sq_str_value(s, a->key, a->nkey, 1);
       sqlite3_str_appendall(s, " and ");
       sq_str_value(s, b->key, b->nkey, 1);
-      sqlite3_str_appendall(s, " only ignoring case: ambiguous (map it to a column explicitly)");
+      sqlite3_str_appendall(s, " ignoring case (map it exactly)");
       m = sqlite3_str_finish(s);
       if( !m ) return ing_nomem(g);
       rc = ing_fail_pos(g, SQ_INGEST_E_AMBIGUOUS, pos, k, n, "%s", m);
@@ -757,12 +822,14 @@ static int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_pos *p
       c->n = (int)n;
       c->target = t;
       g->cur_key = c->key;
+      g->cur_pos = p;
     }else{
       int rc = 0;
       g->keybuf.n = 0;
       INGBUF_PUT(&g->keybuf, k, n, (int64_t)n+1, rc);
       if( rc ) return ing_nomem(g);
       g->cur_key = g->keybuf.z ? g->keybuf.z : "";
+      g->cur_pos = -1;
     }
     g->cur_nkey = n;
   }
@@ -794,6 +861,7 @@ int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos){
   g->have_field = 1;
   g->cur_key = 0;
   g->cur_nkey = 0;
+  g->cur_pos = -1;
   g->ncur = 0;
   if( g->nfield>0 ){
     if( index>=0 && index<g->nfield && g->fnames[index] ){
@@ -805,8 +873,7 @@ int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos){
         t = ing_resolve(g, g->fnames[index], (size_t)g->fnlen[index], &other);
         if( t<=-2 ){
           return ing_fail_pos(g, SQ_INGEST_E_AMBIGUOUS, pos, g->cur_key, g->cur_nkey,
-                              "the field name matches two keys only ignoring case: ambiguous "
-                              "(map it to a column explicitly)");
+                              "the field name matches two keys ignoring case (map it exactly)");
         }
         g->ftarget[index] = t;
       }

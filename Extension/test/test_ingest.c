@@ -107,7 +107,7 @@ static void apply_spec(sq_ingest *g, const char *spec){
   while( s && *s ){
     const char *e = strchr(s, ';');
     size_t n = e ? (size_t)(e-s) : strlen(s);
-    char item[256];
+    char item[1024];
     while( n>0 && *s==' ' ){ s++; n--; }
     if( n>=sizeof item ) abort();
     memcpy(item, s, n);
@@ -352,7 +352,7 @@ static void test_key_rule(void){
   expect("c a TEXT;c b TEXT;m Foo=a;m FOO=b",
          "[{\"Foo\":1,\"FOO\":2},\n{\"foo\":3}]",
          "#0 @1:1:2 '1'|'2'\n"
-         "ERR 4 @21:2:2 rec=1 key='foo': the key matches 'Foo' and 'FOO' only ignoring case: ambiguous (map it to a column explicitly)");
+         "ERR 4 @21:2:2 rec=1 key='foo': key 'foo' matches both 'Foo' and 'FOO' ignoring case (map it exactly)");
   /* mappings: a mapped column is no longer fed by its own name */
   expect("c id INTEGER;c added DATETIME;m id_str=id;m date_added=added",
          "[{\"id_str\": \"17\", \"id\": 999, \"date_added\": \"2024-05-01T14:00:00+02:00\", \"added\": \"x\"}]",
@@ -368,15 +368,33 @@ static void test_key_rule(void){
          "#1 @23:1:24 7|'7'|r7|'s'|'s'\nOK 2");
   /* a mapping onto another column's name */
   expect("c a TEXT;c n INTEGER;m n=a", "[{\"n\":5}]", "#0 @1:1:2 '5'|5\nOK 1");
-  /* several keys, one column: the last wins; strict: a duplicate */
-  expect("c a TEXT;m x=a;m y=a", "[{\"x\":1,\"y\":2},{\"y\":3,\"x\":4}]",
-         "#0 @1:1:2 '2'\n#1 @15:1:16 '4'\nOK 2");
+  /* several keys, one column: either fills it; two members of one object
+  ** for one column are an error naming both, in every mode (no guess) */
+  expect("c a TEXT;m x=a;m y=a", "[{\"x\":1},{\"y\":3},\n{\"y\":3,\"x\":4}]",
+         "#0 @1:1:2 '1'\n#1 @9:1:10 '3'\n"
+         "ERR 11 @25:2:8 rec=2 key='x': keys 'y' and 'x' of one object both match column 'a'");
   expect("strict;c a TEXT;m x=a;m y=a", "[{\"x\":1},{\"x\":1,\"y\":2}]",
-         "#0 @1:1:2 '1'\nERR 3 @16:1:17 rec=1 key='y': duplicate key for column a (strict mode)");
-  expect("strict;c title TEXT", "[{\"title\":1,\"Title\":2}]",
-         "ERR 3 @12:1:13 rec=0 key='Title': duplicate key for column title (strict mode)");
-  /* a repeated key: lenient, the last one wins */
-  expect("c a INTEGER", "[{\"a\":1,\"a\":2}]", "#0 @1:1:2 2\nOK 1");
+         "#0 @1:1:2 '1'\nERR 11 @16:1:17 rec=1 key='y': keys 'x' and 'y' of one object both match column 'a'");
+  expect("c title TEXT", "[{\"title\":1,\"Title\":2}]",
+         "ERR 11 @12:1:13 rec=0 key='Title': keys 'title' and 'Title' of one object both match column 'title'");
+  expect("c a INTEGER;c b", "[{\"a\":1,\"b\":0},{\"a\":1,\"b\":0,\"a\":2}]",
+         "#0 @1:1:2 1|0\nERR 11 @28:1:29 rec=1 key='a': key 'a' appears twice in one object (column 'a')");
+  /* ... a repeated key that feeds no column is ignored like any unknown key */
+  expect("c b INTEGER", "[{\"a\":1,\"a\":2,\"b\":3}]", "#0 @1:1:2 3\nOK 1");
+  /* ... also for keys the per-position cache does not hold (long ones) */
+  {
+    char doc[1400], want[1400], k[301];
+    memset(k, 'k', 300); k[300] = 0;
+    snprintf(doc, sizeof doc, "[{\"%s\":1,\"%s\":2}]", k, k);
+    snprintf(want, sizeof want, "ERR 11 @307:1:308 rec=0 key='%s': key '%.200s\xe2\x80\xa6' (300 bytes) "
+             "appears twice in one object (column '%.200s\xe2\x80\xa6' (300 bytes))", k, k, k);
+    g_spec = 0;
+    {
+      char spec[400];
+      snprintf(spec, sizeof spec, "c %s", k);
+      expect(spec, doc, want);
+    }
+  }
   /* keys in another order in each record (the per-position cache) */
   expect("c a INTEGER;c b INTEGER;c c INTEGER",
          "[{\"a\":1,\"b\":2,\"c\":3},{\"c\":3,\"b\":2,\"a\":1},{\"b\":2},{\"x\":0,\"a\":1,\"b\":2,\"c\":3}]",

@@ -89,7 +89,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         (#"{"id": 1, "title": "t", "score": "high"}"#, "not a number"),
         (#"{"id": 1, "title": "t", "added": "2024-13-01"}"#, "not a date"),
         (#"{"id": 1, "title": "t", "score": [1]}"#, "nested"),
-        (#"{"id": 1, "title": "t", "title": "u"}"#, "duplicate"),
+        (#"{"id": 1, "title": "t", "title": "u"}"#, "appears twice"),
     ])
     func strictModeRejectsLossyCoercions(element: String, expected: String) throws {
         let json = "[{\"id\": 100, \"title\": \"ok\"}, " + element + "]"
@@ -156,13 +156,53 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
             ("1969-12-31T23:00:00-02:00", "1970-01-01 01:00:00.000"),
             ("2024-05-01 12:00:00.250", "2024-05-01 12:00:00.250"),
         ]
-        for (input, expected) in cases {
-            let out = Array(input.utf8).withUnsafeBufferPointer { normalizeISO8601($0) }
-            #expect(out.map { String(decoding: $0, as: UTF8.self) } == expected, "\(input)")
-        }
+        try jsonTestExec(db, "CREATE TABLE d(n INTEGER PRIMARY KEY, at DATETIME)")
+        let json = "[" + cases.enumerated().map { "{\"n\": \($0.offset), \"at\": \"\($0.element.0)\"}" }.joined(separator: ",") + "]"
+        try db.importJSON(bytes: Array(json.utf8), into: "d", options: .init(strict: true))
+        #expect(try jsonTestQuery(db, "SELECT at FROM d ORDER BY n") == cases.map { [.text($0.1)] })
         for bad in ["2023-02-29", "2024-05-01T25:00", "2024-5-01", "2024-05-01T12:00:00+", "yesterday", "2024-05-01T12:00:00.Z", ""] {
-            #expect(Array(bad.utf8).withUnsafeBufferPointer { normalizeISO8601($0) } == nil, "\(bad)")
+            let error = #expect(throws: JSONImportError.self) {
+                try db.importJSON(bytes: Array("[{\"n\": 100, \"at\": \"\(bad)\"}]".utf8), into: "d", options: .init(strict: true))
+            }
+            #expect(error?.message.contains("not a date") == true, "\(bad)")
+            // Lenient: kept as it was written.
+            try db.importJSON(bytes: Array("[{\"n\": 100, \"at\": \"\(bad)\"}]".utf8), into: "d")
+            #expect(try jsonTestQuery(db, "SELECT at FROM d WHERE n = 100") == [[.text(bad)]])
+            try jsonTestExec(db, "DELETE FROM d WHERE n = 100")
         }
+    }
+
+    @Test func keysMatchColumnsExactlyElseIgnoringASCIICase() throws {
+        // "ID" fills id and "TITLE" title, as SQLite matches column names (json_stream does the same).
+        try db.importJSON(bytes: Array(#"[{"ID": 1, "TITLE": "a"}, {"Id": 2, "title": "b"}]"#.utf8), into: "tasks")
+        #expect(try jsonTestQuery(db, "SELECT id, title FROM tasks ORDER BY id") == [[.int(1), .text("a")], [.int(2), .text("b")]])
+        // ASCII only: "NOTÉ" is not "noté".
+        try jsonTestExec(db, "CREATE TABLE accents(\"noté\" TEXT)")
+        let error = #expect(throws: JSONImportError.self) {
+            try db.importJSON(bytes: Array(#"[{"NOTÉ": 1}]"#.utf8), into: "accents", options: .init(strict: true))
+        }
+        #expect(error?.key == "NOTÉ")
+        // Two renamed keys equal ignoring case: exact matches are fine, a third spelling is ambiguous.
+        let options = JSONImportOptions(renames: ["Foo": "note", "FOO": "tags"])
+        try db.importJSON(bytes: Array(#"[{"id": 10, "title": "t", "Foo": "n", "FOO": [1]}]"#.utf8), into: "tasks", options: options)
+        #expect(try jsonTestQuery(db, "SELECT note, tags FROM tasks WHERE id = 10") == [[.text("n"), .text("[1]")]])
+        let ambiguous = #expect(throws: JSONImportError.self) {
+            try db.importJSON(bytes: Array(#"[{"id": 11, "title": "t", "foo": 1}]"#.utf8), into: "tasks", options: options)
+        }
+        #expect(ambiguous?.key == "foo" && ambiguous?.element == 0)
+        #expect(ambiguous.map { $0.message.contains("matches both") && $0.message.contains("'Foo'") && $0.message.contains("'FOO'") } == true,
+                "\(String(describing: ambiguous))")
+    }
+
+    @Test func twoMembersOfOneObjectForOneColumnAreAnErrorInEveryMode() throws {
+        // SQLite's ->> would take the first, JSONDecoder and JavaScript the last: no guess.
+        for json in [#"[{"id": 1, "title": "a", "title": "b"}]"#, #"[{"id": 1, "title": "a", "TITLE": "b"}]"#] {
+            let error = #expect(throws: JSONImportError.self) { try db.importJSON(bytes: Array(json.utf8), into: "tasks") }
+            #expect(error?.element == 0 && error?.message.contains("column 'title'") == true, "\(String(describing: error))")
+        }
+        // A repeated key that feeds no column is ignored like any unknown key.
+        try db.importJSON(bytes: Array(#"[{"id": 1, "title": "a", "x": 1, "x": 2}]"#.utf8), into: "tasks")
+        #expect(try jsonTestCount(db, "tasks") == 1)
     }
 
     @Test func anEmptyArrayImportsNothing() throws {

@@ -1,0 +1,113 @@
+import CStreamQLite
+import Foundation
+
+extension Database {
+    /// Imports the rows of a JSON document held in memory into `table`, in one transaction.
+    ///
+    /// See ``JSONImportOptions`` for layouts, key → column mapping and type
+    /// coercion. Nested objects and arrays are stored as JSON text.
+    ///
+    /// ```swift
+    /// // [{"id_str": "17", "title": "Write docs", "date_added": "2024-05-01T09:30:00Z", "tags": ["docs"]}, …]
+    /// let n = try db.importJSON(bytes: body, into: "tasks",
+    ///                           options: .init(renames: ["id_str": "id", "date_added": "added"]))
+    /// ```
+    ///
+    /// - Returns: The number of rows imported.
+    /// - Throws: ``JSONImportError`` with the byte offset, line and element
+    ///   index (syntax errors, strict-mode violations, constraint
+    ///   violations); nothing is inserted then.
+    @discardableResult
+    public func importJSON(bytes: UnsafeRawBufferPointer, into table: String,
+                           options: JSONImportOptions = JSONImportOptions(),
+                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+        let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
+        return try savepoint {
+            try importer.feed(bytes)
+            return try importer.finish()
+        }
+    }
+
+    /// Imports the rows of a JSON document held in memory; see ``importJSON(bytes:into:options:progress:)``.
+    @discardableResult
+    public func importJSON(bytes: [UInt8], into table: String, options: JSONImportOptions = JSONImportOptions(),
+                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+        try bytes.withUnsafeBytes { try importJSON(bytes: $0, into: table, options: options, progress: progress) }
+    }
+
+    /// Imports the rows of the JSON file at `path`, read in
+    /// ``JSONImportOptions/chunkSize`` chunks: memory use does not depend on
+    /// the file's size. See ``importJSON(bytes:into:options:progress:)``.
+    @discardableResult
+    public func importJSON(contentsOfFile path: String, into table: String,
+                           options: JSONImportOptions = JSONImportOptions(),
+                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw JSONImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))",
+                                  byteOffset: 0, line: 1, column: 1)
+        }
+        defer { close(fd) }
+        let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
+        let size = max(options.chunkSize, 1)
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        defer { buffer.deallocate() }
+        return try savepoint {
+            while true {
+                let n = read(fd, buffer, size)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw JSONImportError(message: "cannot read \(path): \(String(cString: strerror(errno)))",
+                                          byteOffset: importer.consumed, line: 0, column: 0)
+                }
+                if n == 0 { break }
+                try importer.feed(UnsafeRawBufferPointer(start: buffer, count: n))
+            }
+            return try importer.finish()
+        }
+    }
+
+    /// Imports the rows of the JSON file at `url` (a file URL); see ``importJSON(contentsOfFile:into:options:progress:)``.
+    @discardableResult
+    public func importJSON(contentsOf url: URL, into table: String, options: JSONImportOptions = JSONImportOptions(),
+                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+        try importJSON(contentsOfFile: url.path, into: table, options: options, progress: progress)
+    }
+
+    /// Imports JSON arriving as an asynchronous sequence of chunks (a network
+    /// download, `FileHandle.bytes`…), parsing each chunk as it arrives: the
+    /// document is never held whole. Chunks may split the JSON anywhere.
+    ///
+    /// ```swift
+    /// let (stream, _) = try await URLSession.shared.bytes(from: url)  // or any AsyncSequence of Data / [UInt8]
+    /// try await db.importJSON(from: chunks, into: "tasks", options: .init(layout: .ndjson))
+    /// ```
+    ///
+    /// The transaction stays open across the awaits: do not use the
+    /// connection from elsewhere meanwhile. Cancelling the task rolls the import
+    /// back and throws `CancellationError`, also when the sequence simply ends on
+    /// cancellation (as `AsyncStream` does). See ``importJSON(bytes:into:options:progress:)``.
+    @discardableResult
+    public nonisolated(nonsending) func importJSON<Chunks: AsyncSequence>(
+        from chunks: Chunks, into table: String, options: JSONImportOptions = JSONImportOptions(),
+        progress: ((JSONImportProgress) -> Void)? = nil
+    ) async throws -> Int where Chunks.Element: ContiguousBytes {
+        let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
+        let savepoint = try OpenSavepoint(self)
+        do {
+            for try await chunk in chunks {
+                // A cancelled task stops here: many sequences (AsyncStream among them) simply
+                // end when cancelled, which must not pass for the end of the input.
+                try Task.checkCancellation()
+                try chunk.withUnsafeBytes { try importer.feed($0) }
+            }
+            try Task.checkCancellation()
+            let n = try importer.finish()
+            try savepoint.release()
+            return n
+        } catch {
+            savepoint.rollback()
+            throw error
+        }
+    }
+}

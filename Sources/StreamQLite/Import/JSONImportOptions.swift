@@ -1,0 +1,124 @@
+import Foundation
+
+/// Where the rows are in a JSON document given to ``Database/importJSON(bytes:into:options:progress:)``.
+public enum JSONImportLayout: Sendable, Equatable {
+    /// The document is an array of objects: `[{"id":1}, {"id":2}]`.
+    case array
+    /// Newline-delimited JSON: one object per line (blank lines allowed).
+    case ndjson
+    /// The array of objects found by following object keys from the top:
+    /// `.arrayAt(["data", "tasks"])` reads `{"data": {"tasks": [ … ]}}`;
+    /// everything else in the document is parsed (validated) and skipped. If
+    /// keys repeat, every array found at the path is read.
+    case arrayAt([String])
+}
+
+/// Options of a JSON import.
+///
+/// The rows are assembled by the extension's ingest core (`Extension/include/sq_ingest.h`),
+/// the same C code the SQL virtual table `json_stream` uses: the same input is stored
+/// the same way through both.
+///
+/// Keys → columns: every column is fed by its own name, unless a rename names it (then
+/// by the renamed keys only). A key matches exactly, else ignoring ASCII case (as SQLite
+/// matches column names: `"ID"` fills column `id`); a key that matches two configured
+/// keys only ignoring case is ambiguous, an error.
+///
+/// Coercion to the column's declared type (its SQLite affinity, from `PRAGMA table_info`):
+///
+/// | JSON | INTEGER column | REAL column | TEXT column | date column¹ | NUMERIC / BLOB / untyped |
+/// | --- | --- | --- | --- | --- | --- |
+/// | `null` | NULL | NULL | NULL | NULL | NULL |
+/// | `true`/`false` | 1/0 | 1.0/0.0 | 1/0 | 1/0 | 1/0 |
+/// | integer `12` | 12 | 12.0 | `'12'` (the literal) | 12 | 12 |
+/// | number `12.5` | integral values (`12.0`, `1e3`) as INTEGER, else ² | 12.5 | `'12.5'` (the literal) | 12.5 | 12.5 |
+/// | string `"12"` | 12 when it is an integer literal, else ² | 12.0 when it is a number, else ² | `'12'` | see ¹ | `'12'` |
+/// | object/array | JSON text³ | JSON text³ | JSON text | JSON text | JSON text |
+///
+/// ¹ A column whose declared type contains `DATE` or `TIME`: strings in any
+/// form SQLite's date functions accept (`2024-05-01`, `2024-05-01T14:00:00+02:00`,
+/// `2024-05-01 12:00:00.5Z`) are validated and stored as the library's one date
+/// text, the same as a bound `Date`: a date alone as `YYYY-MM-DD`, a date and
+/// time as `YYYY-MM-DD HH:MM:SS.SSS` in UTC (an offset is applied; none means
+/// UTC, as in SQLite). Other strings are ².
+///
+/// ² Strict mode: an error. Otherwise the value is stored as it is (a REAL, or
+/// the string) and SQLite's affinity rules apply.
+///
+/// ³ Strict mode: an error.
+///
+/// Integers beyond 64 bits are bound as their literal text (strict: an error);
+/// in an INTEGER, REAL or NUMERIC column SQLite's affinity then stores them as REAL.
+/// Nested objects and arrays are stored as minified JSON text (strings re-escaped with
+/// `\b \f \n \r \t \" \\` and `\u00XX` for other control characters, numbers as
+/// written). An element's values may total at most 64 MiB (or SQLite's length limit).
+public struct JSONImportOptions: Sendable {
+    /// Where the rows are; default ``JSONImportLayout/array``.
+    public var layout: JSONImportLayout
+    /// JSON key → column, for keys whose name differs from the column
+    /// (`["id_str": "id", "date_added": "added"]`). A renamed column is fed by
+    /// its renamed keys only. Other keys match columns by name, exactly or
+    /// ignoring ASCII case.
+    public var renames: [String: String]
+    /// Strict mode: unknown keys, duplicate keys and values that cannot be
+    /// coerced losslessly (see the table above) are errors. Default `false`:
+    /// unknown keys are ignored and such values are stored as they are.
+    public var strict: Bool
+    /// The columns to insert. Nil (the default): every column of the table
+    /// without a DEFAULT, plus the columns with a DEFAULT that the first
+    /// element has a key for. A column missing from an element gets NULL
+    /// (an INTEGER PRIMARY KEY then gets a new rowid).
+    public var columns: [String]?
+    /// Conflict handling, as for bulk inserts; default ``InsertOptions/Conflict/abort``.
+    public var onConflict: InsertOptions.Conflict
+    /// Rows per `INSERT` statement (capped by SQLite's variable limit); default 50.
+    public var batchSize: Int
+    /// Bytes read per chunk from a file; default 256 KiB.
+    public var chunkSize: Int
+
+    /// Creates options; every parameter has the documented default.
+    public init(layout: JSONImportLayout = .array, renames: [String: String] = [:], strict: Bool = false,
+                columns: [String]? = nil, onConflict: InsertOptions.Conflict = .abort, batchSize: Int = 50,
+                chunkSize: Int = 256 * 1024) {
+        self.layout = layout
+        self.renames = renames
+        self.strict = strict
+        self.columns = columns
+        self.onConflict = onConflict
+        self.batchSize = batchSize
+        self.chunkSize = chunkSize
+    }
+}
+
+/// Progress of a running import: input bytes consumed and rows read so far.
+public struct JSONImportProgress: Sendable, Equatable {
+    /// Bytes of input consumed.
+    public var bytes: Int
+    /// Rows (elements) read so far.
+    public var rows: Int
+}
+
+/// A JSON import failed; nothing of it was written.
+public struct JSONImportError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public var message: String
+    /// 0-based byte offset in the input of the offending token (or of the element for constraint errors).
+    public var byteOffset: Int
+    /// 1-based line of that position (0 when there is no position, e.g. a path not found).
+    public var line: Int
+    /// 1-based byte column of that position.
+    public var column: Int
+    /// 0-based index of the element (row) concerned: the element being read, or the
+    /// next one when the error lies between two elements of the array; nil outside it.
+    public var element: Int?
+    /// The JSON key concerned, if any.
+    public var key: String?
+
+    /// The error as one line: position, element, key, message.
+    public var description: String {
+        var s = "importJSON: line \(line), column \(column) (byte \(byteOffset))"
+        if let element { s += ", element \(element)" }
+        if let key { s += ", key '\(key)'" }
+        return s + ": " + message
+    }
+}
