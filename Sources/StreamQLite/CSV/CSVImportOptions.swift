@@ -1,0 +1,132 @@
+/// How ``Database/importCSV(bytes:into:options:progress:)`` reads a CSV file and
+/// stores its records.
+///
+/// Reading (RFC 4180, the rules of `csv_stream`, see `sq_csv.h`): quoted fields
+/// may hold delimiters, `""` and line ends; LF, CRLF and CR end records; a UTF-8
+/// BOM is skipped; invalid UTF-8, a quote inside an unquoted field, text after a
+/// closing quote, an unterminated quoted field and a record with another number
+/// of fields than the header are errors naming line, byte and field.
+///
+/// Fields → columns (the ingest core's one rule, `sq_ingest.h`, the same as
+/// `csv_stream`'s typed table and ``Database/importJSON(bytes:into:options:progress:)``):
+/// with a header, each header name feeds the table column of that name (exact,
+/// else ignoring ASCII case), or the column ``renames`` maps it to; a header
+/// name without a column is ignored (``strict``: an error); table columns no
+/// header name feeds are left out of the `INSERT` (their DEFAULT, or NULL,
+/// applies). Without a header, field i feeds the i-th column. Values are
+/// coerced by the column's declared type: INTEGER `'12'` → 12, REAL `'1.5'` →
+/// 1.5, a DATE/DATETIME/TIMESTAMP column normalizes dates to the library's one
+/// date text, TEXT keeps the text; what does not fit is kept as text
+/// (``strict``: an error).
+public struct CSVImportOptions: Sendable {
+    /// The first record names the fields (default `true`).
+    public var header: Bool
+    /// The field delimiter: `,` (default), `\t`, `;`, `|` or another ASCII character.
+    public var delimiter: Unicode.Scalar
+    /// The quote character (default `"`), or nil for none.
+    public var quote: Unicode.Scalar?
+    /// An unquoted field equal to this text is NULL (e.g. `"NA"`, `"\\N"`); quoted it stays text.
+    public var nullText: String?
+    /// An empty unquoted field is NULL (default `true`) or `''`; a quoted `""` is always `''`.
+    public var emptyIsNull: Bool
+    /// A record with fewer fields than the header is an error (default `false`) or padded with NULLs.
+    public var padShortRecords: Bool
+    /// Header name → column, for names that differ from the table's columns.
+    public var renames: [String: String]
+    /// The table columns that may be filled (default: all).
+    public var columns: [String]?
+    /// Unknown header names and values that do not fit their column are errors (default `false`).
+    public var strict: Bool
+    /// When the table does not exist, create it from the header with column types
+    /// inferred from the first ``inferRecords`` records (the rule of
+    /// `sq_csv_ingest.h`: INTEGER when every value is a canonically written 64-bit
+    /// integer, REAL when every value is a number of at most 15 significant digits,
+    /// else TEXT). A later value that does not fit its inferred column is an error
+    /// naming its line — never a silently changed value. Default `false`.
+    public var createTable: Bool
+    /// Records inference looks at (default 1000; at most the first 16 MiB).
+    public var inferRecords: Int
+    /// Conflict handling of the `INSERT`; default ``InsertOptions/Conflict/abort``.
+    public var onConflict: InsertOptions.Conflict
+    /// Rows per `INSERT … VALUES (…),(…)` statement (default 50, capped by SQLite's variable limit).
+    public var batchSize: Int
+    /// Bytes read per chunk from a file (default 256 KiB).
+    public var chunkSize: Int
+
+    /// Creates options; every parameter has the documented default.
+    public init(
+        header: Bool = true,
+        delimiter: Unicode.Scalar = ",",
+        quote: Unicode.Scalar? = "\"",
+        nullText: String? = nil,
+        emptyIsNull: Bool = true,
+        padShortRecords: Bool = false,
+        renames: [String: String] = [:],
+        columns: [String]? = nil,
+        strict: Bool = false,
+        createTable: Bool = false,
+        inferRecords: Int = 1000,
+        onConflict: InsertOptions.Conflict = .abort,
+        batchSize: Int = 50,
+        chunkSize: Int = 256 * 1024
+    ) {
+        self.header = header
+        self.delimiter = delimiter
+        self.quote = quote
+        self.nullText = nullText
+        self.emptyIsNull = emptyIsNull
+        self.padShortRecords = padShortRecords
+        self.renames = renames
+        self.columns = columns
+        self.strict = strict
+        self.createTable = createTable
+        self.inferRecords = inferRecords
+        self.onConflict = onConflict
+        self.batchSize = batchSize
+        self.chunkSize = chunkSize
+    }
+}
+
+/// How far an import has got: reported after each chunk and at the end.
+public struct CSVImportProgress: Sendable, Equatable {
+    /// Bytes of input read so far.
+    public var bytes: Int
+    /// Records stored so far (the header not counted).
+    public var rows: Int
+}
+
+/// Why an import failed; nothing of it was stored.
+///
+/// The description names what and where:
+/// `importCSV: line 7, byte 312, field 3 (amount): 'N/A' is not an integer…`.
+public struct CSVImportError: Error, Equatable, CustomStringConvertible {
+    /// What went wrong, without the position.
+    public var message: String
+    /// 1-based line of the offending field or record (0: no position).
+    public var line: Int
+    /// 0-based byte offset in the input.
+    public var byteOffset: Int
+    /// 0-based data record (the header not counted), when within one.
+    public var record: Int?
+    /// 1-based field number, when a field is concerned.
+    public var field: Int?
+    /// The field's header name, when known.
+    public var fieldName: String?
+
+    public init(message: String, line: Int = 0, byteOffset: Int = 0, record: Int? = nil,
+                field: Int? = nil, fieldName: String? = nil) {
+        self.message = message
+        self.line = line
+        self.byteOffset = byteOffset
+        self.record = record
+        self.field = field
+        self.fieldName = fieldName
+    }
+
+    public var description: String {
+        var parts: [String] = []
+        if line > 0 { parts.append("line \(line), byte \(byteOffset)") }
+        if let field { parts.append("field \(field)" + (fieldName.map { " (\($0))" } ?? "")) }
+        return "importCSV: " + (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + message
+    }
+}

@@ -1,0 +1,228 @@
+import CStreamQLite
+
+private let csvImportRowCallback: sq_ingest_row_callback = { user, row in
+    // The importer outlives the core that calls back: no retain/release per row.
+    Unmanaged<CSVImporter>.fromOpaque(user!)._withUnsafeGuaranteedRef { $0.take(row!) }
+}
+
+/// The Swift driver of the CSV path for ``Database/importCSV(bytes:into:options:progress:)``.
+///
+/// Everything about reading and converting is C, shared with `csv_stream`: the
+/// reader (`sq_csv.h`), the CSV driver of the ingest core and type inference
+/// (`sq_csv_ingest.h`), the core's field → column rule and coercion
+/// (`sq_ingest.h`). This class keeps what is Swift's: the options turned into
+/// that configuration, creating the table from inferred types, the rows handed
+/// to ``IngestBatchWriter``, progress, and the errors as ``CSVImportError``.
+final class CSVImporter {
+    let db: Database
+    let table: String
+    let options: CSVImportOptions
+    let progress: ((CSVImportProgress) -> Void)?
+
+    private var core: OpaquePointer?
+    private var driver: OpaquePointer?
+    private var writer: IngestBatchWriter?
+    /// Inference before the table exists: the sample read so far is replayed into the driver.
+    private var inference: OpaquePointer?
+    private var sample: [UInt8] = []
+    private var failure: Error?
+    private(set) var consumed = 0
+
+    /// The most bytes inference reads (as `csv_stream`'s).
+    private static let maxSample = 16 << 20
+
+    init(db: Database, table: String, options: CSVImportOptions, progress: ((CSVImportProgress) -> Void)?) throws {
+        self.db = db
+        self.table = table
+        self.options = options
+        self.progress = progress
+        guard options.delimiter.isASCII, options.quote?.isASCII ?? true else {
+            throw CSVImportError(message: "the delimiter and the quote must be ASCII characters")
+        }
+        let exists = tableExists()
+        if options.createTable && !exists {
+            inference = try withReaderOptions { o in
+                guard let f = sq_csv_infer_new(&o, Int32(clamping: max(options.inferRecords, 1))) else {
+                    throw CSVImportError(message: "out of memory")
+                }
+                return f
+            }
+        } else {
+            try setUp(columns: try db.sqTableColumns(table, function: "importCSV").map { ($0.name, $0.declaredType, 0) })
+        }
+    }
+
+    deinit {
+        if let driver { sq_csv_ingest_free(driver) }
+        if let core { sq_ingest_free(core) }
+        if let inference { sq_csv_infer_free(inference) }
+    }
+
+    // MARK: Configuration
+
+    /// The reader options as C (the NULL marker's bytes live during the call).
+    private func withReaderOptions<R>(_ body: (inout sq_csv_options) throws -> R) throws -> R {
+        var o = sq_csv_options()
+        sq_csv_options_init(&o)
+        o.header = options.header ? 1 : 0
+        o.delimiter = Int32(options.delimiter.value)
+        o.quote = Int32(options.quote?.value ?? 0)
+        o.empty_string = options.emptyIsNull ? 0 : 1
+        o.pad_short = options.padShortRecords ? 1 : 0
+        o.max_field = maxRecord
+        guard let null = options.nullText, !null.isEmpty else { return try body(&o) }
+        var copy = null
+        return try copy.withUTF8 { p in
+            try p.withMemoryRebound(to: CChar.self) { c in
+                o.null_text = c.baseAddress
+                o.null_len = c.count
+                return try body(&o)
+            }
+        }
+    }
+
+    /// A record's values are bounded, as in `csv_stream`: 64 MiB or SQLite's length limit.
+    private var maxRecord: Int {
+        let length = Int(sqlite3_limit(db.handle, SQLITE_LIMIT_LENGTH, -1))
+        return min(64 << 20, max(length, 1))
+    }
+
+    private func tableExists() -> Bool {
+        (try? db.sqTableColumns(table, function: "importCSV")) != nil
+    }
+
+    /// The core and driver for the table's columns: (name, declared type, inferred SQ_CSV_T_* or 0).
+    private func setUp(columns all: [(name: String, type: String, inferred: Int32)]) throws {
+        var chosen = all
+        if let explicit = options.columns {
+            chosen = try explicit.map { name in
+                guard let c = all.first(where: { sqlite3_stricmp($0.name, name) == 0 }) else {
+                    throw CSVImportError(message: "table \(table) has no column \(name)")
+                }
+                return c
+            }
+        }
+        for (header, column) in options.renames where !chosen.contains(where: { sqlite3_stricmp($0.name, column) == 0 }) {
+            throw CSVImportError(message: "rename '\(header)' → '\(column)': table \(table) has no column \(column)")
+        }
+        guard let core = sq_ingest_new(csvImportRowCallback, Unmanaged.passUnretained(self).toOpaque()) else {
+            throw CSVImportError(message: "out of memory")
+        }
+        self.core = core
+        for c in chosen {
+            // Every column may be left out: the ones no header name (or no field) feeds
+            // are not inserted, so their DEFAULT (or NULL) applies.
+            _ = sq_ingest_add_column(core, c.name, -1, c.type, -1, UInt32(SQ_INGEST_COL_DEFAULT))
+        }
+        for (header, column) in options.renames.sorted(by: { $0.key < $1.key }) {
+            _ = sq_ingest_map_key(core, header, -1, column, -1)
+        }
+        sq_ingest_set_strict(core, options.strict ? 1 : 0)
+        sq_ingest_set_max_record(core, Int64(maxRecord))
+        if sq_ingest_error_info(core).pointee.code != SQ_INGEST_E_NONE {
+            throw CSVImportError(message: String(cString: sq_ingest_error_info(core).pointee.message))
+        }
+        driver = try withReaderOptions { o in
+            guard let d = sq_csv_ingest_new(core, &o) else { throw CSVImportError(message: "out of memory") }
+            return d
+        }
+        for (i, c) in chosen.enumerated() where c.inferred != 0 {
+            _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, sq_csv_infer_records(inference))
+        }
+        var insert = InsertOptions()
+        insert.onConflict = options.onConflict
+        insert.batchSize = options.batchSize
+        writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert)
+    }
+
+    /// Inference is done: create the table, set up the driver and replay the sample.
+    private func createFromInference() throws {
+        guard let f = inference else { return }
+        var columns: [(name: String, type: String, inferred: Int32)] = []
+        for i in 0..<sq_csv_infer_count(f) {
+            let t = sq_csv_infer_type(f, i)
+            let type = t == SQ_CSV_T_INTEGER ? "INTEGER" : t == SQ_CSV_T_REAL ? "REAL" : "TEXT"
+            columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
+        }
+        let sql = "CREATE TABLE " + sqQuoteQualifiedName(table) + " ("
+            + columns.map { sqQuoteIdentifier($0.name) + " " + $0.type }.joined(separator: ", ") + ")"
+        try db.sqExecute(sql)
+        try setUp(columns: columns)
+        sq_csv_infer_free(f)
+        inference = nil
+        let replay = sample
+        sample = []
+        try replay.withUnsafeBytes { try feedDriver($0) }
+    }
+
+    // MARK: Input
+
+    func feed(_ bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count > 0 else { return }
+        let mutex = sqlite3_db_mutex(db.handle)
+        sqlite3_mutex_enter(mutex)
+        defer { sqlite3_mutex_leave(mutex) }
+        if let f = inference {
+            sample.append(contentsOf: bytes)
+            let rc = sq_csv_infer_feed(f, bytes.baseAddress, bytes.count)
+            if rc == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
+            if rc == SQ_INGEST_PAUSED || sample.count >= Self.maxSample {
+                if sq_csv_infer_finish(f) == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
+                try createFromInference()
+            }
+        } else {
+            try feedDriver(bytes)
+        }
+        consumed += bytes.count
+        progress?(CSVImportProgress(bytes: consumed, rows: rows))
+    }
+
+    private func feedDriver(_ bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count > 0 else { return }
+        if sq_csv_ingest_feed(driver, bytes.baseAddress, bytes.count) == SQ_INGEST_ERROR {
+            throw error(sq_csv_ingest_error_info(driver))
+        }
+    }
+
+    private var rows: Int { driver.map { Int(sq_csv_ingest_records($0)) } ?? 0 }
+
+    func finish() throws -> Int {
+        if let f = inference {
+            if sq_csv_infer_finish(f) == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
+            try createFromInference()
+        }
+        if sq_csv_ingest_finish(driver) == SQ_INGEST_ERROR { throw error(sq_csv_ingest_error_info(driver)) }
+        let stored: Int
+        do { stored = try writer!.finish() } catch { throw converted(error) }
+        progress?(CSVImportProgress(bytes: consumed, rows: stored))
+        return stored
+    }
+
+    // MARK: Rows and errors
+
+    /// A completed row from the core (its values are valid during the call).
+    func take(_ row: UnsafePointer<sq_ingest_row>) -> Int32 {
+        do {
+            try writer!.add(row.pointee)
+            return SQ_INGEST_CONTINUE
+        } catch {
+            failure = error
+            return 2  // stop
+        }
+    }
+
+    private func converted(_ error: Error) -> Error {
+        guard let w = error as? IngestWriteFailure else { return error }
+        return CSVImportError(message: w.message, line: w.line, byteOffset: w.offset, record: w.record)
+    }
+
+    /// The C error as a CSVImportError (or what stopped the core from here).
+    private func error(_ e: UnsafePointer<sq_csv_ingest_error>) -> Error {
+        let x = e.pointee
+        if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure { return converted(failure) }
+        return CSVImportError(message: String(cString: x.message), line: Int(x.line), byteOffset: Int(x.offset),
+                              record: x.record >= 0 ? Int(x.record) : nil,
+                              field: x.field >= 0 ? Int(x.field) + 1 : nil,
+                              fieldName: x.name.map { String(cString: $0) })
+    }
+}
