@@ -237,6 +237,9 @@ void sq_csv_free(sq_csv_parser *p);
 /* Ready for a new input (see REUSE). */
 void sq_csv_reset(sq_csv_parser *p);
 
+/* Replaces the callback and its user pointer. */
+void sq_csv_set_callback(sq_csv_parser *p, sq_csv_callback callback, void *user);
+
 void sq_csv_set_options(sq_csv_parser *p, unsigned options);
 /* 0, or nonzero when the character is not allowed (see GRAMMAR) or equals
 ** the quote.  Set before the first feed. */

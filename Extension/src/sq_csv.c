@@ -650,6 +650,11 @@ void sq_csv_free(sq_csv_parser *p){
   SQ_CSV_FREE(p);
 }
 
+void sq_csv_set_callback(sq_csv_parser *p, sq_csv_callback cb, void *user){
+  p->cb = cb;
+  p->user = user;
+}
+
 void sq_csv_set_options(sq_csv_parser *p, unsigned opts){
   p->opts = opts;
   build_tables(p);

@@ -95,7 +95,8 @@ public struct CSVImportProgress: Sendable, Equatable {
     public var rows: Int
 }
 
-/// Why an import failed; nothing of it was stored.
+/// Why an import failed (nothing of it was stored), or why a ``CSVRecordCursor`` could
+/// not read its input.
 ///
 /// The description names what and where:
 /// `importCSV: line 7, byte 312, field 3 (amount): 'N/A' is not an integer…`.
@@ -112,9 +113,12 @@ public struct CSVImportError: Error, Equatable, CustomStringConvertible {
     public var field: Int?
     /// The field's header name, when known.
     public var fieldName: String?
+    /// What was reading: `importCSV` or `CSVRecordCursor`.
+    public var function: String
 
     public init(message: String, line: Int = 0, byteOffset: Int = 0, record: Int? = nil,
-                field: Int? = nil, fieldName: String? = nil) {
+                field: Int? = nil, fieldName: String? = nil, function: String = "importCSV") {
+        self.function = function
         self.message = message
         self.line = line
         self.byteOffset = byteOffset
@@ -127,6 +131,6 @@ public struct CSVImportError: Error, Equatable, CustomStringConvertible {
         var parts: [String] = []
         if line > 0 { parts.append("line \(line), byte \(byteOffset)") }
         if let field { parts.append("field \(field)" + (fieldName.map { " (\($0))" } ?? "")) }
-        return "importCSV: " + (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + message
+        return function + ": " + (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + message
     }
 }

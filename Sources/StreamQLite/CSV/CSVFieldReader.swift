@@ -1,0 +1,215 @@
+import CStreamQLite
+import Foundation
+
+private let csvFieldCallback: sq_csv_callback = { user, event in
+    Unmanaged<CSVFieldReader>.fromOpaque(user!)._withUnsafeGuaranteedRef { $0.take(event!) }
+}
+
+/// Reads a CSV input one record at a time with the C reader (`sq_csv.h`): the fields of
+/// the current record are kept in one byte buffer until the next record is read.
+///
+/// Used by ``CSVRecordCursor``. The input is a file (read in chunks, never whole) or bytes.
+final class CSVFieldReader {
+    /// A field of the current record: its bytes in ``text`` (or NULL).
+    struct Field { var start: Int; var count: Int; var isNull: Bool }
+
+    private let parser: OpaquePointer
+    private let names: OpaquePointer
+    private let header: Bool
+    private var fd: Int32 = -1
+    private let path: String?
+    private var input: [UInt8]
+    private var inputPosition = 0
+    private let chunk: UnsafeMutableRawPointer
+    private let chunkSize: Int
+    private var chunkCount = 0, chunkPosition = 0
+    private var inputEnded = false, finished = false
+
+    // The current record.
+    private(set) var text: UnsafeMutablePointer<UInt8>
+    private var textCapacity = 4096
+    private var textCount = 0
+    private(set) var fields: [Field] = []
+    private var ready = false
+    /// Line and byte where the current record starts; its 0-based index (the header not counted).
+    private(set) var line = 0, offset = 0, record = -1
+    private var failure: Error?
+
+    /// Reads the file at `path`.
+    init(path: String, options: CSVImportOptions) throws {
+        self.path = path
+        input = []
+        header = options.header
+        chunkSize = max(options.chunkSize, 1)
+        chunk = .allocate(byteCount: chunkSize, alignment: 16)
+        text = .allocate(capacity: textCapacity)
+        guard let p = sq_csv_new(csvFieldCallback, nil), let n = sq_csv_names_new() else {
+            chunk.deallocate(); text.deallocate()
+            throw CSVImportError(message: "out of memory", function: "CSVRecordCursor")
+        }
+        parser = p
+        names = n
+        try configure(options)
+        fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CSVImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))", function: "CSVRecordCursor")
+        }
+    }
+
+    /// Reads `bytes`.
+    init(bytes: [UInt8], options: CSVImportOptions) throws {
+        path = nil
+        input = bytes
+        header = options.header
+        chunkSize = 1
+        chunk = .allocate(byteCount: 1, alignment: 16)
+        text = .allocate(capacity: textCapacity)
+        guard let p = sq_csv_new(csvFieldCallback, nil), let n = sq_csv_names_new() else {
+            chunk.deallocate(); text.deallocate()
+            throw CSVImportError(message: "out of memory", function: "CSVRecordCursor")
+        }
+        parser = p
+        names = n
+        try configure(options)
+    }
+
+    private func configure(_ options: CSVImportOptions) throws {
+        var o = sq_csv_options()
+        sq_csv_options_init(&o)
+        o.header = options.header ? 1 : 0
+        o.delimiter = Int32(options.delimiter.value)
+        o.quote = Int32(options.quote?.value ?? 0)
+        o.empty_string = options.emptyIsNull ? 0 : 1
+        o.pad_short = options.padShortRecords ? 1 : 0
+        var why: UnsafePointer<CChar>?
+        var null = options.nullText ?? ""
+        let rc = null.withUTF8 { p in
+            p.withMemoryRebound(to: CChar.self) { c -> Int32 in
+                if !c.isEmpty { o.null_text = c.baseAddress; o.null_len = c.count }
+                return sq_csv_options_apply(parser, &o, &why)
+            }
+        }
+        if rc != 0 {
+            throw CSVImportError(message: why.map { String(cString: $0) } ?? "out of memory", function: "CSVRecordCursor")
+        }
+        // the reader calls back into this object (which owns it: no retain)
+        sq_csv_set_callback(parser, csvFieldCallback, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    deinit {
+        sq_csv_free(parser)
+        sq_csv_names_free(names)
+        if fd >= 0 { close(fd) }
+        chunk.deallocate()
+        text.deallocate()
+    }
+
+    /// The header names (after the first record), or c1, c2, … without a header.
+    func name(of field: Int) -> String? {
+        if header {
+            guard let z = sq_csv_names_get(names, Int32(field), nil) else { return nil }
+            return String(cString: z)
+        }
+        return field < fields.count ? "c\(field + 1)" : nil
+    }
+
+    var fieldNames: [String] {
+        if header { return (0..<Int(sq_csv_names_count(names))).map { name(of: $0)! } }
+        return (0..<fields.count).map { "c\($0 + 1)" }
+    }
+
+    // MARK: Reading
+
+    /// Reads the next record; false at the end of the input.
+    func next() throws -> Bool {
+        ready = false
+        while true {
+            if let failure { throw failure }
+            if finished { return false }
+            if chunkPosition < chunkCount || (path == nil && inputPosition < input.count) {
+                let rc: Int32
+                if path == nil {
+                    rc = input.withUnsafeBytes { b in
+                        sq_csv_feed(parser, b.baseAddress! + inputPosition, input.count - inputPosition)
+                    }
+                    inputPosition = rc == SQ_CSV_PAUSED ? inputPosition + sq_csv_consumed(parser) : input.count
+                } else {
+                    rc = sq_csv_feed(parser, chunk + chunkPosition, chunkCount - chunkPosition)
+                    chunkPosition = rc == SQ_CSV_PAUSED ? chunkPosition + sq_csv_consumed(parser) : chunkCount
+                }
+                if rc == SQ_CSV_ERROR { throw readerError() }
+                if ready { return true }
+                continue
+            }
+            if inputEnded || path == nil {
+                if sq_csv_finish(parser) == SQ_CSV_ERROR { throw readerError() }
+                finished = true
+                return ready
+            }
+            let n = read(fd, chunk, chunkSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw CSVImportError(message: "cannot read \(path!): \(String(cString: strerror(errno)))",
+                                     byteOffset: Int(sq_csv_offset(parser)), function: "CSVRecordCursor")
+            }
+            if n == 0 { inputEnded = true }
+            chunkCount = n
+            chunkPosition = 0
+        }
+    }
+
+    /// One reader event (valid during the call).
+    fileprivate func take(_ e: UnsafePointer<sq_csv_event>) -> Int32 {
+        let ev = e.pointee
+        if ev.type == SQ_CSV_FIELD {
+            if ev.flags & UInt32(SQ_CSV_F_HEADER) != 0 {
+                var dup: Int64 = -1
+                let rc = sq_csv_names_add(names, e, &dup)
+                if rc == 1 {
+                    var err = sq_csv_ingest_error()
+                    var buf = [CChar](repeating: 0, count: 512)
+                    sq_csv_names_dup_error(names, e, dup, &err, &buf, buf.count)
+                    failure = CSVImportError(message: String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), line: Int(ev.line), byteOffset: Int(ev.offset),
+                                             field: Int(ev.field) + 1, function: "CSVRecordCursor")
+                    return 2
+                }
+                return rc == 0 ? SQ_CSV_CONTINUE : 2
+            }
+            if ev.field == 0 {
+                textCount = 0
+                fields.removeAll(keepingCapacity: true)
+                line = Int(ev.line)
+                offset = Int(ev.offset)
+            }
+            let n = ev.len
+            if textCapacity - textCount < n {
+                var cap = textCapacity * 2
+                while cap - textCount < n { cap *= 2 }
+                let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: cap)
+                bigger.update(from: text, count: textCount)
+                text.deallocate()
+                text = bigger
+                textCapacity = cap
+            }
+            if n > 0 { UnsafeMutableRawPointer(text + textCount).copyMemory(from: ev.text, byteCount: n) }
+            fields.append(Field(start: textCount, count: n, isNull: ev.flags & UInt32(SQ_CSV_F_NULL) != 0))
+            textCount += n
+            return SQ_CSV_CONTINUE
+        }
+        if header && ev.record == 0 { return SQ_CSV_CONTINUE }
+        if ev.field == 0 { fields.removeAll(keepingCapacity: true); line = Int(ev.line); offset = Int(ev.offset) }
+        record = Int(ev.record) - (header ? 1 : 0)
+        ready = true
+        return SQ_CSV_PAUSE
+    }
+
+    private func readerError() -> Error {
+        if let failure { return failure }
+        let e = sq_csv_error_info(parser)!.pointee
+        let message = withUnsafeBytes(of: e.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let recordIndex = Int(e.record) - (header ? 1 : 0)
+        return CSVImportError(message: message, line: Int(e.line), byteOffset: Int(e.offset),
+                              record: recordIndex >= 0 ? recordIndex : nil, field: Int(e.field) + 1,
+                              fieldName: header && e.record > 0 ? name(of: Int(e.field)) : nil, function: "CSVRecordCursor")
+    }
+}

@@ -1,0 +1,49 @@
+/// `Decodable` values read straight from the records of a CSV file or bytes: the CSV
+/// counterpart of ``Database/rows(_:_:_:)`` for a `Decodable` type.
+///
+/// The C reader (`sq_csv.h`) delivers the fields of one record at a time into one
+/// buffer; ``CSVRecordDecoder`` decodes the value from them with a key → field plan
+/// resolved on the first record (see it for the value rules). No dictionaries, no
+/// string per field unless the type asks for a `String`; memory does not depend on
+/// the file's size.
+///
+/// ```swift
+/// struct Stop: Decodable { var stop_id: String; var stop_lat: Double; var stop_lon: Double }
+/// let stops = try CSVRecordCursor(Stop.self, contentsOfFile: "gtfs/stops.txt")
+/// while let stop = try stops.next() { … }
+/// ```
+///
+/// Reading options are those of ``CSVImportOptions`` (header, delimiter, quote, NULL
+/// text, empty fields, short records, chunk size); the storing ones are not used.
+/// Errors: malformed CSV throws ``CSVImportError`` (line, byte, field); a field that
+/// does not convert throws `DecodingError` naming line, record and field.
+public final class CSVRecordCursor<Record: Decodable>: Cursor {
+    private let reader: CSVFieldReader
+    private let decoder: CSVRecordDecoder
+
+    /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
+    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions(),
+                userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
+        reader = try CSVFieldReader(path: path, options: options)
+        decoder = CSVRecordDecoder(reader: reader)
+        decoder.userInfo = userInfo
+    }
+
+    /// Reads CSV held in memory.
+    public init(_ type: Record.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions(),
+                userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
+        reader = try CSVFieldReader(bytes: bytes, options: options)
+        decoder = CSVRecordDecoder(reader: reader)
+        decoder.userInfo = userInfo
+    }
+
+    /// The header names (after the first ``next()``), or c1, c2, … without a header.
+    public var fieldNames: [String] { reader.fieldNames }
+
+    /// The next value, or nil after the last record.
+    public func next() throws -> Record? {
+        guard try reader.next() else { return nil }
+        decoder.beginRecord()
+        return try Record(from: decoder)
+    }
+}
