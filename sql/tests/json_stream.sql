@@ -146,8 +146,10 @@ SELECT * FROM tasks ORDER BY id;
 -- => 1|milk|1
 -- => 2|eggs "large"|0
 
--- numbers: INTEGER keeps 64-bit integers, bigger ones become REAL;
--- TEXT keeps the literal; REAL converts
+-- numbers (the ingest core's one coercion table, as importJSON's): INTEGER
+-- keeps 64-bit integers, a bigger one stays its literal as TEXT (an
+-- INTEGER table column then stores it as REAL, a TEXT one exactly);
+-- TEXT keeps the literal; REAL converts, also a string that is a number
 SELECT writefile('nums.json', '[{"i": 9223372036854775807, "t": 1.50, "r": 3},
  {"i": 9223372036854775808, "t": 12345678901234567890123, "r": -0.5},
  {"i": 2.5, "t": "s", "r": "7"}]') > 0;
@@ -155,8 +157,14 @@ SELECT writefile('nums.json', '[{"i": 9223372036854775807, "t": 1.50, "r": 3},
 CREATE VIRTUAL TABLE temp.nums USING json_stream(filename="nums.json", columns='i INT, t VARCHAR(30), r DOUBLE');
 SELECT i, typeof(i), t, typeof(t), r, typeof(r) FROM nums;
 -- => 9223372036854775807|integer|1.50|text|3.0|real
--- => 9.22337203685478e+18|real|12345678901234567890123|text|-0.5|real
--- => 2.5|real|s|text|7|text
+-- => 9223372036854775808|text|12345678901234567890123|text|-0.5|real
+-- => 2.5|real|s|text|7.0|real
+CREATE TABLE nums_t(i INTEGER, t TEXT, r REAL);
+INSERT INTO nums_t SELECT * FROM nums;
+SELECT i, typeof(i) FROM nums_t;
+-- => 9223372036854775807|integer
+-- => 9.22337203685478e+18|real
+-- => 2.5|real
 
 -- NDJSON and paths work with typed columns too
 CREATE VIRTUAL TABLE temp.nd USING json_stream(filename='tasks.ndjson', columns='title TEXT, id INTEGER');
@@ -201,7 +209,7 @@ CREATE VIRTUAL TABLE temp.ok1 USING json_stream(filename='one_key.json',
   columns='n INTEGER, n_text TEXT, n_real REAL, o, o2 TEXT', keys='n_text=n, n_real=n, o2=o');
 SELECT n, typeof(n), n_text, typeof(n_text), n_real, typeof(n_real), o, o2 FROM ok1;
 -- => 5|integer|5|text|5.0|real|{"k":[1]}|{"k":[1]}
--- => 7|text|7|text|7|text|s|s
+-- => 7|integer|7|text|7.0|real|s|s
 SELECT json_array(o, o2) FROM ok1 WHERE n = 5;
 -- => [{"k":[1]},{"k":[1]}]
 -- a rename onto another column's key, that column declared later
@@ -234,7 +242,7 @@ SELECT a, b FROM nm;
 SELECT writefile('names2.json', '[{"Name": "x"}, {"name": "y"}]') > 0;
 -- => 1
 CREATE VIRTUAL TABLE temp.nm2 USING json_stream(filename='names2.json', columns='a TEXT, b TEXT', keys='a=Name, b=NAME'); SELECT * FROM nm2;
--- error: json_stream: names2.json: line 1, byte 17, element 1: key 'name' matches both 'Name' and 'NAME' ignoring case (name it exactly in keys=)
+-- error: json_stream: names2.json: line 1, byte 17, element 1: key 'name' matches both 'Name' and 'NAME' ignoring case (map it exactly)
 -- ASCII only: 'É' is not 'é'
 SELECT writefile('accent.json', '[{"É": 1, "é": 2}]') > 0;
 -- => 1
@@ -258,6 +266,32 @@ CREATE VIRTUAL TABLE temp.dup3 USING json_stream(filename='dup.json', columns='b
 SELECT b FROM dup3;
 -- => NULL
 -- => 0
+
+-- the rest of the one coercion table (sq_ingest.h): booleans, strings in
+-- INTEGER and REAL columns, integral numbers in INTEGER columns, dates in
+-- DATE/DATETIME/TIME columns normalized to the one date text, nested values
+-- minified by the one escaper (\b stays \b), empty strings stay ''
+SELECT writefile('coerce.json', '[{"b": true, "br": false, "bt": true, "si": "12", "sr": "2.5", "ni": 12.0, "e": 1e3,
+  "d": "2024-05-01T14:00:00+02:00", "dd": "2024-05-01", "dt": "soon", "s": "", "o": {"k": "a\bb\u0001\u00e9", "n": [1.50, -0]}}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.co USING json_stream(filename='coerce.json',
+  columns='b INTEGER, br REAL, bt TEXT, si INTEGER, sr REAL, ni INTEGER, e INTEGER, d DATETIME, dd DATE, dt TIMESTAMP, s TEXT, o');
+SELECT b, br, bt, si, typeof(si), sr, typeof(sr), ni, typeof(ni), e, d, dd, dt, quote(s), o FROM co;
+-- => 1|0.0|1|12|integer|2.5|real|12|integer|1000|2024-05-01 12:00:00.000|2024-05-01|soon|''|{"k":"a\bb\u0001é","n":[1.50,-0]}
+
+-- strict=1: what does not fit is an error naming the element, key and value
+SELECT writefile('strict.json', '[{"id": 1, "n": "2"}, {"id": 2, "n": "x2"}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.st USING json_stream(filename='strict.json', columns='id INTEGER, n INTEGER', strict=1); SELECT * FROM st;
+-- error: json_stream: strict.json: line 1, byte 37, element 1, key 'n': 'x2' is not an integer, column n is INTEGER (strict mode)
+CREATE VIRTUAL TABLE temp.st2 USING json_stream(filename='strict.json', columns='id INTEGER', strict=true); SELECT * FROM st2;
+-- error: json_stream: strict.json: line 1, byte 11, element 0, key 'n': no column for this key (strict mode
+CREATE VIRTUAL TABLE temp.st3 USING json_stream(filename='strict.json', columns='id INTEGER, n TEXT', strict=0);
+SELECT id, n FROM st3;
+-- => 1|2
+-- => 2|x2
+CREATE VIRTUAL TABLE temp.st4 USING json_stream(filename='strict.json', columns='id INTEGER', strict=yes);
+-- error: json_stream: strict: expected 1 or 0, got 'yes'
 
 -- elements must be objects
 -- (an error case runs in a shell of its own: its temp table on the same line)
