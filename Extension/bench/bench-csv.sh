@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# bench-csv.sh — CSV benchmarks (issue 12).  `make bench` runs it with
+# $1 = the extension's .so.  Everything is generated under build/bench/.
+#
+#   bash Extension/bench/bench-csv.sh build/streamqlite.so
+#
+# Environment: N (rows, default 1000000), REPS (runs per variant, default 3;
+# medians are printed).
+#
+# 1. reader: sq_csv vs libcsv (Debian libcsv-dev, installed here when
+#    missing) on the same generated file of mixed columns (integers, reals,
+#    quoted text with commas and quotes, empty fields, timestamps), 64 KiB
+#    chunks from memory, CPU time.  The project keeps its own reader only
+#    while it is at least 2x libcsv.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+EXT=${1:-build/streamqlite.so}
+EXT=$(cd "$(dirname "$EXT")" && pwd)/$(basename "$EXT" .so)
+N=${N:-1000000}
+REPS=${REPS:-3}
+OUT=build/bench
+mkdir -p "$OUT"
+
+if [ ! -e /usr/include/csv.h ]; then
+  echo "installing libcsv-dev (the reference reader)"
+  if [ "$(id -u)" = 0 ]; then apt-get install -y libcsv-dev >/dev/null
+  else sudo apt-get install -y libcsv-dev >/dev/null; fi
+fi
+
+CC=${CC:-cc}
+$CC -O2 -std=c11 -D_GNU_SOURCE -DSQLITE_CORE -IExtension/src -IExtension/include \
+    -o "$OUT/csv_bench" Extension/bench/csv_bench.c Extension/src/sq_csv.c -lsqlite3 -lcsv
+B="$OUT/csv_bench"
+
+CSV="$OUT/mixed.csv"
+"$B" gen "$N" "$CSV"
+CSV_MB=$(python3 -c "import os;print(f'{os.path.getsize(\"$CSV\")/1e6:.1f}')")
+
+echo "== reader: sq_csv vs libcsv ($CSV, $CSV_MB MB)"
+"$B" parse "$CSV" $((REPS > 5 ? REPS : 5))
+echo
+
+# 2. INSERT INTO t … from the same file: the shell's .import --csv into the
+#    typed table; csv_stream() + ->>; the typed virtual table with declared
+#    columns; the typed virtual table with inferred columns; and the raw C
+#    loop that prepares one INSERT and binds the same values already in
+#    memory (the ceiling).  Each run is its own process; its CPU time
+#    (user + system, /usr/bin/time: the machine is shared, waiting for a core
+#    is not the variant's cost) and peak RSS are recorded.  Each includes
+#    opening the database, the schema and a count(*) at the end — the same
+#    few milliseconds for every variant.
+SQLITE3=${SQLITE3:-sqlite3}
+SCHEMA="PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;
+CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, amount REAL, note TEXT, created_at TEXT,
+               qty INTEGER, active INTEGER, city TEXT);"
+COLS="columns='id INTEGER, name TEXT, amount REAL, note TEXT, created_at TEXT, qty INTEGER, active INTEGER, city TEXT'"
+ABS_CSV=$(pwd)/$CSV
+
+# run_sql NAME SETUP STATEMENT -> prints "seconds peak_kb"
+run_sql(){
+  local db="$OUT/bench-csv-$1.db" log="$OUT/bench-csv-$1.log"
+  rm -f "$db"
+  /usr/bin/time -f "CPU %U %S RSS %M" -o "$OUT/time-csv.txt" "$SQLITE3" "$db" > "$log" 2>&1 <<SQL
+.load $EXT
+$SCHEMA
+$2
+$3
+SELECT 'count', count(*) FROM t;
+SQL
+  local secs rss cnt
+  secs=$(awk '/CPU/{print $2+$3}' "$OUT/time-csv.txt")
+  cnt=$(grep '^count|' "$log" | cut -d'|' -f2)
+  rss=$(awk '/CPU/{print $5}' "$OUT/time-csv.txt")
+  if [ "$cnt" != "$N" ]; then echo "variant $1 failed (count=$cnt):" >&2; cat "$log" >&2; exit 1; fi
+  rm -f "$db"
+  echo "$secs $rss"
+}
+
+run_c(){
+  local db="$OUT/bench-csv-c.db"
+  rm -f "$db"
+  /usr/bin/time -f "CPU %U %S RSS %M" -o "$OUT/time-csv.txt" "$B" insert "$N" "$db" > /dev/null
+  rm -f "$db"
+  awk '/CPU/{print $2+$3, $5}' "$OUT/time-csv.txt"
+}
+
+declare -a NAMES SETUPS SQLS
+add(){ NAMES+=("$1"); SETUPS+=("$2"); SQLS+=("$3"); }
+add "shell .import --csv (typed table)" "" ".import --csv --skip 1 $ABS_CSV t"
+add "csv_stream() + ->>" "" \
+    "INSERT INTO t SELECT value->>'id', value->>'name', value->>'amount', value->>'note', value->>'created_at', value->>'qty', value->>'active', value->>'city' FROM csv_stream('$ABS_CSV');"
+add "csv_stream vtab, declared columns" \
+    "CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='$ABS_CSV', $COLS);" \
+    "INSERT INTO t SELECT * FROM incoming;"
+add "csv_stream vtab, inferred columns" "" \
+    "CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='$ABS_CSV'); INSERT INTO t SELECT * FROM incoming;"
+
+median(){ sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+
+echo "== INSERT INTO t (8 typed columns): $N rows from $CSV_MB MB, $REPS rounds, medians"
+echo "   (journal_mode=OFF, synchronous=OFF; time = CPU seconds of the process; RSS = its peak)"
+declare -a T R TS RS
+CTS=""; CRS=""
+for r in $(seq "$REPS"); do
+  for i in "${!NAMES[@]}"; do
+    read -r t rss < <(run_sql "v$i" "${SETUPS[$i]}" "${SQLS[$i]}")
+    TS[$i]+="$t"$'\n'; RS[$i]+="$rss"$'\n'
+  done
+  read -r t rss < <(run_c)
+  CTS+="$t"$'\n'; CRS+="$rss"$'\n'
+done
+for i in "${!NAMES[@]}"; do
+  T[$i]=$(printf "%s" "${TS[$i]}" | median); R[$i]=$(printf "%s" "${RS[$i]}" | median)
+done
+CT=$(printf "%s" "$CTS" | median); CR=$(printf "%s" "$CRS" | median)
+printf "%-36s %9s %11s %8s %9s %11s %10s\n" "variant" "time s" "rows/s" "MB/s" "RSS MB" "vs .import" "vs C loop"
+for i in "${!NAMES[@]}"; do
+  awk -v n="${NAMES[$i]}" -v t="${T[$i]}" -v r="${R[$i]}" -v mb="$CSV_MB" -v N="$N" -v base="${T[0]}" -v c="$CT" 'BEGIN{
+    printf "%-36s %9.3f %11.0f %8.1f %9.1f %10.2fx %9.2fx\n", n, t, N/t, mb/t, r/1024, base/t, t/c }'
+done
+awk -v t="$CT" -v r="$CR" -v N="$N" -v base="${T[0]}" 'BEGIN{
+  printf "%-36s %9.3f %11.0f %8s %9.1f %10.2fx %9.2fx\n", "raw C loop (bind, no CSV)", t, N/t, "-", r/1024, base/t, 1 }'
+echo "(vs .import = .import time / this time; vs C loop = this time / C loop time)"
+
+if [ "${BIG:-0}" = "1" ]; then
+  BIGF="$OUT/big.csv"
+  BIG_MB=${BIG_MB:-1100}
+  echo
+  echo "== memory check: a CSV file of more than $BIG_MB MB"
+  "$B" big "$BIG_MB" "$BIGF"
+  SZ=$(python3 -c "import os;print(f'{os.path.getsize(\"$BIGF\")/1e6:.0f}')")
+  ABS_BIG=$(pwd)/$BIGF
+  for v in count typed; do
+    db="$OUT/bench-csv-big.db"; rm -f "$db"
+    case $v in
+      count) sql="SELECT 'rows', count(*) FROM csv_stream('$ABS_BIG');" ;;
+      typed) sql="CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='$ABS_BIG', $COLS);
+INSERT INTO t SELECT * FROM incoming; SELECT 'rows', count(*) FROM t;" ;;
+    esac
+    start=$(date +%s.%N)
+    /usr/bin/time -f "RSS %M" -o "$OUT/time-csv.txt" "$SQLITE3" "$db" > "$OUT/big-csv.log" 2>&1 <<SQL || true
+.load $EXT
+$SCHEMA
+$sql
+SQL
+    end=$(date +%s.%N)
+    res=$(grep -E '^rows\||Error|error' "$OUT/big-csv.log" | head -1)
+    rss=$(awk '/RSS/{print $2}' "$OUT/time-csv.txt")
+    awk -v v="$v" -v s="$SZ" -v r="$rss" -v t0="$start" -v t1="$end" -v res="$res" 'BEGIN{
+      printf "%-6s file %s MB: %7.1f s, peak RSS %7.1f MB  -> %s\n", v, s, t1-t0, r/1024, res }'
+    rm -f "$db"
+  done
+  rm -f "$BIGF"
+fi
