@@ -9,8 +9,8 @@
 # Cases (DURATION seconds each, for each wrk connection count in CONNECTIONS):
 #   constant   GET /bench/constant       TasksServer's constant one-task body (the baseline)
 #   single     GET /tasks/{random id}    one task by id
-#   list128    GET /tasks?limit=128&offset={random}
-#   list1024   GET /tasks?limit=1024&offset={random}
+#   list128    GET /tasks?limit=128&after={random id}    (keyset paging: offset=N would step
+#   list1024   GET /tasks?limit=1024&after={random id}    over N rows, in both servers alike)
 #   post1000   POST /tasks with an array of 1,000 tasks
 # Prints requests/s, tasks/s, latency p50/p99 (wrk --latency), the server's peak RSS during
 # the case (VmHWM, reset before each case through /proc/PID/clear_refs) and the largest
@@ -26,11 +26,17 @@ GRDB_PKG=$(dirname "$PKG")/TasksServerGRDB
 export PATH=/opt/swift/usr/bin:$PATH
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install -y wrk"; exit 1; }
 
-echo "== release builds"
-swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --product TasksServer 2>&1 | tail -1
-swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --product TasksServerGRDB 2>&1 | tail -1
-SQ_BIN="$(swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --show-bin-path)/TasksServer"
-GRDB_BIN="$(swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --show-bin-path)/TasksServerGRDB"
+# SQ_BIN / GRDB_BIN: already built release binaries to use instead of building here.
+if [ -z "${SQ_BIN:-}" ]; then
+    echo "== release build of TasksServer"
+    swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --product TasksServer 2>&1 | tail -1
+    SQ_BIN="$(swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --show-bin-path)/TasksServer"
+fi
+if [ -z "${GRDB_BIN:-}" ]; then
+    echo "== release build of TasksServerGRDB"
+    swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --product TasksServerGRDB 2>&1 | tail -1
+    GRDB_BIN="$(swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --show-bin-path)/TasksServerGRDB"
+fi
 
 WORK=$(mktemp -d)
 PID=
@@ -72,7 +78,7 @@ LUA
 for n in 128 1024; do
 cat > "$WORK/list$n.lua" <<LUA
 math.randomseed(42)
-request = function() return wrk.format("GET", "/tasks?limit=$n&offset=" .. math.random(0, $TASKS - $n)) end
+request = function() return wrk.format("GET", "/tasks?limit=$n&after=" .. math.random(0, $TASKS - $n)) end
 LUA
 done
 python3 - "$WORK/post1000.json" <<'PY'
@@ -83,6 +89,7 @@ PY
 cat > "$WORK/post1000.lua" <<LUA
 local f = io.open("$WORK/post1000.json", "rb")
 wrk.method = "POST"
+wrk.path = "/tasks"
 wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/json"
@@ -100,7 +107,8 @@ def fetch(port, path, body=None):
     r = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST" if body else "GET")
     with urllib.request.urlopen(r) as resp:
         return json.loads(resp.read())
-for path in ["/tasks/1", "/tasks/777", "/tasks?limit=128&offset=5000", "/tasks?limit=1024&offset=0"]:
+for path in ["/tasks/1", "/tasks/777", "/tasks?limit=128&after=5000", "/tasks?limit=1024&after=0",
+             "/tasks?done=true&limit=100&offset=50", "/tasks?done=false&after=99000"]:
     x, y = fetch(a, path), fetch(b, path)
     assert x == y, f"{path}: servers differ"
 x, y = fetch(a, "/tasks", post), fetch(b, "/tasks", post)

@@ -42,7 +42,7 @@ public enum JSONBody {
     /// `{"error":"message","status":code}`.
     public static func error(status: HTTPResponse.Status, message: String) -> Response {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let bytes = (try? encoder.encode(ErrorBody(error: message, status: status.code))) ?? Data("{}".utf8)
         var buffer = ByteBuffer()
         buffer.writeBytes(bytes)

@@ -37,15 +37,19 @@ public struct QueryParameters {
     }
 }
 
-/// `GET /tasks?done=&limit=&offset=`: no limit returns every task (streamed).
+/// `GET /tasks?done=&after=&limit=&offset=`: tasks by id; no limit returns every task
+/// (streamed). `after=ID` starts after that id (keyset paging: SQLite seeks to it, where
+/// `offset=N` steps over N rows).
 public struct TaskListQuery: Sendable {
     public var done: Bool?
+    public var after: Int64?
     public var limit: Int64?
     public var offset: Int64
 
     public init(_ request: Request) throws {
-        let q = try QueryParameters(request, allowed: ["done", "limit", "offset"])
+        let q = try QueryParameters(request, allowed: ["done", "after", "limit", "offset"])
         done = try q.bool("done")
+        after = try q.integer("after", in: 0...Int64.max)
         limit = try q.integer("limit", in: 0...Int64.max)
         offset = try q.integer("offset", in: 0...Int64.max) ?? 0
     }

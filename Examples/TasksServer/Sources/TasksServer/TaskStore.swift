@@ -61,8 +61,8 @@ final class TaskStore: Sendable {
     /// `json('true')` carries the JSON subtype, so `writeJSON` embeds it as `true`).
     static let columns = "id, title, iif(done, json('true'), json('false')) AS done, created_at AS createdAt"
     static let selectOne = "SELECT \(columns) FROM tasks WHERE id = ?"
-    static let selectAll = "SELECT \(columns) FROM tasks ORDER BY id LIMIT ? OFFSET ?"
-    static let selectByDone = "SELECT \(columns) FROM tasks WHERE done = ? ORDER BY id LIMIT ? OFFSET ?"
+    static let selectAll = "SELECT \(columns) FROM tasks WHERE id > ? ORDER BY id LIMIT ? OFFSET ?"
+    static let selectByDone = "SELECT \(columns) FROM tasks WHERE done = ? AND id > ? ORDER BY id LIMIT ? OFFSET ?"
     static let selectRange = "SELECT \(columns) FROM tasks WHERE id BETWEEN ? AND ? ORDER BY id"
     // No RETURNING: SQLite passes RETURNING values through a temporary table, which drops
     // the JSON subtype of `json('true')` (the smoke test saw "done":"false"). The write
@@ -122,13 +122,14 @@ final class TaskStore: Sendable {
     func list(_ query: TaskListQuery) async throws -> Response {
         let limit = query.limit ?? -1  // SQLite: a negative LIMIT is no limit
         let offset = query.offset
+        let after = query.after ?? Int64.min
         if let done = query.done {
             return try await stream { db, sink in
-                try db.writeJSON(Self.selectByDone, done, limit, offset, to: &sink, options: Self.array)
+                try db.writeJSON(Self.selectByDone, done, after, limit, offset, to: &sink, options: Self.array)
             }
         }
         return try await stream { db, sink in
-            try db.writeJSON(Self.selectAll, limit, offset, to: &sink, options: Self.array)
+            try db.writeJSON(Self.selectAll, after, limit, offset, to: &sink, options: Self.array)
         }
     }
 

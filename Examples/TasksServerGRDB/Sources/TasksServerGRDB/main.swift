@@ -74,6 +74,7 @@ router.get("/tasks") { request, _ in
     let tasks = try await dbPool.read { db in
         var request = TaskRecord.all()
         if let done = query.done { request = request.filter(Column("done") == done) }
+        if let after = query.after { request = request.filter(Column("id") > after) }
         request = request.order(Column("id"))
         if query.limit != nil || query.offset > 0 {
             request = request.limit(Int(query.limit ?? -1), offset: Int(query.offset))
@@ -92,7 +93,7 @@ router.get("/tasks/weekly") { request, _ in
     calendar.locale = Locale(identifier: query.locale)
     calendar.timeZone = zone
     let rows = try await dbPool.read { db in
-        try Row.fetchAll(db, sql: "SELECT created_at, done FROM tasks").map { (Date?.fromDatabaseValue($0[0]), $0[1] as Bool) }
+        try Row.fetchAll(db, sql: "SELECT created_at, done FROM tasks").map { ($0[0] as Date?, $0[1] as Bool) }
     }
     struct Week: Encodable { var week: String; var weekStart: String; var tasks: Int; var done: Int }
     var weeks: [String: Week] = [:]
