@@ -51,7 +51,8 @@
 **            a ZIP code keeps its zeros)
 **   REAL     every value is a number (JSON number syntax: -?, no leading
 **            zeros, optional .fraction and exponent) with at most 15
-**            significant digits and within a REAL's normal range: the
+**            significant digits and within a REAL's normal range (no
+**            overflow to infinity, no underflow of 1e-400 to 0): the
 **            number is then kept exactly (only its spelling is not:
 **            '1.50' is stored 1.5)
 **   TEXT     anything else, and columns with no value in those records

@@ -81,7 +81,8 @@ unsigned sq_csv_value_fits(const char *s, size_t n){
   }
   if( sig>DBL_DIG ) return r;
   d = sq_json_number_double(s, n);
-  if( isfinite(d) && (d==0.0 || fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;
+  /* a zero is only a zero when it is written as one (1e-400 underflows) */
+  if( isfinite(d) && (first==(size_t)-1 ? d==0.0 : fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;
   return r;
 }
 

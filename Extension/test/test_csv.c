@@ -19,6 +19,7 @@
 */
 #include "sq_internal.h"
 #include "sq_csv.h"
+#include "sq_csv_ingest.h"
 #include "sq_test.h"
 
 #include <stdlib.h>
@@ -674,6 +675,119 @@ static void test_python_oracle(void){
   if( system(cmd)!=0 ) SQ_CHECK_MSG(0, "rm");
 }
 
+/* ------------------------------------------------------------ inference values */
+
+static void test_value_fits(void){
+  static const struct { const char *v; unsigned want; } cases[] = {
+    /* T=TEXT 2, I=INTEGER 4, R=REAL 8 */
+    {"0", 2|4|8}, {"12", 2|4|8}, {"-12", 2|4|8}, {"9223372036854775807", 2|4},
+    {"-9223372036854775808", 2|4}, {"9223372036854775808", 2}, {"007", 2}, {"+1", 2},
+    {"-0", 2|8}, {"1.0", 2|8}, {"1.50", 2|8}, {"12.5e3", 2|8}, {"1E-5", 2|8},
+    {"123456789012345", 2|4|8}, {"1234567890123456", 2|4}, {"0.1234567890123456", 2},
+    {"100000000000000000000", 2|8}, {"1e400", 2}, {"1e-400", 2}, {"0.0", 2|8},
+    {".5", 2}, {"5.", 2}, {"1,5", 2}, {" 1", 2}, {"1 ", 2}, {"", 2}, {"NaN", 2},
+    {"Infinity", 2}, {"0x10", 2}, {"2024-05-01", 2}, {"-", 2}, {"1e", 2},
+  };
+  size_t i;
+  for(i=0; i<sizeof cases/sizeof cases[0]; i++){
+    unsigned got = sq_csv_value_fits(cases[i].v, strlen(cases[i].v));
+    SQ_CHECK_MSG(got==cases[i].want, "sq_csv_value_fits('%s') = %u, want %u", cases[i].v, got, cases[i].want);
+  }
+}
+
+/* The CSV driver of the ingest core: the same rows (and error) for every
+** way of cutting the input. */
+static int on_ingest_row(void *u, const sq_ingest_row *row){
+  Log *l = (Log*)u;
+  int i;
+  log_printf(l, "row %lld @%llu:%llu:%llu", (long long)row->index, (unsigned long long)row->offset,
+             (unsigned long long)row->line, (unsigned long long)row->column);
+  for(i=0; i<row->ncol; i++){
+    const sq_ingest_value *v = &row->values[i];
+    switch( v->type ){
+      case SQ_INGEST_V_INTEGER: log_printf(l, " i%lld", (long long)v->i); break;
+      case SQ_INGEST_V_REAL: log_printf(l, " r%.17g", v->r); break;
+      case SQ_INGEST_V_TEXT: log_add(l, " t", 2); log_text(l, v->text, v->len); break;
+      case SQ_INGEST_V_OMITTED: log_add(l, " -", 2); break;
+      default: log_add(l, " NULL", 5);
+    }
+  }
+  log_add(l, "\n", 1);
+  return (++l->events % 2) ? SQ_INGEST_PAUSE : SQ_INGEST_CONTINUE;
+}
+
+static char *ingest_cut(const char *doc, size_t n, size_t cut, int infer_qty){
+  Log l;
+  sq_ingest *g;
+  sq_csv_ingest *d;
+  sq_csv_options o;
+  size_t pos = 0;
+  int rc = SQ_INGEST_OK;
+  memset(&l, 0, sizeof l);
+  log_add(&l, "", 0);
+  g = sq_ingest_new(on_ingest_row, &l);
+  sq_ingest_add_column(g, "id", -1, "INTEGER", -1, SQ_INGEST_COL_DEFAULT);
+  sq_ingest_add_column(g, "name", -1, "TEXT", -1, SQ_INGEST_COL_DEFAULT);
+  sq_ingest_add_column(g, "qty", -1, "REAL", -1, SQ_INGEST_COL_DEFAULT);
+  sq_ingest_add_column(g, "day", -1, "DATE", -1, SQ_INGEST_COL_DEFAULT);
+  sq_ingest_add_column(g, "unused", -1, "TEXT", -1, SQ_INGEST_COL_DEFAULT);
+  sq_ingest_map_key(g, "Full Name", -1, "name", -1);
+  sq_csv_options_init(&o);
+  d = sq_csv_ingest_new(g, &o);
+  if( infer_qty ) sq_csv_ingest_require(d, 2, SQ_CSV_T_INTEGER, 2);
+  while( rc!=SQ_INGEST_ERROR && pos<n ){
+    size_t end = pos<cut ? cut : n;
+    rc = sq_csv_ingest_feed(d, doc+pos, end-pos);
+    pos = rc==SQ_INGEST_PAUSED ? pos + sq_csv_ingest_consumed(d) : end;
+  }
+  if( rc!=SQ_INGEST_ERROR ) rc = sq_csv_ingest_finish(d);
+  if( rc==SQ_INGEST_ERROR ){
+    char *t = sq_csv_ingest_error_text(d);
+    log_printf(&l, "ERROR %d %s", sq_csv_ingest_error_info(d)->code, t);
+    sqlite3_free(t);
+  }else{
+    log_printf(&l, "OK %lld", (long long)sq_csv_ingest_records(d));
+  }
+  sq_csv_ingest_free(d);
+  sq_ingest_free(g);
+  return l.s;
+}
+
+static void expect_ingest(const char *doc, int infer_qty, const char *want){
+  size_t n = strlen(doc), i;
+  char *whole = ingest_cut(doc, n, n, infer_qty);
+  SQ_CHECK_MSG(strcmp(whole, want)==0, "doc '%s':\n--- got\n%s\n--- want\n%s", doc, whole, want);
+  for(i=0; i<=n; i++){
+    char *got = ingest_cut(doc, n, i, infer_qty);
+    if( strcmp(got, whole)!=0 ){
+      SQ_CHECK_MSG(0, "driver: split at %zu differs:\n%s\n---\n%s", i, whole, got);
+      free(got);
+      break;
+    }
+    free(got);
+  }
+  free(whole);
+}
+
+static void test_ingest_driver(void){
+  expect_ingest("ID,Full Name,qty,day,extra\n1,\"Smith, J\",2.5,2024-05-01T14:00:00+02:00,x\n2,,,,\n", 0,
+    "row 0 @27:2:1 i1 t'Smith, J' r2.5 t'2024-05-01 12:00:00.000' -\n"
+    "row 1 @72:3:1 i2 NULL NULL NULL -\nOK 2");
+  /* a value that does not fit a required (inferred) type: the line, byte and field */
+  expect_ingest("id,name,qty\n1,a,10\n2,b,1.5\n", 1,
+    "row 0 @12:2:1 i1 - r10 - -\n"   /* name: fed by "Full Name" only; day: no field */
+    "ERROR 4 line 3, byte 23, field 3 (qty): '1.5' is not an integer written canonically (no leading "
+    "zeros, no sign +, within 64 bits), and the column's type INTEGER was inferred from the first 2 "
+    "records (declare the column's type to accept such values)");
+  expect_ingest("id,ID\n1,2\n", 0,
+    "ERROR 2 line 1, byte 3, field 2: header name 'ID' repeats field 1 ('id'): header names must "
+    "differ, also ignoring case");
+  expect_ingest("id,name\n1,\"x\n", 0,
+    "ERROR 1 line 2, byte 10, field 2 (name): unterminated quoted field (the input ends before its closing quote)");
+  expect_ingest("", 0, "ERROR 2 empty file: no header");
+  expect_ingest("id,name\n", 0, "OK 0");
+}
+
 int main(void){
   test_basic();
   test_quoted();
@@ -688,5 +802,7 @@ int main(void){
   test_reset_and_state();
   test_big();
   test_python_oracle();
+  test_value_fits();
+  test_ingest_driver();
   return sq_test_done("test_csv");
 }
