@@ -207,11 +207,10 @@ static inline int emit_field(sq_csv_parser *p, const char *t, size_t n, unsigned
   }
   if( flags & SQ_CSV_F_NULL ){ t = 0; n = 0; }
   else if( n==0 ) t = "";
-  e->type = SQ_CSV_FIELD;
+  /* type, record and end_offset are set once per record (emit_record, reset) */
   e->flags = flags;
   e->text = t;
   e->len = n;
-  e->record = p->record;
   e->field = k;
   e->offset = p->f_off;
   e->line = p->f_line;
@@ -265,12 +264,14 @@ static int emit_record(sq_csv_parser *p, uint64_t end){
   e.column = p->r_col;
   e.end_offset = end;
   p->record++;
+  p->ev.record = p->record;
   p->fidx = 0;
   p->in_header = 0;
   rc = p->cb(p->user, &e);
   if( rc==SQ_CSV_CONTINUE ) return SQ_CSV_OK;
   if( rc==SQ_CSV_PAUSE ) return SQ_CSV_PAUSED;
   p->record--;
+  p->ev.record = p->record;
   return set_error(p, SQ_CSV_E_ABORTED, "aborted by the callback",
                    p->r_off, p->r_line, p->r_col, n);
 }
@@ -379,6 +380,7 @@ static int scan(sq_csv_parser *p, const u8 *s, size_t n){
   size_t tn = 0;
   int rc, c;
   const u8 quote = p->quote;
+  const size_t maxf = p->max_field;
 #if SQ_CSV_SSE2
   /* the bytes that stop the scan, as in p->cu / p->cq */
   const __m128i vd = _mm_set1_epi8((char)p->delim);
@@ -487,13 +489,13 @@ st_unq:
 #endif
     if( i>=n ){
       /* a chunk end: the bytes of a cut UTF-8 sequence do not count yet */
-      if( SQ_UNLIKELY(FLEN(run, n) - (size_t)p->u_have > p->max_field) ) return error_too_long(p);
+      if( SQ_UNLIKELY(FLEN(run, n) - (size_t)p->u_have > maxf) ) return error_too_long(p);
       p->copying = 1;
       if( n>run && buf_append(p, s+run, n-run) ) return error_nomem(p);
       p->state = ST_UNQ;
       goto done;
     }
-    if( SQ_UNLIKELY(FLEN(run, i) > p->max_field) ) return error_too_long(p);
+    if( SQ_UNLIKELY(FLEN(run, i) > maxf) ) return error_too_long(p);
     c = cu[s[i]];
     if( c==C_DELIM ){
       if( field_text(p, s, run, i, &t, &tn)!=SQ_CSV_OK ) return SQ_CSV_ERROR;
@@ -533,13 +535,13 @@ st_q:
 #endif
     if( i>=n ){
       /* a chunk end: the bytes of a cut UTF-8 sequence do not count yet */
-      if( SQ_UNLIKELY(FLEN(run, n) - (size_t)p->u_have > p->max_field) ) return error_too_long(p);
+      if( SQ_UNLIKELY(FLEN(run, n) - (size_t)p->u_have > maxf) ) return error_too_long(p);
       p->copying = 1;
       if( n>run && buf_append(p, s+run, n-run) ) return error_nomem(p);
       p->state = ST_Q;
       goto done;
     }
-    if( SQ_UNLIKELY(FLEN(run, i) > p->max_field) ) return error_too_long(p);
+    if( SQ_UNLIKELY(FLEN(run, i) > maxf) ) return error_too_long(p);
     c = cq[s[i]];
     if( c==C_QUOTE ){
       if( i+1>=n ){
@@ -627,6 +629,8 @@ void sq_csv_reset(sq_csv_parser *p){
   p->u_need = p->u_have = 0;
   p->consumed = 0;
   memset(&p->err, 0, sizeof p->err);
+  memset(&p->ev, 0, sizeof p->ev);
+  p->ev.type = SQ_CSV_FIELD;
 }
 
 sq_csv_parser *sq_csv_new(sq_csv_callback cb, void *user){
