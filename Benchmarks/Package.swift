@@ -14,6 +14,9 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // CSVBenchmarks compares with these (without GitHub access: see BENCHMARKS.md, CSV, for a local mirror)
+        .package(url: "https://github.com/swiftcsv/SwiftCSV", exact: "0.10.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
     ],
     targets: benchmarkTargets.map { name in
         .executableTarget(
@@ -24,5 +27,15 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         )
-    }
+    } + [
+        .executableTarget(
+            name: "CSVBenchmarks",
+            dependencies: [
+                .product(name: "StreamQLite", package: libraryPackage),
+                .product(name: "SwiftCSV", package: "SwiftCSV"),
+                .product(name: "CSV", package: "CSV.swift"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
 )
