@@ -7,7 +7,7 @@ import PackageDescription
 // Add further benchmark executables to `benchmarkTargets`.
 // SwiftPM names a path dependency after its directory (the checkout may not be called StreamQLite).
 let libraryPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
-let benchmarkTargets = ["StreamQLiteBenchmarks", "JSONBenchmarks"]
+let benchmarkTargets = ["StreamQLiteBenchmarks", "JSONBenchmarks", "CodableBenchmarks"]
 
 let package = Package(
     name: "StreamQLiteBenchmarks",

@@ -20,15 +20,19 @@ final class JSONColumnDecoder: Decoder {
     private var json: JSONTapeDecoder?
     private var tape: JSONTape?
 
-    init(statement: Statement, column: Int32, codingPath: [any CodingKey]) {
+    /// Whether the owner calls ``recycle()`` when done (then containers are reused).
+    private let recycles: Bool
+
+    init(statement: Statement, column: Int32, codingPath: [any CodingKey], recycles: Bool = false) {
         self.statement = statement
         self.column = column
         self.codingPath = codingPath
+        self.recycles = recycles
     }
 
     /// Decodes a `T` from column `column`, `key` being the property (the coding path's first element).
     static func decode<T: Decodable>(_ type: T.Type, statement: Statement, column: Int32, key: (any CodingKey)?) throws -> T {
-        let decoder = JSONColumnDecoder(statement: statement, column: column, codingPath: key.map { [$0] } ?? [])
+        let decoder = JSONColumnDecoder(statement: statement, column: column, codingPath: key.map { [$0] } ?? [], recycles: true)
         defer { decoder.recycle() }
         do {
             return try T(from: decoder)
@@ -39,6 +43,7 @@ final class JSONColumnDecoder: Decoder {
 
     /// Gives the tape back for the next row (once no container refers to it).
     func recycle() {
+        json?.releaseContainers()
         json = nil
         JSONTape.pool.give(&tape)
     }
@@ -83,6 +88,7 @@ final class JSONColumnDecoder: Decoder {
         let decoder = JSONTapeDecoder(tape: tape, input: bytes.buffer, options: JSONColumnDecoder.options)
         decoder.inputOwner = bytes
         decoder.basePath = codingPath
+        decoder.cachesContainers = recycles
         json = decoder
         return decoder
     }

@@ -30,6 +30,10 @@ final class JSONElementReader {
     private var lineStartBase = 0
     /// Values returned so far.
     private(set) var index = 0
+    /// The value on the tape was decoded: the tape is cleared before reading on.
+    private var consumed = false
+    /// The input's error, thrown again by every later call (the parser cannot go on).
+    private var failure: (any Error)?
 
     init(layout: JSONImportLayout, options: JSONValueDecoder.Options) throws {
         self.layout = layout
@@ -51,7 +55,10 @@ final class JSONElementReader {
         configure()
     }
 
-    deinit { if !borrowed { window?.deallocate() } }
+    deinit {
+        decoder.releaseContainers()
+        if !borrowed { window?.deallocate() }
+    }
 
     private func configure() {
         switch layout {
@@ -66,7 +73,17 @@ final class JSONElementReader {
 
     /// Feeds what the window holds; `.value` when a value is on the tape.
     func step() throws -> Step {
+        if let failure { throw failure }
+        do { return try stepOnce() } catch { failure = error; throw error }
+    }
+
+    private func stepOnce() throws -> Step {
         let s = tape.state
+        if consumed {
+            tape.reset()
+            index += 1
+            consumed = false
+        }
         if s.pointee.completed > 0 { return .value }
         if finished { return .end }
         guard fed < windowCount, let window else { return .needInput }
@@ -76,17 +93,22 @@ final class JSONElementReader {
         let rc = sq_json_feed(tape.parser, window + fed, windowCount - fed)
         fed += sq_json_consumed(tape.parser)
         if rc == SQ_JSON_ERROR { throw error() }
-        return s.pointee.completed > 0 ? .value : (fed < windowCount ? try step() : .needInput)
+        return s.pointee.completed > 0 ? .value : (fed < windowCount ? try stepOnce() : .needInput)
     }
 
     /// The input has ended: checks that the document is complete.
     func finish() throws -> Step {
+        if let failure { throw failure }
+        do { return try finishOnce() } catch { failure = error; throw error }
+    }
+
+    private func finishOnce() throws -> Step {
         guard !finished else { return tape.state.pointee.completed > 0 ? .value : .end }
         finished = true
         // A value the parser only knows is complete at the end (a top-level number).
         tape.state.pointee.inputStart = nil
         if sq_json_finish(tape.parser) == SQ_JSON_ERROR { throw error() }
-        if case .seeking = tape.state.pointee.stream!.phase {
+        if case .seeking = tape.state.pointee.phase {
             let where_: String
             if case .arrayAt(let path) = layout { where_ = "at \(path.joined(separator: "."))" } else { where_ = "at the top level" }
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The given data has no array \(where_)"))
@@ -121,12 +143,14 @@ final class JSONElementReader {
         windowCount += chunk.count
     }
 
-    /// Decodes the value on the tape, then clears the tape.
+    /// Decodes the value on the tape (cleared on the next ``step()``).
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        defer {
-            tape.reset()
-            index += 1
-        }
+        try prepareDecoder().decodeTop(T.self)
+    }
+
+    /// The decoder, pointed at the value on the tape; the value counts as read.
+    func prepareDecoder() -> JSONTapeDecoder {
+        consumed = true
         let d = decoder
         d.tokens = tape.tokens
         d.arena = tape.arena
@@ -135,10 +159,21 @@ final class JSONElementReader {
         d.inputOffset = windowStart
         d.lineBase = lineBase
         d.lineStartBase = lineStartBase
-        d.basePath = layout == .ndjson ? [] : [JSONIndexKey(index: index)]
+        if layout == .ndjson { d.basePath = [] } else { d.baseElement = index }
         d.current = 0
         d.depth = 0
-        return try d.decodeTop(T.self)
+        return d
+    }
+
+    /// Reads to the end of the input (checking it), skipping the remaining values.
+    func drain(read: () throws -> Bool) throws {
+        while true {
+            switch try step() {
+            case .value: consumed = true
+            case .end: return
+            case .needInput: if try !read(), try finish() == .end { return }
+            }
+        }
     }
 
     private func error() -> any Error {
@@ -330,6 +365,165 @@ final class JSONFileReader {
             let code = errno
             throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: path,
                              NSLocalizedDescriptionKey: "cannot read \(path): \(String(cString: strerror(code)))"])
+        }
+    }
+}
+
+// MARK: - Top-level arrays, streamed
+
+/// The decoder of a whole document whose top-level value is an array: the array's
+/// elements are parsed and decoded one at a time (the tape holds one element), so
+/// `decode([T].self, from:)` needs no memory for the tokens of the whole document.
+/// Anything but an unkeyed container at the top level (a keyed container, a single
+/// value) is answered by a regular whole-document decoder.
+final class JSONTopArrayDecoder: Decoder {
+    let reader: JSONElementReader
+    let bytes: UnsafeRawBufferPointer
+    let options: JSONValueDecoder.Options
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+    /// The whole-document decoder, when the type asked for something else than the array.
+    private var whole: JSONTapeDecoder?
+    private var wholeTape: JSONTape?
+    private var streamed = false
+    /// The document's syntax error, once found by the whole-document parse.
+    private var failure: (any Error)?
+
+    init(bytes: UnsafeRawBufferPointer, options: JSONValueDecoder.Options) throws {
+        self.bytes = bytes
+        self.options = options
+        reader = try JSONElementReader(whole: bytes, layout: .array, options: options)
+    }
+
+    deinit {
+        whole?.releaseContainers()
+        whole = nil
+        JSONTape.pool.give(&wholeTape)
+    }
+
+    /// Decodes `T`, then checks the rest of the document (values the type did not read included).
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        if let array = T.self as? any JSONArrayDecodable.Type {
+            // `[Element]`: the elements straight from the reader (what `Array.init(from:)`
+            // does, without its per-element generic metadata lookup).
+            streamed = true
+            return try array.decodeElements(reader) as! T
+        }
+        let value = try T(from: self)
+        if streamed { try reader.drain { false } }
+        return value
+    }
+
+    /// The whole document on a tape of its own (for containers other than the top-level array).
+    func wholeDecoder() throws -> JSONTapeDecoder {
+        if let whole { return whole }
+        if let failure { throw failure }
+        guard !streamed else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The top-level array was already read as an unkeyed container"))
+        }
+        let tape = try JSONTape.pool.take()
+        wholeTape = tape
+        do { try tape.parse(bytes) } catch let f as JSONParseFailure {
+            let error = DecodingError.dataCorrupted(.init(
+                codingPath: [],
+                debugDescription: "The given data was not valid JSON: \(f.message) (line \(f.line), column \(f.column), byte offset \(f.offset))",
+                underlyingError: f))
+            failure = error
+            throw error
+        }
+        let d = JSONTapeDecoder(tape: tape, input: bytes, options: options)
+        whole = d
+        return d
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        try wholeDecoder().container(keyedBy: type)
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        if let whole { return try whole.unkeyedContainer() }
+        if let failure { throw failure }
+        streamed = true
+        return JSONStreamedUnkeyedContainer(reader: reader)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        try wholeDecoder().singleValueContainer()
+    }
+}
+
+/// The top-level array's elements, read from a ``JSONElementReader`` as they are decoded.
+struct JSONStreamedUnkeyedContainer: UnkeyedDecodingContainer {
+    let reader: JSONElementReader
+    var codingPath: [any CodingKey] { [] }
+    /// Unknown until the end is reached.
+    var count: Int? { nil }
+    var currentIndex: Int { reader.index }
+
+    /// Reads on to the next element; false at the end of the array.
+    func available() throws -> Bool {
+        while true {
+            switch try reader.step() {
+            case .value: return true
+            case .end: return false
+            case .needInput: if try reader.finish() == .end { return false }
+            }
+        }
+    }
+
+    /// `isAtEnd` has to read on; a syntax error there is thrown by the next decode.
+    var isAtEnd: Bool { !((try? available()) ?? true) }
+
+    func element<T>(_ type: T.Type) throws -> JSONTapeDecoder {
+        guard try available() else {
+            throw DecodingError.valueNotFound(T.self, .init(
+                codingPath: [JSONIndexKey(index: reader.index)], debugDescription: "Unkeyed container is at end."))
+        }
+        return reader.prepareDecoder()
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard try available() else {
+            throw DecodingError.valueNotFound((Any?).self, .init(codingPath: [JSONIndexKey(index: reader.index)], debugDescription: "Unkeyed container is at end."))
+        }
+        if reader.tape.tokens[0].kind == JSONKind.null { _ = reader.prepareDecoder(); return true }
+        return false
+    }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try element(T.self).decodeTop(T.self) }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try element(type).decodeTop(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try element(type).decodeTop(type) }
+    mutating func decode(_ type: Double.Type) throws -> Double { try element(type).decodeTop(type) }
+    mutating func decode(_ type: Int.Type) throws -> Int { try element(type).decodeTop(type) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try element(type).container(keyedBy: type)
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try element((any UnkeyedDecodingContainer).self).unkeyedContainer()
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let d = try element((any Decoder).self)
+        return d.decoder(for: 0, path: [JSONIndexKey(index: reader.index)])
+    }
+}
+
+/// `[Element]` read element by element from a ``JSONElementReader``.
+protocol JSONArrayDecodable {
+    static func decodeElements(_ reader: JSONElementReader) throws -> Self
+}
+
+extension Array: JSONArrayDecodable where Element: Decodable {
+    static func decodeElements(_ reader: JSONElementReader) throws -> [Element] {
+        var result: [Element] = []
+        while true {
+            switch try reader.step() {
+            case .value: result.append(try reader.decode(Element.self))
+            case .end: return result
+            case .needInput: if try reader.finish() == .end { return result }
+            }
         }
     }
 }

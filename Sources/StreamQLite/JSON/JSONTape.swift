@@ -58,6 +58,8 @@ final class JSONTape {
         var firstOffset: UInt64 = 0
         /// Streaming: how the values to return are found (see ``JSONElementReader``).
         var stream: StreamState?
+        /// Streaming: `stream.phase`, kept apart so the callback reads it without touching `stream`.
+        var phase = StreamState.Phase.seeking
     }
 
     /// Streaming: where the parser is relative to the values to return.
@@ -132,6 +134,7 @@ final class JSONTape {
     /// Streaming: the values at `depth` are returned one at a time (see ``JSONElementReader``).
     func configureStreaming(_ stream: StreamState, depth: Int32) {
         state.pointee.stream = stream
+        state.pointee.phase = stream.phase
         state.pointee.pauseDepth = depth
     }
 
@@ -209,11 +212,11 @@ final class JSONTape {
     static let streamCallback: sq_json_callback = { user, token in
         let s = user.unsafelyUnwrapped.assumingMemoryBound(to: State.self)
         let t = token.unsafelyUnwrapped
-        switch s.pointee.stream.unsafelyUnwrapped.phase {
+        switch s.pointee.phase {
         case .inside:
-            if t.pointee.depth < s.pointee.pauseDepth {
+            if _slowPath(t.pointee.depth < s.pointee.pauseDepth) {
                 // The end of the array holding the values.
-                s.pointee.stream!.phase = .after
+                s.pointee.phase = .after
                 return SQ_JSON_CONTINUE
             }
             return add(s, t)
@@ -236,7 +239,7 @@ final class JSONTape {
                 var matches = true
                 for d in 0..<depth where !(s.pointee.stream!.isObject[d] && s.pointee.stream!.keys[d] == path[d]) { matches = false }
                 if matches {
-                    s.pointee.stream!.phase = .inside
+                    s.pointee.phase = .inside
                     return SQ_JSON_CONTINUE
                 }
             }

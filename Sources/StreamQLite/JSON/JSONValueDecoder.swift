@@ -108,6 +108,10 @@ public struct JSONValueDecoder: Sendable {
 
     /// Decodes a `T` from one JSON document; the bytes are only read during the call.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        if Self.startsWithArray(bytes) {
+            // One element's tokens at a time: no memory for the whole document's.
+            return try JSONTopArrayDecoder(bytes: bytes, options: Options(self)).decode(T.self)
+        }
         var tape: JSONTape? = try JSONTape.pool.take()
         defer { JSONTape.pool.give(&tape) }
         do {
@@ -121,9 +125,18 @@ public struct JSONValueDecoder: Sendable {
         return try Self.decode(T.self, tape: tape!, input: bytes, options: Options(self))
     }
 
+    /// Whether the first byte after whitespace (and a byte order mark) is `[`.
+    static func startsWithArray(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { i = 3 }
+        while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        return i < bytes.count && bytes[i] == UInt8(ascii: "[")
+    }
+
     /// Decodes from a parsed tape (the decoder is gone when this returns, so the tape can be reused).
     static func decode<T: Decodable>(_ type: T.Type, tape: JSONTape, input: UnsafeRawBufferPointer, options: Options) throws -> T {
         let decoder = JSONTapeDecoder(tape: tape, input: input, options: options)
+        defer { decoder.releaseContainers() }
         return try decoder.decodeTop(T.self)
     }
 
@@ -206,7 +219,7 @@ extension Dictionary: JSONStringDictionaryDecodable where Key == String, Value: 
         let end = Int(t.length)
         while j < end {
             let key = decoder.string(at: j)
-            let value = try decoder.unwrap(Value.self, at: j + 1, key: JSONStringKey(key))
+            let value = try decoder.unwrap(Value.self, at: j + 1)
             if result[key] == nil { result[key] = value }
             j = decoder.next(j + 1)
         }
@@ -232,7 +245,13 @@ final class JSONTapeDecoder: Decoder {
     let options: JSONValueDecoder.Options
     /// The coding path of token `baseIndex` (the root: empty): paths are rebuilt from the
     /// tape when asked for (an error, `codingPath`), so decoding a value costs nothing for them.
-    var basePath: [any CodingKey] = []
+    var basePath: [any CodingKey] {
+        get { baseElement.map { [JSONIndexKey(index: $0)] } ?? explicitBasePath }
+        set { explicitBasePath = newValue; baseElement = nil }
+    }
+    private var explicitBasePath: [any CodingKey] = []
+    /// Streaming: the index of the element being decoded (its coding path, made when asked for).
+    var baseElement: Int?
     var baseIndex = 0
     /// The token `container(keyedBy:)`, `unkeyedContainer()` and `singleValueContainer()` read.
     var current = 0
@@ -247,6 +266,15 @@ final class JSONTapeDecoder: Decoder {
     var inputOwner: AnyObject?
     /// `snake_case` JSON key → converted key.
     var converted: [String: String] = [:]
+    /// Per depth, ``slotsPerDepth`` keyed containers kept for reuse (see ``keyedContainer(_:object:end:)``).
+    var slots: UnsafeMutablePointer<JSONContainerSlot>
+    var slotDepths = 0
+    static let slotsPerDepth = 4
+    /// Frames of containers that were not kept (a copy was still alive, or no caching):
+    /// freed with the decoder.
+    var retiredFrames: [UnsafeMutablePointer<JSONObjectFrame>] = []
+    /// Off: every keyed container gets a frame of its own (decoders made for one container).
+    var cachesContainers = true
 
     struct KeyHint {
         /// The object the hint is about.
@@ -270,9 +298,14 @@ final class JSONTapeDecoder: Decoder {
         self.options = options
         hints = .allocate(capacity: hintCapacity)
         hints.initialize(repeating: KeyHint(), count: hintCapacity)
+        slots = .allocate(capacity: 1)
     }
 
-    deinit { hints.deallocate() }
+    deinit {
+        hints.deallocate()
+        releaseContainers()
+        slots.deallocate()
+    }
 
     func growHints() {
         let capacity = max(hintCapacity * 2, depth + 1)
@@ -284,8 +317,12 @@ final class JSONTapeDecoder: Decoder {
         hintCapacity = capacity
     }
 
+    /// Decodes the document's value (the decoder stays usable: see ``releaseContainers()``).
     func decodeTop<T: Decodable>(_ type: T.Type) throws -> T {
-        try unwrap(T.self, at: 0, key: nil as JSONStringKey?)
+        // A new document (or streamed element, whose tokens start at 0 again): forget
+        // where keys were found in the last one.
+        for d in 0..<hintCapacity { hints[d].object = -1 }
+        return try unwrap(T.self, at: 0)
     }
 
     // MARK: Tape access
@@ -378,7 +415,7 @@ final class JSONTapeDecoder: Decoder {
         return result
     }
 
-    func mismatch(_ type: Any.Type, at i: Int, key: (some CodingKey)? = nil as JSONStringKey?) -> DecodingError {
+    func mismatch(_ type: Any.Type, at i: Int) -> DecodingError {
         let codingPath = path(to: i)
         let kind = tokens[i].kind
         if kind == JSONKind.null {
@@ -389,19 +426,19 @@ final class JSONTapeDecoder: Decoder {
                                          debugDescription: "Expected to decode \(type) but found \(JSONKind.describe(kind)) instead (\(location(of: i)))"))
     }
 
-    func corrupted(_ message: String, at i: Int, key: (some CodingKey)?) -> DecodingError {
+    func corrupted(_ message: String, at i: Int) -> DecodingError {
         .dataCorrupted(.init(codingPath: path(to: i), debugDescription: "\(message) (\(location(of: i)))"))
     }
 
-    func notRepresentable(_ type: Any.Type, at i: Int, key: (some CodingKey)?) -> DecodingError {
+    func notRepresentable(_ type: Any.Type, at i: Int) -> DecodingError {
         let literal = String(decoding: bytes(at: i), as: UTF8.self)
-        return corrupted("Number \(literal) is not representable in Swift as \(type)", at: i, key: key)
+        return corrupted("Number \(literal) is not representable in Swift as \(type)", at: i)
     }
 
     // MARK: Scalars
 
     @inline(__always)
-    func readBool(at i: Int, key: (some CodingKey)?) throws -> Bool {
+    func readBool(at i: Int) throws -> Bool {
         let k = tokens[i].kind
         if k == JSONKind.true { return true }
         if k == JSONKind.false { return false }
@@ -411,16 +448,16 @@ final class JSONTapeDecoder: Decoder {
     }
 
     @inline(__always)
-    func readString(at i: Int, key: (some CodingKey)?) throws -> String {
+    func readString(at i: Int) throws -> String {
         let t = tokens[i]
-        guard t.kind == JSONKind.string else { throw mismatch(String.self, at: i, key: key) }
+        guard t.kind == JSONKind.string else { throw mismatch(String.self, at: i) }
         return String(decoding: UnsafeBufferPointer(start: text(t), count: Int(t.length)), as: UTF8.self)
     }
 
     @inline(__always)
-    func readInteger<T: FixedWidthInteger>(_ type: T.Type, at i: Int, key: (some CodingKey)?) throws -> T {
+    func readInteger<T: FixedWidthInteger>(_ type: T.Type, at i: Int) throws -> T {
         let t = tokens[i]
-        guard t.kind == JSONKind.number else { throw mismatch(T.self, at: i, key: key) }
+        guard t.kind == JSONKind.number else { throw mismatch(T.self, at: i) }
         if _fastPath(t.flags & JSONKind.integerFlag != 0) {
             // Up to 18 digits cannot overflow an Int64.
             let p = text(t)
@@ -435,14 +472,14 @@ final class JSONTapeDecoder: Decoder {
                 }
                 if negative { v = -v }
                 if let r = T(exactly: v) { return r }
-                throw notRepresentable(T.self, at: i, key: key)
+                throw notRepresentable(T.self, at: i)
             }
         }
-        return try readIntegerSlow(T.self, at: i, key: key)
+        return try readIntegerSlow(T.self, at: i)
     }
 
     /// Long integers, and numbers with a fraction or exponent: `JSONDecoder`'s rules.
-    func readIntegerSlow<T: FixedWidthInteger>(_ type: T.Type, at i: Int, key: (some CodingKey)?) throws -> T {
+    func readIntegerSlow<T: FixedWidthInteger>(_ type: T.Type, at i: Int) throws -> T {
         let b = bytes(at: i)
         if tokens[i].flags & JSONKind.integerFlag != 0 {
             // Exact, with overflow checks.
@@ -460,18 +497,18 @@ final class JSONTapeDecoder: Decoder {
         }
         // As `JSONDecoder`: through Double when that is exact below 2^53, else through Decimal.
         let d = sq_json_number_double(UnsafeRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self), b.count)
-        guard let value = T(exactly: d) else { throw notRepresentable(T.self, at: i, key: key) }
+        guard let value = T(exactly: d) else { throw notRepresentable(T.self, at: i) }
         if d.magnitude < 9_007_199_254_740_992 { return value }
         if let decimal = Decimal(string: String(decoding: b, as: UTF8.self)), let value = T(jsonDecimal: decimal) {
             return value
         }
-        throw notRepresentable(T.self, at: i, key: key)
+        throw notRepresentable(T.self, at: i)
     }
 
     @inline(__always)
-    func readDouble(at i: Int, key: (some CodingKey)?) throws -> Double {
+    func readDouble(at i: Int) throws -> Double {
         let t = tokens[i]
-        guard t.kind == JSONKind.number else { return try nonConforming(Double.self, at: i, key: key) }
+        guard t.kind == JSONKind.number else { return try nonConforming(Double.self, at: i) }
         let p = text(t)
         let n = Int(t.length)
         if t.flags & JSONKind.integerFlag != 0 && n <= 16 {
@@ -490,7 +527,7 @@ final class JSONTapeDecoder: Decoder {
         }
         if let d = fastDouble(p, n) { return d }
         let d = sq_json_number_double(UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self), n)
-        return try checkedFloat(d, at: i, key: key)
+        return try checkedFloat(d, at: i)
     }
 
     /// Clinger's fast path: up to 15 significant digits and a power of ten up to 22 are exact.
@@ -537,61 +574,61 @@ final class JSONTapeDecoder: Decoder {
     }
 
     /// `JSONDecoder` rejects numbers that overflow to ±∞ or underflow to 0.
-    func checkedFloat<F: BinaryFloatingPoint>(_ value: F, at i: Int, key: (some CodingKey)?) throws -> F {
+    func checkedFloat<F: BinaryFloatingPoint>(_ value: F, at i: Int) throws -> F {
         if value.isFinite {
             if value != 0 { return value }
             // A true zero has no non-zero digit before its exponent.
             for c in bytes(at: i) {
                 if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
-                if c >= UInt8(ascii: "1") && c <= UInt8(ascii: "9") { throw notRepresentable(F.self, at: i, key: key) }
+                if c >= UInt8(ascii: "1") && c <= UInt8(ascii: "9") { throw notRepresentable(F.self, at: i) }
             }
             return value
         }
-        throw notRepresentable(F.self, at: i, key: key)
+        throw notRepresentable(F.self, at: i)
     }
 
-    func readFloat(at i: Int, key: (some CodingKey)?) throws -> Float {
+    func readFloat(at i: Int) throws -> Float {
         let t = tokens[i]
-        guard t.kind == JSONKind.number else { return try nonConforming(Float.self, at: i, key: key) }
+        guard t.kind == JSONKind.number else { return try nonConforming(Float.self, at: i) }
         // strtof rounds once, straight to Float (as JSONDecoder).
         guard let f = Float(Substring(String(decoding: bytes(at: i), as: UTF8.self))) else {
-            throw notRepresentable(Float.self, at: i, key: key)
+            throw notRepresentable(Float.self, at: i)
         }
-        return try checkedFloat(f, at: i, key: key)
+        return try checkedFloat(f, at: i)
     }
 
-    func nonConforming<F: BinaryFloatingPoint>(_ type: F.Type, at i: Int, key: (some CodingKey)?) throws -> F {
+    func nonConforming<F: BinaryFloatingPoint>(_ type: F.Type, at i: Int) throws -> F {
         if case .convertFromString(let posInf, let negInf, let nan) = options.nonConforming, tokens[i].kind == JSONKind.string {
             let b = bytes(at: i)
             if b.elementsEqual(posInf.utf8) { return F.infinity }
             if b.elementsEqual(negInf.utf8) { return -F.infinity }
             if b.elementsEqual(nan.utf8) { return F.nan }
         }
-        throw mismatch(F.self, at: i, key: key)
+        throw mismatch(F.self, at: i)
     }
 
     // MARK: Any value
 
     /// Decodes the value at token `i`; `key` is its key in the enclosing container (for the coding path).
     @inline(__always)
-    func unwrap<T: Decodable>(_ type: T.Type, at i: Int, key: (some CodingKey)?) throws -> T {
+    func unwrap<T: Decodable>(_ type: T.Type, at i: Int) throws -> T {
         // The common scalars without going through `init(from:)`.
-        if T.self == String.self { return unsafeBitCast(try readString(at: i, key: key), to: T.self) }
-        if T.self == Int.self { return unsafeBitCast(try readInteger(Int.self, at: i, key: key), to: T.self) }
-        if T.self == Double.self { return unsafeBitCast(try readDouble(at: i, key: key), to: T.self) }
-        if T.self == Bool.self { return unsafeBitCast(try readBool(at: i, key: key), to: T.self) }
-        return try unwrapOther(T.self, at: i, key: key)
+        if T.self == String.self { return unsafeBitCast(try readString(at: i), to: T.self) }
+        if T.self == Int.self { return unsafeBitCast(try readInteger(Int.self, at: i), to: T.self) }
+        if T.self == Double.self { return unsafeBitCast(try readDouble(at: i), to: T.self) }
+        if T.self == Bool.self { return unsafeBitCast(try readBool(at: i), to: T.self) }
+        return try unwrapOther(T.self, at: i)
     }
 
-    func unwrapOther<T: Decodable>(_ type: T.Type, at i: Int, key: (some CodingKey)?) throws -> T {
-        if T.self == Date.self { return try readDate(at: i, key: key) as! T }
-        if T.self == Data.self { return try readData(at: i, key: key) as! T }
-        if T.self == URL.self { return try readURL(at: i, key: key) as! T }
-        if T.self == Decimal.self { return try readDecimal(at: i, key: key) as! T }
+    func unwrapOther<T: Decodable>(_ type: T.Type, at i: Int) throws -> T {
+        if T.self == Date.self { return try readDate(at: i) as! T }
+        if T.self == Data.self { return try readData(at: i) as! T }
+        if T.self == URL.self { return try readURL(at: i) as! T }
+        if T.self == Decimal.self { return try readDecimal(at: i) as! T }
         if options.snakeCase, let dictionary = T.self as? any JSONStringDictionaryDecodable.Type {
-            return try nested(key) { try dictionary.decodeKeepingKeys(from: self, at: i) as! T }
+            return try nested { try dictionary.decodeKeepingKeys(from: self, at: i) as! T }
         }
-        return try nested(key) {
+        return try nested {
             current = i
             return try T(from: self)
         }
@@ -599,7 +636,7 @@ final class JSONTapeDecoder: Decoder {
 
     /// Runs `body` one level deeper (the key only documents the call: paths come from the tape).
     @inline(__always)
-    func nested<R>(_ key: (some CodingKey)?, _ body: () throws -> R) throws -> R {
+    func nested<R>(_ body: () throws -> R) throws -> R {
         let saved = current
         depth += 1
         defer {
@@ -609,63 +646,63 @@ final class JSONTapeDecoder: Decoder {
         return try body()
     }
 
-    func readDate(at i: Int, key: (some CodingKey)?) throws -> Date {
-        if tokens[i].kind == JSONKind.null { throw mismatch(Date.self, at: i, key: key) }
+    func readDate(at i: Int) throws -> Date {
+        if tokens[i].kind == JSONKind.null { throw mismatch(Date.self, at: i) }
         switch options.date {
         case .databaseText:
             if tokens[i].kind == JSONKind.number {
                 // As a date column: a number is seconds since 1970.
-                return Date(timeIntervalSince1970: try readDouble(at: i, key: key))
+                return Date(timeIntervalSince1970: try readDouble(at: i))
             }
-            guard tokens[i].kind == JSONKind.string else { throw mismatch(String.self, at: i, key: key) }
+            guard tokens[i].kind == JSONKind.string else { throw mismatch(String.self, at: i) }
             guard let date = parseSQLiteDate(bytes(at: i)) else {
-                throw corrupted("Expected a date as text yyyy-MM-dd HH:mm:ss.SSS (UTC), found \"\(string(at: i))\"", at: i, key: key)
+                throw corrupted("Expected a date as text yyyy-MM-dd HH:mm:ss.SSS (UTC), found \"\(string(at: i))\"", at: i)
             }
             return date
         case .deferredToDate:
-            return try nested(key) { current = i; return try Date(from: self) }
+            return try nested { current = i; return try Date(from: self) }
         case .secondsSince1970:
-            return Date(timeIntervalSince1970: try readDouble(at: i, key: key))
+            return Date(timeIntervalSince1970: try readDouble(at: i))
         case .millisecondsSince1970:
-            return Date(timeIntervalSince1970: try readDouble(at: i, key: key) / 1000.0)
+            return Date(timeIntervalSince1970: try readDouble(at: i) / 1000.0)
         case .iso8601:
-            let s = try readString(at: i, key: key)
+            let s = try readString(at: i)
             guard let date = try? Date.ISO8601FormatStyle().parse(s) else {
-                throw corrupted("Expected date string to be ISO8601-formatted.", at: i, key: key)
+                throw corrupted("Expected date string to be ISO8601-formatted.", at: i)
             }
             return date
         case .custom(let body):
-            return try nested(key) { current = i; return try body(self) }
+            return try nested { current = i; return try body(self) }
         }
     }
 
-    func readData(at i: Int, key: (some CodingKey)?) throws -> Data {
-        if tokens[i].kind == JSONKind.null { throw mismatch(Data.self, at: i, key: key) }
+    func readData(at i: Int) throws -> Data {
+        if tokens[i].kind == JSONKind.null { throw mismatch(Data.self, at: i) }
         switch options.data {
         case .base64:
-            guard tokens[i].kind == JSONKind.string else { throw mismatch(String.self, at: i, key: key) }
+            guard tokens[i].kind == JSONKind.string else { throw mismatch(String.self, at: i) }
             guard let data = Data(base64Encoded: string(at: i)) else {
-                throw corrupted("Encountered Data is not valid Base64.", at: i, key: key)
+                throw corrupted("Encountered Data is not valid Base64.", at: i)
             }
             return data
         case .deferredToData:
-            return try nested(key) { current = i; return try Data(from: self) }
+            return try nested { current = i; return try Data(from: self) }
         case .custom(let body):
-            return try nested(key) { current = i; return try body(self) }
+            return try nested { current = i; return try body(self) }
         }
     }
 
-    func readURL(at i: Int, key: (some CodingKey)?) throws -> URL {
-        if tokens[i].kind == JSONKind.null { throw mismatch(URL.self, at: i, key: key) }
-        let s = try readString(at: i, key: key)
-        guard let url = URL(string: s) else { throw corrupted("Invalid URL string.", at: i, key: key) }
+    func readURL(at i: Int) throws -> URL {
+        if tokens[i].kind == JSONKind.null { throw mismatch(URL.self, at: i) }
+        let s = try readString(at: i)
+        guard let url = URL(string: s) else { throw corrupted("Invalid URL string.", at: i) }
         return url
     }
 
-    func readDecimal(at i: Int, key: (some CodingKey)?) throws -> Decimal {
-        guard tokens[i].kind == JSONKind.number else { throw mismatch(Decimal.self, at: i, key: key) }
+    func readDecimal(at i: Int) throws -> Decimal {
+        guard tokens[i].kind == JSONKind.number else { throw mismatch(Decimal.self, at: i) }
         guard let d = Decimal(string: String(decoding: bytes(at: i), as: UTF8.self)) else {
-            throw notRepresentable(Decimal.self, at: i, key: key)
+            throw notRepresentable(Decimal.self, at: i)
         }
         return d
     }
@@ -683,7 +720,7 @@ final class JSONTapeDecoder: Decoder {
             }
             throw mismatch([String: Any].self, at: i)
         }
-        return KeyedDecodingContainer(JSONKeyedContainer<Key>(decoder: self, object: i, end: Int(t.length), depth: depth))
+        return keyedContainer(Key.self, object: i, end: Int(t.length))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -704,6 +741,85 @@ final class JSONTapeDecoder: Decoder {
         JSONSingleValueContainer(decoder: self, index: current)
     }
 
+    /// A keyed container for the object at `object`.
+    ///
+    /// Making one costs a `KeyedDecodingContainer` box and a generic metadata lookup
+    /// (about a third of decoding a small object), so the containers of the last key
+    /// types at each depth are kept (as closures that captured them, which hand them
+    /// out without the lookup) and pointed at the next object — but only when no copy
+    /// of one is left (its box is held by the closure alone): a container kept beyond
+    /// its `init(from:)` keeps reading its own object. Containers refer to the decoder
+    /// and their frame unretained (no reference counting per property): like the
+    /// decoder itself, they are valid while the decode call that handed them out runs.
+    @inline(__always)
+    func keyedContainer<Key: CodingKey>(_ type: Key.Type, object: Int, end: Int) -> KeyedDecodingContainer<Key> {
+        let id = ObjectIdentifier(Key.self)
+        if _fastPath(depth < slotDepths) {
+            let base = slots + depth &* Self.slotsPerDepth
+            var k = 0
+            while k < Self.slotsPerDepth {
+                let slot = base + k
+                if slot.pointee.keyType == id && slot.pointee.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+                    slot.pointee.frame.pointee.object = object
+                    slot.pointee.frame.pointee.end = end
+                    return unsafeDowncast(slot.pointee.thunk.takeUnretainedValue(), to: JSONContainerThunk<Key>.self).make()
+                }
+                k &+= 1
+            }
+        }
+        return newKeyedContainer(Key.self, object: object, end: end)
+    }
+
+    func newKeyedContainer<Key: CodingKey>(_ type: Key.Type, object: Int, end: Int) -> KeyedDecodingContainer<Key> {
+        let frame = UnsafeMutablePointer<JSONObjectFrame>.allocate(capacity: 1)
+        frame.initialize(to: JSONObjectFrame(object: object, end: end, depth: depth))
+        let plain = JSONKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), frame: frame)
+        guard cachesContainers else {
+            // A decoder made for one container (a super decoder, a column's nested
+            // container): the container may outlive whoever made it, so it keeps it.
+            retiredFrames.append(frame)
+            return KeyedDecodingContainer(JSONRetainingKeyedContainer(base: plain, owner: self))
+        }
+        let container = KeyedDecodingContainer(plain)
+        if depth >= slotDepths { growSlots() }
+        // The slot of this key type, else an empty one, else the first.
+        let base = slots + depth * Self.slotsPerDepth
+        let id = ObjectIdentifier(Key.self)
+        var k = (0..<Self.slotsPerDepth).first { base[$0].keyType == id } ?? (0..<Self.slotsPerDepth).first { base[$0].keyType == nil } ?? 0
+        if k < 0 { k = 0 }
+        release(base + k)
+        (base + k).pointee = JSONContainerSlot(
+            keyType: id, thunk: Unmanaged.passRetained(JSONContainerThunk<Key>(RowDecoder.thunk(container))),
+            box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), frame: frame)
+        return container
+    }
+
+    /// Empties a slot; its frame is kept if a copy of its container may still read it.
+    func release(_ slot: UnsafeMutablePointer<JSONContainerSlot>) {
+        guard slot.pointee.keyType != nil else { return }
+        let alone = slot.pointee.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1
+        slot.pointee.thunk.release()
+        if alone { slot.pointee.frame.pointee.freeNames(); slot.pointee.frame.deallocate() } else { retiredFrames.append(slot.pointee.frame) }
+        slot.pointee.keyType = nil
+    }
+
+    func growSlots() {
+        let depths = max(slotDepths * 2, depth + 1, 4)
+        let grown = UnsafeMutablePointer<JSONContainerSlot>.allocate(capacity: depths * Self.slotsPerDepth)
+        if slotDepths > 0 { grown.moveInitialize(from: slots, count: slotDepths * Self.slotsPerDepth) }
+        (grown + slotDepths * Self.slotsPerDepth).initialize(repeating: JSONContainerSlot(), count: (depths - slotDepths) * Self.slotsPerDepth)
+        slots.deallocate()
+        slots = grown
+        slotDepths = depths
+    }
+
+    /// Frees the kept containers' frames (at the end of a decode; the decoder stays usable).
+    func releaseContainers() {
+        for i in 0..<(slotDepths * Self.slotsPerDepth) { release(slots + i) }
+        for f in retiredFrames { f.pointee.freeNames(); f.deallocate() }
+        retiredFrames.removeAll()
+    }
+
     /// The error for a value that is not there (a `superDecoder` of a missing key reads as null).
     func missingValue(_ type: Any.Type) -> DecodingError {
         .valueNotFound(type, .init(codingPath: basePath, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
@@ -716,6 +832,7 @@ final class JSONTapeDecoder: Decoder {
         d.baseIndex = i
         d.current = i
         d.depth = depth
+        d.cachesContainers = false
         return d
     }
 
@@ -735,28 +852,53 @@ final class JSONTapeDecoder: Decoder {
     @inline(__always)
     func keyMatches(_ j: Int, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
         let t = tokens[j]
-        guard Int(t.length) == name.count else { return false }
-        return name.count == 0 || memcmp(text(t), name.baseAddress!, name.count) == 0
+        let n = name.count
+        guard Int(t.length) == n else { return false }
+        guard n > 0 else { return true }
+        let a = text(t), b = name.baseAddress.unsafelyUnwrapped
+        if n <= 16 {
+            // Short keys (nearly all): no call.
+            var i = 0
+            while i < n {
+                if a[i] != b[i] { return false }
+                i &+= 1
+            }
+            return true
+        }
+        return memcmp(a, b, n) == 0
     }
 
     /// The value token of `key` in the object at `object`, or nil; with `consume`, moves the
     /// object's hint past it.
     @inline(__always)
-    func find(_ key: some CodingKey, object: Int, end: Int, depth: Int, consume: Bool) -> Int? {
+    func find<Key: CodingKey>(_ key: Key, in frame: UnsafeMutablePointer<JSONObjectFrame>, consume: Bool) -> Int? {
+        let object = frame.pointee.object, end = frame.pointee.end
         if options.snakeCase { return findConverted(key.stringValue, object: object, end: end) }
-        var name = key.stringValue
-        return name.withUTF8 { name -> Int? in
-            let h = hints + depth
-            if h.pointee.object != object {
-                h.pointee = KeyHint(object: object, next: object + 1, inOrder: true)
-            }
-            let n = h.pointee.next
-            if _fastPath(h.pointee.inOrder && n < end && keyMatches(n, name)) {
-                if consume { h.pointee.next = next(n + 1) }
-                return n + 1
-            }
-            return findSlow(name, object: object, end: end, hint: h, consume: consume)
+        // Synthesized `CodingKeys` (one byte of plain data): the name's bytes kept per key
+        // type and case, no `stringValue` call.
+        if _isPOD(Key.self) && MemoryLayout<Key>.size <= 1 {
+            let byte = MemoryLayout<Key>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
+            let names = frame.pointee.names ?? frame.pointee.makeNames()
+            if _slowPath(names[byte].count < 0) { names[byte] = JSONKeyName(key.stringValue) }
+            return find(UnsafeBufferPointer(start: names[byte].bytes, count: names[byte].count), object: object, end: end,
+                        depth: frame.pointee.depth, consume: consume)
         }
+        var name = key.stringValue
+        return name.withUTF8 { find($0, object: object, end: end, depth: frame.pointee.depth, consume: consume) }
+    }
+
+    @inline(__always)
+    func find(_ name: UnsafeBufferPointer<UInt8>, object: Int, end: Int, depth: Int, consume: Bool) -> Int? {
+        let h = hints + depth
+        if h.pointee.object != object {
+            h.pointee = KeyHint(object: object, next: object + 1, inOrder: true)
+        }
+        let n = h.pointee.next
+        if _fastPath(h.pointee.inOrder && n < end && keyMatches(n, name)) {
+            if consume { h.pointee.next = next(n + 1) }
+            return n + 1
+        }
+        return findSlow(name, object: object, end: end, hint: h, consume: consume)
     }
 
     func findSlow(_ name: UnsafeBufferPointer<UInt8>, object: Int, end: Int, hint h: UnsafeMutablePointer<KeyHint>, consume: Bool) -> Int? {
@@ -803,6 +945,78 @@ final class JSONTapeDecoder: Decoder {
     }
 }
 
+/// The object a ``JSONKeyedContainer`` reads (raw memory owned by the decoder).
+struct JSONObjectFrame {
+    var object: Int
+    var end: Int
+    let depth: Int
+    /// The names of a one-byte key type's keys, by byte (`count` -1: not seen yet).
+    var names: UnsafeMutablePointer<JSONKeyName>?
+
+    init(object: Int, end: Int, depth: Int) {
+        self.object = object
+        self.end = end
+        self.depth = depth
+    }
+
+    mutating func makeNames() -> UnsafeMutablePointer<JSONKeyName> {
+        let n = UnsafeMutablePointer<JSONKeyName>.allocate(capacity: 256)
+        n.initialize(repeating: JSONKeyName(), count: 256)
+        names = n
+        return n
+    }
+
+    /// Frees the names (the frame's memory is the caller's).
+    func freeNames() {
+        guard let names else { return }
+        for i in 0..<256 where names[i].count > 0 { names[i].bytes.deallocate() }
+        names.deallocate()
+    }
+}
+
+/// A key's UTF-8 bytes.
+struct JSONKeyName {
+    var bytes: UnsafeMutablePointer<UInt8>
+    var count: Int
+    init() {
+        bytes = UnsafeMutablePointer(bitPattern: 1)!
+        count = -1
+    }
+    init(_ s: String) {
+        let utf8 = Array(s.utf8)
+        count = utf8.count
+        bytes = .allocate(capacity: max(count, 1))
+        bytes.initialize(from: utf8, count: count)
+    }
+}
+
+/// Hands out a captured keyed container without a metadata lookup.
+final class JSONContainerThunk<Key: CodingKey> {
+    let make: () -> KeyedDecodingContainer<Key>
+    init(_ make: @escaping () -> KeyedDecodingContainer<Key>) { self.make = make }
+}
+
+/// A kept keyed container: its key type (nil: an empty slot), its thunk (retained), its
+/// box (unretained, to see whether a copy of it is alive) and its frame.
+struct JSONContainerSlot {
+    var keyType: ObjectIdentifier?
+    var thunk: Unmanaged<AnyObject>
+    var box: Unmanaged<AnyObject>
+    var frame: UnsafeMutablePointer<JSONObjectFrame>
+    init() {
+        keyType = nil
+        thunk = Unmanaged.passUnretained(JSONTape.self as AnyObject)
+        box = thunk
+        frame = UnsafeMutablePointer(bitPattern: 8)!
+    }
+    init(keyType: ObjectIdentifier, thunk: Unmanaged<AnyObject>, box: Unmanaged<AnyObject>, frame: UnsafeMutablePointer<JSONObjectFrame>) {
+        self.keyType = keyType
+        self.thunk = thunk
+        self.box = box
+        self.frame = frame
+    }
+}
+
 /// `JSONDecoder`'s `convertFromSnakeCase` conversion.
 func convertFromSnakeCase(_ stringKey: String) -> String {
     guard !stringKey.isEmpty else { return stringKey }
@@ -845,15 +1059,33 @@ extension FixedWidthInteger {
 // MARK: - Containers
 
 struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: JSONTapeDecoder
-    let object: Int
-    let end: Int
-    let depth: Int
+    /// Unretained, as the frame: the container is plain data, copied without reference
+    /// counting (see ``JSONTapeDecoder/keyedContainer(_:object:end:)``).
+    let unmanagedDecoder: Unmanaged<JSONTapeDecoder>
+    /// The object read (reused for the next object of the same type at the same depth
+    /// once no copy of this container is left).
+    let frame: UnsafeMutablePointer<JSONObjectFrame>
+
+    init(decoder: Unmanaged<JSONTapeDecoder>, frame: UnsafeMutablePointer<JSONObjectFrame>) {
+        unmanagedDecoder = decoder
+        self.frame = frame
+    }
+
+    /// The decoder, retained (cold paths).
+    var decoder: JSONTapeDecoder { unmanagedDecoder.takeUnretainedValue() }
+    /// Runs `body` with the decoder, not retained (the hot paths).
+    @inline(__always) func with<R>(_ body: (JSONTapeDecoder) throws -> R) rethrows -> R {
+        try unmanagedDecoder._withUnsafeGuaranteedRef(body)
+    }
+    @inline(__always) var object: Int { frame.pointee.object }
+    @inline(__always) var end: Int { frame.pointee.end }
+    @inline(__always) var depth: Int { frame.pointee.depth }
 
     var codingPath: [any CodingKey] { decoder.path(to: object) }
 
     @inline(__always) func value(_ key: Key) throws -> Int {
-        if let v = decoder.find(key, object: object, end: end, depth: depth, consume: true) { return v }
+        let f = frame
+        if let v = with({ $0.find(key, in: f, consume: true) }) { return v }
         throw keyNotFound(key)
     }
 
@@ -876,46 +1108,47 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func contains(_ key: Key) -> Bool {
-        decoder.find(key, object: object, end: end, depth: depth, consume: false) != nil
+        decoder.find(key, in: frame, consume: false) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        guard let v = decoder.find(key, object: object, end: end, depth: depth, consume: false) else { throw keyNotFound(key) }
+        guard let v = decoder.find(key, in: frame, consume: false) else { throw keyNotFound(key) }
         return decoder.tokens[v].kind == JSONKind.null
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder.readBool(at: try value(key), key: key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder.readString(at: try value(key), key: key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder.readDouble(at: try value(key), key: key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder.readFloat(at: try value(key), key: key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder.readInteger(type, at: try value(key), key: key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder.readInteger(type, at: try value(key), key: key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { let v = try value(key); return try with { try $0.readBool(at: v) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { let v = try value(key); return try with { try $0.readString(at: v) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { let v = try value(key); return try with { try $0.readDouble(at: v) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { let v = try value(key); return try with { try $0.readFloat(at: v) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.unwrap(T.self, at: try value(key), key: key)
+        let v = try value(key)
+        return try with { try $0.unwrap(T.self, at: v) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let v = decoder.find(key, object: object, end: end, depth: depth, consume: true),
+        guard let v = decoder.find(key, in: frame, consume: true),
               decoder.tokens[v].kind != JSONKind.null else { return nil }
-        return try decoder.unwrap(T.self, at: v, key: key)
+        return try decoder.unwrap(T.self, at: v)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let v = try value(key)
-        return try decoder.nested(key) { decoder.current = v; return try decoder.container(keyedBy: type) }
+        return try decoder.nested { decoder.current = v; return try decoder.container(keyedBy: type) }
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
         let v = try value(key)
-        return try decoder.nested(key) { decoder.current = v; return try decoder.unkeyedContainer() }
+        return try decoder.nested { decoder.current = v; return try decoder.unkeyedContainer() }
     }
 
     func superDecoder() throws -> any Decoder { superDecoder(JSONStringKey("super")) }
@@ -923,7 +1156,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// A decoder for the key's value, or for `null` when the key is missing (as `JSONDecoder`).
     private func superDecoder(_ key: some CodingKey) -> any Decoder {
-        let v = decoder.find(key, object: object, end: end, depth: depth, consume: false)
+        let v = decoder.find(key, in: frame, consume: false)
         return decoder.decoder(for: v ?? -1, path: codingPath + [key])
     }
 }
@@ -980,21 +1213,21 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
         return false
     }
 
-    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(type) { d, i, k in try d.readBool(at: i, key: k) } }
-    mutating func decode(_ type: String.Type) throws -> String { try read(type) { d, i, k in try d.readString(at: i, key: k) } }
-    mutating func decode(_ type: Double.Type) throws -> Double { try read(type) { d, i, k in try d.readDouble(at: i, key: k) } }
-    mutating func decode(_ type: Float.Type) throws -> Float { try read(type) { d, i, k in try d.readFloat(at: i, key: k) } }
-    mutating func decode(_ type: Int.Type) throws -> Int { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: Int8.Type) throws -> Int8 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: Int16.Type) throws -> Int16 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: Int32.Type) throws -> Int32 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: Int64.Type) throws -> Int64 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: UInt.Type) throws -> UInt { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) { d, i, k in try d.readInteger(type, at: i, key: k) } }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { d, i, k in try d.unwrap(T.self, at: i, key: k) } }
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try read(type) { d, i, k in try d.readBool(at: i) } }
+    mutating func decode(_ type: String.Type) throws -> String { try read(type) { d, i, k in try d.readString(at: i) } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try read(type) { d, i, k in try d.readDouble(at: i) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try read(type) { d, i, k in try d.readFloat(at: i) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { d, i, k in try d.unwrap(T.self, at: i) } }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         guard position < end else { return nil }
@@ -1004,13 +1237,13 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         try read(KeyedDecodingContainer<NestedKey>.self) { d, i, key in
-            try d.nested(key) { d.current = i; return try d.container(keyedBy: type) }
+            try d.nested { d.current = i; return try d.container(keyedBy: type) }
         }
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
         try read((any UnkeyedDecodingContainer).self) { d, i, key in
-            try d.nested(key) { d.current = i; return try d.unkeyedContainer() }
+            try d.nested { d.current = i; return try d.unkeyedContainer() }
         }
     }
 
@@ -1034,19 +1267,53 @@ struct JSONSingleValueContainer: SingleValueDecodingContainer {
     private var none: JSONStringKey? { nil }
 
     func decodeNil() -> Bool { index < 0 || decoder.tokens[index].kind == JSONKind.null }
-    func decode(_ type: Bool.Type) throws -> Bool { try read { try decoder.readBool(at: $0, key: none) } }
-    func decode(_ type: String.Type) throws -> String { try read { try decoder.readString(at: $0, key: none) } }
-    func decode(_ type: Double.Type) throws -> Double { try read { try decoder.readDouble(at: $0, key: none) } }
-    func decode(_ type: Float.Type) throws -> Float { try read { try decoder.readFloat(at: $0, key: none) } }
-    func decode(_ type: Int.Type) throws -> Int { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: Int8.Type) throws -> Int8 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: Int16.Type) throws -> Int16 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: Int32.Type) throws -> Int32 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: Int64.Type) throws -> Int64 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: UInt.Type) throws -> UInt { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try read { try decoder.readInteger(type, at: $0, key: none) } }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try read { try decoder.unwrap(T.self, at: $0, key: none) } }
+    func decode(_ type: Bool.Type) throws -> Bool { try read { try decoder.readBool(at: $0) } }
+    func decode(_ type: String.Type) throws -> String { try read { try decoder.readString(at: $0) } }
+    func decode(_ type: Double.Type) throws -> Double { try read { try decoder.readDouble(at: $0) } }
+    func decode(_ type: Float.Type) throws -> Float { try read { try decoder.readFloat(at: $0) } }
+    func decode(_ type: Int.Type) throws -> Int { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: Int8.Type) throws -> Int8 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: Int16.Type) throws -> Int16 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: Int32.Type) throws -> Int32 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: Int64.Type) throws -> Int64 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: UInt.Type) throws -> UInt { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try read { try decoder.unwrap(T.self, at: $0) } }
+}
+
+/// A ``JSONKeyedContainer`` that keeps its decoder (and so its frame) alive: for
+/// containers handed out by decoders nobody else keeps (see ``JSONTapeDecoder/cachesContainers``).
+struct JSONRetainingKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let base: JSONKeyedContainer<Key>
+    let owner: JSONTapeDecoder
+
+    var codingPath: [any CodingKey] { base.codingPath }
+    var allKeys: [Key] { base.allKeys }
+    func contains(_ key: Key) -> Bool { base.contains(key) }
+    func decodeNil(forKey key: Key) throws -> Bool { try base.decodeNil(forKey: key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try base.decode(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try base.decode(type, forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try base.decode(type, forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try base.decode(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try base.decode(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try base.decode(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try base.decode(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try base.decode(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try base.decode(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try base.decode(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try base.decode(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try base.decode(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try base.decode(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try base.decode(type, forKey: key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try base.decode(type, forKey: key) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try base.decodeIfPresent(type, forKey: key) }
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try base.nestedContainer(keyedBy: type, forKey: key)
+    }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try base.nestedUnkeyedContainer(forKey: key) }
+    func superDecoder() throws -> any Decoder { try base.superDecoder() }
+    func superDecoder(forKey key: Key) throws -> any Decoder { try base.superDecoder(forKey: key) }
 }

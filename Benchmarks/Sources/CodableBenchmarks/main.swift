@@ -1,0 +1,225 @@
+// CodableBenchmarks — issue 13: JSON straight into Swift values and back.
+// JSONValueDecoder / JSONValueEncoder vs Foundation's JSONDecoder / JSONEncoder,
+// decoding into the same structs, with "just create the structs in a loop" as
+// the ceiling. Prints medians (MB/s of JSON) and ratios.
+//
+//   swift run -c release --package-path Benchmarks CodableBenchmarks [N] [REPS]
+//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|encode|stream [N]
+//   swift run -c release --package-path Benchmarks CodableBenchmarks stream-memory FILE_MB
+//
+// Files (generated in memory, N = 1,000,000 by default):
+//   reference: N × {"hi": i, "there": i, "comment": "comment"}       (≈ 44 MB)
+//   tasks:     N × {"id":i,"title":"task i","done":…}                 (the JSON issues' tasks file)
+//   nested:    N/10 × a larger object: nested struct, array of structs, tags, dictionary, optional
+import Foundation
+import StreamQLite
+
+struct Hi: Codable, Equatable { var hi: Int; var there: Int; var comment: String }
+struct BenchTask: Codable, Equatable { var id: Int64; var title: String; var done: Bool }
+struct Owner: Codable, Equatable { var name: String; var email: String; var since: Int }
+struct Item: Codable, Equatable { var sku: String; var quantity: Int; var price: Double }
+struct Order: Codable, Equatable {
+    var id: Int
+    var owner: Owner
+    var items: [Item]
+    var tags: [String]
+    var attributes: [String: String]
+    var note: String?
+    var paid: Bool
+}
+
+let args = CommandLine.arguments
+
+func referenceFile(_ n: Int) -> [UInt8] {
+    var s = "["
+    s.reserveCapacity(n * 48)
+    for i in 0..<n {
+        if i > 0 { s += ",\n" }
+        s += "{\"hi\": \(i), \"there\": \(i), \"comment\": \"comment\"}"
+    }
+    s += "]"
+    return Array(s.utf8)
+}
+
+func tasksFile(_ n: Int) -> [UInt8] {
+    var s = "["
+    s.reserveCapacity(n * 46)
+    for i in 0..<n {
+        if i > 0 { s += ",\n" }
+        s += "{\"id\":\(i),\"title\":\"task \(i)\",\"done\":\(i % 3 == 0)}"
+    }
+    s += "]"
+    return Array(s.utf8)
+}
+
+func order(_ i: Int) -> Order {
+    Order(id: i, owner: Owner(name: "Owner \(i % 1000)", email: "owner\(i % 1000)@example.com", since: 2000 + i % 25),
+          items: (0..<(1 + i % 4)).map { Item(sku: "SKU-\(i)-\($0)", quantity: 1 + $0, price: Double(i % 1000) / 4 + Double($0)) },
+          tags: ["new", "priority \(i % 3)", "region-\(i % 7)"], attributes: ["color": "blue", "size": "\(i % 5)"],
+          note: i % 2 == 0 ? nil : "leave at the \"front\" door / ring twice", paid: i % 3 != 0)
+}
+
+func nestedFile(_ n: Int) throws -> [UInt8] {
+    Array(try JSONEncoder().encode((0..<n).map(order)))
+}
+
+/// Seconds of CPU time (user + system) of this process.
+func cpuSeconds() -> Double {
+    var u = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &u)
+    return Double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + Double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6
+}
+
+/// Median CPU seconds of `reps` runs of `body`.
+func measure(_ reps: Int, _ body: () throws -> Void) rethrows -> Double {
+    var times: [Double] = []
+    for _ in 0..<reps {
+        let t0 = cpuSeconds()
+        try body()
+        times.append(cpuSeconds() - t0)
+    }
+    return times.sorted()[times.count / 2]
+}
+
+@inline(never) func blackHole<T>(_ x: T) { withExtendedLifetime(x) {} }
+
+// MARK: Profile mode (one variant, for perf / callgrind)
+
+if args.count > 2 && args[1] == "profile" {
+    let n = args.count > 3 ? Int(args[3])! : 1_000_000
+    let file = referenceFile(n)
+    switch args[2] {
+    case "decode":
+        let t = try measure(5) { blackHole(try JSONValueDecoder().decode([Hi].self, from: file)) }
+        print(String(format: "decode: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))
+    case "encode":
+        let values = try JSONValueDecoder().decode([Hi].self, from: file)
+        let t = try measure(5) { blackHole(try JSONValueEncoder().encode(values)) }
+        print(String(format: "encode: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))
+    case "stream":
+        for _ in 0..<5 {
+            let cursor = try JSONValueDecoder().elements(of: Hi.self, in: file)
+            while let v = try cursor.next() { blackHole(v) }
+        }
+    case "none":
+        blackHole(file)
+    default:
+        print("profile decode|encode|stream|none [N]")
+    }
+    exit(0)
+}
+
+// MARK: Streaming memory: decode the elements of a file over 1 GB one at a time
+
+if args.count > 2 && args[1] == "stream-memory" {
+    let megabytes = Int(args[2])!
+    let path = NSTemporaryDirectory() + "streamqlite-codable-\(megabytes).json"
+    if !FileManager.default.fileExists(atPath: path) {
+        let sink = try FileDescriptorSink(path: path)
+        var written = 1
+        try [UInt8(ascii: "[")].withUnsafeBytes { try sink.write($0) }
+        var i = 0
+        while written < megabytes * 1_000_000 {
+            let line = Array(((i > 0 ? ",\n" : "") + "{\"hi\": \(i), \"there\": \(i), \"comment\": \"comment\"}").utf8)
+            try line.withUnsafeBytes { try sink.write($0) }
+            written += line.count
+            i += 1
+        }
+        try [UInt8(ascii: "]")].withUnsafeBytes { try sink.write($0) }
+        try sink.close()
+    }
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    var before = rusage(), after = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &before)
+    let t0 = cpuSeconds()
+    var count = 0
+    var sum = 0
+    let cursor = try JSONValueDecoder().elements(of: Hi.self, contentsOfFile: path)
+    while let value = try cursor.next() {
+        count += 1
+        sum &+= value.hi
+    }
+    let seconds = cpuSeconds() - t0
+    getrusage(RUSAGE_SELF.rawValue, &after)
+    print(String(format: "stream-memory: %d values, file %.1f MB, %.2f s CPU (%.0f MB/s), peak RSS %.1f MB (before %.1f MB)",
+                 count, Double(size) / 1e6, seconds, Double(size) / 1e6 / seconds,
+                 Double(after.ru_maxrss) / 1024, Double(before.ru_maxrss) / 1024))
+    blackHole(sum)
+    try? FileManager.default.removeItem(atPath: path)
+    exit(0)
+}
+
+// MARK: The comparison
+
+let n = args.count > 1 ? Int(args[1])! : 1_000_000
+let reps = args.count > 2 ? Int(args[2])! : 3
+
+func row(_ name: String, _ seconds: Double, bytes: Int, base: Double) {
+    let mbps = Double(bytes) / 1e6 / seconds
+    print(String(format: "| %@ | %.3f | %.0f | %.2f× |", name, seconds, mbps, base / seconds))
+}
+
+func decodeTable<T: Codable & Equatable>(_ title: String, _ type: T.Type, _ file: [UInt8], ceiling: () -> [T]) throws {
+    print("\n### Decoding: \(title) (\(String(format: "%.1f", Double(file.count) / 1e6)) MB, \(reps) runs, median CPU time)\n")
+    print("| variant | s | MB/s | vs JSONDecoder |")
+    print("|---|---|---|---|")
+    let data = Data(file)
+    let ours = try JSONValueDecoder().decode([T].self, from: file)
+    let theirs = try JSONDecoder().decode([T].self, from: data)
+    precondition(ours == theirs, "the decoders disagree")
+    let foundation = try measure(reps) { blackHole(try JSONDecoder().decode([T].self, from: data)) }
+    let decoder = try measure(reps) { blackHole(try JSONValueDecoder().decode([T].self, from: file)) }
+    let stream = try measure(reps) {
+        var values: [T] = []
+        let cursor = try JSONValueDecoder().elements(of: T.self, in: file)
+        while let v = try cursor.next() { values.append(v) }
+        blackHole(values)
+    }
+    let loop = measure(reps) { blackHole(ceiling()) }
+    row("Foundation `JSONDecoder`", foundation, bytes: file.count, base: foundation)
+    row("**`JSONValueDecoder`** (whole array)", decoder, bytes: file.count, base: foundation)
+    row("`JSONValueDecoder.elements` (streamed, collected)", stream, bytes: file.count, base: foundation)
+    row("ceiling: create the same structs in a loop, no JSON", loop, bytes: file.count, base: foundation)
+}
+
+func encodeTable<T: Codable & Equatable>(_ title: String, _ values: [T]) throws {
+    let theirsEncoder = JSONEncoder()
+    theirsEncoder.outputFormatting = [.sortedKeys]
+    var oursEncoder = JSONValueEncoder()
+    oursEncoder.outputFormatting = [.sortedKeys]
+    let size = try oursEncoder.encode(values).count
+    let same = try oursEncoder.encode(values) == Array(theirsEncoder.encode(values))
+    precondition(same, "the encoders disagree")
+    print("\n### Encoding: \(title) (\(String(format: "%.1f", Double(size) / 1e6)) MB of output, sorted keys, \(reps) runs)\n")
+    print("| variant | s | MB/s | vs JSONEncoder |")
+    print("|---|---|---|---|")
+    let foundation = try measure(reps) { blackHole(try theirsEncoder.encode(values)) }
+    let ours = try measure(reps) { blackHole(try oursEncoder.encode(values)) }
+    var unsorted = JSONValueEncoder()
+    unsorted.outputFormatting = []
+    let oursUnsorted = try measure(reps) { blackHole(try unsorted.encode(values)) }
+    row("Foundation `JSONEncoder`", foundation, bytes: size, base: foundation)
+    row("**`JSONValueEncoder`**", ours, bytes: size, base: foundation)
+    row("`JSONValueEncoder`, keys in declaration order", oursUnsorted, bytes: size, base: foundation)
+}
+
+print("CodableBenchmarks: N = \(n), \(reps) runs per variant")
+let reference = referenceFile(n)
+try decodeTable("reference file, {\"hi\", \"there\", \"comment\"}", Hi.self, reference) {
+    var a: [Hi] = []
+    for i in 0..<n { a.append(Hi(hi: i, there: i, comment: "comment")) }
+    return a
+}
+let tasks = tasksFile(n)
+try decodeTable("tasks file, {\"id\", \"title\", \"done\"}", BenchTask.self, tasks) {
+    var a: [BenchTask] = []
+    for i in 0..<n { a.append(BenchTask(id: Int64(i), title: "task \(i)", done: i % 3 == 0)) }
+    return a
+}
+let nested = try nestedFile(n / 10)
+try decodeTable("nested orders (owner, items, tags, attributes, optional note)", Order.self, nested) {
+    (0..<(n / 10)).map(order)
+}
+try encodeTable("reference file", try JSONValueDecoder().decode([Hi].self, from: reference))
+try encodeTable("tasks file", try JSONValueDecoder().decode([BenchTask].self, from: tasks))
+try encodeTable("nested orders", (0..<(n / 10)).map(order))
