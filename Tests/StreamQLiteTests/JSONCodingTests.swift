@@ -639,3 +639,100 @@ let allFormattings: [JSONEncoder.OutputFormatting] = [
         #expect(context.codingPath.map(\.stringValue) == ["x", "values", "Index 1"])
     }
 }
+
+// MARK: - Top-level arrays (decoded element by element) and kept containers
+
+@Suite struct JSONTopLevelArrayTests {
+    struct I: Codable, Equatable { var id: Int }
+    enum IDKey: String, CodingKey { case id }
+
+    @Test func typesReadingATopLevelArrayAnyWayGetFoundationsResults() {
+        struct FirstTwo: Decodable, Equatable {
+            var a: Int, b: Int
+            init(from d: any Decoder) throws { var u = try d.unkeyedContainer(); a = try u.decode(Int.self); b = try u.decode(Int.self) }
+        }
+        struct Wrapped: Decodable, Equatable {
+            var values: [Int]
+            init(from d: any Decoder) throws { values = try d.singleValueContainer().decode([Int].self) }
+        }
+        struct Nested: Decodable, Equatable {
+            var x: Int, inner: [Int]
+            enum K: CodingKey { case x }
+            init(from d: any Decoder) throws {
+                var u = try d.unkeyedContainer()
+                x = try u.nestedContainer(keyedBy: K.self).decode(Int.self, forKey: .x)
+                var v = try u.nestedUnkeyedContainer()
+                var inner: [Int] = []
+                while !v.isAtEnd { inner.append(try v.decode(Int.self)) }
+                self.inner = inner
+                #expect(try u.decodeNil())
+                #expect(u.isAtEnd)
+            }
+        }
+        // JSONDecoder accepts a trailing comma in an array; RFC 8259 (and JSONTestSuite's
+        // n_array_extra_comma) does not, nor does ours.
+        #expect(bothDecode([Int].self, Array("[1,2,3,]".utf8)).foundation == .value([1, 2, 3]))
+        #expect(bothDecode([Int].self, Array("[1,2,3,]".utf8)).ours == .failure("dataCorrupted"))
+        for json in ["[1,2,3]", "[1,2", "[1,2] x", "[1]", "[\"a\",2]", " \n[1,2,3]", "[1,2,3,]x"] {
+            #expect(bothDecode(FirstTwo.self, Array(json.utf8)).ours == bothDecode(FirstTwo.self, Array(json.utf8)).foundation, "\(json)")
+            #expect(bothDecode(Wrapped.self, Array(json.utf8)).ours == bothDecode(Wrapped.self, Array(json.utf8)).foundation, "\(json)")
+            #expect(bothDecode([Int].self, Array(json.utf8)).ours == bothDecode([Int].self, Array(json.utf8)).foundation, "\(json)")
+            #expect(bothDecode([String: Int].self, Array(json.utf8)).ours == bothDecode([String: Int].self, Array(json.utf8)).foundation, "\(json)")
+            #expect(bothDecode(Set<Int>.self, Array(json.utf8)).ours == bothDecode(Set<Int>.self, Array(json.utf8)).foundation, "\(json)")
+        }
+        let nested = Array(#"[{"x":7},[1,2],null]"#.utf8)
+        #expect(bothDecode(Nested.self, nested).ours == .value(try! JSONDecoder().decode(Nested.self, from: Data(nested))))
+        let e = #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([I].self, from: Array(#"[{"id":1},{"id":2},{"di":3}]"#.utf8)) }
+        if case .keyNotFound(_, let c)? = e { #expect(c.codingPath.map(\.stringValue) == ["Index 2"]) } else { Issue.record("\(String(describing: e))") }
+    }
+
+    @Test func aContainerKeptPastItsObjectKeepsReadingItsObject() throws {
+        // A container used after the next objects were decoded must still read its own.
+        final class Keeper: @unchecked Sendable { var containers: [KeyedDecodingContainer<IDKey>] = [] }
+        struct Kept: Decodable {
+            static let keeper = Keeper()
+            init(from decoder: any Decoder) throws {
+                Self.keeper.containers.append(try decoder.container(keyedBy: IDKey.self))
+            }
+        }
+        struct All: Decodable {
+            var late: [Int] = []
+            init(from decoder: any Decoder) throws {
+                var u = try decoder.unkeyedContainer()
+                while !u.isAtEnd { _ = try u.decode(Kept.self) }
+                late = try Kept.keeper.containers.map { try $0.decode(Int.self, forKey: .id) }
+            }
+        }
+        let json = Array((0..<50).map { "{\"id\":\($0)}" }.joined(separator: ",").utf8)
+        // Top level: the elements are streamed, their tokens reused: a kept container refuses
+        // to read (an error, never another element's value).
+        Kept.keeper.containers = []
+        let error = #expect(throws: DecodingError.self) {
+            try JSONValueDecoder().decode(All.self, from: [UInt8(ascii: "[")] + json + [UInt8(ascii: "]")])
+        }
+        #expect("\(String(describing: error))".contains("after its value was decoded"))
+        // Nested, not top level: a kept container keeps reading its own object.
+        Kept.keeper.containers = []
+        struct Wrapper: Decodable { var all: All }
+        let wrapped = try JSONValueDecoder().decode(Wrapper.self, from: Array("{\"all\":[".utf8) + json + Array("]}".utf8))
+        #expect(wrapped.all.late == Array(0..<50))
+        Kept.keeper.containers = []
+    }
+
+    @Test func recursiveTypesAndAlternatingKeyTypes() throws {
+        indirect enum Tree: Codable, Equatable { case leaf(Int), node([Tree], label: String) }
+        struct Order: Codable, Equatable {
+            struct Owner: Codable, Equatable { var name: String }
+            struct Item: Codable, Equatable { var sku: String; var n: Int }
+            var owner: Owner; var items: [Item]; var attributes: [String: String]; var tree: Tree
+        }
+        let orders = (0..<300).map { i in
+            Order(owner: .init(name: "o\(i)"), items: (0..<(i % 4)).map { .init(sku: "s\($0)", n: $0) }, attributes: ["k\(i % 3)": "v"],
+                  tree: i % 2 == 0 ? .leaf(i) : .node([.leaf(1), .node([.leaf(i)], label: "in")], label: "out\(i)"))
+        }
+        let bytes = Array(try JSONEncoder().encode(orders))
+        let r = bothDecode([Order].self, bytes)
+        #expect(r.ours == .value(orders))
+        #expect(r.ours == r.foundation)
+    }
+}

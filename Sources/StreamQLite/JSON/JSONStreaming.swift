@@ -152,6 +152,7 @@ final class JSONElementReader {
     func prepareDecoder() -> JSONTapeDecoder {
         consumed = true
         let d = decoder
+        d.generation &+= 1
         d.tokens = tape.tokens
         d.arena = tape.arena
         d.input = UnsafePointer(window ?? UnsafeMutablePointer(bitPattern: 1)!)

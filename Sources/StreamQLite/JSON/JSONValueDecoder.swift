@@ -252,6 +252,9 @@ final class JSONTapeDecoder: Decoder {
     private var explicitBasePath: [any CodingKey] = []
     /// Streaming: the index of the element being decoded (its coding path, made when asked for).
     var baseElement: Int?
+    /// Bumped when the tape is reused for another value (streamed elements): a keyed
+    /// container of an earlier value then refuses to read (its tokens are gone).
+    var generation: UInt64 = 0
     var baseIndex = 0
     /// The token `container(keyedBy:)`, `unkeyedContainer()` and `singleValueContainer()` read.
     var current = 0
@@ -762,6 +765,7 @@ final class JSONTapeDecoder: Decoder {
                 if slot.pointee.keyType == id && slot.pointee.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
                     slot.pointee.frame.pointee.object = object
                     slot.pointee.frame.pointee.end = end
+                    slot.pointee.frame.pointee.generation = generation
                     return unsafeDowncast(slot.pointee.thunk.takeUnretainedValue(), to: JSONContainerThunk<Key>.self).make()
                 }
                 k &+= 1
@@ -773,6 +777,7 @@ final class JSONTapeDecoder: Decoder {
     func newKeyedContainer<Key: CodingKey>(_ type: Key.Type, object: Int, end: Int) -> KeyedDecodingContainer<Key> {
         let frame = UnsafeMutablePointer<JSONObjectFrame>.allocate(capacity: 1)
         frame.initialize(to: JSONObjectFrame(object: object, end: end, depth: depth))
+        frame.pointee.generation = generation
         let plain = JSONKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), frame: frame)
         guard cachesContainers else {
             // A decoder made for one container (a super decoder, a column's nested
@@ -950,6 +955,8 @@ struct JSONObjectFrame {
     var object: Int
     var end: Int
     let depth: Int
+    /// The decoder's ``JSONTapeDecoder/generation`` when the frame was pointed at its object.
+    var generation: UInt64 = 0
     /// The names of a one-byte key type's keys, by byte (`count` -1: not seen yet).
     var names: UnsafeMutablePointer<JSONKeyName>?
 
@@ -1085,8 +1092,17 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     @inline(__always) func value(_ key: Key) throws -> Int {
         let f = frame
+        try checkAlive()
         if let v = with({ $0.find(key, in: f, consume: true) }) { return v }
         throw keyNotFound(key)
+    }
+
+    /// Throws when the container outlived its value's tokens (a streamed element).
+    @inline(__always) func checkAlive() throws {
+        if _slowPath(frame.pointee.generation != with({ $0.generation })) {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
+                "A keyed container was used after its value was decoded: with streamed elements (elements(of:), a top-level array) a container is only valid while its element is decoded"))
+        }
     }
 
     func keyNotFound(_ key: Key) -> DecodingError {
@@ -1108,10 +1124,12 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func contains(_ key: Key) -> Bool {
-        decoder.find(key, in: frame, consume: false) != nil
+        guard (try? checkAlive()) != nil else { return false }
+        return decoder.find(key, in: frame, consume: false) != nil
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
+        try checkAlive()
         guard let v = decoder.find(key, in: frame, consume: false) else { throw keyNotFound(key) }
         return decoder.tokens[v].kind == JSONKind.null
     }
@@ -1136,6 +1154,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try checkAlive()
         guard let v = decoder.find(key, in: frame, consume: true),
               decoder.tokens[v].kind != JSONKind.null else { return nil }
         return try decoder.unwrap(T.self, at: v)
