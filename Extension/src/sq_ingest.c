@@ -18,6 +18,12 @@
 #include <stdarg.h>
 #include <string.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+# define ING_INLINE static inline __attribute__((always_inline))
+#else
+# define ING_INLINE static inline
+#endif
+
 #define ING_KEY_CACHE      256    /* key positions cached per record */
 #define ING_KEY_CACHE_LEN  256    /* longest key cached */
 
@@ -139,8 +145,6 @@ typedef struct IngTarget { const char *key; int nkey; int start, n; } IngTarget;
 
 typedef struct IngKeyCache { char *key; int n, cap; int target; } IngKeyCache;
 
-typedef struct IngSlot { int type; int64_t i; double r; int64_t off, len; } IngSlot;
-
 typedef struct IngStep { int is_index; int64_t index; char *key; int nkey; } IngStep;
 
 /* JSON driver modes. */
@@ -163,8 +167,7 @@ struct sq_ingest {
   IngTarget *targets; int ntarget;
   int *tcols;                 /* columns of the targets */
   int *ident;                 /* ident[i] = i: field i by position */
-  IngSlot *slots;
-  sq_ingest_value *vals;
+  sq_ingest_value *slots;     /* the row's values; TEXT/JSON: offset in .i until the record ends */
   int64_t *seen;              /* per column: record+1 that set it */
   int *seen_pos;              /* per column: the cache position of the key that set it, or -1 */
   int64_t *seen_koff, *seen_klen;   /* per column, for -1: that key in the arena */
@@ -186,6 +189,7 @@ struct sq_ingest {
   int ncache;
   /* JSON driver */
   sq_json_parser *p;
+  const sq_json_token *tok;   /* the token being handled (during sq_json_feed/finish) */
   int mode;
   int row_depth;
   int in_target;
@@ -205,6 +209,11 @@ struct sq_ingest {
 static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
                         const char *key, size_t nkey, const char *fmt, ...);
 static int ing_nomem(sq_ingest *g);
+
+/* A position meaning "the JSON token being handled" (g->tok): the JSON
+** driver's hot path passes it instead of copying each token's position. */
+static const sq_ingest_pos ing_at_token_ = {0, 0, 0};
+#define ING_TOK (&ing_at_token_)
 
 /* ------------------------------------------------------------ types */
 
@@ -320,7 +329,6 @@ void sq_ingest_free(sq_ingest *g){
   sqlite3_free(g->tcols);
   sqlite3_free(g->ident);
   sqlite3_free(g->slots);
-  sqlite3_free(g->vals);
   sqlite3_free(g->seen);
   sqlite3_free(g->seen_pos);
   sqlite3_free(g->seen_koff);
@@ -567,8 +575,7 @@ static int ing_prepare(sq_ingest *g){
   }
   if( ing_build_targets(g) ) return SQ_INGEST_ERROR;
   g->ident = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)n);
-  g->slots = sqlite3_malloc64(sizeof(IngSlot)*(sqlite3_uint64)n);
-  g->vals = sqlite3_malloc64(sizeof(sq_ingest_value)*(sqlite3_uint64)n);
+  g->slots = sqlite3_malloc64(sizeof(sq_ingest_value)*(sqlite3_uint64)n);
   g->seen = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
   g->seen_pos = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)n);
   g->seen_koff = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
@@ -578,7 +585,7 @@ static int ing_prepare(sq_ingest *g){
   g->parent_obj = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
   g->key_ok = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
   g->arr_idx = sqlite3_malloc64(sizeof(int64_t)*((sqlite3_uint64)g->nstep+2));
-  if( !g->ident || !g->slots || !g->vals || !g->seen || !g->seen_pos || !g->seen_koff
+  if( !g->ident || !g->slots || !g->seen || !g->seen_pos || !g->seen_koff
       || !g->seen_klen || !g->named0 || !g->omitted
       || !g->parent_obj || !g->key_ok || !g->arr_idx ){
     return ing_nomem(g);
@@ -587,14 +594,27 @@ static int ing_prepare(sq_ingest *g){
     g->ident[i] = i; g->seen[i] = 0; g->seen_pos[i] = -1; g->seen_koff[i] = 0; g->seen_klen[i] = -1;
     g->named0[i] = 0; g->omitted[i] = 0;
   }
-  memset(g->slots, 0, sizeof(IngSlot)*(size_t)n);
-  memset(g->vals, 0, sizeof(sq_ingest_value)*(size_t)n);
+  memset(g->slots, 0, sizeof(sq_ingest_value)*(size_t)n);
   g->prepared = 1;
   ing_reset_json(g);
   return SQ_INGEST_OK;
 }
 
 /* ------------------------------------------------------------ errors */
+
+/* The error's position: pos, or the current token's (ING_TOK), or none. */
+static void ing_err_pos(sq_ingest *g, const sq_ingest_pos *pos){
+  if( pos==ING_TOK ){
+    if( !g->tok ) return;
+    g->err.offset = g->tok->offset;
+    g->err.line = g->tok->line;
+    g->err.column = g->tok->column;
+  }else if( pos ){
+    g->err.offset = pos->offset;
+    g->err.line = pos->line;
+    g->err.column = pos->column;
+  }
+}
 
 static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
                         const char *key, size_t nkey, const char *fmt, ...){
@@ -616,11 +636,7 @@ static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
     }
   }
   g->err.record = (g->in_record || g->in_target) ? g->nrec : -1;
-  if( pos ){
-    g->err.offset = pos->offset;
-    g->err.line = pos->line;
-    g->err.column = pos->column;
-  }
+  ing_err_pos(g, pos);
   return SQ_INGEST_ERROR;
 }
 
@@ -640,7 +656,7 @@ static int ing_buf_fail(sq_ingest *g, int rc, const sq_ingest_pos *pos){
                         (long long)g->max_rec);
   }
   ing_nomem(g);
-  if( pos ){ g->err.offset = pos->offset; g->err.line = pos->line; g->err.column = pos->column; }
+  ing_err_pos(g, pos);
   return SQ_INGEST_ERROR;
 }
 
@@ -675,13 +691,12 @@ int64_t sq_ingest_records(const sq_ingest *g){ return g->nrec; }
 
 /* ------------------------------------------------------------ the row assembler */
 
-int sq_ingest_begin_record(sq_ingest *g, const sq_ingest_pos *pos){
-  int i;
-  if( ing_prepare(g) ) return SQ_INGEST_ERROR;
-  if( g->in_record ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record begins inside a record");
+/* A record begins (the core is prepared). */
+ING_INLINE void ing_begin(sq_ingest *g, const sq_ingest_pos *pos){
+  /* no loop over the columns: a column no member filled (seen[] is not
+  ** this record's) is NULL or OMITTED when the record ends */
   g->in_record = 1;
-  if( pos ) g->rec_pos = *pos; else memset(&g->rec_pos, 0, sizeof g->rec_pos);
-  for(i=0; i<g->ncol; i++) g->slots[i].type = g->omitted[i] ? SQ_INGEST_V_OMITTED : SQ_INGEST_V_NULL;
+  g->rec_pos = *pos;
   g->arena.n = 0;
   g->field_pos = 0;
   g->have_field = 0;
@@ -689,6 +704,13 @@ int sq_ingest_begin_record(sq_ingest *g, const sq_ingest_pos *pos){
   g->cur_key = 0;
   g->cur_nkey = 0;
   g->cap_on = 0;
+}
+
+int sq_ingest_begin_record(sq_ingest *g, const sq_ingest_pos *pos){
+  static const sq_ingest_pos none = {0, 0, 0};
+  if( ing_prepare(g) ) return SQ_INGEST_ERROR;
+  if( g->in_record ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record begins inside a record");
+  ing_begin(g, pos ? pos : &none);
   return SQ_INGEST_OK;
 }
 
@@ -752,7 +774,7 @@ static int ing_resolve(const sq_ingest *g, const char *k, size_t n, int *other){
 ** columns left out and against a second member for the same column (an
 ** error in every mode: SQLite's ->> would take the first, JavaScript the
 ** last — no guess), and notes which member filled each column. */
-static int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
+ING_INLINE int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
   int j;
   for(j=0; j<g->ncur; j++){
     int c = g->cur[j];
@@ -764,6 +786,7 @@ static int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
     }
     if( g->seen[c]==g->nrec+1 ) return ing_fail_twice(g, c, pos);
     g->seen[c] = g->nrec+1;
+    g->slots[c].type = SQ_INGEST_V_NULL;     /* until its value comes */
     g->seen_pos[c] = g->cur_pos;
     if( g->cur_pos<0 && g->cur_key ){
       /* an uncached key: kept for that message */
@@ -778,16 +801,50 @@ static int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
   return SQ_INGEST_OK;
 }
 
+/* Equal byte strings of length n: keys of up to 16 bytes in two
+** overlapping word compares, without a call (never reading outside
+** a[0..n) and b[0..n)). */
+ING_INLINE int ing_eq(const char *a, const char *b, size_t n){
+  if( n>=8 ){
+    uint64_t x0, y0, x1, y1;
+    if( n>16 ) return memcmp(a, b, n)==0;
+    memcpy(&x0, a, 8); memcpy(&y0, b, 8);
+    memcpy(&x1, a+n-8, 8); memcpy(&y1, b+n-8, 8);
+    return ((x0^y0) | (x1^y1))==0;
+  }
+  if( n>=4 ){
+    uint32_t x0, y0, x1, y1;
+    memcpy(&x0, a, 4); memcpy(&y0, b, 4);
+    memcpy(&x1, a+n-4, 4); memcpy(&y1, b+n-4, 4);
+    return ((x0^y0) | (x1^y1))==0;
+  }
+  if( n==0 ) return 1;
+  return a[0]==b[0] && a[n>>1]==b[n>>1] && a[n-1]==b[n-1];
+}
+
 /* Resolves a key (through the per-position cache) into g->cur. */
-static int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_pos *pos){
+ING_INLINE int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_pos *pos){
   int p = g->field_pos++;
   int t;
   g->have_field = 1;
-  if( p<g->ncache && (size_t)g->cache[p].n==n && memcmp(g->cache[p].key, k, n)==0 ){
+  if( p<g->ncache && (size_t)g->cache[p].n==n && ing_eq(g->cache[p].key, k, n) ){
     t = g->cache[p].target;
     g->cur_key = g->cache[p].key;
     g->cur_nkey = n;
     g->cur_pos = p;
+    if( t>=0 && g->targets[t].n==1 ){
+      /* the common case: a known key for one column (ing_take_field's checks) */
+      int c = g->tcols[g->targets[t].start];
+      g->cur = &g->tcols[g->targets[t].start];
+      g->ncur = 1;
+      if( g->seen[c]!=g->nrec+1 && !g->omitted[c] && g->nrec>0 ){
+        g->seen[c] = g->nrec+1;
+        g->slots[c].type = SQ_INGEST_V_NULL;
+        g->seen_pos[c] = p;
+        return SQ_INGEST_OK;
+      }
+      return ing_take_field(g, pos);
+    }
   }else{
     int other = -1;
     t = ing_resolve(g, k, n, &other);
@@ -924,12 +981,12 @@ static int ing_double_is_int64(double d, int64_t *out){
   return 1;
 }
 
-static int ing_put_text(sq_ingest *g, IngSlot *sl, int type, const char *z, size_t n,
-                        const sq_ingest_pos *pos){
+ING_INLINE int ing_put_text(sq_ingest *g, sq_ingest_value *sl, int type, const char *z, size_t n,
+                            const sq_ingest_pos *pos){
   int rc = 0;
   sl->type = type;
-  sl->off = g->arena.n;
-  sl->len = (int64_t)n;
+  sl->i = g->arena.n;         /* the offset, until the record ends */
+  sl->len = n;
   INGBUF_PUT(&g->arena, z, n, g->max_rec, rc);
   if( rc ) return ing_buf_fail(g, rc, pos);
   return SQ_INGEST_OK;
@@ -937,9 +994,9 @@ static int ing_put_text(sq_ingest *g, IngSlot *sl, int type, const char *z, size
 
 /* Coerces one scalar into column col (the table of sq_ingest.h).
 ** `integer`: a NUMBER literal without fraction or exponent. */
-static int ing_set(sq_ingest *g, int col, int kind, int integer, const char *z, size_t n,
-                   const sq_ingest_pos *pos){
-  IngSlot *sl = &g->slots[col];
+ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char *z, size_t n,
+                       const sq_ingest_pos *pos){
+  sq_ingest_value *sl = &g->slots[col];
   int aff = g->cols[col].aff;
   int strict = g->strict;
   switch( kind ){
@@ -1039,8 +1096,8 @@ static int ing_set(sq_ingest *g, int col, int kind, int integer, const char *z, 
 }
 
 /* The scalar of the current field into each of its columns. */
-static int ing_scalar(sq_ingest *g, int kind, int integer, const char *z, size_t n,
-                      const sq_ingest_pos *pos){
+ING_INLINE int ing_scalar(sq_ingest *g, int kind, int integer, const char *z, size_t n,
+                          const sq_ingest_pos *pos){
   int j;
   for(j=0; j<g->ncur; j++){
     if( ing_set(g, g->cur[j], kind, integer, z, n, pos) ) return SQ_INGEST_ERROR;
@@ -1076,33 +1133,24 @@ static int ing_end(sq_ingest *g){
   sq_ingest_row row;
   int i, n, rc;
   if( g->whole ){
-    sq_ingest_value *v = &g->vals[0];
+    sq_ingest_value *v = &g->slots[0];
     v->type = SQ_INGEST_V_JSON;
     v->text = g->arena.z ? g->arena.z : "";
     v->len = (size_t)g->arena.n;
     n = 1;
   }else{
+    int64_t stamp = g->nrec+1;
     if( g->nrec==0 ){
       for(i=0; i<g->ncol; i++){
-        if( (g->cols[i].flags & SQ_INGEST_COL_DEFAULT) && !g->named0[i] ){
-          g->omitted[i] = 1;
-          g->slots[i].type = SQ_INGEST_V_OMITTED;
-        }
+        if( (g->cols[i].flags & SQ_INGEST_COL_DEFAULT) && !g->named0[i] ) g->omitted[i] = 1;
       }
     }
     for(i=0; i<g->ncol; i++){
-      const IngSlot *sl = &g->slots[i];
-      sq_ingest_value *v = &g->vals[i];
-      v->type = sl->type;
-      switch( sl->type ){
-        case SQ_INGEST_V_INTEGER: v->i = sl->i; break;
-        case SQ_INGEST_V_REAL: v->r = sl->r; break;
-        case SQ_INGEST_V_TEXT:
-        case SQ_INGEST_V_JSON:
-          v->text = sl->len>0 ? g->arena.z + sl->off : "";
-          v->len = (size_t)sl->len;
-          break;
-        default: break;
+      sq_ingest_value *v = &g->slots[i];
+      if( g->seen[i]!=stamp ){
+        v->type = g->omitted[i] ? SQ_INGEST_V_OMITTED : SQ_INGEST_V_NULL;
+      }else if( v->type>=SQ_INGEST_V_TEXT ){    /* TEXT, JSON */
+        v->text = v->len>0 ? g->arena.z + v->i : "";
       }
     }
     n = g->ncol;
@@ -1112,7 +1160,7 @@ static int ing_end(sq_ingest *g){
   row.line = g->rec_pos.line;
   row.column = g->rec_pos.column;
   row.ncol = n;
-  row.values = g->vals;
+  row.values = g->slots;
   rc = g->on_row ? g->on_row(g->user, &row) : SQ_INGEST_CONTINUE;
   if( rc!=SQ_INGEST_CONTINUE && rc!=SQ_INGEST_PAUSE ){
     ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");
@@ -1313,86 +1361,107 @@ static int ing_is_value_start(int ty){
 /* The parser's status for an assembler result. */
 #define ING_JSON_STATUS(rc) ((rc)==SQ_INGEST_OK ? SQ_JSON_CONTINUE : (rc)==SQ_INGEST_PAUSED ? SQ_JSON_PAUSE : 2)
 
-/* A token inside a record (objects → columns): the hot path. */
-static int ing_object_token(sq_ingest *g, const sq_json_token *t){
-  int d = t->depth, ty = t->type, rd = g->row_depth;
-  if( d==rd+1 ){
-    ING_POS(t);
-    switch( ty ){
-      case SQ_JSON_KEY:
-        return ing_key(g, t->text, t->len, &pos_) ? 2 : SQ_JSON_CONTINUE;
-      case SQ_JSON_BEGIN_OBJECT:
-      case SQ_JSON_BEGIN_ARRAY: {
-        int j, rc;
-        if( g->ncur==0 ) return SQ_JSON_CONTINUE;      /* an ignored key: skipped */
-        if( g->strict ){
-          for(j=0; j<g->ncur; j++){
-            int aff = g->cols[g->cur[j]].aff;
-            if( aff==SQ_INGEST_AFF_INTEGER || aff==SQ_INGEST_AFF_REAL ){
-              ing_fail_pos(g, SQ_INGEST_E_STRICT, &pos_, g->cur_key, g->cur_nkey,
-                           "a nested %s cannot go into %s column %s (strict mode)",
-                           ty==SQ_JSON_BEGIN_OBJECT ? "object" : "array",
-                           ing_aff_name(aff), g->cols[g->cur[j]].name);
-              return 2;
-            }
-          }
-        }
-        g->cap_on = 1;
-        g->cap_sep = 0;
-        g->cap_off = g->arena.n;
-        rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
-        if( rc ){ ing_buf_fail(g, rc, &pos_); return 2; }
-        return SQ_JSON_CONTINUE;
+/* A token inside a record (objects → columns): the hot path.  Each kind
+** of token has its own small function, tail-called from the dispatcher
+** (ing_json_event), so that none pays for the registers of the others. */
+#if defined(__GNUC__) || defined(__clang__)
+# define ING_NOINLINE __attribute__((noinline))
+#else
+# define ING_NOINLINE
+#endif
+
+static ING_NOINLINE int ing_tok_key(sq_ingest *g, const sq_json_token *t){
+  return ing_key(g, t->text, t->len, ING_TOK) ? 2 : SQ_JSON_CONTINUE;
+}
+
+static ING_NOINLINE int ing_tok_number(sq_ingest *g, const sq_json_token *t){
+  return ing_scalar(g, SQ_INGEST_K_NUMBER, (t->flags & SQ_JSON_F_INTEGER)!=0, t->text, t->len, ING_TOK)
+         ? 2 : SQ_JSON_CONTINUE;
+}
+
+static ING_NOINLINE int ing_tok_string(sq_ingest *g, const sq_json_token *t){
+  return ing_scalar(g, SQ_INGEST_K_STRING, 0, t->text, t->len, ING_TOK) ? 2 : SQ_JSON_CONTINUE;
+}
+
+static ING_NOINLINE int ing_tok_literal(sq_ingest *g, int kind){
+  return ing_scalar(g, kind, 0, 0, 0, ING_TOK) ? 2 : SQ_JSON_CONTINUE;
+}
+
+/* An object or array as a member's value begins: captured as JSON text. */
+static ING_NOINLINE int ing_tok_nest_begin(sq_ingest *g, const sq_json_token *t){
+  int j, rc;
+  if( g->strict ){
+    for(j=0; j<g->ncur; j++){
+      int aff = g->cols[g->cur[j]].aff;
+      if( aff==SQ_INGEST_AFF_INTEGER || aff==SQ_INGEST_AFF_REAL ){
+        ing_fail_pos(g, SQ_INGEST_E_STRICT, ING_TOK, g->cur_key, g->cur_nkey,
+                     "a nested %s cannot go into %s column %s (strict mode)",
+                     t->type==SQ_JSON_BEGIN_OBJECT ? "object" : "array",
+                     ing_aff_name(aff), g->cols[g->cur[j]].name);
+        return 2;
       }
-      case SQ_JSON_END_OBJECT:
-      case SQ_JSON_END_ARRAY: {
-        int j, rc;
-        if( !g->cap_on ) return SQ_JSON_CONTINUE;
-        rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
-        if( rc ){ ing_buf_fail(g, rc, &pos_); return 2; }
-        g->cap_on = 0;
-        for(j=0; j<g->ncur; j++){
-          IngSlot *sl = &g->slots[g->cur[j]];
-          sl->type = SQ_INGEST_V_JSON;
-          sl->off = g->cap_off;
-          sl->len = g->arena.n - g->cap_off;
-        }
-        return SQ_JSON_CONTINUE;
-      }
-      case SQ_JSON_NUMBER:
-        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
-        return ing_scalar(g, SQ_INGEST_K_NUMBER, (t->flags & SQ_JSON_F_INTEGER)!=0, t->text, t->len, &pos_)
-               ? 2 : SQ_JSON_CONTINUE;
-      case SQ_JSON_STRING:
-        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
-        return ing_scalar(g, SQ_INGEST_K_STRING, 0, t->text, t->len, &pos_) ? 2 : SQ_JSON_CONTINUE;
-      case SQ_JSON_TRUE:
-        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
-        return ing_scalar(g, SQ_INGEST_K_TRUE, 0, 0, 0, &pos_) ? 2 : SQ_JSON_CONTINUE;
-      case SQ_JSON_FALSE:
-        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
-        return ing_scalar(g, SQ_INGEST_K_FALSE, 0, 0, 0, &pos_) ? 2 : SQ_JSON_CONTINUE;
-      default:
-        if( g->ncur==0 ) return SQ_JSON_CONTINUE;
-        return ing_scalar(g, SQ_INGEST_K_NULL, 0, 0, 0, &pos_) ? 2 : SQ_JSON_CONTINUE;
     }
   }
-  if( d==rd ){
-    /* the record's END_OBJECT */
-    int rc = ing_end(g);
-    return ING_JSON_STATUS(rc);
-  }
-  if( g->cap_on ){
-    int rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
-    if( rc ){ ING_POS(t); ing_buf_fail(g, rc, &pos_); return 2; }
+  g->cap_on = 1;
+  g->cap_sep = 0;
+  g->cap_off = g->arena.n;
+  rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
+  if( rc ){ ing_buf_fail(g, rc, ING_TOK); return 2; }
+  return SQ_JSON_CONTINUE;
+}
+
+/* ... and ends: the text goes to the member's columns. */
+static ING_NOINLINE int ing_tok_nest_end(sq_ingest *g, const sq_json_token *t){
+  int j, rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
+  if( rc ){ ing_buf_fail(g, rc, ING_TOK); return 2; }
+  g->cap_on = 0;
+  for(j=0; j<g->ncur; j++){
+    sq_ingest_value *sl = &g->slots[g->cur[j]];
+    sl->type = SQ_INGEST_V_JSON;
+    sl->i = g->cap_off;
+    sl->len = (size_t)(g->arena.n - g->cap_off);
   }
   return SQ_JSON_CONTINUE;
 }
 
+/* A token inside a nested value being captured. */
+static ING_NOINLINE int ing_tok_nested(sq_ingest *g, const sq_json_token *t){
+  int rc = ing_json_token(&g->arena, &g->cap_sep, t, g->max_rec);
+  if( rc ){ ing_buf_fail(g, rc, ING_TOK); return 2; }
+  return SQ_JSON_CONTINUE;
+}
+
+/* The record's END_OBJECT. */
+static ING_NOINLINE int ing_tok_end_record(sq_ingest *g){
+  int rc = ing_end(g);
+  return ING_JSON_STATUS(rc);
+}
+
+ING_INLINE int ing_object_token(sq_ingest *g, const sq_json_token *t){
+  int d = t->depth, rd = g->row_depth;
+  if( d==rd+1 ){
+    int ty = t->type;
+    if( ty==SQ_JSON_KEY ) return ing_tok_key(g, t);
+    if( g->ncur==0 ) return SQ_JSON_CONTINUE;     /* the value of an ignored key: skipped */
+    switch( ty ){
+      case SQ_JSON_NUMBER: return ing_tok_number(g, t);
+      case SQ_JSON_STRING: return ing_tok_string(g, t);
+      case SQ_JSON_TRUE:   return ing_tok_literal(g, SQ_INGEST_K_TRUE);
+      case SQ_JSON_FALSE:  return ing_tok_literal(g, SQ_INGEST_K_FALSE);
+      case SQ_JSON_NULL:   return ing_tok_literal(g, SQ_INGEST_K_NULL);
+      case SQ_JSON_BEGIN_OBJECT:
+      case SQ_JSON_BEGIN_ARRAY: return ing_tok_nest_begin(g, t);
+      default:             return g->cap_on ? ing_tok_nest_end(g, t) : SQ_JSON_CONTINUE;
+    }
+  }
+  if( d==rd ) return ing_tok_end_record(g);
+  return g->cap_on ? ing_tok_nested(g, t) : SQ_JSON_CONTINUE;
+}
+
 /* A token inside a whole value. */
-static int ing_whole_token(sq_ingest *g, const sq_json_token *t){
+static ING_NOINLINE int ing_whole_token(sq_ingest *g, const sq_json_token *t){
   int rc = ing_json_token(&g->arena, &g->wsep, t, g->max_rec);
-  if( rc ){ ING_POS(t); ing_buf_fail(g, rc, &pos_); return 2; }
+  if( rc ){ ing_buf_fail(g, rc, ING_TOK); return 2; }
   if( t->depth==g->row_depth && (t->type==SQ_JSON_END_OBJECT || t->type==SQ_JSON_END_ARRAY) ){
     rc = ing_end(g);
     return ING_JSON_STATUS(rc);
@@ -1421,14 +1490,16 @@ static int ing_record_start(sq_ingest *g, const sq_json_token *t){
                  "(rows are read from JSON objects)", ing_token_kind(ty));
     return 2;
   }
-  return sq_ingest_begin_record(g, &pos_) ? 2 : SQ_JSON_CONTINUE;
+  ing_begin(g, &pos_);
+  return SQ_JSON_CONTINUE;
 }
 
-static int ing_json_event(void *user, const sq_json_token *t){
-  sq_ingest *g = (sq_ingest*)user;
+/* Tokens outside a record: layouts and paths. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+static int ing_outside_token(sq_ingest *g, const sq_json_token *t){
   int d = t->depth, ty = t->type;
-
-  if( g->in_record ) return g->whole ? ing_whole_token(g, t) : ing_object_token(g, t);
 
   if( g->in_target ){
     if( d==g->row_depth && ing_is_value_start(ty) ) return ing_record_start(g, t);
@@ -1510,6 +1581,26 @@ static int ing_json_event(void *user, const sq_json_token *t){
   return SQ_JSON_CONTINUE;
 }
 
+/* The next record (the common case of ing_record_start). */
+static ING_NOINLINE int ing_tok_begin_record(sq_ingest *g, const sq_json_token *t){
+  sq_ingest_pos pos;
+  pos.offset = t->offset; pos.line = t->line; pos.column = t->column;
+  ing_begin(g, &pos);
+  return SQ_JSON_CONTINUE;
+}
+
+/* The parser's callback: a dispatcher that tail-calls one small function
+** per kind of token. */
+static int ing_json_event(void *user, const sq_json_token *t){
+  sq_ingest *g = (sq_ingest*)user;
+  g->tok = t;
+  if( g->in_record ) return g->whole ? ing_whole_token(g, t) : ing_object_token(g, t);
+  if( g->in_target && t->depth==g->row_depth && t->type==SQ_JSON_BEGIN_OBJECT && !g->whole ){
+    return ing_tok_begin_record(g, t);
+  }
+  return ing_outside_token(g, t);
+}
+
 /* ------------------------------------------------------------ the JSON driver: input */
 
 static int ing_json_ready(sq_ingest *g){
@@ -1553,6 +1644,7 @@ int sq_ingest_json_feed(sq_ingest *g, const void *bytes, size_t n){
   int rc;
   if( ing_json_ready(g) ) return SQ_INGEST_ERROR;
   rc = sq_json_feed(g->p, bytes, n);
+  g->tok = 0;
   if( rc==SQ_JSON_ERROR ) return ing_parser_error(g);
   return rc==SQ_JSON_PAUSED ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
 }
@@ -1566,12 +1658,14 @@ uint64_t sq_ingest_json_offset(const sq_ingest *g){
 }
 
 int sq_ingest_json_finish(sq_ingest *g){
+  int rc;
   if( ing_json_ready(g) ) return SQ_INGEST_ERROR;
-  if( sq_json_finish(g->p)==SQ_JSON_ERROR ) return ing_parser_error(g);
+  rc = sq_json_finish(g->p);
+  g->tok = 0;
+  if( rc==SQ_JSON_ERROR ) return ing_parser_error(g);
   if( g->err.code ) return SQ_INGEST_ERROR;
   if( g->mode==M_ARRAY && g->targets_seen==0 && g->nstep>0 ){
     sq_ingest_pos pos;
-    int rc;
     pos.offset = sq_json_offset(g->p);
     pos.line = 0;
     pos.column = 0;
