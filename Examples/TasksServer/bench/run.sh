@@ -14,7 +14,8 @@
 #   post1000   POST /tasks with an array of 1,000 tasks
 # Prints requests/s, tasks/s, latency p50/p99 (wrk --latency), the server's peak RSS during
 # the case (VmHWM, reset before each case through /proc/PID/clear_refs) and the largest
-# event-loop timer lag the server saw (GET /stats). Both servers start from copies of one
+# event-loop timer lag the server saw (GET /stats), and the server's CPU time (user + system,
+# /proc/PID/stat) per request: less sensitive than requests/s to what else the machine runs. Both servers start from copies of one
 # database of TASKS sample tasks, one server at a time. wrk and the server share the machine.
 set -euo pipefail
 DURATION=${DURATION:-10}
@@ -120,13 +121,19 @@ kill $APID; wait $APID 2>/dev/null || true; stop
 
 echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); wrk -t1, ${DURATION}s per case"
 RESULTS="$WORK/results.txt"
-printf "%-11s %-9s %4s %11s %12s %9s %9s %9s %8s\n" server case conn "requests/s" "tasks/s" "p50" "p99" "peakRSS" "maxLag" | tee "$RESULTS"
+printf "%-11s %-9s %4s %11s %12s %9s %9s %9s %8s %8s\n" server case conn "requests/s" "tasks/s" "p50" "p99" "peakRSS" "maxLag" "cpu/req" | tee "$RESULTS"
+
+# The server's CPU time (user + system) so far, in clock ticks.
+cputicks() { awk '{print $14 + $15}' /proc/$PID/stat; }
 
 # run SERVER CASE LUA TASKS_PER_REQUEST CONNECTIONS
 run() {
     curl -s "http://127.0.0.1:$PORT/stats?reset=true" >/dev/null
     echo 5 > /proc/$PID/clear_refs 2>/dev/null || true
+    local t0; t0=$(cputicks)
     wrk -t1 -c"$5" -d"${DURATION}s" --latency -s "$3" "http://127.0.0.1:$PORT" > "$WORK/wrk.txt" 2>&1
+    local ticks=$(( $(cputicks) - t0 )) requests
+    requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
     if grep -q "Non-2xx" "$WORK/wrk.txt" || grep -q "Socket errors" "$WORK/wrk.txt"; then
         cat "$WORK/wrk.txt"; echo "$1 $2: errors during the run"; exit 1
     fi
@@ -136,7 +143,8 @@ run() {
     p99=$(awk '$1 == "99%" {print $2}' "$WORK/wrk.txt")
     rss=$(awk '/^VmHWM/ {printf "%.0fMB", $2/1024}' /proc/$PID/status)
     lag=$(curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; print('%.1fms' % (json.load(sys.stdin)['eventLoop']['maxLagMicros']/1000))")
-    printf "%-11s %-9s %4s %11.0f %12.0f %9s %9s %9s %8s\n" "$1" "$2" "$5" "$rps" "$(echo "$rps * $4" | bc)" "$p50" "$p99" "$rss" "$lag" | tee -a "$RESULTS"
+    local cpu; cpu=$(echo "$ticks * 1000000 / $(getconf CLK_TCK) / $requests" | bc)
+    printf "%-11s %-9s %4s %11.0f %12.0f %9s %9s %9s %8s %6sus\n" "$1" "$2" "$5" "$rps" "$(echo "$rps * $4" | bc)" "$p50" "$p99" "$rss" "$lag" "$cpu" | tee -a "$RESULTS"
 }
 
 for c in $CONNECTIONS; do
