@@ -26,13 +26,19 @@ final class CSVFieldReader {
     private var inputEnded = false, finished = false
 
     // The current record.
-    private(set) var text: UnsafeMutablePointer<UInt8>
-    private var textCapacity = 4096
-    private var textCount = 0
-    private(set) var fields: [Field] = []
-    private var ready = false
+    // Unchecked exclusivity: touched for every field; only the cursor's thread uses a reader.
+    @exclusivity(unchecked) private(set) var text: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var textCapacity = 4096
+    @exclusivity(unchecked) private var textCount = 0
+    /// The fields of the current record (`fieldCount` of them; room for `fieldCapacity`).
+    @exclusivity(unchecked) private(set) var fields = UnsafeMutablePointer<Field>.allocate(capacity: 64)
+    @exclusivity(unchecked) private(set) var fieldCount = 0
+    @exclusivity(unchecked) private var fieldCapacity = 64
+    @exclusivity(unchecked) private var ready = false
     /// Line and byte where the current record starts; its 0-based index (the header not counted).
-    private(set) var line = 0, offset = 0, record = -1
+    @exclusivity(unchecked) private(set) var line = 0
+    @exclusivity(unchecked) private(set) var offset = 0
+    @exclusivity(unchecked) private(set) var record = -1
     private var failure: Error?
 
     /// Reads the file at `path`.
@@ -44,7 +50,7 @@ final class CSVFieldReader {
         chunk = .allocate(byteCount: chunkSize, alignment: 16)
         text = .allocate(capacity: textCapacity)
         guard let p = sq_csv_new(csvFieldCallback, nil), let n = sq_csv_names_new() else {
-            chunk.deallocate(); text.deallocate()
+            chunk.deallocate(); text.deallocate(); fields.deallocate()
             throw CSVImportError(message: "out of memory", function: "CSVRecordCursor")
         }
         parser = p
@@ -65,7 +71,7 @@ final class CSVFieldReader {
         chunk = .allocate(byteCount: 1, alignment: 16)
         text = .allocate(capacity: textCapacity)
         guard let p = sq_csv_new(csvFieldCallback, nil), let n = sq_csv_names_new() else {
-            chunk.deallocate(); text.deallocate()
+            chunk.deallocate(); text.deallocate(); fields.deallocate()
             throw CSVImportError(message: "out of memory", function: "CSVRecordCursor")
         }
         parser = p
@@ -102,6 +108,7 @@ final class CSVFieldReader {
         if fd >= 0 { close(fd) }
         chunk.deallocate()
         text.deallocate()
+        fields.deallocate()
     }
 
     /// The header names (after the first record), or c1, c2, … without a header.
@@ -110,12 +117,12 @@ final class CSVFieldReader {
             guard let z = sq_csv_names_get(names, Int32(field), nil) else { return nil }
             return String(cString: z)
         }
-        return field < fields.count ? "c\(field + 1)" : nil
+        return field < fieldCount ? "c\(field + 1)" : nil
     }
 
     var fieldNames: [String] {
         if header { return (0..<Int(sq_csv_names_count(names))).map { name(of: $0)! } }
-        return (0..<fields.count).map { "c\($0 + 1)" }
+        return (0..<fieldCount).map { "c\($0 + 1)" }
     }
 
     // MARK: Reading
@@ -177,7 +184,7 @@ final class CSVFieldReader {
             }
             if ev.field == 0 {
                 textCount = 0
-                fields.removeAll(keepingCapacity: true)
+                fieldCount = 0
                 line = Int(ev.line)
                 offset = Int(ev.offset)
             }
@@ -192,12 +199,20 @@ final class CSVFieldReader {
                 textCapacity = cap
             }
             if n > 0 { UnsafeMutableRawPointer(text + textCount).copyMemory(from: ev.text, byteCount: n) }
-            fields.append(Field(start: textCount, count: n, isNull: ev.flags & UInt32(SQ_CSV_F_NULL) != 0))
+            if fieldCount == fieldCapacity {
+                let bigger = UnsafeMutablePointer<Field>.allocate(capacity: fieldCapacity * 2)
+                bigger.moveInitialize(from: fields, count: fieldCount)
+                fields.deallocate()
+                fields = bigger
+                fieldCapacity *= 2
+            }
+            (fields + fieldCount).initialize(to: Field(start: textCount, count: n, isNull: ev.flags & UInt32(SQ_CSV_F_NULL) != 0))
+            fieldCount += 1
             textCount += n
             return SQ_CSV_CONTINUE
         }
         if header && ev.record == 0 { return SQ_CSV_CONTINUE }
-        if ev.field == 0 { fields.removeAll(keepingCapacity: true); line = Int(ev.line); offset = Int(ev.offset) }
+        if ev.field == 0 { fieldCount = 0; line = Int(ev.line); offset = Int(ev.offset) }
         record = Int(ev.record) - (header ? 1 : 0)
         ready = true
         return SQ_CSV_PAUSE

@@ -26,15 +26,19 @@ final class CSVRecordDecoder: Decoder {
     }
 
     let reader: CSVFieldReader
-    var plan: [PlanEntry] = []
-    var position = 0
+    // Unchecked exclusivity: touched for every property; only the cursor's thread uses a decoder.
+    @exclusivity(unchecked) var plan: [PlanEntry] = []
+    @exclusivity(unchecked) var position = 0
     /// The field a single-value decode reads.
-    var currentField = 0
+    @exclusivity(unchecked) var currentField = 0
     /// Inside a value read from one field: no keyed container (a CSV field holds no object).
-    var inField = false
+    @exclusivity(unchecked) var inField = false
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
     private var names: [String]?
+    /// The keyed container of the last key type, made once (see ``RowDecoder/container(keyedBy:)``).
+    @exclusivity(unchecked) var containerThunk: AnyObject?
+    @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
 
     init(reader: CSVFieldReader) { self.reader = reader }
 
@@ -85,9 +89,9 @@ final class CSVRecordDecoder: Decoder {
     // MARK: Values
 
     /// Where a decoding error happened.
-    func context(_ key: (any CodingKey)?, field: Int, _ what: String) -> DecodingError.Context {
+    func context<K: CodingKey>(_ key: K, field: Int, _ what: String) -> DecodingError.Context {
         let place = field >= 0 ? ", field \(field + 1)" + (reader.name(of: field).map { " (\($0))" } ?? "") : ""
-        return .init(codingPath: codingPath + (key.map { [$0] } ?? []),
+        return .init(codingPath: codingPath + (key is CSVNoKey ? [] : [key]),
                      debugDescription: "CSV line \(reader.line), record \(reader.record)\(place): \(what)")
     }
 
@@ -99,93 +103,117 @@ final class CSVRecordDecoder: Decoder {
         return UnsafeBufferPointer(start: reader.text + field.start, count: field.count)
     }
 
-    func isNull(_ f: Int) -> Bool { f < 0 || f >= reader.fields.count || reader.fields[f].isNull }
+    @inline(__always)
+    func isNull(_ f: Int) -> Bool { f < 0 || f >= reader.fieldCount || reader.fields[f].isNull }
 
-    func value<T>(_ type: T.Type, field f: Int, key: (any CodingKey)?) throws -> T {
-        guard f >= 0 else {
-            if let key {
-                throw DecodingError.keyNotFound(key, context(key, field: -1,
-                    "no field '\(key.stringValue)' in the header (\(reader.fieldNames.joined(separator: ", ")))"))
-            }
-            throw DecodingError.valueNotFound(T.self, context(key, field: f, "no field"))
+    /// The bytes of field `f`, or the error for a missing field or a NULL.
+    @inline(__always)
+    func present<K: CodingKey>(_ f: Int, _ type: Any.Type, _ key: K) throws -> UnsafeBufferPointer<UInt8> {
+        if _fastPath(f >= 0 && f < reader.fieldCount), let b = bytes(f) { return b }
+        throw absent(f, type, key)
+    }
+
+    private func absent<K: CodingKey>(_ f: Int, _ type: Any.Type, _ key: K) -> DecodingError {
+        if f < 0, !(key is CSVNoKey) {
+            return DecodingError.keyNotFound(key, context(key, field: -1,
+                "no field '\(key.stringValue)' in the header (\(reader.fieldNames.joined(separator: ", ")))"))
         }
-        guard f < reader.fields.count, let b = bytes(f) else {
-            throw DecodingError.valueNotFound(T.self, context(key, field: f, "NULL for a non-optional \(T.self)"))
-        }
-        if let v = convert(b, to: T.self) { return v }
+        return DecodingError.valueNotFound(type, context(key, field: f, "NULL for a non-optional \(type)"))
+    }
+
+    private func mismatch<K: CodingKey>(_ b: UnsafeBufferPointer<UInt8>, _ f: Int, _ type: Any.Type, _ key: K) -> DecodingError {
         let text = String(decoding: b.prefix(200), as: UTF8.self)
-        throw DecodingError.typeMismatch(T.self, context(key, field: f, "'\(text)' is not a \(T.self)"))
+        return DecodingError.typeMismatch(type, context(key, field: f, "'\(text)' is not a \(type)"))
     }
 
-    /// The field's text as T, or nil when it is not one.
-    private func convert<T>(_ b: UnsafeBufferPointer<UInt8>, to type: T.Type) -> T? {
-        switch type {
-        case is String.Type: return String(decoding: b, as: UTF8.self) as? T
-        case is Int.Type: return integer(b).flatMap { Int(exactly: $0) } as? T
-        case is Int64.Type: return integer(b) as? T
-        case is Int32.Type: return integer(b).flatMap { Int32(exactly: $0) } as? T
-        case is Int16.Type: return integer(b).flatMap { Int16(exactly: $0) } as? T
-        case is Int8.Type: return integer(b).flatMap { Int8(exactly: $0) } as? T
-        case is UInt.Type: return integer(b).flatMap { UInt(exactly: $0) } as? T
-        case is UInt64.Type: return integer(b).flatMap { UInt64(exactly: $0) } as? T
-        case is UInt32.Type: return integer(b).flatMap { UInt32(exactly: $0) } as? T
-        case is UInt16.Type: return integer(b).flatMap { UInt16(exactly: $0) } as? T
-        case is UInt8.Type: return integer(b).flatMap { UInt8(exactly: $0) } as? T
-        case is Double.Type: return Double(Substring(decoding: b, as: UTF8.self)) as? T
-        case is Float.Type: return Float(Substring(decoding: b, as: UTF8.self)) as? T
-        case is Bool.Type: return boolean(b) as? T
-        case is Date.Type: return parseSQLiteDate(b) as? T
-        case is Data.Type: return Data(base64Encoded: Data(b)) as? T
-        default: return nil
-        }
+    // One function per field type: no dynamic casts on the hot path.
+
+    @inline(__always)
+    func string<K: CodingKey>(_ f: Int, _ key: K) throws -> String {
+        String(decoding: try present(f, String.self, key), as: UTF8.self)
     }
 
-    /// `-?[0-9]+` within 64 bits (the number parser of `sq_json.h`).
-    private func integer(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard let p = b.baseAddress, b.count > 0 else { return nil }
+    /// `-?[0-9]+` within 64 bits (the number parser of `sq_json.h`), then within `T`.
+    @inline(__always)
+    func integer<T: FixedWidthInteger, K: CodingKey>(_ type: T.Type, _ f: Int, _ key: K) throws -> T {
+        let b = try present(f, T.self, key)
         var v: Int64 = 0
-        return p.withMemoryRebound(to: CChar.self, capacity: b.count) {
-            sq_json_number_int64($0, b.count, &v) != 0 ? v : nil
+        let ok = b.count > 0 && UnsafeRawPointer(b.baseAddress!).withMemoryRebound(to: CChar.self, capacity: b.count) {
+            sq_json_number_int64($0, b.count, &v) != 0
         }
+        guard ok, let t = T(exactly: v) else { throw mismatch(b, f, T.self, key) }
+        return t
     }
 
-    private func boolean(_ b: UnsafeBufferPointer<UInt8>) -> Bool? {
+    @inline(__always)
+    func double<K: CodingKey>(_ f: Int, _ key: K) throws -> Double {
+        let b = try present(f, Double.self, key)
+        guard let d = Double(Substring(decoding: b, as: UTF8.self)) else { throw mismatch(b, f, Double.self, key) }
+        return d
+    }
+
+    func float<K: CodingKey>(_ f: Int, _ key: K) throws -> Float {
+        let b = try present(f, Float.self, key)
+        guard let d = Float(Substring(decoding: b, as: UTF8.self)) else { throw mismatch(b, f, Float.self, key) }
+        return d
+    }
+
+    func bool<K: CodingKey>(_ f: Int, _ key: K) throws -> Bool {
+        let b = try present(f, Bool.self, key)
+        let p = UnsafeRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self)
         switch b.count {
-        case 1: return b[0] == UInt8(ascii: "1") ? true : b[0] == UInt8(ascii: "0") ? false : nil
-        case 4: return sqlite3_strnicmp(UnsafeRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self), "true", 4) == 0 ? true : nil
-        case 5: return sqlite3_strnicmp(UnsafeRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self), "false", 5) == 0 ? false : nil
-        default: return nil
+        case 1 where b[0] == UInt8(ascii: "1"): return true
+        case 1 where b[0] == UInt8(ascii: "0"): return false
+        case 4 where sqlite3_strnicmp(p, "true", 4) == 0: return true
+        case 5 where sqlite3_strnicmp(p, "false", 5) == 0: return false
+        default: throw mismatch(b, f, Bool.self, key)
         }
     }
 
-    /// A nested `Decodable`: a built-in field type, or a single value read from the field.
-    func nested<T: Decodable>(_ type: T.Type, field f: Int, key: (any CodingKey)?) throws -> T {
-        switch type {
-        case is String.Type, is Int.Type, is Int64.Type, is Int32.Type, is Int16.Type, is Int8.Type,
-             is UInt.Type, is UInt64.Type, is UInt32.Type, is UInt16.Type, is UInt8.Type,
-             is Double.Type, is Float.Type, is Bool.Type, is Date.Type, is Data.Type:
-            return try value(type, field: f, key: key)
-        default:
-            guard f >= 0 else { return try value(type, field: f, key: key) }
-            let saved = (currentField, inField)
-            currentField = f
-            inField = true
-            defer { (currentField, inField) = saved }
-            return try T(from: self)
-        }
+    func date<K: CodingKey>(_ f: Int, _ key: K) throws -> Date {
+        let b = try present(f, Date.self, key)
+        guard let d = parseSQLiteDate(b) else { throw mismatch(b, f, Date.self, key) }
+        return d
+    }
+
+    func data<K: CodingKey>(_ f: Int, _ key: K) throws -> Data {
+        let b = try present(f, Data.self, key)
+        guard let d = Data(base64Encoded: Data(b)) else { throw mismatch(b, f, Data.self, key) }
+        return d
+    }
+
+    /// A nested `Decodable`: `Date` and `Data` read from the field, anything else
+    /// decodes itself from the field as a single value (enums, wrappers, the built-in
+    /// types through their single-value `init(from:)`).
+    func nested<T: Decodable, K: CodingKey>(_ type: T.Type, field f: Int, key: K) throws -> T {
+        if T.self == Date.self { return try date(f, key) as! T }
+        if T.self == Data.self { return try data(f, key) as! T }
+        if f < 0 { throw absent(f, T.self, key) }
+        let saved = (currentField, inField)
+        currentField = f
+        inField = true
+        defer { (currentField, inField) = saved }
+        return try T(from: self)
     }
 
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if inField {
-            throw DecodingError.typeMismatch(type, context(nil, field: currentField, "a CSV field holds no nested object"))
+            throw DecodingError.typeMismatch(type, context(noKey, field: currentField, "a CSV field holds no nested object"))
         }
-        return KeyedDecodingContainer(CSVKeyedContainer<Key>(decoder: self))
+        if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: RowDecoder.ContainerThunk<Key>.self))
+                ._withUnsafeGuaranteedRef { $0.make() }
+        }
+        let container = KeyedDecodingContainer(CSVKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self)))
+        containerThunk = RowDecoder.ContainerThunk<Key>(RowDecoder.thunk(container))
+        containerKeyType = ObjectIdentifier(Key.self)
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch([Any].self, context(nil, field: currentField, "a CSV field is not an array"))
+        throw DecodingError.typeMismatch([Any].self, context(noKey, field: currentField, "a CSV field is not an array"))
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -194,7 +222,13 @@ final class CSVRecordDecoder: Decoder {
 }
 
 struct CSVKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: CSVRecordDecoder
+    /// The decoder outlives the container while `init(from:)` runs (its cursor owns it):
+    /// held unretained, no retain/release per property (as ``RowKeyedContainer``).
+    let unmanaged: Unmanaged<CSVRecordDecoder>
+    var decoder: CSVRecordDecoder { unmanaged.takeUnretainedValue() }
+    @inline(__always) func with<R>(_ body: (CSVRecordDecoder) throws -> R) rethrows -> R {
+        try unmanaged._withUnsafeGuaranteedRef(body)
+    }
     var codingPath: [any CodingKey] { decoder.codingPath }
     var allKeys: [Key] { decoder.reader.fieldNames.compactMap { Key(stringValue: $0) } }
 
@@ -208,32 +242,46 @@ struct CSVKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return decoder.isNull(f)
     }
 
-    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        let f = try decoder.field(for: key)
-        if decoder.isNull(f) { return nil }
-        return try decoder.nested(type, field: f, key: key)
+    /// The field of `key` when it is not NULL (nil: a missing field or NULL).
+    @inline(__always) func presentField(_ d: CSVRecordDecoder, _ key: Key) throws -> Int? {
+        let f = try d.field(for: key)
+        return d.isNull(f) ? nil : f
     }
 
-    @inline(__always) func read<T>(_ type: T.Type, _ key: Key) throws -> T {
-        try decoder.value(type, field: try decoder.field(for: key), key: key)
-    }
-
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(type, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(type, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(type, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(type, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(type, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(type, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(type, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(type, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(type, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(type, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(type, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try with { d in try d.bool(d.field(for: key), key) } }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try with { d in try d.string(d.field(for: key), key) } }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try with { d in try d.double(d.field(for: key), key) } }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try with { d in try d.float(d.field(for: key), key) } }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try with { d in try d.integer(type, d.field(for: key), key) } }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try with { d in try d.integer(type, d.field(for: key), key) } }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.nested(type, field: try decoder.field(for: key), key: key)
+        try with { d in try d.nested(type, field: d.field(for: key), key: key) }
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try with { d in try presentField(d, key).map { try d.bool($0, key) } } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try with { d in try presentField(d, key).map { try d.string($0, key) } } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try with { d in try presentField(d, key).map { try d.double($0, key) } } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try with { d in try presentField(d, key).map { try d.float($0, key) } } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try with { d in try presentField(d, key).map { try d.integer(type, $0, key) } } }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try with { d in try presentField(d, key).map { try d.nested(type, field: $0, key: key) } }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -246,6 +294,17 @@ struct CSVKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
 }
 
+/// No key (a single-value decode).
+struct CSVNoKey: CodingKey {
+    var stringValue: String { "" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}
+/// No key: a single-value decode (the error messages then name no key).
+let noKey = CSVNoKey()
+
 /// One field read as a single value (string and integer enums, wrappers).
 struct CSVFieldContainer: SingleValueDecodingContainer {
     let decoder: CSVRecordDecoder
@@ -253,19 +312,19 @@ struct CSVFieldContainer: SingleValueDecodingContainer {
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     func decodeNil() -> Bool { decoder.isNull(field) }
-    func decode(_ type: Bool.Type) throws -> Bool { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: String.Type) throws -> String { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: Double.Type) throws -> Double { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: Float.Type) throws -> Float { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: Int.Type) throws -> Int { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: UInt.Type) throws -> UInt { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.value(type, field: field, key: nil) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.value(type, field: field, key: nil) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.nested(type, field: field, key: nil) }
+    func decode(_ type: Bool.Type) throws -> Bool { try decoder.bool(field, noKey) }
+    func decode(_ type: String.Type) throws -> String { try decoder.string(field, noKey) }
+    func decode(_ type: Double.Type) throws -> Double { try decoder.double(field, noKey) }
+    func decode(_ type: Float.Type) throws -> Float { try decoder.float(field, noKey) }
+    func decode(_ type: Int.Type) throws -> Int { try decoder.integer(type, field, noKey) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decoder.integer(type, field, noKey) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decoder.integer(type, field, noKey) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decoder.integer(type, field, noKey) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decoder.integer(type, field, noKey) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decoder.integer(type, field, noKey) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decoder.integer(type, field, noKey) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.integer(type, field, noKey) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.integer(type, field, noKey) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.integer(type, field, noKey) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.nested(type, field: field, key: noKey) }
 }
