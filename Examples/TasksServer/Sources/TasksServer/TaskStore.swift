@@ -5,6 +5,12 @@ import NIOPosix
 import StreamQLite
 import TasksAPI
 
+/// Why the server cannot start.
+struct StartupError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
 /// A task as it is inserted: ``NewTask`` with its creation time settled.
 struct StoredTask: RowEncodable, Sendable {
     var title: String
@@ -84,7 +90,7 @@ final class TaskStore: Sendable {
 
     init(path: String, readers: Int) async throws {
         guard path != ":memory:" && !path.isEmpty else {
-            throw APIError.badRequest("--db needs a file: readers and the writer share it through WAL")
+            throw StartupError("--db needs a file: the readers and the writer share it through WAL")
         }
         self.path = path
         writer = try DatabaseActor(path: path)
@@ -93,7 +99,7 @@ final class TaskStore: Sendable {
             try db.execute(TasksSchema.sql)
             return try db.value(String.self, "PRAGMA journal_mode")
         }
-        guard mode == "wal" else { throw APIError.badRequest("\(path): cannot switch to WAL (journal_mode is \(mode ?? "?"))") }
+        guard mode == "wal" else { throw StartupError("\(path): cannot switch to WAL (journal_mode is \(mode ?? "?"))") }
         self.readers = try ReaderPool(path: path, count: readers)
         threads = NIOThreadPool(numberOfThreads: readers)
         threads.start()

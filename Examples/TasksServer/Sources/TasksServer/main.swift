@@ -17,7 +17,7 @@ do {
     store = try await TaskStore(path: options.databasePath, readers: options.readers)
     if options.sample > 0 {
         let inserted = try await store.seed(options.sample)
-        if inserted > 0 { print("inserted \(inserted) sample tasks into \(options.databasePath)") }
+        if inserted > 0 { FileHandle.standardOutput.write(Data("inserted \(inserted) sample tasks into \(options.databasePath)\n".utf8)) }
     }
 } catch {
     FileHandle.standardError.write(Data("TasksServer: \(error)\n".utf8))
