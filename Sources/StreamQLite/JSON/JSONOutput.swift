@@ -37,8 +37,8 @@ struct JSONOutput: ~Copyable {
     var buffer: UnsafeMutablePointer<UInt8>
     var count = 0
     var capacity: Int
-    var frames: [Frame] = []
-    var members: [Member] = []
+    var frames = JSONStack<Frame>()
+    var members = JSONStack<Member>()
     var nextID: UInt64 = 1
     let pretty: Bool
     let sortedKeys: Bool
@@ -52,15 +52,18 @@ struct JSONOutput: ~Copyable {
         buffer = .allocate(capacity: capacity)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        scratch.deallocate()
+    }
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: count) }
 
     /// Forgets everything written (a restart).
     mutating func reset() {
         count = 0
-        frames.removeAll(keepingCapacity: true)
-        members.removeAll(keepingCapacity: true)
+        frames.removeAll()
+        members.removeAll()
     }
 
     // MARK: Buffer
@@ -113,6 +116,29 @@ struct JSONOutput: ~Copyable {
     }
 
     mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Short strings with nothing to escape (most values): copied as they are.
+        let n = utf8.count
+        if n <= 32, let p = utf8.baseAddress {
+            var clean = true
+            var i = 0
+            while i < n {
+                let b = p[i]
+                if b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C || (escapeSlashes && b == 0x2F) { clean = false; break }
+                i &+= 1
+            }
+            if clean {
+                reserve(n &+ 2)
+                buffer[count] = UInt8(ascii: "\"")
+                smallCopy(buffer + (count &+ 1), p, n)
+                buffer[count &+ n &+ 1] = UInt8(ascii: "\"")
+                count &+= n &+ 2
+                return
+            }
+        }
+        stringEscaped(utf8)
+    }
+
+    mutating func stringEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
         // At most 6 output bytes per input byte, plus the quotes.
         reserve(utf8.count &* 6 &+ 18)
         buffer[count] = UInt8(ascii: "\"")
@@ -199,6 +225,24 @@ struct JSONOutput: ~Copyable {
         if pretty { append(" : ") } else { append(UInt8(ascii: ":")) }
     }
 
+    /// Writes the separator and a prepared key (see ``JSONWrittenKey``).
+    @inline(__always) mutating func key(written: JSONWrittenKey, byte: Int16, type: ObjectIdentifier) {
+        let i = frames.count &- 1
+        if frames[i].count > 0 {
+            if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) }
+            if type != frames[i].keyType { frames[i].byteKeys = false }
+        } else {
+            frames[i].keyType = type
+        }
+        frames[i].count &+= 1
+        members.append(Member(key: written.name, keyByte: byte, start: count))
+        if pretty { indent(frames.count) }
+        let n = written.count
+        reserve(n)
+        if n <= 16 { smallCopy(buffer + count, written.bytes, n) } else { (buffer + count).update(from: written.bytes, count: n) }
+        count &+= n
+    }
+
     /// Opens an object or array (after `beforeElement`/`key`); returns its frame id.
     @inline(__always) mutating func open(object: Bool, rawKeys: Bool = false) -> UInt64 {
         append(object ? UInt8(ascii: "{") : UInt8(ascii: "["))
@@ -214,7 +258,7 @@ struct JSONOutput: ~Copyable {
         let f = frames.removeLast()
         if f.isObject {
             if f.count > 1 { fixMembers(f) }
-            members.removeSubrange(f.memberBase...)
+            members.removeSuffix(from: f.memberBase)
         }
         if pretty {
             append(UInt8(ascii: "\n"))
@@ -265,6 +309,11 @@ struct JSONOutput: ~Copyable {
             for m in base..<(base + n) where !seen.insert(members[m].key).inserted { duplicates = true; break }
         }
         guard sortedKeys || duplicates else { return }
+        if !duplicates && f.byteKeys, let order = cachedOrder(f) {
+            // The same keys in the same order as the last object of this key type: its order.
+            rebuild(base: base, count: n, order: order)
+            return
+        }
         var order = Array(base..<(base + n))
         if duplicates {
             // Keep the last occurrence of each key.
@@ -276,22 +325,60 @@ struct JSONOutput: ~Copyable {
         if sortedKeys {
             order.sort { members[$0].key.utf8.lexicographicallyPrecedes(members[$1].key.utf8) }
         }
-        if !duplicates && order == Array(base..<(base + n)) { return }
+        let relative = order.map { $0 - base }
+        if !duplicates && f.byteKeys { rememberOrder(f, relative) }
+        if !duplicates && relative == Array(0..<n) { return }
+        rebuild(base: base, count: n, order: relative)
+    }
+
+    /// The last key sequences seen (one-byte key types) and their sorted order.
+    var orderCache: [(type: ObjectIdentifier, keys: [Int16], order: [Int])] = []
+    /// Memory for reordering an object's members.
+    var scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
+    var scratchCapacity = 0
+
+    /// The sorted order of `f`'s members when the same key type wrote the same keys before.
+    func cachedOrder(_ f: Frame) -> [Int]? {
+        guard let type = f.keyType else { return nil }
+        for entry in orderCache where entry.type == type && entry.keys.count == f.count {
+            var same = true
+            for k in 0..<f.count where members[f.memberBase + k].keyByte != entry.keys[k] { same = false; break }
+            if same { return entry.order }
+        }
+        return nil
+    }
+
+    mutating func rememberOrder(_ f: Frame, _ order: [Int]) {
+        guard let type = f.keyType else { return }
+        let keys = (0..<f.count).map { members[f.memberBase + $0].keyByte }
+        if let i = orderCache.firstIndex(where: { $0.type == type }) {
+            orderCache[i] = (type, keys, order)
+        } else {
+            if orderCache.count >= 8 { orderCache.removeFirst() }
+            orderCache.append((type, keys, order))
+        }
+    }
+
+    /// Rewrites the object's members in `order` (positions relative to `base`).
+    mutating func rebuild(base: Int, count n: Int, order: [Int]) {
         // Each member's bytes run from its start to the separator of the next (or the end).
         let separator = pretty ? 2 : 1
         let first = members[base].start
         let end = count
-        func segment(_ m: Int) -> Range<Int> {
+        let length = end - first
+        if scratchCapacity < length {
+            scratch.deallocate()
+            scratchCapacity = max(length, scratchCapacity * 2)
+            scratch = .allocate(capacity: scratchCapacity)
+        }
+        scratch.update(from: buffer + first, count: length)
+        count = first
+        for (k, r) in order.enumerated() {
+            if k > 0 { if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) } }
+            let m = base + r
             let s = members[m].start
             let e = m + 1 < base + n ? members[m + 1].start - separator : end
-            return s..<e
-        }
-        let saved = Array(UnsafeBufferPointer(start: buffer + first, count: end - first))
-        count = first
-        for (k, m) in order.enumerated() {
-            if k > 0 { if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) } }
-            let r = segment(m)
-            saved.withUnsafeBufferPointer { append(UnsafeBufferPointer(rebasing: $0[(r.lowerBound - first)..<(r.upperBound - first)])) }
+            append(UnsafeBufferPointer(start: scratch + (s - first), count: e - s))
         }
     }
 }
@@ -309,4 +396,73 @@ enum JSONScalar {
     case string(String)
     /// A number literal written as it is (a `Decimal`'s description).
     case number(String)
+}
+
+/// A key ready to be written: its name (for sorting) and its bytes (`"name":`).
+struct JSONWrittenKey {
+    var name: String
+    var bytes: UnsafeMutablePointer<UInt8>
+    /// -1: not made yet.
+    var count: Int
+    init() {
+        name = ""
+        bytes = UnsafeMutablePointer(bitPattern: 1)!
+        count = -1
+    }
+    init(name: String, bytes: [UInt8]) {
+        self.name = name
+        count = bytes.count
+        self.bytes = .allocate(capacity: max(count, 1))
+        self.bytes.initialize(from: bytes, count: count)
+    }
+}
+
+/// A stack in memory of its own: no copy-on-write checks or reference counting per
+/// access (the writer touches its containers and members on every value).
+struct JSONStack<Element>: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private var capacity = 16
+
+    init() { base = .allocate(capacity: 16) }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always) subscript(i: Int) -> Element {
+        get { base[i] }
+        nonmutating _modify { yield &base[i] }
+    }
+
+    var last: Element? { count > 0 ? base[count - 1] : nil }
+
+    @inline(__always) mutating func append(_ e: Element) {
+        if _slowPath(count == capacity) {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: e)
+        count &+= 1
+    }
+
+    @inline(__always) mutating func removeLast() -> Element {
+        count &-= 1
+        return (base + count).move()
+    }
+
+    /// Removes the elements from `index` on.
+    mutating func removeSuffix(from index: Int) {
+        guard index < count else { return }
+        (base + index).deinitialize(count: count - index)
+        count = index
+    }
+
+    mutating func removeAll() { removeSuffix(from: 0) }
 }

@@ -284,11 +284,12 @@ func jsonKeyByte<K: CodingKey>(_ key: K) -> Int16 {
 /// encoded: its first container request opens its object or array; when its
 /// `encode(to:)` returns, whatever it opened is closed (and an empty value is `{}`).
 final class JSONStreamEncoder: Encoder {
-    var out: JSONOutput
+    // Unchecked exclusivity: touched on every value; only the encoding thread uses an encoder.
+    @exclusivity(unchecked) var out: JSONOutput
     let options: JSONValueEncoder.Options
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
     /// Set when a container was used out of order; the value is encoded again as a tree.
-    var restart = false
+    @exclusivity(unchecked) var restart = false
 
     enum Slot: Equatable {
         case empty
@@ -296,12 +297,33 @@ final class JSONStreamEncoder: Encoder {
         case single
     }
     /// The current value: `frames.count` when it began, and what it wrote.
-    var slotDepth = 0
-    var slot = Slot.empty
+    @exclusivity(unchecked) var slotDepth = 0
+    @exclusivity(unchecked) var slot = Slot.empty
     /// The current value is a `[String: V]` under a key strategy.
-    var slotRawKeys = false
-    /// The slot's value is the top-level value (nothing written: an error, as `JSONEncoder`).
-    var snakeCache: [String: String] = [:]
+    @exclusivity(unchecked) var slotRawKeys = false
+    /// Converted keys (snake_case).
+    @exclusivity(unchecked) var snakeCache: [String: String] = [:]
+    /// Written keys of one-byte key types (synthesized `CodingKeys`), by type and byte:
+    /// the quoted, escaped key and its separator, ready to copy.
+    @exclusivity(unchecked) var keyTables: [(type: ObjectIdentifier, table: UnsafeMutablePointer<JSONWrittenKey>)] = []
+    @exclusivity(unchecked) var lastKeyType: ObjectIdentifier?
+    @exclusivity(unchecked) var lastKeyTable: UnsafeMutablePointer<JSONWrittenKey>?
+    /// Per depth, kept keyed containers (see ``keyedContainer(_:id:rawKeys:)``).
+    @exclusivity(unchecked) var containerSlots: [[JSONEncoderContainerSlot]] = []
+    /// Id cells of containers that were not kept (freed with the encoder).
+    @exclusivity(unchecked) var retiredCells: [UnsafeMutablePointer<UInt64>] = []
+
+    deinit {
+        for (_, table) in keyTables {
+            for i in 0..<256 where table[i].count >= 0 { table[i].bytes.deallocate() }
+            table.deinitialize(count: 256)
+            table.deallocate()
+        }
+        for depth in containerSlots { for slot in depth { slot.release() } }
+        for c in retiredCells { c.deallocate() }
+        quickSlots.deinitialize(count: quickSlotCount)
+        quickSlots.deallocate()
+    }
 
     init(options: JSONValueEncoder.Options) {
         self.options = options
@@ -310,7 +332,8 @@ final class JSONStreamEncoder: Encoder {
 
     var codingPath: [any CodingKey] {
         var path: [any CodingKey] = []
-        for (i, f) in out.frames.enumerated() where f.count > 0 {
+        for i in 0..<out.frames.count where out.frames[i].count > 0 {
+            let f = out.frames[i]
             if f.isObject {
                 let end = i + 1 < out.frames.count ? out.frames[i + 1].memberBase : out.members.count
                 path.append(JSONStringKey(out.members[end - 1].key))
@@ -388,6 +411,83 @@ final class JSONStreamEncoder: Encoder {
         }
     }
 
+    /// Activates object `id` and writes `key`; false when the write must be dropped (restart).
+    @inline(__always)
+    func beginMember<K: CodingKey>(_ key: K, _ id: UInt64) -> Bool {
+        guard activate(id) else { return false }
+        writeKey(key)
+        return true
+    }
+
+    /// A keyed container writing into object `id`.
+    ///
+    /// Making one costs a `KeyedEncodingContainer` box and a generic metadata lookup, so
+    /// the container of each key type at each depth is kept (as a closure that captured
+    /// it) and pointed at the next object, but only when no copy of it is alive.
+    @inline(__always)
+    func keyedContainer<Key: CodingKey>(_ type: Key.Type, id: UInt64) -> KeyedEncodingContainer<Key> {
+        let depth = out.frames.count
+        let keyType = ObjectIdentifier(Key.self)
+        if _fastPath(depth < quickSlotCount), let q = quickSlots[depth], q.keyType == keyType,
+           q.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+            // The last container of this depth (no array traffic).
+            q.cell.pointee = id
+            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: JSONEncoderContainerThunk<Key>.self).make()
+        }
+        if depth < containerSlots.count {
+            for slot in containerSlots[depth] where slot.keyType == keyType
+                && slot.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+                slot.cell.pointee = id
+                remember(slot, depth: depth)
+                return unsafeDowncast(slot.thunk, to: JSONEncoderContainerThunk<Key>.self).make()
+            }
+        }
+        let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        cell.initialize(to: id)
+        let container = KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self), cell: cell))
+        while containerSlots.count <= depth { containerSlots.append([]) }
+        if depth < quickSlotCount { quickSlots[depth] = nil }
+        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: JSONEncoderContainerThunk<Key>(RowDecoder.thunk(container)),
+                                            box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), cell: cell)
+        if let k = containerSlots[depth].firstIndex(where: { $0.keyType == keyType }) {
+            // The kept one has a copy alive: it keeps its cell.
+            retiredCells.append(containerSlots[depth][k].cell)
+            containerSlots[depth][k] = slot
+        } else if containerSlots[depth].count < 4 {
+            containerSlots[depth].append(slot)
+        } else {
+            let old = containerSlots[depth].removeFirst()
+            if old.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 { old.release() } else { retiredCells.append(old.cell) }
+            containerSlots[depth].append(slot)
+        }
+        remember(slot, depth: depth)
+        return container
+    }
+
+    /// The last container used at each depth, in plain memory (a copy of its slot, unretained:
+    /// `containerSlots` keeps the thunk).
+    struct QuickSlot {
+        var keyType: ObjectIdentifier
+        var thunk: Unmanaged<AnyObject>
+        var box: Unmanaged<AnyObject>
+        var cell: UnsafeMutablePointer<UInt64>
+    }
+    @exclusivity(unchecked) var quickSlots = UnsafeMutablePointer<QuickSlot?>.allocate(capacity: 0)
+    @exclusivity(unchecked) var quickSlotCount = 0
+
+    func remember(_ slot: JSONEncoderContainerSlot, depth: Int) {
+        if depth >= quickSlotCount {
+            let n = max(depth + 1, quickSlotCount * 2, 8)
+            let grown = UnsafeMutablePointer<QuickSlot?>.allocate(capacity: n)
+            grown.moveInitialize(from: quickSlots, count: quickSlotCount)
+            (grown + quickSlotCount).initialize(repeating: nil, count: n - quickSlotCount)
+            quickSlots.deallocate()
+            quickSlots = grown
+            quickSlotCount = n
+        }
+        quickSlots[depth] = QuickSlot(keyType: slot.keyType, thunk: Unmanaged.passUnretained(slot.thunk), box: slot.box, cell: slot.cell)
+    }
+
     /// Makes frame `id` the innermost open container (closing those opened after it); false when it is closed.
     @inline(__always)
     func activate(_ id: UInt64) -> Bool {
@@ -400,6 +500,44 @@ final class JSONStreamEncoder: Encoder {
     /// The JSON key of `key` in the innermost object.
     @inline(__always)
     func writeKey<K: CodingKey>(_ key: K) {
+        if _isPOD(K.self) && MemoryLayout<K>.size <= 1 {
+            let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
+            let table = keyTable(ObjectIdentifier(K.self))
+            if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key.stringValue) }
+            out.key(written: table[byte], byte: Int16(byte), type: ObjectIdentifier(K.self))
+            return
+        }
+        writeKeySlow(key)
+    }
+
+    /// The table of a one-byte key type (the last few types are kept).
+    @inline(__always)
+    func keyTable(_ type: ObjectIdentifier) -> UnsafeMutablePointer<JSONWrittenKey> {
+        if _fastPath(lastKeyType == type), let t = lastKeyTable { return t }
+        return keyTableSlow(type)
+    }
+
+    func keyTableSlow(_ type: ObjectIdentifier) -> UnsafeMutablePointer<JSONWrittenKey> {
+        lastKeyType = type
+        for entry in keyTables where entry.type == type { lastKeyTable = entry.table; return entry.table }
+        let table = UnsafeMutablePointer<JSONWrittenKey>.allocate(capacity: 256)
+        table.initialize(repeating: JSONWrittenKey(), count: 256)
+        keyTables.append((type, table))
+        lastKeyTable = table
+        return table
+    }
+
+    /// A key as written: converted (snake_case), quoted, escaped, followed by `:`.
+    func writtenKey(_ stringValue: String) -> JSONWrittenKey {
+        var name = stringValue
+        if options.snakeCase { name = convertToSnakeCase(name) }
+        var bytes: [UInt8] = []
+        appendJSONQuoted(name, to: &bytes, escapeSlash: options.escapeSlashes, escapeLineSeparators: false)
+        bytes.append(contentsOf: options.pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
+        return JSONWrittenKey(name: name, bytes: bytes)
+    }
+
+    func writeKeySlow<K: CodingKey>(_ key: K) {
         var name = key.stringValue
         if options.snakeCase && !out.frames[out.frames.count - 1].rawKeys {
             if let c = snakeCache[name] { name = c } else {
@@ -418,12 +556,12 @@ final class JSONStreamEncoder: Encoder {
         case .empty:
             let id = out.open(object: true, rawKeys: slotRawKeys)
             slot = .container(id: id, object: true)
-            return KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(encoder: self, id: id))
+            return keyedContainer(Key.self, id: id)
         case .container(let id, true) where out.depth(of: id) != nil:
-            return KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(encoder: self, id: id))
+            return keyedContainer(Key.self, id: id)
         default:
             restart = true
-            return KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(encoder: self, id: 0))
+            return keyedContainer(Key.self, id: 0)
         }
     }
 
@@ -454,58 +592,86 @@ final class JSONStreamEncoder: Encoder {
     }
 }
 
+/// A keyed container of ``JSONStreamEncoder``: plain data (the encoder unretained, the
+/// object's frame id in a cell the encoder owns), so it is copied without reference
+/// counting and reused for the next object (see ``JSONStreamEncoder/keyedContainer(_:id:)``).
+/// Like the encoder, valid while the `encode` call that handed it out runs.
 struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let encoder: JSONStreamEncoder
-    let id: UInt64
+    let unmanaged: Unmanaged<JSONStreamEncoder>
+    let cell: UnsafeMutablePointer<UInt64>
+
+    @inline(__always) func with<R>(_ body: (JSONStreamEncoder) throws -> R) rethrows -> R {
+        try unmanaged._withUnsafeGuaranteedRef(body)
+    }
+    var encoder: JSONStreamEncoder { unmanaged.takeUnretainedValue() }
 
     var codingPath: [any CodingKey] {
-        guard let d = encoder.out.depth(of: id) else { return encoder.codingPath }
-        return Array(encoder.codingPath.prefix(d))
+        let e = encoder
+        guard let d = e.out.depth(of: cell.pointee) else { return e.codingPath }
+        return Array(e.codingPath.prefix(d))
     }
 
-    /// Activates the object and writes the key; false when the write must be dropped (restart).
-    @inline(__always) func begin(_ key: Key) -> Bool {
-        guard encoder.activate(id) else { return false }
-        encoder.writeKey(key)
-        return true
-    }
-
-    mutating func encodeNil(forKey key: Key) throws { if begin(key) { encoder.out.append("null") } }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { if begin(key) { encoder.out.scalar(.bool(value)) } }
-    mutating func encode(_ value: String, forKey key: Key) throws { if begin(key) { encoder.out.string(value) } }
+    mutating func encodeNil(forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.append("null") } } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.scalar(.bool(value)) } } }
+    mutating func encode(_ value: String, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.string(value) } } }
     mutating func encode(_ value: Double, forKey key: Key) throws {
-        if begin(key) { encoder.out.scalar(try encoder.options.number(value, path: encoder.codingPath)) }
+        let id = cell.pointee
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.codingPath)) } }
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
-        if begin(key) { encoder.out.scalar(try encoder.options.number(value, path: encoder.codingPath)) }
+        let id = cell.pointee
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.codingPath)) } }
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { if begin(key) { encoder.out.integer(Int64(value)) } }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { if begin(key) { encoder.out.integer(Int64(value)) } }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { if begin(key) { encoder.out.integer(Int64(value)) } }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { if begin(key) { encoder.out.integer(Int64(value)) } }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { if begin(key) { encoder.out.integer(value) } }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { if begin(key) { encoder.out.unsigned(UInt64(value)) } }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { if begin(key) { encoder.out.unsigned(UInt64(value)) } }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { if begin(key) { encoder.out.unsigned(UInt64(value)) } }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { if begin(key) { encoder.out.unsigned(UInt64(value)) } }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { if begin(key) { encoder.out.unsigned(value) } }
+    mutating func encode(_ value: Int, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(value) } } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(value) } } }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        if begin(key) { try encoder.encodeValue(value) }
+        let id = cell.pointee
+        try with { e in if e.beginMember(key, id) { try e.encodeValue(value) } }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        guard begin(key) else { return KeyedEncodingContainer(JSONStreamKeyedContainer<NestedKey>(encoder: encoder, id: 0)) }
-        return KeyedEncodingContainer(JSONStreamKeyedContainer<NestedKey>(encoder: encoder, id: encoder.out.open(object: true)))
+        let id = cell.pointee
+        return with { e in
+            guard e.beginMember(key, id) else { return e.keyedContainer(NestedKey.self, id: 0) }
+            return e.keyedContainer(NestedKey.self, id: e.out.open(object: true))
+        }
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard begin(key) else { return JSONStreamUnkeyedContainer(encoder: encoder, id: 0) }
-        return JSONStreamUnkeyedContainer(encoder: encoder, id: encoder.out.open(object: false))
+        let id = cell.pointee
+        return with { e in
+            guard e.beginMember(key, id) else { return JSONStreamUnkeyedContainer(encoder: e, id: 0) }
+            return JSONStreamUnkeyedContainer(encoder: e, id: e.out.open(object: false))
+        }
     }
 
     // A super encoder writes whenever its user wants: the tree encoder handles it.
-    mutating func superEncoder() -> any Encoder { encoder.restart = true; return encoder }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder.restart = true; return encoder }
+    mutating func superEncoder() -> any Encoder { let e = encoder; e.restart = true; return e }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { let e = encoder; e.restart = true; return e }
+}
+
+/// A kept keyed container of ``JSONStreamEncoder``.
+struct JSONEncoderContainerSlot {
+    var keyType: ObjectIdentifier
+    /// The thunk handing the container out (a `JSONEncoderContainerThunk<Key>`).
+    var thunk: AnyObject
+    /// The container's box, unretained: a retain count of 1 (the thunk's) means no copy is alive.
+    var box: Unmanaged<AnyObject>
+    var cell: UnsafeMutablePointer<UInt64>
+    func release() { cell.deallocate() }
+}
+
+final class JSONEncoderContainerThunk<Key: CodingKey> {
+    let make: () -> KeyedEncodingContainer<Key>
+    init(_ make: @escaping () -> KeyedEncodingContainer<Key>) { self.make = make }
 }
 
 struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer {
@@ -546,8 +712,8 @@ struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws { if begin() { try encoder.encodeValue(value) } }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        guard begin() else { return KeyedEncodingContainer(JSONStreamKeyedContainer<NestedKey>(encoder: encoder, id: 0)) }
-        return KeyedEncodingContainer(JSONStreamKeyedContainer<NestedKey>(encoder: encoder, id: encoder.out.open(object: true)))
+        guard begin() else { return encoder.keyedContainer(NestedKey.self, id: 0) }
+        return encoder.keyedContainer(NestedKey.self, id: encoder.out.open(object: true))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
