@@ -680,6 +680,16 @@ let allFormattings: [JSONEncoder.OutputFormatting] = [
             #expect(bothDecode([String: Int].self, Array(json.utf8)).ours == bothDecode([String: Int].self, Array(json.utf8)).foundation, "\(json)")
             #expect(bothDecode(Set<Int>.self, Array(json.utf8)).ours == bothDecode(Set<Int>.self, Array(json.utf8)).foundation, "\(json)")
         }
+        // Large arrays (decoded element by element): the same results, the end still checked.
+        let many = "[" + (0..<60_000).map(String.init).joined(separator: ",")
+        for json in [many + "]", many + "] x", many + ",]", many, many + ",\"s\"]"] {
+            let bytes = Array(json.utf8)
+            #expect(bytes.count > 256 * 1024)
+            #expect(bothDecode(FirstTwo.self, bytes).ours == bothDecode(FirstTwo.self, bytes).foundation || json.hasSuffix(",]"))
+            #expect(bothDecode([Int].self, bytes).ours == bothDecode([Int].self, bytes).foundation || json.hasSuffix(",]"))
+            #expect(bothDecode(Wrapped.self, bytes).ours == bothDecode(Wrapped.self, bytes).foundation || json.hasSuffix(",]"))
+            if json.hasSuffix(",]") { #expect(bothDecode([Int].self, bytes).ours == .failure("dataCorrupted")) }
+        }
         let nested = Array(#"[{"x":7},[1,2],null]"#.utf8)
         #expect(bothDecode(Nested.self, nested).ours == .value(try! JSONDecoder().decode(Nested.self, from: Data(nested))))
         let e = #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([I].self, from: Array(#"[{"id":1},{"id":2},{"di":3}]"#.utf8)) }
@@ -704,11 +714,17 @@ let allFormattings: [JSONEncoder.OutputFormatting] = [
             }
         }
         let json = Array((0..<50).map { "{\"id\":\($0)}" }.joined(separator: ",").utf8)
-        // Top level: the elements are streamed, their tokens reused: a kept container refuses
-        // to read (an error, never another element's value).
+        // A small top-level array is decoded whole: a kept container keeps reading its own object.
+        Kept.keeper.containers = []
+        let small = try JSONValueDecoder().decode(All.self, from: [UInt8(ascii: "[")] + json + [UInt8(ascii: "]")])
+        #expect(small.late == Array(0..<50))
+        // A large one is streamed, its elements' tokens reused: a kept container refuses to
+        // read (an error, never another element's value).
+        let large = Array((0..<40_000).map { "{\"id\":\($0)}" }.joined(separator: ",").utf8)
+        #expect(large.count > 256 * 1024)
         Kept.keeper.containers = []
         let error = #expect(throws: DecodingError.self) {
-            try JSONValueDecoder().decode(All.self, from: [UInt8(ascii: "[")] + json + [UInt8(ascii: "]")])
+            try JSONValueDecoder().decode(All.self, from: [UInt8(ascii: "[")] + large + [UInt8(ascii: "]")])
         }
         #expect("\(String(describing: error))".contains("after its value was decoded"))
         // Nested, not top level: a kept container keeps reading its own object.

@@ -5,7 +5,8 @@
 //
 //   swift run -c release --package-path Benchmarks CodableBenchmarks [N] [REPS]
 //   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|encode|stream [N]
-//   swift run -c release --package-path Benchmarks CodableBenchmarks stream-memory FILE_MB
+//   swift run -c release --package-path Benchmarks CodableBenchmarks stream-memory FILE_MB [keep]
+//     (with keep, a second run reads the existing file: peak RSS without the generator)
 //
 // Files (generated in memory, N = 1,000,000 by default):
 //   reference: N × {"hi": i, "there": i, "comment": "comment"}       (≈ 44 MB)
@@ -145,7 +146,7 @@ if args.count > 2 && args[1] == "stream-memory" {
                  count, Double(size) / 1e6, seconds, Double(size) / 1e6 / seconds,
                  Double(after.ru_maxrss) / 1024, Double(before.ru_maxrss) / 1024))
     blackHole(sum)
-    try? FileManager.default.removeItem(atPath: path)
+    if args.count < 4 || args[3] != "keep" { try? FileManager.default.removeItem(atPath: path) }
     exit(0)
 }
 
@@ -223,3 +224,35 @@ try decodeTable("nested orders (owner, items, tags, attributes, optional note)",
 try encodeTable("reference file", try JSONValueDecoder().decode([Hi].self, from: reference))
 try encodeTable("tasks file", try JSONValueDecoder().decode([BenchTask].self, from: tasks))
 try encodeTable("nested orders", (0..<(n / 10)).map(order))
+
+// MARK: Nested values in JSON columns: rows(T.self, …) vs the decoder on the same JSON
+
+struct OrderRow: Codable, Equatable { var id: Int; var data: Order }
+
+do {
+    let count = n / 10
+    let db = try Database()
+    try db.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, data JSON)")
+    try db.insert(contentsOf: (0..<count).map { OrderRow(id: $0, data: order($0)) }, into: "orders")
+    let bytes = try db.value(Int.self, "SELECT sum(length(data)) FROM orders") ?? 0
+    let texts = try db.values(String.self, "SELECT data FROM orders ORDER BY id").collect().map { Array($0.utf8) }
+    let same = try db.rows(OrderRow.self, "SELECT id, data FROM orders ORDER BY id").collect().map(\.data) == (0..<count).map(order)
+    precondition(same, "rows(T.self) read back other values")
+    print("\n### Nested values in a JSON column: \(count) orders, \(String(format: "%.1f", Double(bytes) / 1e6)) MB of JSON text, \(reps) runs\n")
+    print("| variant | s | MB/s of JSON | vs JSONDecoder per value |")
+    print("|---|---|---|---|")
+    let foundation = try measure(reps) {
+        let d = JSONDecoder()
+        blackHole(try texts.map { try d.decode(Order.self, from: Data($0)) })
+    }
+    let perValue = try measure(reps) {
+        let d = JSONValueDecoder()
+        blackHole(try texts.map { try d.decode(Order.self, from: $0) })
+    }
+    let viaRows = try measure(reps) { blackHole(try db.rows(OrderRow.self, "SELECT id, data FROM orders ORDER BY id").collect()) }
+    let textsOnly = try measure(reps) { blackHole(try db.values(String.self, "SELECT data FROM orders ORDER BY id").collect()) }
+    row("Foundation `JSONDecoder`, each column's text", foundation, bytes: bytes, base: foundation)
+    row("`JSONValueDecoder`, each column's text", perValue, bytes: bytes, base: foundation)
+    row("**`rows(OrderRow.self, …)`** (the column read by the row decoder)", viaRows, bytes: bytes, base: foundation)
+    row("floor: the same rows' text as `String`, no JSON", textsOnly, bytes: bytes, base: foundation)
+}

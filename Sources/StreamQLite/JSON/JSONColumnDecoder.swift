@@ -18,7 +18,6 @@ final class JSONColumnDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     /// The parsed JSON, once a container was asked for.
     private var json: JSONTapeDecoder?
-    private var tape: JSONTape?
 
     /// Whether the owner calls ``recycle()`` when done (then containers are reused).
     private let recycles: Bool
@@ -43,9 +42,7 @@ final class JSONColumnDecoder: Decoder {
 
     /// Gives the tape back for the next row (once no container refers to it).
     func recycle() {
-        json?.releaseContainers()
-        json = nil
-        JSONTape.pool.give(&tape)
+        JSONTapeDecoder.pool.give(&json)
     }
 
     /// A decoding error inside the JSON as a ``DatabaseError`` naming where in the JSON it is.
@@ -76,16 +73,18 @@ final class JSONColumnDecoder: Decoder {
         // The decoder owns a copy: containers may outlive this column read.
         let n = Int(sqlite3_value_bytes(v))
         let bytes = JSONOwnedBytes(copying: UnsafeRawBufferPointer(start: sqlite3_value_text(v), count: n))
-        let tape = try JSONTape.pool.take()
-        self.tape = tape
+        // Recycled decoders come from the pool; one that hands out a container to keep is its own.
+        let decoder = recycles ? try JSONTapeDecoder.pool.take()
+            : JSONTapeDecoder(tape: try JSONTape(), input: UnsafeRawBufferPointer(start: nil, count: 0), options: JSONColumnDecoder.options)
+        if recycles { json = decoder }
         do {
-            try tape.parse(bytes.buffer)
+            try decoder.tape.parse(bytes.buffer)
         } catch let failure as JSONParseFailure {
             let text = String(decoding: bytes.buffer.prefix(60), as: UTF8.self)
             throw DatabaseError(code: SQLITE_MISMATCH, message:
                 "a nested \(type) is read from JSON text, but the column's text is not JSON (\(failure.message) at byte \(failure.offset)): '\(text)\(n > 60 ? "…" : "")'")
         }
-        let decoder = JSONTapeDecoder(tape: tape, input: bytes.buffer, options: JSONColumnDecoder.options)
+        decoder.begin(input: bytes.buffer, options: JSONColumnDecoder.options)
         decoder.inputOwner = bytes
         decoder.basePath = codingPath
         decoder.cachesContainers = recycles

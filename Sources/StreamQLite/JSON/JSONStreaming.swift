@@ -385,7 +385,6 @@ final class JSONTopArrayDecoder: Decoder {
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
     /// The whole-document decoder, when the type asked for something else than the array.
     private var whole: JSONTapeDecoder?
-    private var wholeTape: JSONTape?
     private var streamed = false
     /// The document's syntax error, once found by the whole-document parse.
     private var failure: (any Error)?
@@ -396,11 +395,7 @@ final class JSONTopArrayDecoder: Decoder {
         reader = try JSONElementReader(whole: bytes, layout: .array, options: options)
     }
 
-    deinit {
-        whole?.releaseContainers()
-        whole = nil
-        JSONTape.pool.give(&wholeTape)
-    }
+    deinit { JSONTapeDecoder.pool.give(&whole) }
 
     /// Decodes `T`, then checks the rest of the document (values the type did not read included).
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
@@ -422,18 +417,12 @@ final class JSONTopArrayDecoder: Decoder {
         guard !streamed else {
             throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "The top-level array was already read as an unkeyed container"))
         }
-        let tape = try JSONTape.pool.take()
-        wholeTape = tape
-        do { try tape.parse(bytes) } catch let f as JSONParseFailure {
-            let error = DecodingError.dataCorrupted(.init(
-                codingPath: [],
-                debugDescription: "The given data was not valid JSON: \(f.message) (line \(f.line), column \(f.column), byte offset \(f.offset))",
-                underlyingError: f))
+        let d = try JSONTapeDecoder.pool.take()
+        whole = d
+        do { try d.parse(bytes, options: options) } catch {
             failure = error
             throw error
         }
-        let d = JSONTapeDecoder(tape: tape, input: bytes, options: options)
-        whole = d
         return d
     }
 

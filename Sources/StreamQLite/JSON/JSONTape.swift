@@ -298,35 +298,40 @@ final class JSONTape {
     }
 }
 
-/// Parsed tapes kept for reuse (a tape holds a parser and its buffers): decoding a
-/// small document, such as a JSON column of every row, then allocates nothing.
-final class JSONTapePool: @unchecked Sendable {
+/// Decoders (each with its tape: a parser and its buffers) kept for reuse: decoding a
+/// small document, such as a JSON column of every row, then allocates nearly nothing,
+/// and the per-key-type memory of the last documents (key bytes, containers) is reused.
+final class JSONDecoderPool: @unchecked Sendable {
     private let lock = NSLock()
-    private var tapes: [JSONTape] = []
+    private var decoders: [JSONTapeDecoder] = []
 
-    /// A tape, reset, for one document.
-    func take() throws -> JSONTape {
+    /// A decoder with an empty tape.
+    func take() throws -> JSONTapeDecoder {
         lock.lock()
-        let tape = tapes.popLast()
+        let d = decoders.popLast()
         lock.unlock()
-        return try tape ?? JSONTape()
+        if let d { return d }
+        return JSONTapeDecoder(tape: try JSONTape(), input: UnsafeRawBufferPointer(start: nil, count: 0),
+                               options: JSONValueDecoder.Options(JSONValueDecoder()))
     }
 
-    /// Gives a tape back once nothing refers to it any more (no decoder or container
-    /// kept past its decode); large tapes are dropped to bound the memory kept.
-    func give(_ tape: inout JSONTape?) {
-        defer { tape = nil }
-        guard isKnownUniquelyReferenced(&tape), let t = tape, t.state.pointee.capacity <= 1 << 16,
-              t.state.pointee.arenaCapacity <= 1 << 20 else { return }
-        t.reset()
+    /// Gives a decoder back once nothing refers to it any more (no container kept beyond
+    /// its decode); decoders grown large are dropped to bound the memory kept.
+    func give(_ decoder: inout JSONTapeDecoder?) {
+        defer { decoder = nil }
+        guard let d = decoder else { return }
+        d.endDocument()
+        guard isKnownUniquelyReferenced(&decoder), d.tape.state.pointee.capacity <= 1 << 16,
+              d.tape.state.pointee.arenaCapacity <= 1 << 20 else { return }
+        d.tape.reset()
         lock.lock()
-        if tapes.count < 8 { tapes.append(t) }
+        if decoders.count < 8 { decoders.append(d) }
         lock.unlock()
     }
 }
 
-extension JSONTape {
-    static let pool = JSONTapePool()
+extension JSONTapeDecoder {
+    static let pool = JSONDecoderPool()
 }
 
 /// A syntax error found by the C parser, with its position in the input.

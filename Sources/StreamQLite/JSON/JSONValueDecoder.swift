@@ -108,22 +108,19 @@ public struct JSONValueDecoder: Sendable {
 
     /// Decodes a `T` from one JSON document; the bytes are only read during the call.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        if Self.startsWithArray(bytes) {
+        if bytes.count >= Self.streamedArraySize && Self.startsWithArray(bytes) {
             // One element's tokens at a time: no memory for the whole document's.
             return try JSONTopArrayDecoder(bytes: bytes, options: Options(self)).decode(T.self)
         }
-        var tape: JSONTape? = try JSONTape.pool.take()
-        defer { JSONTape.pool.give(&tape) }
-        do {
-            try tape!.parse(bytes)
-        } catch let failure as JSONParseFailure {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: [],
-                debugDescription: "The given data was not valid JSON: \(failure.message) (line \(failure.line), column \(failure.column), byte offset \(failure.offset))",
-                underlyingError: failure))
-        }
-        return try Self.decode(T.self, tape: tape!, input: bytes, options: Options(self))
+        var decoder: JSONTapeDecoder? = try JSONTapeDecoder.pool.take()
+        defer { JSONTapeDecoder.pool.give(&decoder) }
+        let d = decoder!
+        try d.parse(bytes, options: Options(self))
+        return try d.decodeTop(T.self)
     }
+
+    /// Top-level arrays at least this large are decoded element by element.
+    static let streamedArraySize = 256 * 1024
 
     /// Whether the first byte after whitespace (and a byte order mark) is `[`.
     static func startsWithArray(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -133,12 +130,7 @@ public struct JSONValueDecoder: Sendable {
         return i < bytes.count && bytes[i] == UInt8(ascii: "[")
     }
 
-    /// Decodes from a parsed tape (the decoder is gone when this returns, so the tape can be reused).
-    static func decode<T: Decodable>(_ type: T.Type, tape: JSONTape, input: UnsafeRawBufferPointer, options: Options) throws -> T {
-        let decoder = JSONTapeDecoder(tape: tape, input: input, options: options)
-        defer { decoder.releaseContainers() }
-        return try decoder.decodeTop(T.self)
-    }
+
 
     /// The options as the decoder reads them (no existentials on the hot path).
     /// Sendable: `userInfo` holds the public API's `any Sendable` values.
@@ -242,7 +234,7 @@ final class JSONTapeDecoder: Decoder {
     var lineBase = 1
     var lineStartBase = 0
     var arena: UnsafeMutablePointer<UInt8>
-    let options: JSONValueDecoder.Options
+    var options: JSONValueDecoder.Options
     /// The coding path of token `baseIndex` (the root: empty): paths are rebuilt from the
     /// tape when asked for (an error, `codingPath`), so decoding a value costs nothing for them.
     var basePath: [any CodingKey] {
@@ -320,7 +312,46 @@ final class JSONTapeDecoder: Decoder {
         hintCapacity = capacity
     }
 
-    /// Decodes the document's value (the decoder stays usable: see ``releaseContainers()``).
+    /// Parses `bytes` (a whole document) onto the tape and points the decoder at it.
+    func parse(_ bytes: UnsafeRawBufferPointer, options: JSONValueDecoder.Options) throws {
+        do {
+            try tape.parse(bytes)
+        } catch let failure as JSONParseFailure {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: [],
+                debugDescription: "The given data was not valid JSON: \(failure.message) (line \(failure.line), column \(failure.column), byte offset \(failure.offset))",
+                underlyingError: failure))
+        }
+        begin(input: bytes, options: options)
+    }
+
+    /// Points the decoder at a new document on its tape.
+    func begin(input bytes: UnsafeRawBufferPointer, options: JSONValueDecoder.Options) {
+        tokens = tape.tokens
+        arena = tape.arena
+        input = (bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!).assumingMemoryBound(to: UInt8.self)
+        inputCount = bytes.count
+        inputOffset = 0
+        lineBase = 1
+        lineStartBase = 0
+        self.options = options
+        basePath = []
+        baseIndex = 0
+        current = 0
+        depth = 0
+        generation &+= 1
+        cachesContainers = true
+    }
+
+    /// The document is done: containers kept by its types (against the rules) lose their
+    /// memory; the kept containers, key bytes and buffers stay for the next document.
+    func endDocument() {
+        for f in retiredFrames { f.pointee.freeNames(); f.deallocate() }
+        retiredFrames.removeAll()
+        inputOwner = nil
+    }
+
+    /// Decodes the document's value.
     func decodeTop<T: Decodable>(_ type: T.Type) throws -> T {
         // A new document (or streamed element, whose tokens start at 0 again): forget
         // where keys were found in the last one.
