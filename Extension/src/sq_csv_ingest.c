@@ -80,6 +80,11 @@ unsigned sq_csv_value_fits(const char *s, size_t n){
     for(k=first; k<=last; k++) if( s[k]!='.' ) sig++;
   }
   if( sig>DBL_DIG ) return r;
+  if( b==n && n<300 ){
+    /* no exponent and fewer than 300 characters: between 1e-300 and 1e300,
+    ** nothing to overflow or underflow (no strtod needed) */
+    return r | (1u<<SQ_CSV_T_REAL);
+  }
   d = sq_json_number_double(s, n);
   /* a zero is only a zero when it is written as one (1e-400 underflows) */
   if( isfinite(d) && (first==(size_t)-1 ? d==0.0 : fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;

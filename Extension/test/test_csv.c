@@ -689,10 +689,25 @@ static void test_value_fits(void){
     {"Infinity", 2}, {"0x10", 2}, {"2024-05-01", 2}, {"-", 2}, {"1e", 2},
   };
   size_t i;
+  char longv[400];
   for(i=0; i<sizeof cases/sizeof cases[0]; i++){
     unsigned got = sq_csv_value_fits(cases[i].v, strlen(cases[i].v));
     SQ_CHECK_MSG(got==cases[i].want, "sq_csv_value_fits('%s') = %u, want %u", cases[i].v, got, cases[i].want);
   }
+  /* long plain decimals: 0.000…1 with 297 zeros is 1e-298 (REAL), with 320
+  ** it underflows; 1 and 298 zeros is 1e298 (REAL), with 308 zeros 1e308
+  ** (past 300 characters: checked with strtod, finite), with 319 zeros it
+  ** overflows */
+  memset(longv, '0', sizeof longv);
+  longv[1] = '.'; longv[299] = '1';
+  SQ_CHECK(sq_csv_value_fits(longv, 300)==(2|8));
+  longv[299] = '0'; longv[322] = '1';
+  SQ_CHECK(sq_csv_value_fits(longv, 323)==2);
+  memset(longv, '0', sizeof longv);
+  longv[0] = '1';
+  SQ_CHECK(sq_csv_value_fits(longv, 299)==(2|8));
+  SQ_CHECK(sq_csv_value_fits(longv, 309)==(2|8));
+  SQ_CHECK(sq_csv_value_fits(longv, 320)==2);
 }
 
 /* The CSV driver of the ingest core: the same rows (and error) for every
