@@ -1012,8 +1012,19 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
     }
     case SQ_INGEST_K_NUMBER: {
       int64_t i = 0;
-      int fits = integer && sq_json_number_int64(z, n, &i);
+      int fits;
       double d;
+      if( integer && n<=18 ){
+        /* up to 18 characters (-?[0-9]+, checked by the parser or by
+        ** sq_ingest_value_event) always fit: read here, without a call */
+        size_t k = z[0]=='-';
+        uint64_t v = 0;
+        for(; k<n; k++) v = v*10 + (uint64_t)(z[k]-'0');
+        i = z[0]=='-' ? -(int64_t)v : (int64_t)v;
+        fits = 1;
+      }else{
+        fits = integer && sq_json_number_int64(z, n, &i);
+      }
       if( aff==SQ_INGEST_AFF_TEXT ) return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
       if( fits && aff!=SQ_INGEST_AFF_REAL ){
         sl->type = SQ_INGEST_V_INTEGER;
