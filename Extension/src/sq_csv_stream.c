@@ -47,7 +47,8 @@
 **   delimiters, "" and line ends; LF, CRLF and CR; a UTF-8 BOM is skipped.
 **   Header names: an empty one is named cN (N: its 1-based position); two
 **   names equal ignoring ASCII case are an error.  A header-only file
-**   gives no rows; an empty file gives no rows.
+**   gives no rows; so does an empty file (a typed table that expects a
+**   header fails on it: "empty file: no header").
 **
 **   FILENAME may be '/dev/stdin', a pipe or a FIFO: the file is read
 **   sequentially, never seeked; a FIFO is waited on until a writer comes
