@@ -102,6 +102,11 @@ if args.count > 2 && args[1] == "profile" {
             let cursor = try JSONValueDecoder().elements(of: Hi.self, in: file)
             while let v = try cursor.next() { blackHole(v) }
         }
+    case "orders":
+        // Small documents one at a time (as JSON columns are read).
+        let texts = try (0..<(n / 10)).map { Array(try JSONEncoder().encode(order($0))) }
+        let t = try measure(5) { let d = JSONValueDecoder(); blackHole(try texts.map { try d.decode(Order.self, from: $0) }) }
+        print(String(format: "orders: %.3f s, %.0f MB/s", t, Double(texts.reduce(0) { $0 + $1.count }) / 1e6 / t))
     case "none":
         blackHole(file)
     default:

@@ -319,10 +319,12 @@ final class JSONDecoderPool: @unchecked Sendable {
     /// its decode); decoders grown large are dropped to bound the memory kept.
     func give(_ decoder: inout JSONTapeDecoder?) {
         defer { decoder = nil }
-        guard let d = decoder else { return }
-        d.endDocument()
-        guard isKnownUniquelyReferenced(&decoder), d.tape.state.pointee.capacity <= 1 << 16,
-              d.tape.state.pointee.arenaCapacity <= 1 << 20 else { return }
+        guard decoder != nil else { return }
+        decoder!.endDocument()
+        // Checked before any other reference to it is made here.
+        guard isKnownUniquelyReferenced(&decoder) else { return }
+        let d = decoder!
+        guard d.tape.state.pointee.capacity <= 1 << 16, d.tape.state.pointee.arenaCapacity <= 1 << 20 else { return }
         d.tape.reset()
         lock.lock()
         if decoders.count < 8 { decoders.append(d) }
