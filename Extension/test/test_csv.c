@@ -511,6 +511,30 @@ static void test_big(void){
   free(doc);
 }
 
+/* A 100 MB field with the default limit (64 MiB): an error at its first
+** byte, reported once the limit is passed (the rest is never read). */
+static int count_events(void *u, const sq_csv_event *e){ (void)e; (*(int*)u)++; return 0; }
+static void test_huge_field(void){
+  int events = 0, rc = SQ_CSV_OK;
+  sq_csv_parser *p = sq_csv_new(count_events, &events);
+  char *chunk = malloc(1 << 20);
+  size_t fed = 0;
+  memset(chunk, 'x', 1 << 20);
+  rc = sq_csv_feed(p, "id\n", 3);
+  while( rc==SQ_CSV_OK && fed < ((size_t)100 << 20) ){
+    rc = sq_csv_feed(p, chunk, 1 << 20);
+    fed += 1 << 20;
+  }
+  SQ_CHECK(rc==SQ_CSV_ERROR);
+  SQ_CHECK(fed <= SQ_CSV_DEFAULT_MAX_FIELD + (1 << 20));
+  SQ_CHECK(sq_csv_error_info(p)->code==SQ_CSV_E_TOO_LONG);
+  SQ_CHECK(sq_csv_error_info(p)->line==2 && sq_csv_error_info(p)->offset==3);
+  SQ_CHECK_STR(sq_csv_error_info(p)->message, "field longer than 67108864 bytes");
+  SQ_CHECK(events==2);   /* the header's field and record */
+  free(chunk);
+  sq_csv_free(p);
+}
+
 /* ------------------------------------------------------------ oracle */
 
 static unsigned long long rng = 88172645463325252ull;
@@ -816,6 +840,7 @@ int main(void){
   test_abort();
   test_reset_and_state();
   test_big();
+  test_huge_field();
   test_python_oracle();
   test_value_fits();
   test_ingest_driver();
