@@ -131,7 +131,33 @@ def fifo_checks(tmp):
         con.close()
         os.unlink(fifo)
 
-    # 3. late data in pieces: the function, and a table inferred from the FIFO
+    # 3. a table inferred from a few small pieces, then a lot more: the bytes
+    #    read for inference are fewer than a read buffer (they are replayed
+    #    from their own buffer; reading the rest into it overflowed it)
+    os.mkfifo(fifo)
+    con = connect()
+    rows_after = 20000
+
+    def bursty_writer():
+        time.sleep(0.2)
+        fd = os.open(fifo, os.O_WRONLY)
+        for piece in (b"id,name\n", b"1,a\n", b"2,b\n"):
+            os.write(fd, piece)
+            time.sleep(0.15)
+        big = b"".join(b"%d,name number %d\n" % (i, i) for i in range(3, 3 + rows_after))
+        os.write(fd, big)
+        os.close(fd)
+    w = threading.Thread(target=bursty_writer)
+    w.start()
+    con.execute(f"CREATE VIRTUAL TABLE temp.t USING csv_stream(filename={quote(fifo)}, infer=2)")
+    got = con.execute("SELECT count(*), sum(id), max(name) FROM t").fetchone()
+    w.join()
+    want = (rows_after + 2, sum(range(1, rows_after + 3)), "name number 9999")
+    check(tuple(got) == want, f"inferred from a small sample, then {rows_after} rows: got {got!r}, want {want!r}")
+    con.close()
+    os.unlink(fifo)
+
+    # 4. late data in pieces: the function, and a table inferred from the FIFO
     pieces = (b"id,na", b'me,qty\n1,"a,', b'b",10\n2,c', b",20\n3,d,30\n")
     for sql, setup, want in (
             (f"SELECT idx, value FROM csv_stream({quote(fifo)})", None,

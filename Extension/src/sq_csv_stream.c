@@ -758,6 +758,7 @@ static void cs_reset(CsCursor *c){
   sqlite3_free(c->zErr); c->zErr = 0;
   sqlite3_free(c->replay); c->replay = 0;
   c->nreplay = 0;
+  c->cbuf = 0;
   cs_opts_free(&c->opt);
   sq_csv_free(c->p); c->p = 0;
   sq_csv_ingest_free(c->d); c->d = 0;
@@ -852,22 +853,24 @@ static int cs_advance(CsCursor *c){
       c->eof = 1;
       return SQLITE_OK;
     }
-    if( c->replay ){
-      /* the bytes inference read from this pipe come first */
-      sqlite3_free(c->chunk);
-      c->chunk = c->replay;
-      c->replay = 0;
-      c->cbuf = c->chunk;
+    if( c->replay && c->cbuf!=c->replay ){
+      /* the bytes inference read from this pipe come first (fed from their
+      ** own buffer: it may be smaller than a chunk) */
+      c->cbuf = c->replay;
       c->clen = c->nreplay;
       c->cpos = 0;
-      c->nreplay = 0;
       continue;
     }
     {
       int rc = SQLITE_OK;
       char *why = 0;
       sqlite3_int64 n;
-      if( !c->chunk || c->cbuf!=c->chunk ){
+      if( c->replay ){
+        sqlite3_free(c->replay);
+        c->replay = 0;
+        c->nreplay = 0;
+      }
+      if( !c->chunk ){
         c->chunk = sqlite3_malloc(CS_CHUNK);
         if( !c->chunk ) return SQLITE_NOMEM;
       }
