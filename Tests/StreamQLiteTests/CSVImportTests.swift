@@ -157,6 +157,40 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
         #expect(try Database(path: path).value(Int.self, "SELECT count(*) FROM c") == 0)
     }
 
+    /// One file through importCSV and through INSERT … SELECT from the typed csv_stream
+    /// table (the same C reader, driver and ingest core): identical values and types.
+    @Test func importCSVAndTheTypedTableStoreTheSame() throws {
+        var csv = "ID,name,amount,born,seen,note\n"
+        let notes = ["", "\"\"", "x", "\"say \"\"hi\"\"\"", "12", "\"a,b\"", "NA"]
+        for i in 1...200 {
+            let amount = i % 7 == 0 ? "" : i % 5 == 0 ? "abc" : i % 3 == 0 ? "\(i)" : "\(Double(i) / 8)"
+            let born = i % 4 == 0 ? "1990-02-30" : "19\(50 + i % 50)-0\(1 + i % 9)-1\(i % 10)"
+            let seen = "2024-05-0\(1 + i % 9)T1\(i % 10):00:00\(i % 2 == 0 ? "Z" : "+02:00")"
+            csv += "\(i),\"n\(i)\",\(amount),\(born),\(seen),\(notes[i % notes.count])\n"
+        }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("csv-agree-\(getpid()).csv").path
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try db.execute("CREATE TABLE other AS SELECT * FROM people WHERE 0")
+        try db.importCSV(contentsOfFile: path, into: "people", options: .init(nullText: "NA"))
+        try db.execute("""
+            CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='\(path)', null=NA,
+              columns='id INTEGER, name TEXT NOT NULL, amount REAL, born DATE, seen DATETIME, note TEXT')
+            """)
+        try db.execute("INSERT INTO other(id, name, amount, born, seen, note) SELECT * FROM incoming")
+        let differing = try db.value(Int.self, """
+            SELECT count(*) FROM people p JOIN other o USING (id)
+            WHERE NOT (p.name IS o.name AND p.amount IS o.amount AND typeof(p.amount) = typeof(o.amount)
+                       AND p.born IS o.born AND p.seen IS o.seen AND p.note IS o.note AND typeof(p.note) = typeof(o.note))
+            """)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM other") == 200)
+        #expect(differing == 0)
+        // and the coercions happened: REAL, text kept, dates normalized, '' vs NULL
+        #expect(try rows("SELECT typeof(amount), count(*) FROM people GROUP BY 1 ORDER BY 1")
+                == ["null,28", "real,137", "text,35"])
+        #expect(try db.value(String.self, "SELECT seen FROM people WHERE id = 1") == "2024-05-02 09:00:00.000")
+    }
+
     /// Outside oracle: what Python's csv module writes, importCSV stores as the same strings.
     @Test func pythonWrittenCSVIsStoredAsTheSameValues() throws {
         try db.execute("CREATE TABLE t(a TEXT, b TEXT, c TEXT)")
