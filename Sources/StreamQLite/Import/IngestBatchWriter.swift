@@ -33,14 +33,21 @@ final class IngestBatchWriter {
     /// The core's columns, in its order.
     let columns: [String]
     let insertOptions: InsertOptions
-    private var session: BulkInsertSession?
-    private var active: [Int] = []
-    private var slots: UnsafeMutablePointer<Slot>?
-    private var batchRows = 0
-    private var rowsInBatch = 0
-    private var starts: [(record: Int, offset: Int, line: Int, column: Int)] = []
+    // The per-row state is touched for every value: no exclusivity checks, and the
+    // session's arena and the inserted columns are held as raw references (the
+    // session owns the arena and lives as long as the writer), so a row costs no
+    // retain/release (≈ 270 instructions per row less, callgrind).
+    @exclusivity(unchecked) private var session: BulkInsertSession?
+    @exclusivity(unchecked) private var arena: Unmanaged<BindArena>?
+    /// Core column of each inserted column (`active[0..<activeCount]`).
+    @exclusivity(unchecked) private var active: UnsafeMutablePointer<Int>?
+    @exclusivity(unchecked) private var activeCount = 0
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>?
+    @exclusivity(unchecked) private var batchRows = 0
+    @exclusivity(unchecked) private var rowsInBatch = 0
+    @exclusivity(unchecked) private var starts: [(record: Int, offset: Int, line: Int, column: Int)] = []
     /// Rows stored so far.
-    private(set) var stored = 0
+    @exclusivity(unchecked) private(set) var stored = 0
 
     init(db: Database, table: String, columns: [String], insertOptions: InsertOptions) {
         self.db = db
@@ -51,20 +58,21 @@ final class IngestBatchWriter {
 
     deinit {
         if let slots {
-            slots.deinitialize(count: batchRows * max(active.count, 1))
+            slots.deinitialize(count: batchRows * max(activeCount, 1))
             slots.deallocate()
         }
+        active?.deallocate()
     }
 
     /// Keeps one row (its values are only valid during the core's callback).
     func add(_ row: sq_ingest_row) throws {
         guard let values = row.values else { return }
         if session == nil { try start(values) }
-        let width = active.count
+        let width = activeCount
         let base = rowsInBatch * width
-        let arena = session!.arena
-        for (k, c) in active.enumerated() {
-            let v = values[c]
+        guard let active, let slots, let arena else { return }
+        for k in 0..<width {
+            let v = values[active[k]]
             var s = Slot()
             switch v.type {
             case SQ_INGEST_V_INTEGER: s.kind = .integer; s.bits = v.i
@@ -72,10 +80,10 @@ final class IngestBatchWriter {
             case SQ_INGEST_V_TEXT, SQ_INGEST_V_JSON:
                 s.kind = .text
                 s.length = v.len
-                s.text = arena.copy(UnsafeRawPointer(v.text ?? UnsafePointer(bitPattern: 1)!), v.len)
+                s.text = arena._withUnsafeGuaranteedRef { $0.copy(UnsafeRawPointer(v.text ?? UnsafePointer(bitPattern: 1)!), v.len) }
             default: break
             }
-            slots![base + k] = s
+            slots[base + k] = s
         }
         starts.append((Int(row.index), Int(row.offset), Int(row.line), Int(row.column)))
         rowsInBatch += 1
@@ -89,16 +97,20 @@ final class IngestBatchWriter {
     }
 
     private func start(_ values: UnsafePointer<sq_ingest_value>) throws {
-        active = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
-        let s = try BulkInsertSession(db: db, table: table, columns: active.map { columns[$0] }, options: insertOptions)
+        let inserted = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
+        let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] }, options: insertOptions)
         session = s
+        arena = Unmanaged.passUnretained(s.arena)
+        active = .allocate(capacity: max(inserted.count, 1))
+        active!.initialize(from: inserted, count: inserted.count)
+        activeCount = inserted.count
         batchRows = s.batchRows
-        slots = .allocate(capacity: batchRows * max(active.count, 1))
-        slots!.initialize(repeating: Slot(), count: batchRows * max(active.count, 1))
+        slots = .allocate(capacity: batchRows * max(activeCount, 1))
+        slots!.initialize(repeating: Slot(), count: batchRows * max(activeCount, 1))
     }
 
     private func bind(_ stmt: OpaquePointer, rows from: Int, count: Int) {
-        let width = active.count
+        let width = activeCount
         var p: Int32 = 1
         for r in from..<(from + count) {
             for k in 0..<width {
