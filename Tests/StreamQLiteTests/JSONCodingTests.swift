@@ -690,6 +690,12 @@ let allFormattings: [JSONEncoder.OutputFormatting] = [
             #expect(bothDecode(Wrapped.self, bytes).ours == bothDecode(Wrapped.self, bytes).foundation || json.hasSuffix(",]"))
             if json.hasSuffix(",]") { #expect(bothDecode([Int].self, bytes).ours == .failure("dataCorrupted")) }
         }
+        // A type that reads nothing: the document is still checked.
+        struct Nothing: Decodable, Equatable { init(from decoder: any Decoder) throws {} }
+        for json in [many + "]", many + "] x", many, "[1,2] x", "[1,2]"] {
+            let bytes = Array(json.utf8)
+            #expect(bothDecode(Nothing.self, bytes).ours == bothDecode(Nothing.self, bytes).foundation, "\(json.suffix(8))")
+        }
         let nested = Array(#"[{"x":7},[1,2],null]"#.utf8)
         #expect(bothDecode(Nested.self, nested).ours == .value(try! JSONDecoder().decode(Nested.self, from: Data(nested))))
         let e = #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([I].self, from: Array(#"[{"id":1},{"id":2},{"di":3}]"#.utf8)) }

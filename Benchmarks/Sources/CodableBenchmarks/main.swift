@@ -182,11 +182,16 @@ func decodeTable<T: Codable & Equatable>(_ title: String, _ type: T.Type, _ file
         blackHole(values)
     }
     let loop = measure(reps) { blackHole(ceiling()) }
+    let parseOnly = try measure(reps) { blackHole(try JSONValueDecoder().decode(SkipAll.self, from: file)) }
     row("Foundation `JSONDecoder`", foundation, bytes: file.count, base: foundation)
     row("**`JSONValueDecoder`** (whole array)", decoder, bytes: file.count, base: foundation)
     row("`JSONValueDecoder.elements` (streamed, collected)", stream, bytes: file.count, base: foundation)
     row("ceiling: create the same structs in a loop, no JSON", loop, bytes: file.count, base: foundation)
+    row("floor of ours: the C parser filling the tape, no values", parseOnly, bytes: file.count, base: foundation)
 }
+
+/// Decodes nothing: decoding it only parses (and checks) the document.
+struct SkipAll: Decodable { init(from decoder: any Decoder) throws {} }
 
 func encodeTable<T: Codable & Equatable>(_ title: String, _ values: [T]) throws {
     let theirsEncoder = JSONEncoder()

@@ -406,7 +406,8 @@ final class JSONTopArrayDecoder: Decoder {
             return try array.decodeElements(reader) as! T
         }
         let value = try T(from: self)
-        if streamed { try reader.drain { false } }
+        // Whatever the type read, the whole document is checked (as a whole-document parse would).
+        if whole == nil { try reader.drain { false } }
         return value
     }
 
