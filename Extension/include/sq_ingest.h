@@ -359,6 +359,21 @@ const sq_ingest_error *sq_ingest_error_info(const sq_ingest *g);
 /* Records completed so far. */
 int64_t sq_ingest_records(const sq_ingest *g);
 
+/* ---- the one JSON string escaper and its growable buffer ------------------
+** Used for nested values and whole values here and for the records the
+** csv_stream function writes as JSON objects (sq_csv_stream.c): one escaper,
+** so the same text is the same JSON whichever format it came from. */
+typedef struct sq_ingest_buf { char *z; int64_t n, cap; } sq_ingest_buf;
+
+/* Appends s[0..n) to b (sqlite3_realloc64).  Returns 0, 1 when b would grow
+** past `max` bytes, 2 when out of memory. */
+int sq_ingest_buf_put(sq_ingest_buf *b, const char *s, int64_t n, int64_t max);
+
+/* Appends s[0..n) (valid UTF-8) as a JSON string literal: ", \, \b, \f,
+** \n, \r, \t as short escapes, other control characters as \u00xx,
+** everything else as is.  Returns as sq_ingest_buf_put. */
+int sq_ingest_json_string(sq_ingest_buf *b, const char *s, size_t n, int64_t max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -548,7 +548,7 @@ static int cs_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
 
 /* ------------------------------------------------------------ cursor */
 
-typedef struct CsBuf { char *z; sqlite3_int64 n, cap; } CsBuf;
+typedef sq_ingest_buf CsBuf;   /* the ingest core's buffer (sq_ingest.h) */
 
 typedef struct CsCursor {
   sqlite3_vtab_cursor base;
@@ -582,56 +582,6 @@ typedef struct CsCursor {
   const sq_ingest_value *vals;
   int nvals;
 } CsCursor;
-
-/* 0; 1 over max; 2 out of memory */
-static int csbuf_put(CsBuf *b, const char *s, sqlite3_int64 n, sqlite3_int64 max){
-  if( b->n+n>max ) return 1;
-  if( b->n+n>b->cap ){
-    sqlite3_int64 cap = b->cap ? b->cap*2 : 256;
-    char *z;
-    while( cap<b->n+n ) cap *= 2;
-    z = sqlite3_realloc64(b->z, (sqlite3_uint64)cap);
-    if( !z ) return 2;
-    b->z = z;
-    b->cap = cap;
-  }
-  if( n>0 ) memcpy(b->z+b->n, s, (size_t)n);
-  b->n += n;
-  return 0;
-}
-
-/* Appends s[0..n) (valid UTF-8) as a JSON string literal, escaped as the
-** ingest core writes nested values (sq_ingest.h): ", \, \b, \f, \n, \r, \t
-** short; other control characters \u00xx. */
-static int cs_json_string(CsBuf *b, const char *s, size_t n, sqlite3_int64 max){
-  static const char hx[] = "0123456789abcdef";
-  size_t i = 0;
-  int rc;
-  if( (rc = csbuf_put(b, "\"", 1, max))!=0 ) return rc;
-  while( i<n ){
-    size_t j = i;
-    while( j<n && (unsigned char)s[j]>=0x20 && s[j]!='"' && s[j]!='\\' ) j++;
-    if( j>i && (rc = csbuf_put(b, s+i, (sqlite3_int64)(j-i), max))!=0 ) return rc;
-    i = j;
-    if( i<n ){
-      unsigned char c = (unsigned char)s[i++];
-      char e[6] = { '\\', 0, 0, 0, 0, 0 };
-      int k = 2;
-      switch( c ){
-        case '"': e[1] = '"'; break;
-        case '\\': e[1] = '\\'; break;
-        case '\n': e[1] = 'n'; break;
-        case '\r': e[1] = 'r'; break;
-        case '\t': e[1] = 't'; break;
-        case '\b': e[1] = 'b'; break;
-        case '\f': e[1] = 'f'; break;
-        default: e[1] = 'u'; e[2] = '0'; e[3] = '0'; e[4] = hx[c>>4]; e[5] = hx[c&15]; k = 6;
-      }
-      if( (rc = csbuf_put(b, e, k, max))!=0 ) return rc;
-    }
-  }
-  return csbuf_put(b, "\"", 1, max);
-}
 
 static int cs_fail(CsCursor *c, const sq_csv_event *e, const char *msg){
   sq_csv_ingest_error x;
@@ -677,8 +627,8 @@ static int cs_key(CsCursor *c, const sq_csv_event *e, int i){
       n = strlen(gen);
     }
     c->keys.n = c->keyoff[c->nkeys];
-    rc = cs_json_string(&c->keys, z, n, c->max_rec);
-    if( !rc ) rc = csbuf_put(&c->keys, ":", 1, c->max_rec);
+    rc = sq_ingest_json_string(&c->keys, z, n, c->max_rec);
+    if( !rc ) rc = sq_ingest_buf_put(&c->keys, ":", 1, c->max_rec);
     if( rc ) return cs_buf_fail(c, e, rc);
     c->nkeys++;
     c->keyoff[c->nkeys] = c->keys.n;
@@ -709,21 +659,21 @@ static int cs_tvf_event(void *u, const sq_csv_event *e){
       c->val.n = 0;
       c->line = (sqlite3_int64)e->line;
       c->offset = (sqlite3_int64)e->offset;
-      rc = csbuf_put(&c->val, "{", 1, c->max_rec);
+      rc = sq_ingest_buf_put(&c->val, "{", 1, c->max_rec);
     }else{
-      rc = csbuf_put(&c->val, ",", 1, c->max_rec);
+      rc = sq_ingest_buf_put(&c->val, ",", 1, c->max_rec);
     }
-    if( !rc ) rc = csbuf_put(&c->val, c->keys.z + c->keyoff[e->field],
+    if( !rc ) rc = sq_ingest_buf_put(&c->val, c->keys.z + c->keyoff[e->field],
                              c->keyoff[e->field+1] - c->keyoff[e->field], c->max_rec);
     if( !rc ){
-      if( e->flags & SQ_CSV_F_NULL ) rc = csbuf_put(&c->val, "null", 4, c->max_rec);
-      else rc = cs_json_string(&c->val, e->text, e->len, c->max_rec);
+      if( e->flags & SQ_CSV_F_NULL ) rc = sq_ingest_buf_put(&c->val, "null", 4, c->max_rec);
+      else rc = sq_ingest_json_string(&c->val, e->text, e->len, c->max_rec);
     }
     if( rc ) return cs_buf_fail(c, e, rc);
     return SQ_CSV_CONTINUE;
   }
   if( (e->record==0 && c->opt.o.header) || e->field==0 ) return SQ_CSV_CONTINUE;
-  if( (rc = csbuf_put(&c->val, "}", 1, c->max_rec))!=0 ) return cs_buf_fail(c, e, rc);
+  if( (rc = sq_ingest_buf_put(&c->val, "}", 1, c->max_rec))!=0 ) return cs_buf_fail(c, e, rc);
   c->idx = (sqlite3_int64)e->record - (c->opt.o.header ? 1 : 0);
   c->row_ready = 1;
   return SQ_CSV_PAUSE;

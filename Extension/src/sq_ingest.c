@@ -29,7 +29,7 @@
 
 /* ------------------------------------------------------------ buffers */
 
-typedef struct IngBuf { char *z; int64_t n, cap; } IngBuf;
+typedef sq_ingest_buf IngBuf;   /* sq_ingest.h */
 
 /* 0 on success; 1 over `max`; 2 out of memory */
 static int ingbuf_grow(IngBuf *b, int64_t add, int64_t max){
@@ -51,6 +51,12 @@ static int ingbuf_grow(IngBuf *b, int64_t add, int64_t max){
   if( (b)->n + (int64_t)(len) <= (b)->cap || ((rc) = ingbuf_grow((b), (int64_t)(len), (max)))==0 ){ \
     memcpy((b)->z + (b)->n, (s), (len)); (b)->n += (int64_t)(len); } } }while(0)
 
+int sq_ingest_buf_put(sq_ingest_buf *b, const char *s, int64_t n, int64_t max){
+  int rc = 0;
+  INGBUF_PUT(b, s, (size_t)n, max, rc);
+  return rc;
+}
+
 /* ------------------------------------------------------------ the JSON escaper */
 
 /* Bytes that need escaping in a JSON string: ", \ and U+0000..U+001F. */
@@ -63,7 +69,7 @@ static const unsigned char kEsc[256] = {
 /* Appends s[0..n) (valid UTF-8) as a JSON string literal: ", \, \b, \f,
 ** \n, \r, \t as short escapes, other control characters as \u00xx,
 ** everything else as is.  Returns 0 / 1 too big / 2 out of memory. */
-static int ing_json_string(IngBuf *b, const char *s, size_t n, int64_t max){
+int sq_ingest_json_string(IngBuf *b, const char *s, size_t n, int64_t max){
   int rc = 0;
   size_t i = 0;
   if( (rc = ingbuf_grow(b, (int64_t)n + 2, max))!=0 ) return rc;
@@ -113,11 +119,11 @@ static int ing_json_token(IngBuf *b, int *sep, const sq_json_token *t, int64_t m
     case SQ_JSON_BEGIN_OBJECT: INGBUF_PUT(b, "{", 1, max, rc); *sep = 0; return rc;
     case SQ_JSON_BEGIN_ARRAY:  INGBUF_PUT(b, "[", 1, max, rc); *sep = 0; return rc;
     case SQ_JSON_KEY:
-      rc = ing_json_string(b, t->text, t->len, max);
+      rc = sq_ingest_json_string(b, t->text, t->len, max);
       if( !rc ) INGBUF_PUT(b, ":", 1, max, rc);
       *sep = 0;
       return rc;
-    case SQ_JSON_STRING: rc = ing_json_string(b, t->text, t->len, max); break;
+    case SQ_JSON_STRING: rc = sq_ingest_json_string(b, t->text, t->len, max); break;
     case SQ_JSON_NUMBER: INGBUF_PUT(b, t->text, t->len, max, rc); break;
     case SQ_JSON_TRUE:   INGBUF_PUT(b, "true", 4, max, rc); break;
     case SQ_JSON_FALSE:  INGBUF_PUT(b, "false", 5, max, rc); break;
