@@ -120,3 +120,37 @@ int sq_arg_bool(const char *v, int *out){
   }
   return 1;
 }
+
+int sq_file_vtab_best_index(sqlite3_index_info *info, int typed, int iFileCol, int iArgCol){
+  int i, iFile = -1, iArg = -1, unusableFile = 0, n = 0;
+  if( typed ){
+    info->estimatedCost = 1e6;
+    info->estimatedRows = 1000000;
+    return SQLITE_OK;
+  }
+  for(i=0; i<info->nConstraint; i++){
+    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+    if( c->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
+    if( c->iColumn==iFileCol ){
+      if( !c->usable ) unusableFile = 1; else iFile = i;
+    }else if( c->iColumn==iArgCol ){
+      if( !c->usable ) return SQLITE_CONSTRAINT;
+      iArg = i;
+    }
+  }
+  if( iFile<0 && unusableFile ) return SQLITE_CONSTRAINT;
+  info->idxNum = 0;
+  if( iFile>=0 ){
+    info->aConstraintUsage[iFile].argvIndex = ++n;
+    info->aConstraintUsage[iFile].omit = 1;
+    info->idxNum |= 1;
+  }
+  if( iArg>=0 ){
+    info->aConstraintUsage[iArg].argvIndex = ++n;
+    info->aConstraintUsage[iArg].omit = 1;
+    info->idxNum |= 2;
+  }
+  info->estimatedCost = iFile>=0 ? 1e6 : 1e12;
+  info->estimatedRows = 1000000;
+  return SQLITE_OK;
+}

@@ -512,38 +512,7 @@ static int cs_disconnect(sqlite3_vtab *p){
 
 /* idxNum bits: 1 filename given, 2 options given. */
 static int cs_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
-  CsVtab *vt = (CsVtab*)tab;
-  int i, iFile = -1, iOpt = -1, unusableFile = 0, n = 0;
-  if( vt->typed ){
-    info->estimatedCost = 1e6;
-    info->estimatedRows = 1000000;
-    return SQLITE_OK;
-  }
-  for(i=0; i<info->nConstraint; i++){
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if( c->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
-    if( c->iColumn==CS_COL_FILENAME ){
-      if( !c->usable ) unusableFile = 1; else iFile = i;
-    }else if( c->iColumn==CS_COL_OPTIONS ){
-      if( !c->usable ) return SQLITE_CONSTRAINT;
-      iOpt = i;
-    }
-  }
-  if( iFile<0 && unusableFile ) return SQLITE_CONSTRAINT;
-  info->idxNum = 0;
-  if( iFile>=0 ){
-    info->aConstraintUsage[iFile].argvIndex = ++n;
-    info->aConstraintUsage[iFile].omit = 1;
-    info->idxNum |= 1;
-  }
-  if( iOpt>=0 ){
-    info->aConstraintUsage[iOpt].argvIndex = ++n;
-    info->aConstraintUsage[iOpt].omit = 1;
-    info->idxNum |= 2;
-  }
-  info->estimatedCost = iFile>=0 ? 1e6 : 1e12;
-  info->estimatedRows = 1000000;
-  return SQLITE_OK;
+  return sq_file_vtab_best_index(info, ((CsVtab*)tab)->typed, CS_COL_FILENAME, CS_COL_OPTIONS);
 }
 
 /* ------------------------------------------------------------ cursor */

@@ -40,6 +40,12 @@ int sq_arg_keyvalue(const char *z, int n, char **key, char **value);
 int sq_arg_column(const char *z, int n, char **name, char **type);
 int sq_arg_bool(const char *v, int *out);
 
+/* xBestIndex of the file-reading tables (json_stream, csv_stream; sq_args.c):
+** a typed table scans; the table-valued function needs its filename column
+** (iFileCol) and takes its second hidden argument column (iArgCol) when
+** given.  idxNum bits: 1 filename given, 2 second argument given. */
+int sq_file_vtab_best_index(sqlite3_index_info *info, int typed, int iFileCol, int iArgCol);
+
 /* Keeps the loaded extension, and libicu with it, in memory until the
 ** process ends (sq_host.c); a no-op when compiled into a program. */
 void sq_pin_module(void);

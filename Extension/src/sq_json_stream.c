@@ -485,38 +485,7 @@ static int js_disconnect(sqlite3_vtab *p){
 
 /* idxNum bits: 1 filename given, 2 path given. */
 static int js_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
-  JsVtab *vt = (JsVtab*)tab;
-  int i, iFile = -1, iPath = -1, unusableFile = 0, n = 0;
-  if( vt->typed ){
-    info->estimatedCost = 1e6;
-    info->estimatedRows = 1000000;
-    return SQLITE_OK;
-  }
-  for(i=0; i<info->nConstraint; i++){
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if( c->op!=SQLITE_INDEX_CONSTRAINT_EQ ) continue;
-    if( c->iColumn==JS_COL_FILENAME ){
-      if( !c->usable ) unusableFile = 1; else iFile = i;
-    }else if( c->iColumn==JS_COL_PATH ){
-      if( !c->usable ) return SQLITE_CONSTRAINT;
-      iPath = i;
-    }
-  }
-  if( iFile<0 && unusableFile ) return SQLITE_CONSTRAINT;
-  info->idxNum = 0;
-  if( iFile>=0 ){
-    info->aConstraintUsage[iFile].argvIndex = ++n;
-    info->aConstraintUsage[iFile].omit = 1;
-    info->idxNum |= 1;
-  }
-  if( iPath>=0 ){
-    info->aConstraintUsage[iPath].argvIndex = ++n;
-    info->aConstraintUsage[iPath].omit = 1;
-    info->idxNum |= 2;
-  }
-  info->estimatedCost = iFile>=0 ? 1e6 : 1e12;
-  info->estimatedRows = 1000000;
-  return SQLITE_OK;
+  return sq_file_vtab_best_index(info, ((JsVtab*)tab)->typed, JS_COL_FILENAME, JS_COL_PATH);
 }
 
 static int js_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
