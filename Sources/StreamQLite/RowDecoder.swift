@@ -213,7 +213,7 @@ public final class RowDecoder: Decoder {
         // column itself; a nested struct, array, dictionary or set reads the column's JSON
         // text. Never the outer row's other columns.
         do {
-            return try JSONColumnDecoder.decode(T.self, statement: statement, column: c, key: key)
+            return try JSONColumnDecoder.decode(T.self, statement: statement, column: c, key: key, userInfo: userInfo)
         } catch {
             throw statement.decodingError(error, column: Int(c), type: T.self)
         }

@@ -259,4 +259,20 @@ func runPython(_ script: String, _ arguments: [String]) throws -> String {
             #expect(ours == theirs, "\(text)")
         }
     }
+
+    @Test func userInfoReachesNestedValues() throws {
+        struct Scaled: Decodable, Equatable {
+            var v: Double
+            init(v: Double) { self.v = v }
+            init(from decoder: any Decoder) throws {
+                let factor = decoder.userInfo[CodingUserInfoKey(rawValue: "factor")!] as? Double ?? 1
+                v = try decoder.container(keyedBy: AnyJSON.Key.self).decode(Double.self, forKey: .init(stringValue: "v")) * factor
+            }
+        }
+        struct Row: Decodable, Equatable { var s: Scaled }
+        let db = try Database()
+        let statement = try db.makeStatement(#"SELECT '{"v": 2}' AS s"#)
+        let rows = try statement.rows(Row.self, userInfo: [CodingUserInfoKey(rawValue: "factor")!: 10.0]).collect()
+        #expect(rows == [Row(s: Scaled(v: 20))])
+    }
 }

@@ -15,14 +15,17 @@ final class JSONColumnDecoder: Decoder {
     let statement: Statement
     let column: Int32
     let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+    /// The row decoder's `userInfo` (`rows(T.self, userInfo:)`), handed to nested values too.
+    let userInfo: [CodingUserInfoKey: Any]
     /// The parsed JSON, once a container was asked for.
     private var json: JSONTapeDecoder?
 
     /// Whether the owner calls ``recycle()`` when done (then containers are reused).
     private let recycles: Bool
 
-    init(statement: Statement, column: Int32, codingPath: [any CodingKey], recycles: Bool = false) {
+    init(statement: Statement, column: Int32, codingPath: [any CodingKey], recycles: Bool = false,
+         userInfo: [CodingUserInfoKey: Any] = [:]) {
+        self.userInfo = userInfo
         self.statement = statement
         self.column = column
         self.codingPath = codingPath
@@ -30,8 +33,10 @@ final class JSONColumnDecoder: Decoder {
     }
 
     /// Decodes a `T` from column `column`, `key` being the property (the coding path's first element).
-    static func decode<T: Decodable>(_ type: T.Type, statement: Statement, column: Int32, key: (any CodingKey)?) throws -> T {
-        let decoder = JSONColumnDecoder(statement: statement, column: column, codingPath: key.map { [$0] } ?? [], recycles: true)
+    static func decode<T: Decodable>(_ type: T.Type, statement: Statement, column: Int32, key: (any CodingKey)?,
+                                     userInfo: [CodingUserInfoKey: Any] = [:]) throws -> T {
+        let decoder = JSONColumnDecoder(statement: statement, column: column, codingPath: key.map { [$0] } ?? [], recycles: true,
+                                        userInfo: userInfo)
         defer { decoder.recycle() }
         do {
             return try T(from: decoder)
@@ -84,7 +89,9 @@ final class JSONColumnDecoder: Decoder {
             throw DatabaseError(code: SQLITE_MISMATCH, message:
                 "a nested \(type) is read from JSON text, but the column's text is not JSON (\(failure.message) at byte \(failure.offset)): '\(text)\(n > 60 ? "…" : "")'")
         }
-        decoder.begin(input: bytes.buffer, options: JSONColumnDecoder.options)
+        var options = JSONColumnDecoder.options
+        if !userInfo.isEmpty { options.userInfo = userInfo }
+        decoder.begin(input: bytes.buffer, options: options)
         decoder.inputOwner = bytes
         decoder.basePath = codingPath
         decoder.cachesContainers = recycles

@@ -23,6 +23,11 @@ import Foundation
 /// strategy, which is the library's date text (see ``DateDecodingStrategy``).
 /// Errors are `DecodingError`s with the coding path; their debug description
 /// gives the line, column and byte offset of the offending value.
+///
+/// The decoder and containers an `init(from:)` receives are valid while the
+/// `decode` call runs (as Codable intends: a type reads what it needs in its
+/// initializer); a container kept after its value of a streamed array was decoded
+/// throws rather than read another value.
 public struct JSONValueDecoder: Sendable {
     /// How JSON object keys are matched to coding keys.
     public enum KeyDecodingStrategy: Sendable {
