@@ -154,8 +154,6 @@
 #endif
 
 #define JS_CHUNK        (64*1024)
-#define JS_WAIT_MS      100    /* longest wait for input between interrupt checks */
-#define JS_READS_PER_CHECK 16  /* reads between interrupt checks when data flows */
 #define JS_SUBTYPE      74     /* 'J': SQLite's JSON subtype */
 
 /* ------------------------------------------------------------ vtab */
@@ -180,14 +178,13 @@ typedef struct JsVtab {
 typedef struct JsCursor {
   sqlite3_vtab_cursor base;
   JsVtab *vt;
-  int fd;
+  sq_file file;             /* the input (sq_file.c) */
   char *zFile;              /* as given (for messages and the column) */
   char *zPathArg;
   sq_ingest *g;             /* the core, for this scan */
   unsigned char *chunk;
   size_t clen, cpos;
   int input_eof;            /* read() returned 0 */
-  int reads;                /* reads since the last interrupt check */
   int finished;             /* the core's finish done */
   int eof;                  /* no current row */
   int row_ready;            /* the core handed over a row */
@@ -216,53 +213,8 @@ static char *js_msg(const char *before, const char *v, sqlite3_int64 n, const ch
   return sqlite3_str_finish(m);
 }
 
-/* Strips optional quotes around an option value; returns a new string. */
-static char *js_unquote(const char *z, int n){
-  while( n>0 && (*z==' ' || *z=='\t' || *z=='\n') ){ z++; n--; }
-  while( n>0 && (z[n-1]==' ' || z[n-1]=='\t' || z[n-1]=='\n') ) n--;
-  if( n>=2 && (z[0]=='\'' || z[0]=='"') && z[n-1]==z[0] ){
-    char q = z[0];
-    char *out = sqlite3_malloc(n);
-    int i, o = 0;
-    if( !out ) return 0;
-    for(i=1; i<n-1; i++){
-      out[o++] = z[i];
-      if( z[i]==q && i+1<n-1 && z[i+1]==q ) i++;
-    }
-    out[o] = 0;
-    return out;
-  }
-  return sqlite3_mprintf("%.*s", n, z);
-}
-
-/* Splits "a, b(1,2), c" at top-level commas; calls f for each trimmed part. */
-static char *js_split(const char *z, char *(*f)(JsVtab*, const char*, int), JsVtab *vt){
-  int depth = 0;
-  const char *b = z, *s = z;
-  char quote = 0;
-  for(;; s++){
-    char c = *s;
-    if( quote ){ if( c==quote ) quote = 0; if( c ) continue; }
-    if( c=='"' || c=='`' || c=='[' ){ if( c=='[' ) quote = ']'; else quote = c; continue; }
-    if( c=='(' ) depth++;
-    else if( c==')' ) depth--;
-    if( c==0 || (c==',' && depth==0) ){
-      const char *e = s;
-      while( b<e && (*b==' ' || *b=='\t' || *b=='\n') ) b++;
-      while( e>b && (e[-1]==' ' || e[-1]=='\t' || e[-1]=='\n') ) e--;
-      if( e>b ){
-        char *err = f(vt, b, (int)(e-b));
-        if( err ) return err;
-      }
-      b = s+1;
-      if( c==0 ) break;
-    }
-  }
-  return 0;
-}
-
-/* One "name TYPE" of columns=. */
-static char *js_add_column(JsVtab *vt, const char *z, int n){
+static char *js_add_column(void *ctx, const char *z, int n){
+  JsVtab *vt = ctx;
   const char *s = z, *e = z+n;
   char *name, *type;
   JsCol *a;
@@ -296,13 +248,14 @@ static char *js_add_column(JsVtab *vt, const char *z, int n){
 }
 
 /* One "column=key" of keys=. */
-static char *js_add_rename(JsVtab *vt, const char *z, int n){
+static char *js_add_rename(void *ctx, const char *z, int n){
+  JsVtab *vt = ctx;
   const char *eq = memchr(z, '=', (size_t)n);
   char *col, *key;
   int i;
   if( !eq ) return js_msg("keys: expected column=key, got ", z, n, "");
-  col = js_unquote(z, (int)(eq-z));
-  key = js_unquote(eq+1, (int)(z+n-eq-1));
+  col = sq_arg_unquote(z, (int)(eq-z));
+  key = sq_arg_unquote(eq+1, (int)(z+n-eq-1));
   if( !col || !key ){ sqlite3_free(col); sqlite3_free(key); return sqlite3_mprintf("json_stream: out of memory"); }
   for(i=0; i<vt->nCol; i++){
     if( sqlite3_stricmp(vt->aCol[i].name, col)==0 ){
@@ -411,7 +364,7 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
       if( !eq ){ err = js_msg("expected key=value, got ", a, -1, ""); break; }
       nk = (int)(eq-a);
       while( nk>0 && (a[nk-1]==' ' || a[nk-1]=='\t') ) nk--;
-      v = js_unquote(eq+1, (int)strlen(eq+1));
+      v = sq_arg_unquote(eq+1, (int)strlen(eq+1));
       if( !v ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
       if( nk==8 && sqlite3_strnicmp(a, "filename", 8)==0 ){ sqlite3_free(vt->zFile); vt->zFile = v; }
       else if( nk==7 && sqlite3_strnicmp(a, "columns", 7)==0 ){ sqlite3_free(zColumns); zColumns = v; }
@@ -430,9 +383,9 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     }
     if( !err && !vt->zFile ) err = sqlite3_mprintf("json_stream: missing filename= option");
     if( !err && !zColumns ) err = sqlite3_mprintf("json_stream: missing columns= option");
-    if( !err ) err = js_split(zColumns, js_add_column, vt);
+    if( !err ) err = sq_arg_split(zColumns, js_add_column, vt);
     if( !err && vt->nCol==0 ) err = sqlite3_mprintf("json_stream: columns= declares no column");
-    if( !err && zKeys ) err = js_split(zKeys, js_add_rename, vt);
+    if( !err && zKeys ) err = sq_arg_split(zKeys, js_add_rename, vt);
     if( !err ){
       /* the core checks the path and the columns now, not at the first scan */
       sq_ingest *g = js_make_core(vt, 0, vt->zPath, &err);
@@ -493,14 +446,14 @@ static int js_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
   if( !c ) return SQLITE_NOMEM;
   memset(c, 0, sizeof(*c));
   c->vt = (JsVtab*)tab;
-  c->fd = -1;
+  c->file.fd = -1;
   c->eof = 1;
   *ppCur = &c->base;
   return SQLITE_OK;
 }
 
 static void js_reset(JsCursor *c){
-  if( c->fd>=0 ){ close(c->fd); c->fd = -1; }
+  sq_file_close(&c->file);
   sqlite3_free(c->zFile); c->zFile = 0;
   sqlite3_free(c->zPathArg); c->zPathArg = 0;
   sq_ingest_free(c->g); c->g = 0;
@@ -564,47 +517,24 @@ static int js_core_error(JsCursor *c){
                   named ? e->key : 0, e->nkey);
 }
 
-/* Reads the next chunk into c->chunk.  The file is open with O_NONBLOCK:
-** a pipe or FIFO with nothing to read (no writer yet, or a writer that
-** stalls) is waited on with poll() in slices of JS_WAIT_MS, and between
-** slices (and every JS_READS_PER_CHECK reads while data flows) the
-** connection is asked whether sqlite3_interrupt() was called: then the
-** statement ends with SQLITE_INTERRUPT ("interrupted"). */
+/* Reads the next chunk into c->chunk through sq_file_read (sq_file.c): a
+** pipe or FIFO with nothing to read is waited on in slices, and between
+** them the connection is asked whether sqlite3_interrupt() was called: then
+** the statement ends with SQLITE_INTERRUPT ("interrupted"). */
 static int js_read(JsCursor *c){
-  for(;;){
-    struct pollfd pfd;
-    ssize_t n;
-    int r;
-    if( c->reads>=JS_READS_PER_CHECK ){
-      c->reads = 0;
-      if( sq_interrupted(c->vt->db) ){ c->eof = 1; return SQLITE_INTERRUPT; }
-    }
-    pfd.fd = c->fd;
-    pfd.events = POLLIN;
-    pfd.revents = 0;
-    r = poll(&pfd, 1, JS_WAIT_MS);
-    if( r==0 || (r<0 && errno==EINTR) ){
-      c->reads = JS_READS_PER_CHECK;     /* waited: check now */
-      continue;
-    }
-    if( r<0 ){
-      char m[200];
-      sqlite3_snprintf(sizeof m, m, "read error: %s", strerror(errno));
-      return js_error(c, m, 0, 0, -1, 0, 0);
-    }
-    c->reads++;
-    n = read(c->fd, c->chunk, JS_CHUNK);
-    if( n<0 && (errno==EAGAIN || errno==EWOULDBLOCK || errno==EINTR) ) continue;
-    if( n<0 ){
-      char m[200];
-      sqlite3_snprintf(sizeof m, m, "read error: %s", strerror(errno));
-      return js_error(c, m, 0, 0, -1, 0, 0);
-    }
-    if( n==0 ) c->input_eof = 1;
-    c->clen = (size_t)n;
-    c->cpos = 0;
-    return SQLITE_OK;
+  int rc;
+  char *err = 0;
+  sqlite3_int64 n = sq_file_read(&c->file, c->chunk, JS_CHUNK, &rc, &err);
+  if( n<0 ){
+    if( rc==SQLITE_INTERRUPT ){ c->eof = 1; return SQLITE_INTERRUPT; }
+    rc = js_error(c, err ? err : "read error", 0, 0, -1, 0, 0);
+    sqlite3_free(err);
+    return rc;
   }
+  if( n==0 ) c->input_eof = 1;
+  c->clen = (size_t)n;
+  c->cpos = 0;
+  return SQLITE_OK;
 }
 
 /* Advances to the next row (or EOF). */
@@ -693,14 +623,13 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->input_eof = 0;
   c->finished = 0;
   c->eof = 0;
-  c->reads = JS_READS_PER_CHECK;    /* check once before the first read */
-  /* O_NONBLOCK: opening a FIFO does not wait for a writer (js_read waits,
-  ** interruptibly); regular files ignore it. */
-  c->fd = open(zFile, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if( c->fd<0 ){
-    char m[200];
-    sqlite3_snprintf(sizeof m, m, "cannot open: %s", strerror(errno));
-    return js_error(c, m, 0, 0, -1, 0, 0);
+  {
+    char *zOpenErr = 0;
+    if( sq_file_open(&c->file, vt->db, zFile, &zOpenErr)!=SQLITE_OK ){
+      int rc = js_error(c, zOpenErr ? zOpenErr : "cannot open", 0, 0, -1, 0, 0);
+      sqlite3_free(zOpenErr);
+      return rc;
+    }
   }
   return js_advance(c);
 }

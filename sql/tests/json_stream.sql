@@ -390,7 +390,7 @@ SELECT * FROM json_stream('missing.json');
 -- error: json_stream: missing.json: cannot open: No such file or directory
 
 SELECT * FROM json_stream('.');
--- error: json_stream: .: read error: Is a directory
+-- error: json_stream: .: cannot read: is a directory
 
 SELECT * FROM json_stream;
 -- error: json_stream: missing the filename argument
