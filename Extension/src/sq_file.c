@@ -1,9 +1,8 @@
 /*
 ** sq_file.c — how StreamQLite's SQL functions read a file named in SQL.
 **
-** csv_stream (sq_csv_stream.c) reads through these helpers; they are the
-** read loop json_stream uses (sq_json_stream.c, js_read), made callable
-** from every table that reads files:
+** json_stream (sq_json_stream.c) and csv_stream (sq_csv_stream.c) read
+** through these helpers, the one read loop of every table that reads files:
 **
 **   - The file is opened O_RDONLY | O_CLOEXEC | O_NONBLOCK: opening a FIFO
 **     does not wait for a writer (the reads wait, interruptibly); regular
