@@ -38,27 +38,9 @@ static void rec_add(Rec *r, const void *p, size_t n){
   r->n += n;
 }
 
+/* UTF-8 checked by the extension's one validator (sq_text.c). */
 static int valid_utf8(const unsigned char *s, size_t n){
-  size_t i = 0;
-  while( i<n ){
-    unsigned c = s[i];
-    size_t k, j;
-    unsigned cp;
-    if( c<0x80 ){ i++; continue; }
-    if( c>=0xC2 && c<=0xDF ){ k = 1; cp = c&0x1F; }
-    else if( c>=0xE0 && c<=0xEF ){ k = 2; cp = c&0x0F; }
-    else if( c>=0xF0 && c<=0xF4 ){ k = 3; cp = c&0x07; }
-    else return 0;
-    if( i+k>=n ) return 0;
-    for(j=1; j<=k; j++){
-      if( (s[i+j]&0xC0)!=0x80 ) return 0;
-      cp = (cp<<6) | (s[i+j]&0x3F);
-    }
-    if( (k==2 && cp<0x800) || (k==3 && cp<0x10000) || cp>0x10FFFF
-        || (cp>=0xD800 && cp<=0xDFFF) ) return 0;
-    i += k+1;
-  }
-  return 1;
+  return sq_utf8_valid((const char*)s, (sqlite3_int64)n);
 }
 
 static int count_tokens(void *u, const sq_json_token *t){
