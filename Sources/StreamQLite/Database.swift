@@ -199,10 +199,14 @@ public final class Database {
             return try makeStatement(sql)
         }
         cacheStatistics.misses += 1
-        let capacity = configuration.statementCacheCapacity
-        guard capacity > 0 else { return try makeStatement(sql) }
-        let statement = try makeStatement(sql, retainsDatabase: false)
-        if cache.count >= capacity { evictLeastRecentlyUsed() }
+        guard configuration.statementCacheCapacity > 0 else { return try makeStatement(sql) }
+        return store(try makeStatement(sql, retainsDatabase: false), for: sql)
+    }
+
+    /// Puts a freshly prepared statement (not retaining its `Database`) in the cache under `sql`.
+    func store(_ statement: Statement, for sql: String) -> Statement {
+        guard configuration.statementCacheCapacity > 0 else { return statement }
+        if cache.count >= configuration.statementCacheCapacity { evictLeastRecentlyUsed() }
         let entry = CacheEntry(key: sql, statement: statement, lastUse: useClock)
         cache[sql] = entry
         lastEntry = entry
@@ -276,36 +280,51 @@ public final class Database {
     /// ```
     public func execute<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws {
         try checkOpen(sql)
-        if let statement = try? cachedStatementIfSingle(sql) {
-            try statement.execute(repeat each arguments)
-            return
+        switch try prepareForExecute(sql) {
+        case .single(let statement): try statement.execute(repeat each arguments)
+        case .script(let first, let rest): try executeScript(first: first, rest: rest) { try $0.bind(repeat each arguments) }
+        case .blank: break
         }
-        try executeScript(sql) { try $0.bind(repeat each arguments) }
     }
 
     /// Runs `sql`, which may hold several statements; `arguments` go to the last one.
     public func execute(_ sql: String, arguments: StatementArguments) throws {
         try checkOpen(sql)
-        if let statement = try? cachedStatementIfSingle(sql) {
-            try statement.execute(arguments: arguments)
-            return
+        switch try prepareForExecute(sql) {
+        case .single(let statement): try statement.execute(arguments: arguments)
+        case .script(let first, let rest): try executeScript(first: first, rest: rest) { try $0.bind(arguments: arguments) }
+        case .blank: break
         }
-        try executeScript(sql) { try $0.bind(arguments: arguments) }
     }
 
-    /// The cached statement for single-statement SQL; nil (thrown) for scripts and errors.
-    func cachedStatementIfSingle(_ sql: String) throws -> Statement? {
-        if cache[sql] != nil { return try cachedStatement(sql) }
-        let (first, rest) = try prepareFirst(sql, persistent: false)
-        guard first != nil, isBlankSQL(rest) else { return nil }
-        return try cachedStatement(sql)
+    /// What ``execute(_:_:)`` runs: SQL is prepared once (the one prepare path), and a
+    /// prepare error is thrown with the SQL, never swallowed.
+    enum Executable {
+        /// One statement: the cached statement for `sql`.
+        case single(Statement)
+        /// Several: the first, prepared, and the text after it.
+        case script(Statement, Substring)
+        /// Nothing but blanks and comments.
+        case blank
     }
 
-    func executeScript(_ sql: String, bindLast: (Statement) throws -> Void) throws {
-        var rest = Substring(sql)
+    func prepareForExecute(_ sql: String) throws -> Executable {
+        if cache[sql] != nil { return .single(try cachedStatement(sql)) }
+        let (first, rest) = try prepareFirst(Substring(sql), persistent: true, retainsDatabase: false)
+        guard let first else { return .blank }
+        if isBlankSQL(rest) {
+            cacheStatistics.misses += 1
+            return .single(store(first, for: sql))
+        }
+        return .script(first, rest)
+    }
+
+    /// Runs the statements of a script in order, `first` (already prepared) then the rest,
+    /// each prepared when its turn comes (a statement may depend on the ones before it).
+    func executeScript(first: Statement, rest: Substring, bindLast: (Statement) throws -> Void) throws {
+        var statement = first
+        var tail = rest
         while true {
-            let (statement, tail) = try prepareFirst(rest, persistent: false)
-            guard let statement else { break }
             let isLast = isBlankSQL(tail)
             if isLast {
                 try bindLast(statement)
@@ -314,8 +333,11 @@ public final class Database {
                                     message: "only the last statement of a script takes arguments", sql: statement.sql)
             }
             try statement.runToCompletion()
-            if isLast { break }
-            rest = tail
+            if isLast { return }
+            let (next, after) = try prepareFirst(tail, persistent: false)
+            guard let next else { return }  // only blanks and comments left
+            statement = next
+            tail = after
         }
     }
 
