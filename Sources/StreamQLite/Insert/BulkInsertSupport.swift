@@ -254,23 +254,15 @@ struct TableColumn {
     var primaryKey: Int
     var hasDefault: Bool
 
-    /// SQLite's type affinity rules (https://sqlite.org/datatype3.html#determination_of_column_affinity).
-    var affinity: Affinity {
-        let t = declaredType.uppercased()
-        if t.contains("INT") { return .integer }
-        if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") { return .text }
-        if t.isEmpty || t.contains("BLOB") { return .blob }
-        if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") { return .real }
-        return .numeric
-    }
-    enum Affinity { case integer, text, blob, real, numeric }
-
     /// Declared JSON (`JSON`, `JSONB`, `JSON TEXT`…): nested values are stored as JSON text.
     var isJSON: Bool { declaredType.uppercased().contains("JSON") }
     /// Declared as a date or time (`DATE`, `DATETIME`, `TIMESTAMP`, `TIME`).
+    /// The ingest core's rule (`sq_ingest_type_is_date`), so bulk inserts and imports agree.
     var isDate: Bool {
-        let t = declaredType.uppercased()
-        return t.contains("DATE") || t.contains("TIME")
+        var t = declaredType
+        return t.withUTF8 { buf in
+            buf.withMemoryRebound(to: CChar.self) { sq_ingest_type_is_date($0.baseAddress, Int32($0.count)) != 0 }
+        }
     }
 }
 
