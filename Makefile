@@ -91,16 +91,19 @@ test-python: ext $(PYTHON)
 test-ext-scripts: ext $(PYTHON)
 	@set -e; for s in scripts/check-ext-*.py; do echo "== $$s"; $(PYTHON) $$s $(EXT); done
 
-# ASan+UBSan: the C unit tests and the SQL test files (through the real
-# sqlite3 shell, with the sanitizer runtime preloaded) on an instrumented build.
+# ASan+UBSan: the C unit tests, the SQL test files (through the real sqlite3
+# shell) and the scripted host checks (Python's sqlite3, apsw, FIFOs, the PyICU
+# oracle; with the sanitizer runtime preloaded) on an instrumented build.
+ASAN_HOST = ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  LD_PRELOAD="$$($(CLANG) -print-file-name=libclang_rt.asan-x86_64.so)"
 test-asan: $(PYTHON)
 	$(MAKE) --no-print-directory BUILD=build/asan CC=$(CLANG) CFLAGS="-O1 -g $(SAN)" \
 	  build/asan/streamqlite.so $(patsubst $(BUILD)/%,build/asan/%,$(CTESTS))
 	@set -e; for t in $(patsubst $(BUILD)/%,build/asan/%,$(CTESTS)); do echo "== asan $$t"; \
 	  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $$t; done
-	ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  LD_PRELOAD="$$($(CLANG) -print-file-name=libclang_rt.asan-x86_64.so)" \
-	  $(PYTHON) sql/run-tests.py --ext build/asan/streamqlite.so sql/tests/*.sql
+	$(ASAN_HOST) $(PYTHON) sql/run-tests.py --ext build/asan/streamqlite.so sql/tests/*.sql
+	@set -e; for s in scripts/check-python-load.py scripts/check-ext-*.py; do echo "== asan $$s"; \
+	  $(ASAN_HOST) $(PYTHON) $$s build/asan/streamqlite.so; done
 
 # libFuzzer harnesses, a short bounded run each (FUZZ_SECONDS).
 test-fuzz:

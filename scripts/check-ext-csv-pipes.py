@@ -20,64 +20,15 @@ import tempfile
 import threading
 import time
 
-BOUND = 1.5
-INTERRUPT_AFTER = 0.3
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extcheck import Tally, check_fifo_interrupts, connect_sqlite3, ext_path, quote, read_slow_fifo  # noqa: E402
 
-ext = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/streamqlite.so")
-passed, failed = 0, 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {what}")
-
-
-def quote(s):
-    return "'" + s.replace("'", "''") + "'"
-
-
-def open_writer(path, timeout=5.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        try:
-            return os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-        except OSError:
-            time.sleep(0.01)
-    return None
+ext = ext_path()
+tally = Tally("csv-pipes")
 
 
 def connect():
-    import sqlite3
-    con = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-    con.enable_load_extension(True)
-    con.load_extension(ext[:-3] if ext.endswith(".so") else ext)
-    return con
-
-
-def run_interrupted(con, sql, unblock):
-    state = {}
-
-    def interrupt():
-        state["t"] = time.time()
-        con.interrupt()
-    timer = threading.Timer(INTERRUPT_AFTER, interrupt)
-    dog = threading.Timer(INTERRUPT_AFTER + BOUND + 1.0, unblock)
-    timer.start()
-    dog.start()
-    err, rows = None, None
-    try:
-        rows = [tuple(r) for r in con.execute(sql)]
-    except Exception as e:
-        err = f"{type(e).__name__}: {e}"
-    end = time.time()
-    timer.cancel()
-    dog.cancel()
-    dog.join()
-    return err, end - state.get("t", end), rows
+    return connect_sqlite3(ext, check_same_thread=False, isolation_level=None)
 
 
 def fifo_checks(tmp):
@@ -88,48 +39,7 @@ def fifo_checks(tmp):
              "SELECT a FROM t", b"a,b\n1,"),
             ("inferring CREATE", None,
              f"CREATE VIRTUAL TABLE temp.t USING csv_stream(filename={quote(fifo)})", b"a,b\n1,")):
-        # 1. nobody writes
-        os.mkfifo(fifo)
-        con = connect()
-        if setup:
-            con.execute(setup)
-
-        def unblock_open():
-            fd = open_writer(fifo, 2)
-            if fd is not None:
-                os.close(fd)
-        err, secs, rows = run_interrupted(con, sql, unblock_open)
-        check(err is not None and "interrupt" in err.lower() and secs < BOUND,
-              f"{label}, FIFO without a writer: error={err!r} rows={rows!r}, {secs:.2f}s after interrupt()")
-        con.close()
-        os.unlink(fifo)
-        # 2. a writer that stalls
-        os.mkfifo(fifo)
-        con = connect()
-        if setup:
-            con.execute(setup)
-        box = {}
-
-        def writer():
-            fd = open_writer(fifo)
-            if fd is not None:
-                os.write(fd, start)
-            box["fd"] = fd
-        w = threading.Thread(target=writer)
-        w.start()
-
-        def unblock_writer():
-            w.join()
-            fd = box.pop("fd", None)
-            if fd is not None:
-                os.close(fd)
-        err, secs, rows = run_interrupted(con, sql, unblock_writer)
-        unblock_writer()
-        check(err is not None and "interrupt" in err.lower() and secs < BOUND,
-              f"{label}, writer sends {start!r} and stalls: error={err!r} rows={rows!r}, {secs:.2f}s after interrupt()")
-        check(con.execute("SELECT 40 + 2").fetchone()[0] == 42, f"{label}: connection usable after")
-        con.close()
-        os.unlink(fifo)
+        check_fifo_interrupts(tally, None, connect, fifo, label, sql, start, setup)
 
     # 3. a table inferred from a few small pieces, then a lot more: the bytes
     #    read for inference are fewer than a read buffer (they are replayed
@@ -153,7 +63,7 @@ def fifo_checks(tmp):
     got = con.execute("SELECT count(*), sum(id), max(name) FROM t").fetchone()
     w.join()
     want = (rows_after + 2, sum(range(1, rows_after + 3)), "name number 9999")
-    check(tuple(got) == want, f"inferred from a small sample, then {rows_after} rows: got {got!r}, want {want!r}")
+    tally.check(tuple(got) == want, f"inferred from a small sample, then {rows_after} rows: got {got!r}, want {want!r}")
     con.close()
     os.unlink(fifo)
 
@@ -166,25 +76,8 @@ def fifo_checks(tmp):
             ("SELECT id, name, qty, typeof(qty) FROM t",
              f"CREATE VIRTUAL TABLE temp.t USING csv_stream(filename={quote(fifo)}, infer=2)",
              [(1, "a,b", 10, "integer"), (2, "c", 20, "integer"), (3, "d", 30, "integer")])):
-        os.mkfifo(fifo)
-        con = connect()
-
-        def slow_writer():
-            time.sleep(0.25)
-            fd = os.open(fifo, os.O_WRONLY)
-            for piece in pieces:
-                os.write(fd, piece)
-                time.sleep(0.15)
-            os.close(fd)
-        w = threading.Thread(target=slow_writer)
-        w.start()
-        if setup:
-            con.execute(setup)
-        rows = [tuple(r) for r in con.execute(sql)]
-        w.join()
-        check(rows == want, f"slow FIFO writer, {setup or ''} {sql}: got {rows!r}, want {want!r}")
-        con.close()
-        os.unlink(fifo)
+        rows = read_slow_fifo(connect, fifo, pieces, sql, setup)
+        tally.check(rows == want, f"slow FIFO writer, {setup or ''} {sql}: got {rows!r}, want {want!r}")
 
 
 def stdin_checks():
@@ -195,8 +88,10 @@ def stdin_checks():
              " SELECT id, name, qty + 1, typeof(qty) FROM t;", "1|a,b|11|integer\n2|c|21|integer\n")):
         r = subprocess.run(["sqlite3", ":memory:", "-cmd", f".load {ext[:-3]}", sql],
                            input=data, capture_output=True, timeout=30)
-        check(r.returncode == 0 and r.stdout.decode() == want,
+        tally.check(r.returncode == 0 and r.stdout.decode() == want,
               f"/dev/stdin: {sql}: rc={r.returncode} out={r.stdout!r} err={r.stderr!r}, want {want!r}")
+
+
 
 
 def main():
@@ -207,8 +102,7 @@ def main():
     else:
         print("csv-pipes: this Python's sqlite3 cannot load extensions; FIFO checks skipped")
     stdin_checks()
-    print(f"csv-pipes: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    tally.finish()
 
 
 main()

@@ -11,8 +11,10 @@ ICU's Gregorian calendar is Julian before October 1582, ours is proleptic.
 """
 import os
 import random
-import sqlite3
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extcheck import connect_sqlite3, ext_path  # noqa: E402
 
 try:
     import icu
@@ -52,10 +54,7 @@ def gregorian_date(millis):
 
 
 def main():
-    ext = sys.argv[1]
-    con = sqlite3.connect(":memory:")
-    con.enable_load_extension(True)
-    con.load_extension(os.path.abspath(ext))
+    con = connect_sqlite3(ext_path())
     rng = random.Random(20261123)
     days = []
     for year in range(1583, 2101):

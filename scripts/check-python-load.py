@@ -6,11 +6,14 @@ functions answer the same in both; that the no-read entry point
 that a json_stream table planted in a database file reads nothing on either
 host.  Prints `N passed, N failed`."""
 import os
-import sqlite3
 import sys
 import tempfile
 
-ext = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/streamqlite.so")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extcheck import Tally, apsw_host, connect_apsw, connect_sqlite3, ext_path, run_hosts, sqlite3_host  # noqa: E402
+
+ext = ext_path()
+tally = Tally("python-load")
 # (query, expected first value) pairs run on each host
 CHECKS = [
     ("SELECT streamqlite_version()", "0.1.0"),
@@ -22,16 +25,10 @@ CHECKS = [
     ("SELECT locale_week_rules('ar_EG')", '{"first_day":"saturday","min_days":1}'),
 ]
 NOREAD = "sqlite3_streamqlite_noread_init"
-passed, failed = 0, 0
 
 
 def check(host, got, want, sql):
-    global passed, failed
-    if got == want:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL [{host}] {sql}: expected {want!r}, got {got!r}")
+    tally.check(got == want, f"{sql}: expected {want!r}, got {got!r}", host)
 
 
 def error_of(run):
@@ -106,85 +103,36 @@ def common_checks(host, open_db, load_noread, tmp, error_class):
     con.close()
 
 
-def run_sqlite3():
-    if not hasattr(sqlite3.Connection, "enable_load_extension"):
-        # Some Python builds (pyenv's default) leave out loadable extensions;
-        # check the system's Python, which is the one users load into.
-        import subprocess
-        for py in ("/usr/bin/python3", "/usr/local/bin/python3"):
-            if os.path.exists(py) and os.path.realpath(py) != os.path.realpath(sys.executable):
-                r = subprocess.run([py, __file__, ext, "--sqlite3-only"], capture_output=True, text=True)
-                print(r.stdout, end="")
-                ok = [l for l in r.stdout.splitlines() if l.startswith("python-load:")]
-                if ok:
-                    global passed, failed
-                    p, f = ok[-1].split(":")[1].replace("passed", "").replace("failed", "").split(",")
-                    passed += int(p); failed += int(f)
-                    return
-        check("sqlite3", "no Python with enable_load_extension", "a Python that loads extensions", "-")
-        return
-    con = sqlite3.connect(":memory:")
-    con.enable_load_extension(True)
-    con.load_extension(ext[:-3] if ext.endswith(".so") else ext)
-    host = f"sqlite3 {sqlite3.sqlite_version}"
+def run_host(host, open_db, load_noread, error_class):
+    con = open_db(":memory:")
     for sql, want in CHECKS:
         check(host, con.execute(sql).fetchone()[0], want, sql)
     con.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        common_checks(host, open_db, load_noread, tmp, error_class)
 
-    def open_db(path):
-        c = sqlite3.connect(path)
-        c.enable_load_extension(True)
-        c.load_extension(ext[:-3] if ext.endswith(".so") else ext)
-        return c
 
-    ERROR_CLASS = sqlite3.Error
+def run_sqlite3():
+    import sqlite3
 
     def load_noread():
         c = sqlite3.connect(":memory:")
         c.enable_load_extension(True)   # also enables SQL load_extension()
         c.execute("SELECT load_extension(?, ?)", (ext, NOREAD))
         return c
-    with tempfile.TemporaryDirectory() as tmp:
-        common_checks(host, open_db, load_noread, tmp, ERROR_CLASS)
+    run_host(sqlite3_host(), lambda path: connect_sqlite3(ext, path), load_noread, sqlite3.Error)
 
 
 def run_apsw():
     import apsw
-    con = apsw.Connection(":memory:")
-    con.enable_load_extension(True)
-    con.load_extension(ext)
-    host = f"apsw {apsw.sqlite_lib_version()}"
-    for sql, want in CHECKS:
-        check(host, con.execute(sql).fetchone()[0], want, sql)
-    con.close()
-
-    def open_db(path):
-        c = apsw.Connection(path)
-        c.enable_load_extension(True)
-        c.load_extension(ext)
-        return c
-
-    ERROR_CLASS = apsw.Error
 
     def load_noread():
         c = apsw.Connection(":memory:")
         c.enable_load_extension(True)
         c.load_extension(ext, NOREAD)
         return c
-    with tempfile.TemporaryDirectory() as tmp:
-        common_checks(host, open_db, load_noread, tmp, ERROR_CLASS)
+    run_host(apsw_host(), lambda path: connect_apsw(ext, path), load_noread, apsw.Error)
 
 
-run_sqlite3()
-if "--sqlite3-only" in sys.argv:
-    print(f"python-load: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
-try:
-    import apsw  # noqa: F401
-except ImportError:
-    failed += 1
-    print("FAIL apsw is not installed (run scripts/ensure-deps.sh)")
-else:
-    run_apsw()
-print(f"python-load: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+if __name__ == "__main__":
+    run_hosts(tally, __file__, run_sqlite3, run_apsw)
