@@ -12,6 +12,8 @@ final class ConnectionState {
     @exclusivity(unchecked) @usableFromInline var handle: OpaquePointer?
     /// Include bound arguments in error descriptions.
     @usableFromInline let publicStatementArguments: Bool
+    /// A ``JSONRowWriter`` output buffer kept between `writeJSON` calls (taken while one runs).
+    @exclusivity(unchecked) var spareJSONStorage: JSONWriterStorage?
 
     init(publicStatementArguments: Bool) {
         self.publicStatementArguments = publicStatementArguments

@@ -45,6 +45,9 @@ public final class Statement {
     /// True only while the statement sits in the cache after ``Database/value(_:_:_:)``
     /// reset it (it never escapes that call): the next check-out can skip its reset.
     @exclusivity(unchecked) @usableFromInline var isReset = false
+    /// ``JSONRowWriter``'s pre-encoded column prefixes for this statement's columns
+    /// (built on the first `writeJSON`, dropped with the other column metadata).
+    @exclusivity(unchecked) @usableFromInline var jsonLayout: JSONColumnLayout?
 
     init(database: Database, handle: OpaquePointer, sql: String, retainsDatabase: Bool) {
         self.retainedDatabase = retainsDatabase ? database : nil
@@ -205,6 +208,7 @@ public final class Statement {
             indexByName = nil
             lookupTrail = []
             lookupHint = 0
+            jsonLayout = nil
         }
     }
 

@@ -54,6 +54,12 @@ public struct JSONWriterOptions: Sendable {
     /// ``JSONWriterError/invalidRawJSON(row:column:byteOffset:message:)``, so the
     /// output stays valid. An empty string is written as `null`.
     public var rawJSONColumns: Set<String>
+    /// Columns holding booleans as SQLite stores them (INTEGER 0 and 1), written as
+    /// `false` and `true` (NULL stays `null`). Any other value in such a column (2, a
+    /// REAL, TEXT, a BLOB) throws ``JSONWriterError/notBoolean(row:column:value:)``
+    /// rather than being guessed at. Cheaper than SQL's `iif(done, json('true'), json('false'))`,
+    /// which makes a JSON value per row that is then checked before it is embedded.
+    public var booleanColumns: Set<String>
     /// Bytes collected before they are handed to the sink (default 64 KiB).
     public var chunkSize: Int
 
@@ -64,6 +70,7 @@ public struct JSONWriterOptions: Sendable {
         invalidUTF8: InvalidUTF8Policy = .replace,
         escapeLineSeparators: Bool = true,
         rawJSONColumns: Set<String> = [],
+        booleanColumns: Set<String> = [],
         chunkSize: Int = 64 * 1024
     ) {
         self.format = format
@@ -71,6 +78,7 @@ public struct JSONWriterOptions: Sendable {
         self.invalidUTF8 = invalidUTF8
         self.escapeLineSeparators = escapeLineSeparators
         self.rawJSONColumns = rawJSONColumns
+        self.booleanColumns = booleanColumns
         self.chunkSize = chunkSize
     }
 }
@@ -82,6 +90,9 @@ public enum JSONWriterError: Error, Equatable, CustomStringConvertible {
     case invalidUTF8(row: Int, column: String, byteOffset: Int)
     /// A value of a ``JSONWriterOptions/rawJSONColumns`` column is not valid JSON.
     case invalidRawJSON(row: Int, column: String, byteOffset: Int, message: String)
+    /// A value of a ``JSONWriterOptions/booleanColumns`` column is neither 0, 1 nor NULL
+    /// (`value` is the value as SQL would write it, cut at 50 characters).
+    case notBoolean(row: Int, column: String, value: String)
 
     /// The error as a sentence naming the row, column and offset.
     public var description: String {
@@ -90,6 +101,8 @@ public enum JSONWriterError: Error, Equatable, CustomStringConvertible {
             return "JSON output: row \(row), column '\(column)': invalid UTF-8 at byte \(offset) of the text value"
         case let .invalidRawJSON(row, column, offset, message):
             return "JSON output: row \(row), column '\(column)' is declared raw JSON but is not valid JSON at byte \(offset): \(message)"
+        case let .notBoolean(row, column, value):
+            return "JSON output: row \(row), column '\(column)' is declared boolean but holds \(value) (only 0, 1 and NULL are booleans)"
         }
     }
 }
@@ -109,14 +122,100 @@ private func copy16(_ dst: UnsafeMutablePointer<UInt8>, _ src: UnsafePointer<UIn
 private let base64Alphabet: StaticString =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
-/// Owns the memory of a writer's output buffer and pre-encoded column prefixes.
-private final class JSONWriterStorage {
+/// The pre-encoded column prefixes of one result shape: `{"id":`, `,"title":` … (or
+/// the separators of an array of arrays), their offsets and the raw-JSON flags.
+///
+/// Built in ``JSONRowWriter/beginResult(columns:)``; `writeJSON` keeps it with the
+/// statement (`Statement.jsonLayout`, dropped when SQLite re-prepares the statement) so
+/// that running a cached statement again does not escape its column names again.
+@usableFromInline
+final class JSONColumnLayout {
+    let names: [String]
+    let format: JSONOutputFormat
+    let pretty: Bool
+    let escapeLineSeparators: Bool
+    let rawJSONColumns: Set<String>
+    let booleanColumns: Set<String>
+    /// The prefixes, back to back, with 16 bytes of zero padding (copied as two words).
+    let prefixes: UnsafeMutablePointer<UInt8>
+    /// Start offsets of each column's prefix in `prefixes`, plus the end (columns + 1).
+    let offsets: UnsafeMutablePointer<Int>
+    /// Per column: a ``ColumnKind`` raw value.
+    let kinds: UnsafeMutablePointer<UInt8>
+
+    /// How a column's values are written.
+    enum ColumnKind: UInt8 {
+        case plain = 0
+        /// In ``JSONWriterOptions/rawJSONColumns``.
+        case rawJSON = 1
+        /// In ``JSONWriterOptions/booleanColumns``.
+        case boolean = 2
+    }
+
+    init(columns: [String], options: JSONWriterOptions) {
+        names = columns
+        format = options.format
+        pretty = options.prettyPrinted && options.format != .ndjson
+        escapeLineSeparators = options.escapeLineSeparators
+        rawJSONColumns = options.rawJSONColumns
+        booleanColumns = options.booleanColumns
+        var bytes: [UInt8] = []
+        var starts: [Int] = []
+        starts.reserveCapacity(columns.count + 1)
+        for (i, name) in columns.enumerated() {
+            starts.append(bytes.count)
+            switch format {
+            case .arrayOfObjects, .ndjson:
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                if pretty { bytes.append(contentsOf: "\n    ".utf8) }
+                appendJSONQuoted(name, to: &bytes, escapeLineSeparators: escapeLineSeparators)
+                bytes.append(UInt8(ascii: ":"))
+                if pretty { bytes.append(UInt8(ascii: " ")) }
+            case .arrayOfArrays:
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                if i > 0 && pretty { bytes.append(UInt8(ascii: " ")) }
+            }
+        }
+        starts.append(bytes.count)
+        prefixes = .allocate(capacity: bytes.count + 16)
+        prefixes.initialize(from: bytes, count: bytes.count)
+        (prefixes + bytes.count).initialize(repeating: 0, count: 16)
+        offsets = .allocate(capacity: starts.count)
+        offsets.initialize(from: starts, count: starts.count)
+        kinds = .allocate(capacity: max(columns.count, 1))
+        for (i, name) in columns.enumerated() {
+            let kind: ColumnKind = rawJSONColumns.contains(name) ? .rawJSON : booleanColumns.contains(name) ? .boolean : .plain
+            (kinds + i).initialize(to: kind.rawValue)
+        }
+    }
+
+    /// True when `options` produce these prefixes (the column names are the statement's own).
+    @inline(__always)
+    func matches(_ options: JSONWriterOptions) -> Bool {
+        options.format == format && (options.prettyPrinted && options.format != .ndjson) == pretty
+            && options.escapeLineSeparators == escapeLineSeparators
+            && (options.rawJSONColumns.isEmpty ? rawJSONColumns.isEmpty : options.rawJSONColumns == rawJSONColumns)
+            && (options.booleanColumns.isEmpty ? booleanColumns.isEmpty : options.booleanColumns == booleanColumns)
+    }
+
+    deinit {
+        prefixes.deallocate()
+        offsets.deallocate()
+        kinds.deallocate()
+    }
+}
+
+/// Owns the memory of a writer's output buffer (and the parser checking raw JSON).
+///
+/// `writeJSON` lends one to each writer and keeps it with the connection afterwards
+/// (`ConnectionState.spareJSONStorage`), so a call does not allocate a new 64 KiB buffer.
+final class JSONWriterStorage {
     let buffer: UnsafeMutablePointer<UInt8>
-    /// Per statement: the pre-encoded prefixes, their offsets (columns + 1) and raw-JSON flags.
-    private(set) var prefixes: UnsafeMutablePointer<UInt8>?
-    private(set) var offsets: UnsafeMutablePointer<Int>?
-    private(set) var raw: UnsafeMutablePointer<Bool>?
-    init(capacity: Int) { buffer = .allocate(capacity: capacity) }
+    let capacity: Int
+    init(capacity: Int) {
+        self.capacity = capacity
+        buffer = .allocate(capacity: capacity)
+    }
 
     /// The parser validating raw JSON columns (created on first use).
     private var validator: OpaquePointer?
@@ -178,27 +277,8 @@ private final class JSONWriterStorage {
         return found ? out : nil
     }
 
-    func setColumns(prefixes bytes: [UInt8], offsets: [Int], raw: [Bool]) {
-        freeColumns()
-        // 16 bytes of padding: ``JSONRowWriter`` copies short prefixes as two 8-byte words.
-        prefixes = .allocate(capacity: bytes.count + 16)
-        prefixes!.initialize(from: bytes, count: bytes.count)
-        (prefixes! + bytes.count).initialize(repeating: 0, count: 16)
-        self.offsets = .allocate(capacity: offsets.count)
-        self.offsets!.initialize(from: offsets, count: offsets.count)
-        self.raw = .allocate(capacity: max(raw.count, 1))
-        self.raw!.initialize(from: raw, count: raw.count)
-    }
-
-    private func freeColumns() {
-        prefixes?.deallocate()
-        offsets?.deallocate()
-        raw?.deallocate()
-    }
-
     deinit {
         if let validator { sq_json_free(validator) }
-        freeColumns()
         buffer.deallocate()
     }
 }
@@ -242,57 +322,67 @@ public struct JSONRowWriter: RowSink {
     private let buffer: UnsafeMutablePointer<UInt8>
     private let capacity: Int
     private var count = 0
-    // Raw views of the storage's per-statement tables (no ARC traffic in the value paths).
+    /// The current result's prefixes (kept alive here; raw views below, no ARC in the value paths).
+    private var layout: JSONColumnLayout?
     private var prefixBytes: UnsafeMutablePointer<UInt8>?
     /// Start offsets of the pre-encoded prefix of each column in `prefixBytes`, plus the end.
     private var prefixOffsets: UnsafeMutablePointer<Int>?
-    private var rawColumns: UnsafeMutablePointer<Bool>?
+    /// Per column: ``ColumnKind`` raw values.
+    private var columnKinds: UnsafeMutablePointer<UInt8>?
     private var columnCount = 0
-    private var columnNames: [String] = []
     private let pretty: Bool
+    /// The statement whose ``JSONColumnLayout`` slot this writer uses and fills (`writeJSON`).
+    private var statement: Statement?
 
     /// Creates a writer sending its output to `sink`.
     public init(sink: some ByteSink, options: JSONWriterOptions = JSONWriterOptions()) {
+        // Room for the largest single unit written without a capacity check (a number, an escape).
+        self.init(sink: sink, options: options, storage: JSONWriterStorage(capacity: Self.capacity(options)), statement: nil)
+    }
+
+    /// A writer on a lent buffer (`storage.capacity` must be ``capacity(_:)``), keeping its
+    /// column prefixes in `statement`'s slot when it has one.
+    init(sink: some ByteSink, options: JSONWriterOptions, storage: JSONWriterStorage, statement: Statement?) {
         self.sink = sink
         self.options = options
-        // Room for the largest single unit written without a capacity check (a number, an escape).
-        self.capacity = max(options.chunkSize, 64)
-        self.storage = JSONWriterStorage(capacity: capacity)
+        self.capacity = storage.capacity
+        self.storage = storage
         self.buffer = storage.buffer
         self.pretty = options.prettyPrinted && options.format != .ndjson
+        self.statement = statement
     }
+
+    /// The buffer size a writer with `options` uses.
+    static func capacity(_ options: JSONWriterOptions) -> Int { max(options.chunkSize, 64) }
+
+    /// The buffer the writer wrote into (for the next writer: `writeJSON` keeps it with the connection).
+    var outputStorage: JSONWriterStorage { storage }
 
     // MARK: RowSink
 
-    /// Escapes the column names once and writes the document opening (`[` unless NDJSON).
+    /// Escapes the column names once (or takes them from the statement, see
+    /// ``Database/writeJSON(_:_:to:options:)``) and writes the document opening (`[` unless NDJSON).
     public mutating func beginResult(columns: [String]) throws {
         rowCount = 0
-        columnNames = columns
-        var prefixes: [UInt8] = []
-        var offsets: [Int] = []
-        offsets.reserveCapacity(columns.count + 1)
-        for (i, name) in columns.enumerated() {
-            offsets.append(prefixes.count)
-            switch options.format {
-            case .arrayOfObjects, .ndjson:
-                if i > 0 { prefixes.append(UInt8(ascii: ",")) }
-                if pretty { prefixes.append(contentsOf: "\n    ".utf8) }
-                appendJSONQuoted(name, to: &prefixes, escapeLineSeparators: options.escapeLineSeparators)
-                prefixes.append(UInt8(ascii: ":"))
-                if pretty { prefixes.append(UInt8(ascii: " ")) }
-            case .arrayOfArrays:
-                if i > 0 { prefixes.append(UInt8(ascii: ",")) }
-                if i > 0 && pretty { prefixes.append(UInt8(ascii: " ")) }
-            }
+        let layout: JSONColumnLayout
+        if let cached = statement?.jsonLayout ?? self.layout, cached.matches(options),
+           cached.names.count == columns.count, statement != nil || cached.names == columns {
+            // A statement's slot is dropped when SQLite re-prepares it (Statement.refreshIfReprepared),
+            // so its names are the statement's current ones; a writer fed by hand compares them.
+            layout = cached
+        } else {
+            layout = JSONColumnLayout(columns: columns, options: options)
+            statement?.jsonLayout = layout
         }
-        offsets.append(prefixes.count)
-        storage.setColumns(prefixes: prefixes, offsets: offsets, raw: columns.map { options.rawJSONColumns.contains($0) })
-        prefixBytes = storage.prefixes
-        prefixOffsets = storage.offsets
-        rawColumns = storage.raw
+        self.layout = layout
+        prefixBytes = layout.prefixes
+        prefixOffsets = layout.offsets
+        columnKinds = layout.kinds
         columnCount = columns.count
         if options.format != .ndjson { try put(UInt8(ascii: "[")) }
     }
+
+    private var columnNames: [String] { layout?.names ?? [] }
 
     /// Writes the row separator and opening bracket.
     public mutating func beginRow() throws {
@@ -343,12 +433,34 @@ public struct JSONRowWriter: RowSink {
     public mutating func integer(_ value: Int64, column: Int) throws {
         try prefix(column)
         try reserve(24)
+        if _slowPath(columnKinds.unsafelyUnwrapped[column] == JSONColumnLayout.ColumnKind.boolean.rawValue) {
+            guard value == 0 || value == 1 else { throw notBoolean(column, String(value)) }
+            let word: StaticString = value == 1 ? "true" : "false"
+            (buffer + count).update(from: word.utf8Start, count: word.utf8CodeUnitCount)
+            count += word.utf8CodeUnitCount
+            return
+        }
         count += writeDecimal(value, to: buffer + count)
+    }
+
+    /// The error for a value that is not a boolean in a boolean column.
+    private func notBoolean(_ column: Int, _ value: String) -> JSONWriterError {
+        .notBoolean(row: rowCount, column: column < columnNames.count ? columnNames[column] : "#\(column)",
+                    value: value.count > 50 ? String(value.prefix(50)) + "…" : value)
+    }
+
+    /// Throws unless `column` may hold values other than booleans.
+    @inline(__always)
+    private func checkNotBoolean(_ column: Int, _ value: @autoclosure () -> String) throws {
+        if _slowPath(columnKinds.unsafelyUnwrapped[column] == JSONColumnLayout.ColumnKind.boolean.rawValue) {
+            throw notBoolean(column, value())
+        }
     }
 
     /// Writes the shortest round-trip form, or `null` for NaN and ±Infinity.
     public mutating func double(_ value: Double, column: Int) throws {
         try prefix(column)
+        try checkNotBoolean(column, "the REAL \(value)")
         try reserve(40)
         guard value.isFinite else { appendNull(); return }
         count += writeShortestDouble(value, to: buffer + count)
@@ -357,10 +469,13 @@ public struct JSONRowWriter: RowSink {
     /// Writes an escaped JSON string (or the value itself in a raw JSON column).
     public mutating func text(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try prefix(column)
-        if column < columnCount && rawColumns.unsafelyUnwrapped[column] {
+        let kind = columnKinds.unsafelyUnwrapped[column]
+        if _fastPath(kind == JSONColumnLayout.ColumnKind.plain.rawValue) {
+            try writeEscaped(utf8, column: column)
+        } else if kind == JSONColumnLayout.ColumnKind.rawJSON.rawValue {
             try writeCheckedJSON(utf8, column: column)
         } else {
-            try writeEscaped(utf8, column: column)
+            throw notBoolean(column, "the TEXT '\(String(decoding: utf8, as: UTF8.self))'")
         }
     }
 
@@ -372,12 +487,14 @@ public struct JSONRowWriter: RowSink {
     /// any other invalid value throws ``JSONWriterError/invalidRawJSON(row:column:byteOffset:message:)``.
     public mutating func json(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try prefix(column)
+        try checkNotBoolean(column, "the JSON '\(String(decoding: utf8, as: UTF8.self))'")
         try writeCheckedJSON(utf8, column: column)
     }
 
     /// Writes `utf8` after ``JSONWriterStorage/checkJSON(_:row:column:)``.
     private mutating func writeCheckedJSON(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         guard utf8.count > 0 else { return try writeRaw(utf8) }  // documented: an empty value is `null`
+        if utf8.count <= 5, isJSONLiteral(utf8) { return try writeRaw(utf8) }  // json('true'), …: nothing to check
         let name = column < columnNames.count ? columnNames[column] : "#\(column)"
         if let repaired = try storage.checkJSON(utf8, row: rowCount, column: name) {
             try repaired.withUnsafeBufferPointer { try writeRaw($0) }
@@ -386,9 +503,24 @@ public struct JSONRowWriter: RowSink {
         }
     }
 
+    /// True when `utf8` is exactly `true`, `false` or `null`.
+    @inline(__always)
+    private func isJSONLiteral(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let word: StaticString
+        switch utf8.count {
+        case 4: word = utf8[0] == UInt8(ascii: "t") ? "true" : "null"
+        case 5: word = "false"
+        default: return false
+        }
+        let w = word.utf8Start
+        for i in 0..<utf8.count where utf8[i] != w[i] { return false }
+        return true
+    }
+
     /// Writes the bytes as a base64 string.
     public mutating func blob(_ bytes: UnsafeRawBufferPointer, column: Int) throws {
         try prefix(column)
+        try checkNotBoolean(column, "a BLOB of \(bytes.count) bytes")
         try writeBase64(bytes)
     }
 
