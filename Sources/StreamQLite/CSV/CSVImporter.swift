@@ -13,7 +13,7 @@ private let csvImportRowCallback: sq_ingest_row_callback = { user, row in
 /// (`sq_ingest.h`). This class keeps what is Swift's: the options turned into
 /// that configuration, creating the table from inferred types, the rows handed
 /// to ``IngestBatchWriter``, progress, and the errors as ``CSVImportError``.
-final class CSVImporter {
+final class CSVImporter: ChunkedImporter {
     let db: Database
     let table: String
     let options: CSVImportOptions

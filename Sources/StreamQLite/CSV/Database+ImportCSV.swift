@@ -23,10 +23,8 @@ extension Database {
     public func importCSV(bytes: UnsafeRawBufferPointer, into table: String,
                           options: CSVImportOptions = CSVImportOptions(),
                           progress: ((CSVImportProgress) -> Void)? = nil) throws -> Int {
-        try savepoint {
-            let importer = try CSVImporter(db: self, table: table, options: options, progress: progress)
-            try importer.feed(bytes)
-            return try importer.finish()
+        try importChunks(bytes: bytes) {
+            try CSVImporter(db: self, table: table, options: options, progress: progress)
         }
     }
 
@@ -44,27 +42,10 @@ extension Database {
     public func importCSV(contentsOfFile path: String, into table: String,
                           options: CSVImportOptions = CSVImportOptions(),
                           progress: ((CSVImportProgress) -> Void)? = nil) throws -> Int {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CSVImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }
-        let size = max(options.chunkSize, 1)
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-        defer { buffer.deallocate() }
-        return try savepoint {
-            let importer = try CSVImporter(db: self, table: table, options: options, progress: progress)
-            while true {
-                let n = read(fd, buffer, size)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw CSVImportError(message: "cannot read \(path): \(String(cString: strerror(errno)))",
-                                         byteOffset: importer.consumed)
-                }
-                if n == 0 { break }
-                try importer.feed(UnsafeRawBufferPointer(start: buffer, count: n))
-            }
-            return try importer.finish()
+        try importChunks(ofFile: path, chunkSize: options.chunkSize, fileError: { message, offset in
+            offset.map { CSVImportError(message: message, byteOffset: $0) } ?? CSVImportError(message: message)
+        }) {
+            try CSVImporter(db: self, table: table, options: options, progress: progress)
         }
     }
 
@@ -80,21 +61,8 @@ extension Database {
         from chunks: Chunks, into table: String, options: CSVImportOptions = CSVImportOptions(),
         progress: ((CSVImportProgress) -> Void)? = nil
     ) async throws -> Int where Chunks.Element: ContiguousBytes {
-        let savepoint = try OpenSavepoint(self)
-        do {
-            let importer = try CSVImporter(db: self, table: table, options: options, progress: progress)
-            for try await chunk in chunks {
-                // Sequences that end when cancelled must not pass for the end of the input.
-                try Task.checkCancellation()
-                try chunk.withUnsafeBytes { try importer.feed($0) }
-            }
-            try Task.checkCancellation()
-            let n = try importer.finish()
-            try savepoint.release()
-            return n
-        } catch {
-            savepoint.rollback()
-            throw error
+        try await importChunks(from: chunks) {
+            try CSVImporter(db: self, table: table, options: options, progress: progress)
         }
     }
 }

@@ -141,34 +141,42 @@ extension Statement {
         let n = Int32(sqlite3_column_count(handle))
         try sink.beginResult(columns: columnNames)
         while rc == SQLITE_ROW {
-            try sink.beginRow()
-            for i in 0..<n {
-                // One sqlite3_column_value per column (one mutex round trip), then the
-                // sqlite3_value_* accessors, which take no lock. The value is only used
-                // on this thread, before the next step.
-                let v = sqlite3_column_value(handle, i)
-                switch sqlite3_value_type(v) {
-                case SQLITE_INTEGER: try sink.integer(sqlite3_value_int64(v), column: Int(i))
-                case SQLITE_FLOAT: try sink.double(sqlite3_value_double(v), column: Int(i))
-                case SQLITE_TEXT:
-                    let p = sqlite3_value_text(v)
-                    let buf = UnsafeBufferPointer(start: p ?? UnsafePointer(emptyBytes), count: p == nil ? 0 : Int(sqlite3_value_bytes(v)))
-                    if sqlite3_value_subtype(v) == sqliteJSONSubtype {
-                        try sink.json(buf, column: Int(i))
-                    } else {
-                        try sink.text(buf, column: Int(i))
-                    }
-                case SQLITE_BLOB:
-                    let p = sqlite3_value_blob(v)
-                    try sink.blob(UnsafeRawBufferPointer(start: p ?? UnsafeRawPointer(emptyBytes), count: p == nil ? 0 : Int(sqlite3_value_bytes(v))),
-                                  column: Int(i))
-                default: try sink.null(column: Int(i))
-                }
-            }
-            try sink.endRow()
+            try sqStreamRow(handle, columnCount: n, into: &sink)
             rc = stepNext()
         }
         guard rc == SQLITE_DONE else { throw stepFailed(rc) }
         try sink.endResult()
     }
+}
+
+/// Feeds the current row of `stmt` (stepped to SQLITE_ROW, `n` columns) to `sink`: the one
+/// row → sink step, used by ``Statement/stream(into:)`` and by the RETURNING rows of bulk inserts.
+/// JSON-subtyped TEXT goes to ``RowSink/json(_:column:)``.
+@inline(__always)
+func sqStreamRow<S: RowSink>(_ stmt: OpaquePointer, columnCount n: Int32, into sink: inout S) throws {
+    try sink.beginRow()
+    for i in 0..<n {
+        // One sqlite3_column_value per column (one mutex round trip), then the
+        // sqlite3_value_* accessors, which take no lock. The value is only used
+        // on this thread, before the next step.
+        let v = sqlite3_column_value(stmt, i)
+        switch sqlite3_value_type(v) {
+        case SQLITE_INTEGER: try sink.integer(sqlite3_value_int64(v), column: Int(i))
+        case SQLITE_FLOAT: try sink.double(sqlite3_value_double(v), column: Int(i))
+        case SQLITE_TEXT:
+            let p = sqlite3_value_text(v)
+            let buf = UnsafeBufferPointer(start: p ?? UnsafePointer(emptyBytes), count: p == nil ? 0 : Int(sqlite3_value_bytes(v)))
+            if sqlite3_value_subtype(v) == sqliteJSONSubtype {
+                try sink.json(buf, column: Int(i))
+            } else {
+                try sink.text(buf, column: Int(i))
+            }
+        case SQLITE_BLOB:
+            let p = sqlite3_value_blob(v)
+            try sink.blob(UnsafeRawBufferPointer(start: p ?? UnsafeRawPointer(emptyBytes), count: p == nil ? 0 : Int(sqlite3_value_bytes(v))),
+                          column: Int(i))
+        default: try sink.null(column: Int(i))
+        }
+    }
+    try sink.endRow()
 }

@@ -21,10 +21,8 @@ extension Database {
     public func importJSON(bytes: UnsafeRawBufferPointer, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),
                            progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
-        let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
-        return try savepoint {
-            try importer.feed(bytes)
-            return try importer.finish()
+        try importChunks(bytes: bytes) {
+            try JSONImporter(db: self, table: table, options: options, progress: progress)
         }
     }
 
@@ -42,28 +40,11 @@ extension Database {
     public func importJSON(contentsOfFile path: String, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),
                            progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw JSONImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))",
-                                  byteOffset: 0, line: 1, column: 1)
-        }
-        defer { close(fd) }
-        let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
-        let size = max(options.chunkSize, 1)
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
-        defer { buffer.deallocate() }
-        return try savepoint {
-            while true {
-                let n = read(fd, buffer, size)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw JSONImportError(message: "cannot read \(path): \(String(cString: strerror(errno)))",
-                                          byteOffset: importer.consumed, line: 0, column: 0)
-                }
-                if n == 0 { break }
-                try importer.feed(UnsafeRawBufferPointer(start: buffer, count: n))
-            }
-            return try importer.finish()
+        try importChunks(ofFile: path, chunkSize: options.chunkSize, fileError: { message, offset in
+            offset.map { JSONImportError(message: message, byteOffset: $0, line: 0, column: 0) }
+                ?? JSONImportError(message: message, byteOffset: 0, line: 1, column: 1)
+        }) {
+            try JSONImporter(db: self, table: table, options: options, progress: progress)
         }
     }
 
@@ -92,22 +73,8 @@ extension Database {
         from chunks: Chunks, into table: String, options: JSONImportOptions = JSONImportOptions(),
         progress: ((JSONImportProgress) -> Void)? = nil
     ) async throws -> Int where Chunks.Element: ContiguousBytes {
-        let importer = try JSONImporter(db: self, table: table, options: options, progress: progress)
-        let savepoint = try OpenSavepoint(self)
-        do {
-            for try await chunk in chunks {
-                // A cancelled task stops here: many sequences (AsyncStream among them) simply
-                // end when cancelled, which must not pass for the end of the input.
-                try Task.checkCancellation()
-                try chunk.withUnsafeBytes { try importer.feed($0) }
-            }
-            try Task.checkCancellation()
-            let n = try importer.finish()
-            try savepoint.release()
-            return n
-        } catch {
-            savepoint.rollback()
-            throw error
+        try await importChunks(from: chunks) {
+            try JSONImporter(db: self, table: table, options: options, progress: progress)
         }
     }
 }

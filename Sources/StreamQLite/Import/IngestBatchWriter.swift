@@ -10,15 +10,17 @@ struct IngestWriteFailure: Error {
     var column: Int
 }
 
-/// The rows of the ingest core (`sq_ingest.h`) into a table, through the library's
-/// bulk-insert statements (``BulkInsertSession``: multi-row `INSERT … VALUES`,
-/// conflict handling): format-neutral, so a format driver (CSV here) only feeds
-/// the core and forwards each row.
+/// The push driver of the library's one write path (``InsertBatcher`` over a
+/// ``BulkInsertSession``: multi-row `INSERT … VALUES`, conflict handling) for the
+/// rows of the ingest core (`sq_ingest.h`): format-neutral, so `importJSON` and
+/// `importCSV` only feed the core and forward each row here.
 ///
 /// The first row decides the inserted columns: a column the core reports as
 /// `SQ_INGEST_V_OMITTED` (a DEFAULT column the first record did not name) is
-/// left out. Rows are kept (their TEXT in the session's arena) until a batch is
-/// full; a failing batch is replayed row by row to name the record.
+/// left out. A row's values are only valid during the core's callback: they are
+/// kept in a slot row (TEXT in the session's arena) until their batch has run,
+/// so the write path can re-bind them for a partial last batch or a replay.
+/// The savepoint is the import's.
 final class IngestBatchWriter {
     private enum Kind: UInt8 { case null, integer, real, text }
     private struct Slot {
@@ -27,6 +29,14 @@ final class IngestBatchWriter {
         var text: UnsafePointer<UInt8>? = nil    // in the session's arena
         var length = 0
     }
+    /// A row of the batch being bound: its slot row and where its record starts.
+    struct Row {
+        var slot: Int
+        var record: Int
+        var offset: Int
+        var line: Int
+        var column: Int
+    }
 
     let db: Database
     let table: String
@@ -34,20 +44,17 @@ final class IngestBatchWriter {
     let columns: [String]
     let insertOptions: InsertOptions
     // The per-row state is touched for every value: no exclusivity checks, and the
-    // session's arena and the inserted columns are held as raw references (the
-    // session owns the arena and lives as long as the writer), so a row costs no
-    // retain/release (≈ 270 instructions per row less, callgrind).
-    @exclusivity(unchecked) private var session: BulkInsertSession?
+    // session's arena is held as a raw reference (the session owns the arena and lives
+    // as long as the writer), so a row costs no retain/release.
+    @exclusivity(unchecked) private var batcher: InsertBatcher<Row>?
     @exclusivity(unchecked) private var arena: Unmanaged<BindArena>?
+    @exclusivity(unchecked) private var noRows = NoReturnedRows()
     /// Core column of each inserted column (`active[0..<activeCount]`).
     @exclusivity(unchecked) private var active: UnsafeMutablePointer<Int>?
     @exclusivity(unchecked) private var activeCount = 0
+    /// `batchRows` slot rows of `activeCount` values.
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>?
-    @exclusivity(unchecked) private var batchRows = 0
-    @exclusivity(unchecked) private var rowsInBatch = 0
-    @exclusivity(unchecked) private var starts: [(record: Int, offset: Int, line: Int, column: Int)] = []
-    /// Rows stored so far.
-    @exclusivity(unchecked) private(set) var stored = 0
+    @exclusivity(unchecked) private var slotCount = 0
 
     init(db: Database, table: String, columns: [String], insertOptions: InsertOptions) {
         self.db = db
@@ -58,19 +65,20 @@ final class IngestBatchWriter {
 
     deinit {
         if let slots {
-            slots.deinitialize(count: batchRows * max(activeCount, 1))
+            slots.deinitialize(count: slotCount)
             slots.deallocate()
         }
         active?.deallocate()
     }
 
-    /// Keeps one row (its values are only valid during the core's callback).
+    /// Keeps one row (its values are only valid during the core's callback) and binds it.
     func add(_ row: sq_ingest_row) throws {
         guard let values = row.values else { return }
-        if session == nil { try start(values) }
-        let width = activeCount
-        let base = rowsInBatch * width
+        if batcher == nil { try start(values) }
         guard let active, let slots, let arena else { return }
+        let width = activeCount
+        let slot = batcher.unsafelyUnwrapped.pending.count
+        let base = slot * width
         for k in 0..<width {
             let v = values[active[k]]
             var s = Slot()
@@ -85,71 +93,64 @@ final class IngestBatchWriter {
             }
             slots[base + k] = s
         }
-        starts.append((Int(row.index), Int(row.offset), Int(row.line), Int(row.column)))
-        rowsInBatch += 1
-        if rowsInBatch == batchRows { try flush() }
+        let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
+        do {
+            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+        } catch {
+            throw failure(error)
+        }
     }
 
     /// Stores the last rows; returns the number of rows stored.
     func finish() throws -> Int {
-        try flush()
-        return stored
+        guard batcher != nil, let slots else { return 0 }
+        let width = activeCount
+        do {
+            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+        } catch {
+            throw failure(error)
+        }
     }
 
     private func start(_ values: UnsafePointer<sq_ingest_value>) throws {
         let inserted = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
         let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] }, options: insertOptions)
-        session = s
+        batcher = InsertBatcher(session: s)
         arena = Unmanaged.passUnretained(s.arena)
         active = .allocate(capacity: max(inserted.count, 1))
         active!.initialize(from: inserted, count: inserted.count)
         activeCount = inserted.count
-        batchRows = s.batchRows
-        slots = .allocate(capacity: batchRows * max(activeCount, 1))
-        slots!.initialize(repeating: Slot(), count: batchRows * max(activeCount, 1))
+        slotCount = s.batchRows * max(activeCount, 1)
+        slots = .allocate(capacity: slotCount)
+        slots!.initialize(repeating: Slot(), count: slotCount)
     }
 
-    private func bind(_ stmt: OpaquePointer, rows from: Int, count: Int) {
-        let width = activeCount
-        var p: Int32 = 1
-        for r in from..<(from + count) {
-            for k in 0..<width {
-                let s = slots![r * width + k]
-                switch s.kind {
-                case .null: sqlite3_bind_null(stmt, p)
-                case .integer: sqlite3_bind_int64(stmt, p, s.bits)
-                case .real: sqlite3_bind_double(stmt, p, Double(bitPattern: UInt64(bitPattern: s.bits)))
-                case .text:
-                    sqlite3_bind_text64(stmt, p, UnsafeRawPointer(s.text!).assumingMemoryBound(to: CChar.self),
-                                        sqlite3_uint64(s.length), nil /* SQLITE_STATIC: the arena */, UInt8(SQLITE_UTF8))
-                }
-                p += 1
+    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`.
+    @inline(__always)
+    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ stmt: OpaquePointer,
+                             _ base: Int32) {
+        var p = base &+ 1
+        for k in 0..<width {
+            let s = slots[row * width + k]
+            switch s.kind {
+            case .null: sqlite3_bind_null(stmt, p)
+            case .integer: sqlite3_bind_int64(stmt, p, s.bits)
+            case .real: sqlite3_bind_double(stmt, p, Double(bitPattern: UInt64(bitPattern: s.bits)))
+            case .text:
+                sqlite3_bind_text64(stmt, p, UnsafeRawPointer(s.text!).assumingMemoryBound(to: CChar.self),
+                                    sqlite3_uint64(s.length), nil /* SQLITE_STATIC: the arena */, UInt8(SQLITE_UTF8))
             }
+            p &+= 1
         }
     }
 
-    private func flush() throws {
-        guard rowsInBatch > 0, let session else { return }
-        let count = rowsInBatch
-        let stmt = try session.statement(rows: count)
-        bind(stmt, rows: 0, count: count)
-        if session.run(stmt) != SQLITE_OK {
-            let batchMessage = session.lastMessage
-            let single = try session.statement(rows: 1)
-            for r in 0..<count {
-                bind(single, rows: r, count: 1)
-                if session.run(single) != SQLITE_OK {
-                    let s = starts[r]
-                    throw IngestWriteFailure(message: session.lastMessage, record: s.record, offset: s.offset,
-                                             line: s.line, column: s.column)
-                }
-            }
-            let s = starts[0]
-            throw IngestWriteFailure(message: batchMessage, record: s.record, offset: s.offset, line: s.line, column: s.column)
-        }
-        stored += count
-        rowsInBatch = 0
-        starts.removeAll(keepingCapacity: true)
-        session.arena.reset()
+    /// A statement error of the write path (naming the row by its index in this write)
+    /// as the failure of the core's record.
+    private func failure(_ error: Error) -> Error {
+        guard let e = error as? InsertError, let batcher else { return error }
+        let i = e.row - batcher.firstPending
+        guard batcher.pending.indices.contains(i) else { return error }
+        let r = batcher.pending[i]
+        return IngestWriteFailure(message: e.message, record: r.record, offset: r.offset, line: r.line, column: r.column)
     }
 }

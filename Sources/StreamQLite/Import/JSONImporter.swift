@@ -13,7 +13,7 @@ private let importRowCallback: sq_ingest_row_callback = { user, row in
 /// hands it over once per row. This class keeps what is Swift's: the options turned into
 /// the core's configuration, progress, and the errors as ``JSONImportError``; the rows go
 /// to ``IngestBatchWriter`` (the format-neutral batched `INSERT` that `importCSV` uses too).
-final class JSONImporter {
+final class JSONImporter: ChunkedImporter {
     let db: Database
     let table: String
     let options: JSONImportOptions

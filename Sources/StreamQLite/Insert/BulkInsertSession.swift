@@ -1,9 +1,16 @@
 import CStreamQLite
 
-/// The non-generic state of one bulk insert: its statements, batch size and
-/// transaction. The per-row loop (``Database/_bulkInsertLoop(_:first:session:bind:)``)
-/// is `@inlinable`, so it is specialized for the caller's element type and
-/// keeps the pending batch in a specialized array; everything else is here.
+/// The non-generic half of the library's one write path: the multi-row
+/// `INSERT … VALUES (…),(…) [ON CONFLICT …] [RETURNING …]` statements of one
+/// write (built and prepared here only, one per row count, cached), the arena
+/// holding the TEXT of the batch being bound, how a statement runs (its
+/// RETURNING rows to a sink), the savepoint and the errors.
+///
+/// The per-row half is ``InsertBatcher`` (generic, `@inlinable`, so specialized
+/// for each element type). Its drivers: `insert(contentsOf:)` for `Encodable`
+/// and ``RowEncodable`` values, with or without RETURNING
+/// (``Database/_bulkInsertLoop(_:first:session:sink:bind:)``), and the rows
+/// of the ingest core for `importJSON`/`importCSV` (``IngestBatchWriter``).
 @usableFromInline
 final class BulkInsertSession {
     @usableFromInline let db: Database
@@ -17,20 +24,24 @@ final class BulkInsertSession {
     @usableFromInline let batch: OpaquePointer
     /// TEXT values of the batch being bound (`SQLITE_STATIC`); reset after each batch has run.
     @usableFromInline let arena = BindArena()
-    private let options: InsertOptions
+    /// The RETURNING clause, if any.
+    @usableFromInline let returning: String?
+    private let onConflict: InsertOptions.Conflict
     private var statements: [Int: OpaquePointer] = [:]
 
+    /// Prepares the full-batch statement (so a bad table, column or RETURNING clause fails here, before any row).
     @usableFromInline
-    init(db: Database, table: String, columns: [String], options: InsertOptions) throws {
+    init(db: Database, table: String, columns: [String], options: InsertOptions, returning: String? = nil) throws {
         self.db = db
         self.table = table
         self.columns = columns
-        self.options = options
+        self.onConflict = options.onConflict
+        self.returning = returning
         let variableLimit = Int(sqlite3_limit(db.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         batchRows = max(1, min(options.batchSize, variableLimit / max(columns.count, 1)))
         width = Int32(columns.count)
-        let sql = db.bulkInsertSQL(table: table, columns: columns, rowCount: batchRows, options: options, returning: nil)
-        batch = try db.sqPrepare(sql)
+        batch = try db.sqPrepare(Self.sql(table: table, columns: columns, rowCount: batchRows,
+                                          onConflict: options.onConflict, returning: returning))
         statements[batchRows] = batch
     }
 
@@ -38,20 +49,71 @@ final class BulkInsertSession {
         for s in statements.values { sqlite3_finalize(s) }
     }
 
-    /// The statement inserting `rows` rows.
+    /// The statement inserting `rows` rows (prepared once per row count).
     @usableFromInline
     func statement(rows: Int) throws -> OpaquePointer {
         if let s = statements[rows] { return s }
-        let s = try db.sqPrepare(db.bulkInsertSQL(table: table, columns: columns, rowCount: rows, options: options, returning: nil))
+        let s = try db.sqPrepare(Self.sql(table: table, columns: columns, rowCount: rows, onConflict: onConflict,
+                                          returning: returning))
         statements[rows] = s
         return s
     }
 
-    /// The savepoint of the insert, open between ``begin()`` and ``commit()``/``rollback()``.
+    /// `INSERT … VALUES (?,…),(?,…) [ON CONFLICT …] [RETURNING …]` for `rowCount` rows.
+    static func sql(table: String, columns: [String], rowCount: Int, onConflict: InsertOptions.Conflict,
+                    returning: String?) -> String {
+        var sql = onConflict == .replace ? "INSERT OR REPLACE INTO " : "INSERT INTO "
+        sql += sqQuoteQualifiedName(table) + " (" + columns.map(sqQuoteIdentifier).joined(separator: ", ") + ") VALUES "
+        let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ",") + ")"
+        sql.reserveCapacity(sql.utf8.count + rowCount * (tuple.utf8.count + 1) + 100)
+        for r in 0..<rowCount {
+            if r > 0 { sql += "," }
+            sql += tuple
+        }
+        switch onConflict {
+        case .abort, .replace: break
+        case .ignore: sql += " ON CONFLICT DO NOTHING"
+        case let .update(target, set):
+            let targetSet = Set(target.map { $0.lowercased() })
+            let updated = set ?? columns.filter { !targetSet.contains($0.lowercased()) }
+            sql += " ON CONFLICT (" + target.map(sqQuoteIdentifier).joined(separator: ", ") + ") DO "
+            if updated.isEmpty {
+                sql += "NOTHING"
+            } else {
+                sql += "UPDATE SET " + updated.map { sqQuoteIdentifier($0) + " = excluded." + sqQuoteIdentifier($0) }
+                    .joined(separator: ", ")
+            }
+        }
+        if let returning { sql += " RETURNING " + returning }
+        return sql
+    }
+
+    /// The names of the RETURNING columns.
+    @usableFromInline
+    var returningColumns: [String] {
+        (0..<sqlite3_column_count(batch)).map { i in sqlite3_column_name(batch, i).map { String(cString: $0) } ?? "" }
+    }
+
+    // MARK: Transaction and connection
+
+    /// The savepoint of the write, open between ``begin()`` and ``commit()``/``rollback()``.
     @usableFromInline var savepoint: OpenSavepoint?
 
     @usableFromInline
     func begin() throws { savepoint = try OpenSavepoint(db) }
+
+    @usableFromInline
+    func commit() throws {
+        try savepoint?.release()
+        savepoint = nil
+    }
+
+    /// Undoes everything since ``begin()``: nothing of the write stays.
+    @usableFromInline
+    func rollback() {
+        savepoint?.rollback()
+        savepoint = nil
+    }
 
     /// Holds the connection's recursive mutex during the loop, so the many
     /// bind/step calls re-enter it cheaply (a no-op for NOMUTEX connections).
@@ -62,24 +124,26 @@ final class BulkInsertSession {
     @usableFromInline
     func leaveMutex() { sqlite3_mutex_leave(sqlite3_db_mutex(db.handle)) }
 
-    @usableFromInline
-    func commit() throws {
-        try savepoint?.release()
-        savepoint = nil
-    }
+    // MARK: Running
 
-    /// Undoes everything since ``begin()``: nothing of the insert stays.
+    /// Runs the bound statement `stmt` to completion, its RETURNING rows (if any) to
+    /// `sink` through the library's one row → sink loop (``sqStreamRow(_:columnCount:into:)``).
+    /// Returns SQLITE_OK or SQLite's extended error code; the statement is reset either way.
     @usableFromInline
-    func rollback() {
-        savepoint?.rollback()
-        savepoint = nil
-    }
-
-    /// Runs `stmt` to completion; SQLITE_OK or SQLite's extended error code.
-    @usableFromInline
-    func run(_ stmt: OpaquePointer) -> Int32 {
+    func run<Sink: RowSink>(_ stmt: OpaquePointer, into sink: inout Sink) throws -> Int32 {
         var rc = sqlite3_step(stmt)
-        while rc == SQLITE_ROW { rc = sqlite3_step(stmt) }
+        if rc == SQLITE_ROW {
+            let n = sqlite3_column_count(stmt)
+            do {
+                while rc == SQLITE_ROW {
+                    try sqStreamRow(stmt, columnCount: n, into: &sink)
+                    rc = sqlite3_step(stmt)
+                }
+            } catch {
+                sqlite3_reset(stmt)
+                throw error
+            }
+        }
         let code = rc == SQLITE_DONE ? SQLITE_OK : sqlite3_extended_errcode(db.handle)
         sqlite3_reset(stmt)
         return code
@@ -87,6 +151,8 @@ final class BulkInsertSession {
 
     @usableFromInline
     var lastMessage: String { db.sqLastErrorMessage }
+
+    // MARK: Errors
 
     /// An error thrown while binding element `row`, as an ``InsertError``.
     @usableFromInline
@@ -108,143 +174,10 @@ final class BulkInsertSession {
     }
 }
 
-extension RowBinder {
-    /// Checks that a ``RowEncodable/bind(to:)`` bound exactly one value per column.
-    @usableFromInline
-    func finish(type: Any.Type) throws {
-        if let failure {
-            throw RowEncodingFailure(column: nil, message: failure)
-        }
-        if position != columns.count {
-            throw RowEncodingFailure(
-                column: columns[position],
-                message: "\(type).bind(to:) bound \(position) of the \(columns.count) databaseColumns")
-        }
-    }
-}
-
-extension Database {
-    /// The batching loop of a bulk insert, specialized for the element type.
-    ///
-    /// Elements are bound into the N-row statement as they come; every N rows
-    /// it runs. The tail (fewer than N rows) is re-bound into a statement of
-    /// its size. A failing batch is replayed row by row to name the element.
-    /// All inside one savepoint: on any error nothing stays.
-    @inlinable
-    func _bulkInsertLoop<I: IteratorProtocol>(
-        _ iterator: inout I, first: I.Element?, session: BulkInsertSession,
-        bind: (I.Element, OpaquePointer, Int32) throws -> Void
-    ) throws -> Int {
-        let n = session.batchRows
-        let width = session.width
-        let batch = session.batch
-        var pending: [I.Element] = []
-        pending.reserveCapacity(n)
-        var rowIndex = 0
-        var firstElement = first
-        session.enterMutex()
-        defer { session.leaveMutex() }
-        try session.begin()
-        do {
-            while true {
-                let element: I.Element
-                if let f = firstElement {
-                    element = f
-                    firstElement = nil
-                } else if let e = iterator.next() {
-                    element = e
-                } else {
-                    break
-                }
-                do {
-                    try bind(element, batch, Int32(truncatingIfNeeded: pending.count) &* width)
-                } catch {
-                    throw session.wrap(error, row: rowIndex)
-                }
-                pending.append(element)
-                rowIndex += 1
-                if pending.count == n {
-                    let rc = session.run(batch)
-                    if rc != SQLITE_OK {
-                        try _replayFailedBatch(pending, firstRow: rowIndex - n, code: rc, session: session, bind: bind)
-                    }
-                    pending.removeAll(keepingCapacity: true)
-                    // The batch has run: its TEXT bytes may be recycled (every parameter is bound
-                    // again before the statement next steps).
-                    session.arena.reset()
-                }
-            }
-            if !pending.isEmpty {
-                let first = rowIndex - pending.count
-                let tail = try session.statement(rows: pending.count)
-                for (i, element) in pending.enumerated() {
-                    do {
-                        try bind(element, tail, Int32(truncatingIfNeeded: i) &* width)
-                    } catch {
-                        throw session.wrap(error, row: first + i)
-                    }
-                }
-                let rc = session.run(tail)
-                if rc != SQLITE_OK {
-                    try _replayFailedBatch(pending, firstRow: first, code: rc, session: session, bind: bind)
-                }
-            }
-            try session.commit()
-        } catch {
-            session.rollback()
-            throw error
-        }
-        return rowIndex
-    }
-
-    /// Replays the rows of a failed batch one by one (the batch statement was
-    /// undone as a whole) and throws the error of the first row that fails.
-    @inlinable
-    func _replayFailedBatch<E>(
-        _ pending: [E], firstRow: Int, code: Int32, session: BulkInsertSession,
-        bind: (E, OpaquePointer, Int32) throws -> Void
-    ) throws -> Never {
-        let message = session.lastMessage
-        if pending.count > 1 {
-            let single = try session.statement(rows: 1)
-            for (i, element) in pending.enumerated() {
-                do { try bind(element, single, 0) } catch { throw session.wrap(error, row: firstRow + i) }
-                let rc = session.run(single)
-                if rc != SQLITE_OK {
-                    throw session.statementError(row: firstRow + i, code: rc, message: session.lastMessage)
-                }
-            }
-        }
-        throw session.statementError(row: firstRow, code: code, message: message)
-    }
-
-    /// Plans an `Encodable` insert from its first element: the columns, the
-    /// session, and the row binder (a custom `Encoder` bound to the plan).
-    @usableFromInline
-    func _encodableSession<T: Encodable>(first: T, table: String, options: InsertOptions)
-        throws -> (BulkInsertSession, (T, OpaquePointer, Int32) throws -> Void)
-    {
-        let tableColumns = try sqTableColumns(table, function: "insert")
-        let encoder = BindingEncoder(ignoreUnknownKeys: options.ignoreUnknownKeys, dateEncoding: options.dateEncoding)
-        let columns = try options.columns
-            ?? inferColumns(first, encoder: encoder, table: table, tableColumns: tableColumns, options: options)
-        try checkColumns(columns, exist: tableColumns, table: table)
-        encoder.use(plan: InsertPlan(columns: columns, table: tableColumns, jsonColumns: options.jsonColumns))
-        let session = try BulkInsertSession(db: self, table: table, columns: columns, options: options)
-        encoder.arena = session.arena
-        return (session, { value, stmt, base in try encoder.encodeRow(value, stmt: stmt, base: base) })
-    }
-
-    /// The session of a ``RowEncodable`` insert.
-    @usableFromInline
-    func _rowEncodableSession(columns: [String], table: String, options: InsertOptions) throws -> BulkInsertSession {
-        try checkColumns(columns, exist: try sqTableColumns(table, function: "insert"), table: table)
-        return try BulkInsertSession(db: self, table: table, columns: columns, options: options)
-    }
-
-    /// Checks that `table` exists (for inserts of empty sequences).
-    @usableFromInline
-    func _checkTableExists(_ table: String) throws {
-        _ = try sqTableColumns(table, function: "insert")
-    }
+/// The sink of a write without RETURNING: its statements produce no rows.
+/// (A stored property: TSan mishandles an inout zero-sized struct passed through generic code.)
+@usableFromInline
+struct NoReturnedRows: RowSink {
+    @usableFromInline var unused: UInt8 = 0
+    @inlinable init() {}
 }

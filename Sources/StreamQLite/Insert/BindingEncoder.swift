@@ -1,39 +1,6 @@
 import CStreamQLite
 import Foundation
 
-/// How the bulk insert's encoder maps one `Encodable` type to statement parameters.
-///
-/// Resolved once per call (type × table × statement shape): `columns[i]` is
-/// bound to parameter `base + i + 1` of the row being encoded. Keys arrive
-/// in declaration order, so the expected column is checked first
-/// (`columns[cursor] == key`) and the dictionary is only a fallback for
-/// skipped optionals and reordered keys.
-final class InsertPlan {
-    let columns: [String]
-    let index: [String: Int]  // lowercased column name → position
-    let isJSON: [Bool]
-    let isDate: [Bool]
-
-    init(columns: [String], table: [TableColumn], jsonColumns: Set<String>) {
-        self.columns = columns
-        var index: [String: Int] = [:]
-        for (i, c) in columns.enumerated() { index[c.lowercased()] = i }
-        self.index = index
-        let lowerJSON = Set(jsonColumns.map { $0.lowercased() })
-        var byName: [String: TableColumn] = [:]
-        for c in table { byName[c.name.lowercased()] = c }
-        isJSON = columns.map { lowerJSON.contains($0.lowercased()) || (byName[$0.lowercased()]?.isJSON ?? false) }
-        isDate = columns.map { byName[$0.lowercased()]?.isDate ?? false }
-    }
-}
-
-/// Thrown inside the encoder; turned into an ``InsertError`` with the row index by the caller.
-@usableFromInline
-struct RowEncodingFailure: Error {
-    var column: String?
-    var message: String
-}
-
 /// An `Encoder` that binds a value's properties straight into a prepared
 /// statement's parameters: no dictionaries, no intermediate values.
 ///
@@ -108,8 +75,10 @@ final class BindingEncoder: Encoder {
         cursor = 0
         stamp &+= 1
         failure = nil
+        if !nestedJSON.isEmpty { nestedJSON.removeAll(keepingCapacity: true) }  // left by a row that threw
         try value.encode(to: self)
         if let failure { throw failure }
+        if !nestedJSON.isEmpty { try bindNestedJSON() }
         let s = stamp
         for i in 0..<columnCount where boundStamp[i] != s {
             sqlite3_bind_null(stmt, base + Int32(i) + 1)
@@ -262,6 +231,65 @@ final class BindingEncoder: Encoder {
         if c >= 0 { try check(sqlite3_bind_null(stmt, base + Int32(c) + 1), c) }
     }
 
+    // MARK: Nested containers
+
+    /// The values of JSON columns written through nested containers (a hand-written
+    /// `encode(to:)` calling `nestedContainer(keyedBy:forKey:)` or
+    /// `nestedUnkeyedContainer(forKey:)`): the container's content is collected while the
+    /// row encodes, then written as JSON by the library's one JSON encoder.
+    @exclusivity(unchecked) var nestedJSON: [(column: Int, encoder: JSONTreeEncoder)] = []
+
+    /// The encoder collecting a nested container's value for `key`'s column; nil when the
+    /// key is skipped (key discovery, an ignored unknown key) or on a failure (recorded).
+    func nestedEncoder(forKey key: some CodingKey) -> JSONTreeEncoder? {
+        let c: Int
+        do { c = try position(for: key) } catch {
+            let failure = error as? RowEncodingFailure
+            fail(failure?.column ?? key.stringValue, failure?.message ?? "\(error)")
+            return nil
+        }
+        guard c >= 0 else { return nil }
+        let plan = self.plan.unsafelyUnwrapped
+        guard plan.isJSON[c] else {
+            fail(plan.columns[c], "a nested container for '\(key.stringValue)' needs a JSON column (declared type containing JSON, or options.jsonColumns)")
+            return nil
+        }
+        let nested = JSONTreeEncoder(options: jsonEncoder.encoder.options, codingPath: [key])
+        nestedJSON.append((c, nested))
+        return nested
+    }
+
+    /// Binds the JSON text of each nested container of the row (copied to the arena).
+    func bindNestedJSON() throws {
+        defer { nestedJSON.removeAll(keepingCapacity: true) }
+        let stmt = self.stmt.unsafelyUnwrapped
+        let plan = self.plan.unsafelyUnwrapped
+        for (c, nested) in nestedJSON {
+            let tree: JSONTreeValue?
+            do { tree = try nested.finish() } catch let error as EncodingError {
+                throw RowEncodingFailure(column: plan.columns[c], message: "cannot write the nested value as JSON: \(error.streamQLiteDescription)")
+            }
+            let index = base + Int32(c) + 1
+            guard let tree else {
+                sqlite3_bind_null(stmt, index)
+                continue
+            }
+            let writer = jsonEncoder.encoder
+            writer.reset()
+            tree.write(to: &writer.out)
+            let json = writer.out.bytes
+            let start = UnsafeRawPointer(json.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+            if let arena {
+                let copy = arena.copy(start, json.count)
+                _ = sqlite3_bind_text64(stmt, index, UnsafeRawPointer(copy).assumingMemoryBound(to: CChar.self),
+                                        sqlite3_uint64(json.count), nil /* SQLITE_STATIC */, UInt8(SQLITE_UTF8))
+            } else {
+                _ = sqlite3_bind_text64(stmt, index, start.assumingMemoryBound(to: CChar.self),
+                                        sqlite3_uint64(json.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
+            }
+        }
+    }
+
     func bindValue<T: Encodable>(_ value: T, _ key: some CodingKey) throws {
         let c = try position(for: key)
         guard c >= 0 else { return }
@@ -366,15 +394,19 @@ struct BindingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try with { try $0.bindUInt(value, key) } }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try with { try $0.bindValue(value, key) } }
 
+    /// A nested object for a JSON column: written there as JSON text when the row ends.
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
         -> KeyedEncodingContainer<NestedKey>
     {
-        encoder.fail(key.stringValue, "nested containers are not supported in a row; store the value in a JSON column")
-        return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+        guard let nested = encoder.nestedEncoder(forKey: key) else {
+            return KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
+        }
+        return nested.container(keyedBy: NestedKey.self)
     }
+    /// A nested array for a JSON column: written there as JSON text when the row ends.
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        encoder.fail(key.stringValue, "nested containers are not supported in a row; store the value in a JSON column")
-        return DiscardingUnkeyedContainer()
+        guard let nested = encoder.nestedEncoder(forKey: key) else { return DiscardingUnkeyedContainer() }
+        return nested.unkeyedContainer()
     }
     mutating func superEncoder() -> any Encoder {
         encoder.fail(nil, "superEncoder is not supported in a row")
@@ -384,127 +416,4 @@ struct BindingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         encoder.fail(key.stringValue, "superEncoder is not supported in a row")
         return encoder
     }
-}
-
-/// Encodes one property value that is not a primitive: accepts a single value
-/// (enums with raw values, wrappers), flags keyed/unkeyed content as nested.
-final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
-    var codingPath: [any CodingKey] = []
-    var userInfo: [CodingUserInfoKey: Any] = [:]
-    let stmt: OpaquePointer
-    let index: Int32
-    let column: String
-    unowned let owner: BindingEncoder
-    var nested = false
-    var bound = false
-
-    init(stmt: OpaquePointer, index: Int32, column: String, owner: BindingEncoder) {
-        self.stmt = stmt
-        self.index = index
-        self.column = column
-        self.owner = owner
-    }
-
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        nested = true
-        return KeyedEncodingContainer(DiscardingKeyedContainer<Key>())
-    }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        nested = true
-        return DiscardingUnkeyedContainer()
-    }
-    func singleValueContainer() -> any SingleValueEncodingContainer { self }
-
-    func encodeNil() throws { sqlite3_bind_null(stmt, index); bound = true }
-    func encode(_ value: Bool) throws { try encode(Int64(value ? 1 : 0)) }
-    func encode(_ value: String) throws { sqBindText(stmt, index, value); bound = true }
-    func encode(_ value: Double) throws {
-        if value.isNaN { throw RowEncodingFailure(column: column, message: "NaN cannot be stored (SQLite would store NULL)") }
-        sqlite3_bind_double(stmt, index, value); bound = true
-    }
-    func encode(_ value: Float) throws { try encode(Double(value)) }
-    func encode(_ value: Int) throws { try encode(Int64(value)) }
-    func encode(_ value: Int8) throws { try encode(Int64(value)) }
-    func encode(_ value: Int16) throws { try encode(Int64(value)) }
-    func encode(_ value: Int32) throws { try encode(Int64(value)) }
-    func encode(_ value: Int64) throws { sqlite3_bind_int64(stmt, index, value); bound = true }
-    func encode(_ value: UInt) throws { try encode(UInt64(value)) }
-    func encode(_ value: UInt8) throws { try encode(Int64(value)) }
-    func encode(_ value: UInt16) throws { try encode(Int64(value)) }
-    func encode(_ value: UInt32) throws { try encode(Int64(value)) }
-    func encode(_ value: UInt64) throws {
-        guard value <= UInt64(Int64.max) else {
-            throw RowEncodingFailure(column: column, message: "\(value) does not fit SQLite's 64-bit signed INTEGER")
-        }
-        try encode(Int64(value))
-    }
-    func encode<T: Encodable>(_ value: T) throws {
-        // A wrapper around another value: the owner handles Date, Data, UUID… for the same column.
-        let inner = ColumnEncoder(stmt: stmt, index: index, column: column, owner: owner)
-        switch value {
-        case let date as Date:
-            switch owner.dateEncoding {
-            case .text: sqBindText(stmt, index, sqliteDateString(date))
-            case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
-            }
-            bound = true
-            return
-        case let uuid as UUID:
-            sqBindText(stmt, index, uuid.uuidString); bound = true
-            return
-        case let url as URL:
-            sqBindText(stmt, index, url.absoluteString); bound = true
-            return
-        case let decimal as Decimal:
-            sqBindText(stmt, index, decimal.description); bound = true
-            return
-        case let data as Data:
-            sqBindBlob(stmt, index, [UInt8](data)); bound = true
-            return
-        default:
-            try value.encode(to: inner)
-        }
-        nested = nested || inner.nested
-        bound = bound || inner.bound
-    }
-}
-
-struct DiscardingKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    var codingPath: [any CodingKey] { [] }
-    mutating func encodeNil(forKey key: Key) throws {}
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
-        -> KeyedEncodingContainer<NestedKey>
-    { KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>()) }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { DiscardingEncoder() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { DiscardingEncoder() }
-}
-
-struct DiscardingUnkeyedContainer: UnkeyedEncodingContainer {
-    var codingPath: [any CodingKey] { [] }
-    var count = 0
-    mutating func encodeNil() throws {}
-    mutating func encode<T: Encodable>(_ value: T) throws {}
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(DiscardingKeyedContainer<NestedKey>())
-    }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { DiscardingEncoder() }
-}
-
-struct DiscardingSingleValueContainer: SingleValueEncodingContainer {
-    var codingPath: [any CodingKey] { [] }
-    mutating func encodeNil() throws {}
-    mutating func encode<T: Encodable>(_ value: T) throws {}
-}
-
-struct DiscardingEncoder: Encoder {
-    var codingPath: [any CodingKey] { [] }
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(DiscardingKeyedContainer<Key>())
-    }
-    func unkeyedContainer() -> any UnkeyedEncodingContainer { DiscardingUnkeyedContainer() }
-    func singleValueContainer() -> any SingleValueEncodingContainer { DiscardingSingleValueContainer() }
 }

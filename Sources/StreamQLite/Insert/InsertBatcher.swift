@@ -1,0 +1,145 @@
+import CStreamQLite
+
+/// The per-row half of the library's one write path (the other half is
+/// ``BulkInsertSession``): binds each row into the session's N-row statement
+/// as it comes, runs the statement every N rows, re-binds a partial last batch
+/// into a statement of its size, and replays a failed batch row by row to name
+/// the row that failed.
+///
+/// `Element` is what a driver needs to bind a row again (a value being
+/// inserted, or where the ingest core's row was kept); `bind(element, stmt,
+/// base)` binds it into parameters `base + 1 …`. Every row's index (0-based,
+/// in the order added) names it in errors. `@inlinable`, so it is specialized
+/// for the element type and the binding closure.
+///
+/// The savepoint around the whole write is the driver's (``BulkInsertSession/begin()``,
+/// or the import's own): on any error nothing of the write stays.
+@usableFromInline
+struct InsertBatcher<Element> {
+    @usableFromInline let session: BulkInsertSession
+    /// The rows of the batch being bound (kept to re-bind the tail or replay a failure).
+    @usableFromInline var pending: [Element] = []
+    /// Rows added so far.
+    @usableFromInline var added = 0
+
+    @inlinable
+    init(session: BulkInsertSession) {
+        self.session = session
+        pending.reserveCapacity(session.batchRows)
+    }
+
+    /// The index of `pending[0]`.
+    @inlinable
+    var firstPending: Int { added &- pending.count }
+
+    /// Binds `element` as the next row; runs the batch when it is full (RETURNING rows to `sink`).
+    @inlinable
+    mutating func add<Sink: RowSink>(
+        _ element: Element, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+    ) throws {
+        let session = self.session
+        do {
+            try bind(element, session.batch, Int32(truncatingIfNeeded: pending.count) &* session.width)
+        } catch {
+            throw session.wrap(error, row: added)
+        }
+        pending.append(element)
+        added &+= 1
+        if pending.count == session.batchRows {
+            try execute(session.batch, into: &sink, bind: bind)
+        }
+    }
+
+    /// Runs the partial last batch, if any; returns the number of rows added.
+    @inlinable
+    mutating func finish<Sink: RowSink>(
+        into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+    ) throws -> Int {
+        guard !pending.isEmpty else { return added }
+        let session = self.session
+        let first = firstPending
+        let tail = try session.statement(rows: pending.count)
+        for (i, element) in pending.enumerated() {
+            do {
+                try bind(element, tail, Int32(truncatingIfNeeded: i) &* session.width)
+            } catch {
+                throw session.wrap(error, row: first + i)
+            }
+        }
+        try execute(tail, into: &sink, bind: bind)
+        return added
+    }
+
+    /// Runs `stmt` (bound with the pending rows); on failure replays them one by one
+    /// and throws the error of the first that fails. Then the batch is done: its TEXT
+    /// bytes may be recycled (every parameter is bound again before a statement next steps).
+    @inlinable
+    mutating func execute<Sink: RowSink>(
+        _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+    ) throws {
+        let session = self.session
+        let rc = try session.run(stmt, into: &sink)
+        if rc != SQLITE_OK {
+            try replayFailedBatch(code: rc, into: &sink, bind: bind)
+        }
+        pending.removeAll(keepingCapacity: true)
+        session.arena.reset()
+    }
+
+    /// Replays the rows of a failed batch one by one (the batch statement was undone
+    /// as a whole) and throws the error of the first row that fails.
+    @inlinable
+    func replayFailedBatch<Sink: RowSink>(
+        code: Int32, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+    ) throws -> Never {
+        let session = self.session
+        let message = session.lastMessage
+        let first = firstPending
+        if pending.count > 1 {
+            let single = try session.statement(rows: 1)
+            for (i, element) in pending.enumerated() {
+                do { try bind(element, single, 0) } catch { throw session.wrap(error, row: first + i) }
+                let rc = try session.run(single, into: &sink)
+                if rc != SQLITE_OK {
+                    throw session.statementError(row: first + i, code: rc, message: session.lastMessage)
+                }
+            }
+        }
+        throw session.statementError(row: first, code: code, message: message)
+    }
+}
+
+extension Database {
+    /// The pull driver of the write path, for `insert(contentsOf:)`: every element of
+    /// the iterator (after `first`, if given) through an ``InsertBatcher``, inside one
+    /// savepoint, holding the connection's mutex; RETURNING rows (when the session has a
+    /// RETURNING clause) to `sink` between one `beginResult` and one `endResult`.
+    @inlinable
+    func _bulkInsertLoop<I: IteratorProtocol, Sink: RowSink>(
+        _ iterator: inout I, first: I.Element?, session: BulkInsertSession, sink: inout Sink,
+        bind: (I.Element, OpaquePointer, Int32) throws -> Void
+    ) throws -> Int {
+        let returning = session.returning != nil
+        if returning { try sink.beginResult(columns: session.returningColumns) }
+        var batcher = InsertBatcher<I.Element>(session: session)
+        let total: Int
+        session.enterMutex()
+        do {
+            defer { session.leaveMutex() }
+            try session.begin()
+            do {
+                if let first { try batcher.add(first, into: &sink, bind: bind) }
+                while let element = iterator.next() {
+                    try batcher.add(element, into: &sink, bind: bind)
+                }
+                total = try batcher.finish(into: &sink, bind: bind)
+                try session.commit()
+            } catch {
+                session.rollback()
+                throw error
+            }
+        }
+        if returning { try sink.endResult() }
+        return total
+    }
+}
