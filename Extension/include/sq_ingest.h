@@ -327,6 +327,12 @@ int sq_ingest_begin_record(sq_ingest *g, const sq_ingest_pos *pos);
 int sq_ingest_field_key(sq_ingest *g, const char *key, size_t n, const sq_ingest_pos *pos);
 int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos);
 int sq_ingest_value_event(sq_ingest *g, int kind, const char *text, size_t n, const sq_ingest_pos *pos);
+/* CSV-like inputs: field `index` with the text z[0..n) (SQ_INGEST_K_STRING),
+** or NULL (z == NULL) — sq_ingest_field_index() then sq_ingest_value_event()
+** in one call, with the same results and errors; a field that feeds one
+** column goes straight to its coercion by a per-field plan resolved on
+** the first record (no key lookup per field). */
+int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const sq_ingest_pos *pos);
 int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos);
 
 /* A driver's own error (e.g. a syntax error of its format), with position. */

@@ -530,10 +530,8 @@ static int drv_event(void *u, const sq_csv_event *e){
         && !(sq_csv_value_fits(e->text, e->len) & (1u<<d->req[e->field])) ){
       return drv_fit_fail(d, e, d->req[e->field]);
     }
-    if( sq_ingest_field_index(d->g, (int)e->field, &pos)!=SQ_INGEST_OK ) return drv_core_fail(d);
-    rc = (e->flags & SQ_CSV_F_NULL)
-         ? sq_ingest_value_event(d->g, SQ_INGEST_K_NULL, 0, 0, &pos)
-         : sq_ingest_value_event(d->g, SQ_INGEST_K_STRING, e->text, e->len, &pos);
+    rc = sq_ingest_field_text(d->g, (int)e->field,
+                              (e->flags & SQ_CSV_F_NULL) ? 0 : e->text ? e->text : "", e->len, &pos);
     if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
     return SQ_CSV_CONTINUE;
   }

@@ -163,6 +163,7 @@ struct sq_ingest {
   IngCol *cols; int ncol;
   IngMap *maps; int nmap;
   char **fnames; int *fnlen; int *ftarget; int nfield;   /* named fields (CSV headers) */
+  int *fcol;                  /* per named field: its one column once resolved, else -1 (the plan) */
   int strict, whole;
   int64_t max_rec;
   int layout;                 /* SQ_INGEST_LAYOUT_*, or 0: a path */
@@ -176,6 +177,7 @@ struct sq_ingest {
   sq_ingest_value *slots;     /* the row's values; TEXT/JSON: offset in .i until the record ends */
   int64_t *seen;              /* per column: record+1 that set it */
   int *seen_pos;              /* per column: the cache position of the key that set it, or -1 */
+  int *seen_fld;              /* per column: the named field that set it, or -1 */
   int64_t *seen_koff, *seen_klen;   /* per column, for -1: that key in the arena */
   unsigned char *named0;      /* per column: the first record named it */
   unsigned char *omitted;     /* per column: left out (DEFAULT) */
@@ -190,6 +192,7 @@ struct sq_ingest {
   int have_field;
   const char *cur_key; size_t cur_nkey;   /* the current field's key (for errors) */
   int cur_pos;                /* its position in the key cache, or -1 */
+  int cur_fld;                /* the current field's index when it is a named field, or -1 */
   IngBuf keybuf;              /* an uncached key */
   IngKeyCache cache[ING_KEY_CACHE];
   int ncache;
@@ -330,6 +333,7 @@ void sq_ingest_free(sq_ingest *g){
   sqlite3_free(g->fnames);
   sqlite3_free(g->fnlen);
   sqlite3_free(g->ftarget);
+  sqlite3_free(g->fcol);
   ing_free_path(g);
   sqlite3_free(g->targets);
   sqlite3_free(g->tcols);
@@ -337,6 +341,7 @@ void sq_ingest_free(sq_ingest *g){
   sqlite3_free(g->slots);
   sqlite3_free(g->seen);
   sqlite3_free(g->seen_pos);
+  sqlite3_free(g->seen_fld);
   sqlite3_free(g->seen_koff);
   sqlite3_free(g->seen_klen);
   sqlite3_free(g->named0);
@@ -498,7 +503,10 @@ int sq_ingest_name_field(sq_ingest *g, int index, const char *name, int nname){
     t = sqlite3_realloc64(g->ftarget, sizeof(int)*(sqlite3_uint64)n);
     if( !t ) return ing_nomem(g);
     g->ftarget = t;
-    for(i=g->nfield; i<n; i++){ a[i] = 0; l[i] = 0; t[i] = -1; }
+    t = sqlite3_realloc64(g->fcol, sizeof(int)*(sqlite3_uint64)n);
+    if( !t ) return ing_nomem(g);
+    g->fcol = t;
+    for(i=g->nfield; i<n; i++){ a[i] = 0; l[i] = 0; g->ftarget[i] = -1; t[i] = -1; }
     g->nfield = n;
   }
   sqlite3_free(g->fnames[index]);
@@ -508,6 +516,7 @@ int sq_ingest_name_field(sq_ingest *g, int index, const char *name, int nname){
   g->fnames[index][nname] = 0;
   g->fnlen[index] = nname;
   g->ftarget[index] = -2;     /* resolved on first use */
+  g->fcol[index] = -1;
   return SQ_INGEST_OK;
 }
 
@@ -584,6 +593,7 @@ static int ing_prepare(sq_ingest *g){
   g->slots = sqlite3_malloc64(sizeof(sq_ingest_value)*(sqlite3_uint64)n);
   g->seen = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
   g->seen_pos = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)n);
+  g->seen_fld = sqlite3_malloc64(sizeof(int)*(sqlite3_uint64)n);
   g->seen_koff = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
   g->seen_klen = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
   g->named0 = sqlite3_malloc64((sqlite3_uint64)n);
@@ -591,13 +601,14 @@ static int ing_prepare(sq_ingest *g){
   g->parent_obj = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
   g->key_ok = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
   g->arr_idx = sqlite3_malloc64(sizeof(int64_t)*((sqlite3_uint64)g->nstep+2));
-  if( !g->ident || !g->slots || !g->seen || !g->seen_pos || !g->seen_koff
+  if( !g->ident || !g->slots || !g->seen || !g->seen_pos || !g->seen_fld || !g->seen_koff
       || !g->seen_klen || !g->named0 || !g->omitted
       || !g->parent_obj || !g->key_ok || !g->arr_idx ){
     return ing_nomem(g);
   }
   for(i=0; i<n; i++){
-    g->ident[i] = i; g->seen[i] = 0; g->seen_pos[i] = -1; g->seen_koff[i] = 0; g->seen_klen[i] = -1;
+    g->ident[i] = i; g->seen[i] = 0; g->seen_pos[i] = -1; g->seen_fld[i] = -1;
+    g->seen_koff[i] = 0; g->seen_klen[i] = -1;
     g->named0[i] = 0; g->omitted[i] = 0;
   }
   memset(g->slots, 0, sizeof(sq_ingest_value)*(size_t)n);
@@ -709,6 +720,7 @@ ING_INLINE void ing_begin(sq_ingest *g, const sq_ingest_pos *pos){
   g->ncur = 0;
   g->cur_key = 0;
   g->cur_nkey = 0;
+  g->cur_fld = -1;
   g->cap_on = 0;
 }
 
@@ -730,6 +742,9 @@ static int ing_fail_twice(sq_ingest *g, int c, const sq_ingest_pos *pos){
   if( g->seen_pos[c]>=0 ){
     prev = g->cache[g->seen_pos[c]].key;
     nprev = g->cache[g->seen_pos[c]].n;
+  }else if( g->seen_fld[c]>=0 && g->seen_fld[c]<g->nfield && g->fnames[g->seen_fld[c]] ){
+    prev = g->fnames[g->seen_fld[c]];
+    nprev = g->fnlen[g->seen_fld[c]];
   }else if( g->seen_klen[c]>=0 && g->arena.z ){
     prev = g->arena.z + g->seen_koff[c];
     nprev = g->seen_klen[c];
@@ -794,8 +809,9 @@ ING_INLINE int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
     g->seen[c] = g->nrec+1;
     g->slots[c].type = SQ_INGEST_V_NULL;     /* until its value comes */
     g->seen_pos[c] = g->cur_pos;
-    if( g->cur_pos<0 && g->cur_key ){
-      /* an uncached key: kept for that message */
+    g->seen_fld[c] = g->cur_fld;
+    if( g->cur_pos<0 && g->cur_fld<0 && g->cur_key ){
+      /* an uncached key (not a field name, which stays): kept for that message */
       int rc = 0;
       g->seen_koff[c] = g->arena.n;
       g->seen_klen[c] = (int64_t)g->cur_nkey;
@@ -833,6 +849,7 @@ ING_INLINE int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_po
   int p = g->field_pos++;
   int t;
   g->have_field = 1;
+  g->cur_fld = -1;
   if( p<g->ncache && (size_t)g->cache[p].n==n && ing_eq(g->cache[p].key, k, n) ){
     t = g->cache[p].target;
     g->cur_key = g->cache[p].key;
@@ -847,6 +864,7 @@ ING_INLINE int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_po
         g->seen[c] = g->nrec+1;
         g->slots[c].type = SQ_INGEST_V_NULL;
         g->seen_pos[c] = p;
+        g->seen_fld[c] = -1;
         return SQ_INGEST_OK;
       }
       return ing_take_field(g, pos);
@@ -925,12 +943,14 @@ int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos){
   g->cur_key = 0;
   g->cur_nkey = 0;
   g->cur_pos = -1;
+  g->cur_fld = -1;
   g->ncur = 0;
   if( g->nfield>0 ){
     if( index>=0 && index<g->nfield && g->fnames[index] ){
       int t = g->ftarget[index];
       g->cur_key = g->fnames[index];
       g->cur_nkey = (size_t)g->fnlen[index];
+      g->cur_fld = index;
       if( t==-2 ){
         int other = -1;
         t = ing_resolve(g, g->fnames[index], (size_t)g->fnlen[index], &other);
@@ -939,6 +959,9 @@ int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos){
                               "the field name matches two keys ignoring case (map it exactly)");
         }
         g->ftarget[index] = t;
+        /* the plan of sq_ingest_field_text: the one column of the field,
+        ** -3 for none, -1 for several (the general path) */
+        g->fcol[index] = t<0 ? -3 : g->targets[t].n==1 ? g->tcols[g->targets[t].start] : -1;
       }
       if( t>=0 ){
         g->cur = &g->tcols[g->targets[t].start];
@@ -984,6 +1007,79 @@ static int ing_double_is_int64(double d, int64_t *out){
   if( !(d>=-9223372036854775808.0 && d<9223372036854775808.0) ) return 0;
   if( (double)(int64_t)d!=d ) return 0;
   *out = (int64_t)d;
+  return 1;
+}
+
+/* sq_json_number_int64 (-?[0-9]+ within 64 bits) without the call for
+** up to 18 digits, which cannot overflow. */
+ING_INLINE int ing_int64(const char *z, size_t n, int64_t *out){
+  size_t k = n>0 && z[0]=='-';
+  if( n>k && n-k<=18 ){
+    uint64_t v = 0;
+    size_t j;
+    for(j=k; j<n; j++){
+      unsigned d = (unsigned)(z[j]-'0');
+      if( d>9 ) return 0;
+      v = v*10 + d;
+    }
+    *out = k ? -(int64_t)v : (int64_t)v;
+    return 1;
+  }
+  return sq_json_number_int64(z, n, out);
+}
+
+/* Exact powers of ten (every one up to 1e22 is a double exactly). */
+static const double kPow10[23] = {
+  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+/* A JSON number literal (the syntax of ing_is_json_number) read as a
+** double, straight from the bytes: 1 and *out, or 0 when s[0..n) is no
+** such literal.  When the digits form an integer m below 2^53 and the
+** decimal exponent e is within ±22, m and 10^|e| are both exact doubles
+** and one IEEE multiplication or division rounds correctly (Clinger's fast
+** path) — the same double strtod gives; everything else goes through
+** sq_json_number_double (strtod).  Most REAL fields of a CSV file take
+** the fast path: no copy, no locale lookup, no strtod. */
+static int ing_number_double(const char *s, size_t n, double *out){
+  size_t i = 0;
+  int neg = 0, ndig = 0, frac = 0, esign = 1;
+  uint64_t m = 0;
+  int64_t e = 0;
+  if( i<n && s[i]=='-' ){ neg = 1; i++; }
+  if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
+  if( s[i]=='0' ){
+    i++;
+  }else{
+    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
+      if( ndig<19 ){ m = m*10 + (uint64_t)(s[i]-'0'); if( m ) ndig++; }else ndig = 99;
+    }
+  }
+  if( i<n && s[i]=='.' ){
+    i++;
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
+    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
+      if( ndig<19 ){ m = m*10 + (uint64_t)(s[i]-'0'); if( m ) ndig++; frac++; }else ndig = 99;
+    }
+  }
+  if( i<n && (s[i]=='e' || s[i]=='E') ){
+    i++;
+    if( i<n && (s[i]=='+' || s[i]=='-') ){ if( s[i]=='-' ) esign = -1; i++; }
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
+    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
+      if( e<100000 ) e = e*10 + (s[i]-'0');
+    }
+  }
+  if( i!=n ) return 0;
+  e = esign*e - frac;
+  if( ndig<=19 && m<=((uint64_t)1<<53) && e>=-22 && e<=22 ){
+    double d = (double)m;
+    d = e<0 ? d/kPow10[-e] : d*kPow10[e];
+    *out = neg ? -d : d;
+    return 1;
+  }
+  *out = sq_json_number_double(s, n);
   return 1;
 }
 
@@ -1045,7 +1141,8 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
         }
         return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
       }
-      d = fits ? (double)i : sq_json_number_double(z, n);
+      if( fits ) d = (double)i;
+      else if( !ing_number_double(z, n, &d) ) d = sq_json_number_double(z, n);
       if( aff==SQ_INGEST_AFF_INTEGER ){
         int64_t e;
         if( ing_double_is_int64(d, &e) ){
@@ -1077,7 +1174,7 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
       }
       if( aff==SQ_INGEST_AFF_INTEGER ){
         int64_t i;
-        if( sq_json_number_int64(z, n, &i) ){
+        if( ing_int64(z, n, &i) ){
           sl->type = SQ_INGEST_V_INTEGER;
           sl->i = i;
           return SQ_INGEST_OK;
@@ -1086,8 +1183,8 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
           return ing_fail_col(g, pos, z, n, 1, " is not an integer, column %s is INTEGER (strict mode)", col);
         }
       }else if( aff==SQ_INGEST_AFF_REAL ){
-        if( ing_is_json_number(z, n) ){
-          double d = sq_json_number_double(z, n);
+        double d;
+        if( ing_number_double(z, n, &d) ){
           if( strict && !isfinite(d) ){
             return ing_fail_col(g, pos, z, n, 1,
                 " is beyond the range of a REAL (it would be stored as infinity), column %s (strict mode)", col);
@@ -1142,6 +1239,50 @@ int sq_ingest_value_event(sq_ingest *g, int kind, const char *text, size_t n, co
   g->have_field = 0;
   g->ncur = 0;
   return rc;
+}
+
+/* One field of a CSV-like input: sq_ingest_field_index() then
+** sq_ingest_value_event() (K_STRING, or K_NULL when z is NULL) in one call.
+** A field that feeds one column takes the plan resolved on its first use
+** (fcol, or position i → column i without names): the same checks as
+** ing_take_field (a DEFAULT column left out, a second field for the
+** column), then the coercion of ing_set — no key lookup, no copy of the
+** name. */
+int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const sq_ingest_pos *pos){
+  int c = -1, rc;
+  if( !g->err.code && g->in_record && !g->whole && !g->have_field && g->nrec>0 && index>=0 ){
+    if( g->nfield>0 ){
+      if( index<g->nfield ) c = g->fcol[index];
+    }else if( index<g->ncol ){
+      c = index;
+    }
+  }
+  if( c==-3 && !g->strict ){    /* a field no column takes */
+    g->field_pos++;
+    return SQ_INGEST_OK;
+  }
+  if( c>=0 && g->seen[c]!=g->nrec+1 && !g->omitted[c] ){
+    g->field_pos++;
+    g->seen[c] = g->nrec+1;
+    g->seen_pos[c] = -1;
+    g->seen_fld[c] = g->nfield>0 ? index : -1;
+    g->cur_fld = g->seen_fld[c];
+    if( g->cur_fld>=0 ){
+      g->cur_key = g->fnames[index];
+      g->cur_nkey = (size_t)g->fnlen[index];
+    }else{
+      g->cur_key = 0;
+      g->cur_nkey = 0;
+    }
+    if( !z ){
+      g->slots[c].type = SQ_INGEST_V_NULL;
+      return SQ_INGEST_OK;
+    }
+    return ing_set(g, c, SQ_INGEST_K_STRING, 0, z, n, pos);
+  }
+  rc = sq_ingest_field_index(g, index, pos);
+  if( rc ) return rc;
+  return sq_ingest_value_event(g, z ? SQ_INGEST_K_STRING : SQ_INGEST_K_NULL, z, z ? n : 0, pos);
 }
 
 /* Ends the record: the row to the callback.  Returns SQ_INGEST_OK,

@@ -589,6 +589,175 @@ static void test_event_api(void){
   free(l.s);
 }
 
+/* ------------------------------------------------------------ sq_ingest_field_text */
+
+static unsigned long g_rand = 12345;
+static unsigned rnd(unsigned n){
+  g_rand = g_rand*6364136223846793005UL + 1442695040888963407UL;
+  return (unsigned)((g_rand>>33) % n);
+}
+
+/* One generated CSV-like input through either path: the log of rows and
+** the final status. */
+static char *field_text_run(const char *spec, int nnames, const char *const *names,
+                            int nrec, const int *nf, const char *const *vals, int fused){
+  sq_ingest *g;
+  Log l = {0};
+  int r, f, k = 0, rc = SQ_INGEST_OK;
+  sq_ingest_pos pos = {0, 1, 1};
+  log_add(&l, "", 0);
+  g = sq_ingest_new(on_row, &l);
+  apply_spec(g, spec);
+  for(f=0; f<nnames; f++) SQ_CHECK(sq_ingest_name_field(g, f, names[f], -1)==SQ_INGEST_OK);
+  for(r=0; r<nrec && rc!=SQ_INGEST_ERROR; r++){
+    pos.line = (uint64_t)r+2; pos.offset = (uint64_t)r*100; pos.column = 1;
+    rc = sq_ingest_begin_record(g, &pos);
+    for(f=0; f<nf[r] && rc!=SQ_INGEST_ERROR; f++, k++){
+      const char *v = vals[k];
+      pos.column = (uint64_t)f*10+1;
+      if( fused ){
+        rc = sq_ingest_field_text(g, f, v, v ? strlen(v) : 0, &pos);
+      }else{
+        rc = sq_ingest_field_index(g, f, &pos);
+        if( rc!=SQ_INGEST_ERROR ){
+          rc = sq_ingest_value_event(g, v ? SQ_INGEST_K_STRING : SQ_INGEST_K_NULL, v, v ? strlen(v) : 0, &pos);
+        }
+      }
+    }
+    if( rc!=SQ_INGEST_ERROR ) rc = sq_ingest_end_record(g, &pos);
+  }
+  log_end(&l, g, rc);
+  sq_ingest_free(g);
+  return l.s;
+}
+
+/* sq_ingest_field_text (the per-field plan) gives the rows and errors of
+** sq_ingest_field_index + sq_ingest_value_event, on generated inputs:
+** named and positional fields, renames (two names for one column: the
+** duplicate error naming both), unknown names, strict mode, DEFAULT
+** columns, every kind of value. */
+static void test_field_text_same_as_events(void){
+  static const char *const specs[] = {
+    "c a INTEGER; c b REAL; c c TEXT; c d DATETIME; c e INTEGER DEFAULT",
+    "c a INTEGER; c b REAL; c c TEXT; c d DATETIME; c e INTEGER DEFAULT; strict",
+    "c a INTEGER; c b REAL; c full TEXT; m X=full; m Y=full",
+    "c a INTEGER; c b REAL; c full TEXT; m X=full; m X=b; strict",
+    "c a NUMERIC; c b; c c DATE",
+  };
+  static const char *const pool[] = { "a", "B", "c", "d", "e", "X", "Y", "zz", "full", "A2" };
+  static const char *const values[] = {
+    0, "", "12", "-7", "1.5", "1e3", "x", "2024-05-01T10:00:00+02:00", "007", "99999999999999999999",
+    "0.1", "-0", "2024-02-30", "9007199254740993", "1.7976931348623157e309", " 1", "-",
+  };
+  int it, mismatches = 0;
+  for(it=0; it<3000; it++){
+    const char *spec = specs[rnd(sizeof specs/sizeof specs[0])];
+    const char *names[6];
+    const char *vals[64];
+    int nf[8], nnames = rnd(3)==0 ? 0 : 1+(int)rnd(6), nrec = 1+(int)rnd(6), r, k = 0, i;
+    char *a, *b;
+    for(i=0; i<nnames; i++){
+      int again;
+      do{                      /* distinct names, as the CSV reader guarantees */
+        int j;
+        names[i] = pool[rnd(sizeof pool/sizeof pool[0])];
+        again = 0;
+        for(j=0; j<i; j++) if( strcmp(names[j], names[i])==0 ) again = 1;
+      }while( again );
+    }
+    for(r=0; r<nrec; r++){
+      nf[r] = nnames ? 1+(int)rnd((unsigned)nnames) : (int)rnd(7);   /* short records too */
+      for(i=0; i<nf[r]; i++) vals[k++] = values[rnd(sizeof values/sizeof values[0])];
+    }
+    a = field_text_run(spec, nnames, names, nrec, nf, vals, 0);
+    b = field_text_run(spec, nnames, names, nrec, nf, vals, 1);
+    if( strcmp(a, b)!=0 ){
+      if( mismatches++<3 ) fprintf(stderr, "spec %s\nevents:\n%s\nfield_text:\n%s\n", spec, a, b);
+    }
+    free(a); free(b);
+  }
+  SQ_CHECK(mismatches==0);
+  /* the duplicate error names both header names */
+  {
+    static const char *const names[] = { "X", "Y" };
+    static const char *const vals[] = { "1", "2", "3", "4" };
+    static const int nf[] = { 2, 2 };
+    char *m = field_text_run("c full TEXT; m X=full; m Y=full", 2, names, 2, nf, vals, 1);
+    SQ_CHECK_STR(m, "ERR 11 @0:2:11 rec=0 key='Y': keys 'X' and 'Y' of one object both match column 'full'");
+    free(m);
+  }
+}
+
+/* REAL columns read numbers straight from the field bytes (a fast path for
+** short mantissas and small exponents): every value must be the double
+** strtod gives, bit for bit — decimal and exponent forms, 15 to 20 digits,
+** the 2^53 boundary, subnormals, overflow, negative zero. */
+static double g_real;
+static int g_real_type;
+static int on_real(void *u, const sq_ingest_row *r){
+  (void)u;
+  g_real_type = r->values[0].type;
+  g_real = r->values[0].r;
+  return SQ_INGEST_CONTINUE;
+}
+static void test_real_from_bytes(void){
+  static const char *const fixed[] = {
+    "0", "-0", "0.0", "-0.0", "0e5", "1", "0.1", "0.3", "1.5", "-2.25", "1e22", "1e23", "1e-22", "1e-23",
+    "9007199254740992", "9007199254740993", "9007199254740995", "18014398509481985",
+    "123456789012345678", "1234567890123456789", "12345678901234567890", "0.000001234567890123456789",
+    "4.9e-324", "2.4703282292062327e-324", "2.2250738585072014e-308", "1.7976931348623157e308",
+    "1.7976931348623159e308", "1e400", "1e-400", "3.14159265358979323846", "100000000000000000000000",
+    "0.00000000000000000000000000001", "8.589973e9", "1.00000000000000011102230246251565404236316680908203125",
+    "12.50", "1E5", "1e+5", "1e-0", "-1e-7",
+  };
+  sq_ingest *g = sq_ingest_new(on_real, 0);
+  sq_ingest_pos pos = {0, 1, 1};
+  int i, bad = 0, n = (int)(sizeof fixed/sizeof fixed[0]);
+  SQ_CHECK(sq_ingest_add_column(g, "r", -1, "REAL", -1, 0)==0);
+  /* record 0 takes the general path; the rest the planned one */
+  SQ_CHECK(sq_ingest_begin_record(g, &pos)==SQ_INGEST_OK);
+  SQ_CHECK(sq_ingest_field_text(g, 0, "1", 1, &pos)==SQ_INGEST_OK);
+  SQ_CHECK(sq_ingest_end_record(g, &pos)==SQ_INGEST_OK);
+  for(i=0; i<n+200000; i++){
+    char b[64];
+    const char *s;
+    double want;
+    if( i<n ){
+      s = fixed[i];
+    }else{
+      /* sign, 1-20 digits, a point somewhere, maybe an exponent */
+      int nd = 1+(int)rnd(20), k = 0, d, point = (int)rnd((unsigned)nd+2);
+      if( rnd(2) ) b[k++] = '-';
+      for(d=0; d<nd; d++){
+        if( d==point && d>0 ) b[k++] = '.';
+        b[k++] = (char)('0' + (d==0 ? 1+rnd(9) : rnd(10)));
+      }
+      if( rnd(3)==0 ) k += sprintf(b+k, "e%d", (int)rnd(80)-40);
+      b[k] = 0;
+      s = b;
+    }
+    want = strtod(s, 0);
+    SQ_CHECK(sq_ingest_begin_record(g, &pos)==SQ_INGEST_OK);
+    SQ_CHECK(sq_ingest_field_text(g, 0, s, strlen(s), &pos)==SQ_INGEST_OK);
+    SQ_CHECK(sq_ingest_end_record(g, &pos)==SQ_INGEST_OK);
+    if( g_real_type!=SQ_INGEST_V_REAL || memcmp(&g_real, &want, sizeof want)!=0 ){
+      if( bad++<5 ) fprintf(stderr, "REAL '%s': got %.17g, strtod %.17g\n", s, g_real, want);
+    }
+    /* a JSON number token: the same double (an integer token -0 is 0 by
+    ** the coercion table: the integer, then REAL) */
+    if( strcmp(s, "-0")==0 ) continue;
+    SQ_CHECK(sq_ingest_begin_record(g, &pos)==SQ_INGEST_OK);
+    SQ_CHECK(sq_ingest_field_index(g, 0, &pos)==SQ_INGEST_OK);
+    SQ_CHECK(sq_ingest_value_event(g, SQ_INGEST_K_NUMBER, s, strlen(s), &pos)==SQ_INGEST_OK);
+    SQ_CHECK(sq_ingest_end_record(g, &pos)==SQ_INGEST_OK);
+    if( g_real_type!=SQ_INGEST_V_REAL || memcmp(&g_real, &want, sizeof want)!=0 ){
+      if( bad++<5 ) fprintf(stderr, "NUMBER '%s': got %.17g, strtod %.17g\n", s, g_real, want);
+    }
+  }
+  SQ_CHECK(bad==0);
+  sq_ingest_free(g);
+}
+
 int main(void){
   test_coercion_lenient();
   test_coercion_strict();
@@ -599,5 +768,7 @@ int main(void){
   test_layouts();
   test_errors_and_limits();
   test_event_api();
+  test_field_text_same_as_events();
+  test_real_from_bytes();
   return sq_test_done("test_ingest");
 }
