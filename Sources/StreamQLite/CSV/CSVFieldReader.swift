@@ -8,10 +8,12 @@ private let csvFieldCallback: sq_csv_callback = { user, event in
 /// Reads a CSV input one record at a time with the C reader (`sq_csv.h`): the fields of
 /// the current record are kept in one byte buffer until the next record is read.
 ///
-/// Used by ``CSVRecordCursor``. The input is a file (read in chunks, never whole) or bytes.
+/// Used by ``CSVRecordCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
+/// never whole) or bytes.
 final class CSVFieldReader {
-    /// A field of the current record: its bytes in ``text`` (or NULL).
-    struct Field { var start: Int; var count: Int; var isNull: Bool }
+    /// A field of the current record: its bytes in ``text`` (or NULL), and where it starts
+    /// in the input (1-based line, 0-based byte offset).
+    struct Field { var start: Int; var count: Int; var isNull: Bool; var line: Int; var offset: Int }
 
     private let parser: OpaquePointer
     private let names: OpaquePointer
@@ -40,9 +42,12 @@ final class CSVFieldReader {
     @exclusivity(unchecked) private(set) var offset = 0
     @exclusivity(unchecked) private(set) var record = -1
     private var failure: Error?
+    /// The reading cursor's name, for errors.
+    let function: String
 
     /// Reads the file at `path`.
-    init(path: String, options: CSVImportOptions) throws {
+    init(path: String, options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+        self.function = function
         self.path = path
         input = []
         header = options.header
@@ -51,19 +56,20 @@ final class CSVFieldReader {
         text = .allocate(capacity: textCapacity)
         guard let p = sq_csv_new(csvFieldCallback, nil), let n = sq_csv_names_new() else {
             chunk.deallocate(); text.deallocate(); fields.deallocate()
-            throw CSVImportError(message: "out of memory", function: "CSVRecordCursor")
+            throw CSVImportError(message: "out of memory", function: function)
         }
         parser = p
         names = n
         try configure(options)
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw CSVImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))", function: "CSVRecordCursor")
+            throw CSVImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))", function: function)
         }
     }
 
     /// Reads `bytes`.
-    init(bytes: [UInt8], options: CSVImportOptions) throws {
+    init(bytes: [UInt8], options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+        self.function = function
         path = nil
         input = bytes
         header = options.header
@@ -72,7 +78,7 @@ final class CSVFieldReader {
         text = .allocate(capacity: textCapacity)
         guard let p = sq_csv_new(csvFieldCallback, nil), let n = sq_csv_names_new() else {
             chunk.deallocate(); text.deallocate(); fields.deallocate()
-            throw CSVImportError(message: "out of memory", function: "CSVRecordCursor")
+            throw CSVImportError(message: "out of memory", function: function)
         }
         parser = p
         names = n
@@ -96,7 +102,7 @@ final class CSVFieldReader {
             }
         }
         if rc != 0 {
-            throw CSVImportError(message: why.map { String(cString: $0) } ?? "out of memory", function: "CSVRecordCursor")
+            throw CSVImportError(message: why.map { String(cString: $0) } ?? "out of memory", function: function)
         }
         // the reader calls back into this object (which owns it: no retain)
         sq_csv_set_callback(parser, csvFieldCallback, Unmanaged.passUnretained(self).toOpaque())
@@ -118,6 +124,15 @@ final class CSVFieldReader {
             return String(cString: z)
         }
         return field < fieldCount ? "c\(field + 1)" : nil
+    }
+
+    /// The field a name selects, by the ingest core's rule: the header name equal to it,
+    /// else the one equal ignoring ASCII case (header names differ ignoring case: the
+    /// reader refuses a repeated one, so there is at most one); without a header, cN.
+    func fieldIndex(named name: String) -> Int? {
+        let names = fieldNames
+        if let i = names.firstIndex(of: name) { return i }
+        return names.firstIndex { sqlite3_stricmp($0, name) == 0 }
     }
 
     var fieldNames: [String] {
@@ -157,7 +172,7 @@ final class CSVFieldReader {
             if n < 0 {
                 if errno == EINTR { continue }
                 throw CSVImportError(message: "cannot read \(path!): \(String(cString: strerror(errno)))",
-                                     byteOffset: Int(sq_csv_offset(parser)), function: "CSVRecordCursor")
+                                     byteOffset: Int(sq_csv_offset(parser)), function: function)
             }
             if n == 0 { inputEnded = true }
             chunkCount = n
@@ -177,7 +192,7 @@ final class CSVFieldReader {
                     var buf = [CChar](repeating: 0, count: 512)
                     sq_csv_names_dup_error(names, e, dup, &err, &buf, buf.count)
                     failure = CSVImportError(message: String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), line: Int(ev.line), byteOffset: Int(ev.offset),
-                                             field: Int(ev.field) + 1, function: "CSVRecordCursor")
+                                             field: Int(ev.field) + 1, function: function)
                     return 2
                 }
                 return rc == 0 ? SQ_CSV_CONTINUE : 2
@@ -206,7 +221,8 @@ final class CSVFieldReader {
                 fields = bigger
                 fieldCapacity *= 2
             }
-            (fields + fieldCount).initialize(to: Field(start: textCount, count: n, isNull: ev.flags & UInt32(SQ_CSV_F_NULL) != 0))
+            (fields + fieldCount).initialize(to: Field(start: textCount, count: n, isNull: ev.flags & UInt32(SQ_CSV_F_NULL) != 0,
+                                                       line: Int(ev.line), offset: Int(ev.offset)))
             fieldCount += 1
             textCount += n
             return SQ_CSV_CONTINUE
@@ -225,6 +241,6 @@ final class CSVFieldReader {
         let recordIndex = Int(e.record) - (header ? 1 : 0)
         return CSVImportError(message: message, line: Int(e.line), byteOffset: Int(e.offset),
                               record: recordIndex >= 0 ? recordIndex : nil, field: Int(e.field) + 1,
-                              fieldName: header && e.record > 0 ? name(of: Int(e.field)) : nil, function: "CSVRecordCursor")
+                              fieldName: header && e.record > 0 ? name(of: Int(e.field)) : nil, function: function)
     }
 }

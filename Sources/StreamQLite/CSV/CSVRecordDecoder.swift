@@ -35,7 +35,6 @@ final class CSVRecordDecoder: Decoder {
     @exclusivity(unchecked) var inField = false
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
-    private var names: [String]?
     /// The keyed container of the last key type, made once (see ``RowDecoder/container(keyedBy:)``).
     @exclusivity(unchecked) var containerThunk: AnyObject?
     @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
@@ -71,18 +70,10 @@ final class CSVRecordDecoder: Decoder {
         return f
     }
 
-    /// The core's rule: exact, else ASCII case-insensitive (ambiguous: an error).
+    /// The core's rule (``CSVFieldReader/fieldIndex(named:)``), else a key's `intValue`.
     private func resolve(_ name: String, intValue: Int?) throws -> Int {
-        if names == nil { names = reader.fieldNames }
-        let names = self.names!
-        if let i = names.firstIndex(of: name) { return i }
-        let matches = names.indices.filter { sqlite3_stricmp(names[$0], name) == 0 }
-        if matches.count > 1 {
-            throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
-                debugDescription: "CSV: key '\(name)' matches the header names '\(names[matches[0]])' and '\(names[matches[1]])' only ignoring case: ambiguous"))
-        }
-        if let m = matches.first { return m }
-        if let i = intValue, i >= 0, i < names.count { return i }
+        if let i = reader.fieldIndex(named: name) { return i }
+        if let i = intValue, i >= 0, i < reader.fieldNames.count { return i }
         return -1
     }
 
@@ -90,9 +81,12 @@ final class CSVRecordDecoder: Decoder {
 
     /// Where a decoding error happened.
     func context<K: CodingKey>(_ key: K, field: Int, _ what: String) -> DecodingError.Context {
+        let inRecord = field >= 0 && field < reader.fieldCount
+        let line = inRecord ? reader.fields[field].line : reader.line
+        let byte = inRecord ? reader.fields[field].offset : reader.offset
         let place = field >= 0 ? ", field \(field + 1)" + (reader.name(of: field).map { " (\($0))" } ?? "") : ""
         return .init(codingPath: codingPath + (key is CSVNoKey ? [] : [key]),
-                     debugDescription: "CSV line \(reader.line), record \(reader.record)\(place): \(what)")
+                     debugDescription: "CSV line \(line), byte \(byte), record \(reader.record)\(place): \(what)")
     }
 
     /// The bytes of field `f` of the current record; nil for NULL.
@@ -121,64 +115,54 @@ final class CSVRecordDecoder: Decoder {
         return DecodingError.valueNotFound(type, context(key, field: f, "NULL for a non-optional \(type)"))
     }
 
-    private func mismatch<K: CodingKey>(_ b: UnsafeBufferPointer<UInt8>, _ f: Int, _ type: Any.Type, _ key: K) -> DecodingError {
-        let text = String(decoding: b.prefix(200), as: UTF8.self)
-        return DecodingError.typeMismatch(type, context(key, field: f, "'\(text)' is not a \(type)"))
+    private func mismatch<T, K: CodingKey>(_ b: UnsafeBufferPointer<UInt8>, _ f: Int, _ type: T.Type, _ key: K) -> DecodingError {
+        DecodingError.typeMismatch(type, context(key, field: f, CSVFieldError(field: CSVField(bytes: b), type: T.self).message))
     }
 
     // One function per field type: no dynamic casts on the hot path.
 
+    // The conversions are ``CSVText``'s (shared with ``CSVRowCursor``).
+
     @inline(__always)
     func string<K: CodingKey>(_ f: Int, _ key: K) throws -> String {
-        String(decoding: try present(f, String.self, key), as: UTF8.self)
+        CSVText.string(try present(f, String.self, key))
     }
 
-    /// `-?[0-9]+` within 64 bits (the number parser of `sq_json.h`), then within `T`.
     @inline(__always)
     func integer<T: FixedWidthInteger, K: CodingKey>(_ type: T.Type, _ f: Int, _ key: K) throws -> T {
         let b = try present(f, T.self, key)
-        var v: Int64 = 0
-        let ok = b.count > 0 && UnsafeRawPointer(b.baseAddress!).withMemoryRebound(to: CChar.self, capacity: b.count) {
-            sq_json_number_int64($0, b.count, &v) != 0
-        }
-        guard ok, let t = T(exactly: v) else { throw mismatch(b, f, T.self, key) }
+        guard let t = CSVText.integer(b, as: T.self) else { throw mismatch(b, f, T.self, key) }
         return t
     }
 
     @inline(__always)
     func double<K: CodingKey>(_ f: Int, _ key: K) throws -> Double {
         let b = try present(f, Double.self, key)
-        guard let d = Double(Substring(decoding: b, as: UTF8.self)) else { throw mismatch(b, f, Double.self, key) }
+        guard let d = CSVText.double(b) else { throw mismatch(b, f, Double.self, key) }
         return d
     }
 
     func float<K: CodingKey>(_ f: Int, _ key: K) throws -> Float {
         let b = try present(f, Float.self, key)
-        guard let d = Float(Substring(decoding: b, as: UTF8.self)) else { throw mismatch(b, f, Float.self, key) }
+        guard let d = CSVText.float(b) else { throw mismatch(b, f, Float.self, key) }
         return d
     }
 
     func bool<K: CodingKey>(_ f: Int, _ key: K) throws -> Bool {
         let b = try present(f, Bool.self, key)
-        let p = UnsafeRawPointer(b.baseAddress!).assumingMemoryBound(to: CChar.self)
-        switch b.count {
-        case 1 where b[0] == UInt8(ascii: "1"): return true
-        case 1 where b[0] == UInt8(ascii: "0"): return false
-        case 4 where sqlite3_strnicmp(p, "true", 4) == 0: return true
-        case 5 where sqlite3_strnicmp(p, "false", 5) == 0: return false
-        default: throw mismatch(b, f, Bool.self, key)
-        }
+        guard let v = CSVText.bool(b) else { throw mismatch(b, f, Bool.self, key) }
+        return v
     }
 
     func date<K: CodingKey>(_ f: Int, _ key: K) throws -> Date {
         let b = try present(f, Date.self, key)
-        guard let d = parseSQLiteDate(b) else { throw mismatch(b, f, Date.self, key) }
+        guard let d = CSVText.date(b) else { throw mismatch(b, f, Date.self, key) }
         return d
     }
 
     func data<K: CodingKey>(_ f: Int, _ key: K) throws -> Data {
         let b = try present(f, Data.self, key)
-        guard let d = Data(base64Encoded: Data(b)) else { throw mismatch(b, f, Data.self, key) }
+        guard let d = CSVText.data(b) else { throw mismatch(b, f, Data.self, key) }
         return d
     }
 

@@ -12,31 +12,50 @@ import CStreamQLite
 /// }
 /// ```
 public struct Row {
-    /// The statement whose current row this is.
-    public let statement: Statement
-    @usableFromInline let stmt: OpaquePointer
+    /// The statement whose current row this is; nil for a record of a CSV input read by
+    /// ``CSVRowCursor``.
+    public let statement: Statement?
+    @usableFromInline let stmt: OpaquePointer?
+    /// The CSV record this row is (nil for a statement's row): its fields are read with the
+    /// conversions of ``CSVRecordCursor`` (``DatabaseValueConvertible/decode(csvField:)``).
+    @usableFromInline let record: CSVRecordRow?
     /// Keeps the cursor (which resets the statement when released) alive while the row is in use.
     @usableFromInline let owner: AnyObject?
 
     @usableFromInline init(statement: Statement, owner: AnyObject? = nil) {
         self.statement = statement
         self.stmt = statement.handle
+        self.record = nil
         self.owner = owner
     }
 
-    /// The number of columns.
-    @inlinable public var count: Int { Int(sqlite3_column_count(stmt)) }
+    @usableFromInline init(record: CSVRecordRow) {
+        self.statement = nil
+        self.stmt = nil
+        self.record = record
+        self.owner = nil
+    }
+
+    /// The number of columns (of fields, for a CSV record).
+    @inlinable public var count: Int {
+        if let record { return record.fieldCount }
+        return Int(sqlite3_column_count(stmt))
+    }
 
     /// Whether the value at `index` is NULL.
-    @inlinable public func isNull(_ index: Int) -> Bool { sqlite3_column_type(stmt, Int32(index)) == SQLITE_NULL }
+    @inlinable public func isNull(_ index: Int) -> Bool {
+        if let record { return record.isNull(index) }
+        return sqlite3_column_type(stmt, Int32(index)) == SQLITE_NULL
+    }
 
     /// The value at `index` decoded as `T`; throws with the column name and the expected type when it does not fit.
     @inlinable @inline(__always)
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
+        if let record { return try record.decode(T.self, at: index) }
         do {
-            return try T.decode(statement: stmt, column: Int32(index))
+            return try T.decode(statement: stmt.unsafelyUnwrapped, column: Int32(index))
         } catch {
-            throw statement.decodingError(error, column: index, type: T.self)
+            throw statement.unsafelyUnwrapped.decodingError(error, column: index, type: T.self)
         }
     }
 
@@ -46,23 +65,16 @@ public struct Row {
         try decode(T.self, at: try index(of: name, for: T.self))
     }
 
-    /// The index of the column `name`: resolved once per statement, then checked against the order of earlier lookups.
+    /// The index of the column `name`: resolved once per statement (per CSV input), then
+    /// checked against the order of earlier lookups.
     @inlinable @inline(__always)
     public func index<T>(of name: String, for type: T.Type) throws -> Int {
-        // Rows ask for the same names in the same order: try the entry after the last hit first.
-        let trail = statement.lookupTrail
-        let hint = statement.lookupHint
-        if _fastPath(hint < trail.count) {
-            let entry = trail[hint]
-            if entry.0 == name {
-                statement.lookupHint = hint + 1 == trail.count ? 0 : hint + 1
-                return entry.1
-            }
+        if let record {
+            if let i = lookUpTrail(name, record.lookupTrail, &record.lookupHint) { return i }
+            return try record.resolveField(name, type: T.self)
         }
-        for (k, (n, i)) in trail.enumerated() where n == name {
-            statement.lookupHint = k + 1 == trail.count ? 0 : k + 1
-            return i
-        }
+        let statement = self.statement.unsafelyUnwrapped
+        if let i = lookUpTrail(name, statement.lookupTrail, &statement.lookupHint) { return i }
         return try statement.resolveColumn(name, type: T.self)
     }
 
@@ -76,11 +88,34 @@ public struct Row {
         @inline(__always) get throws { try decode(T.self, named: name) }
     }
 
-    /// The value at `index` as a ``DatabaseValue``.
-    public func value(at index: Int) -> DatabaseValue { DatabaseValue(sqliteValue: sqlite3_column_value(stmt, Int32(index))) }
+    /// The value at `index` as a ``DatabaseValue`` (a CSV field: its text, or `.null`).
+    public func value(at index: Int) -> DatabaseValue {
+        if let record { return record.value(at: index) }
+        return DatabaseValue(sqliteValue: sqlite3_column_value(stmt, Int32(index)))
+    }
 
-    /// The column names.
-    public var columnNames: [String] { statement.columnNames }
+    /// The column names (a CSV input's header names, or c1, c2, …).
+    public var columnNames: [String] { record?.fieldNames ?? statement.unsafelyUnwrapped.columnNames }
+}
+
+/// The name → index plan of ``Row/index(of:for:)``: rows ask for the same names in the
+/// same order, so the entry after the last hit is tried first. One helper for a
+/// statement's columns and a CSV input's fields.
+@inlinable @inline(__always)
+func lookUpTrail(_ name: String, _ trail: [(String, Int)], _ hint: inout Int) -> Int? {
+    let h = hint
+    if _fastPath(h < trail.count) {
+        let entry = trail[h]
+        if entry.0 == name {
+            hint = h + 1 == trail.count ? 0 : h + 1
+            return entry.1
+        }
+    }
+    for (k, (n, i)) in trail.enumerated() where n == name {
+        hint = k + 1 == trail.count ? 0 : k + 1
+        return i
+    }
+    return nil
 }
 
 extension Statement {
@@ -106,6 +141,9 @@ extension Statement {
 /// }
 /// let tasks = try db.rows(Todo.self, "SELECT id, title, done FROM tasks").collect()
 /// ```
+///
+/// The same type reads the records of a CSV file with ``CSVRowCursor`` (`row[i]` is the
+/// i-th field, `row["name"]` the field under that header name).
 public protocol RowDecodable {
     /// Reads the current row.
     init(row: Row) throws

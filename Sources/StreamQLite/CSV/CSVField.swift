@@ -1,0 +1,196 @@
+import CStreamQLite
+import Foundation
+
+/// A field of a CSV record, as ``DatabaseValueConvertible/decode(csvField:)`` reads it for
+/// a ``RowDecodable`` type fed by ``CSVRowCursor``.
+public struct CSVField {
+    /// The field's UTF-8 bytes (valid only during the call; quotes removed, `""` made `"`),
+    /// or nil for a NULL field (an empty unquoted field, or the NULL text).
+    public let bytes: UnsafeBufferPointer<UInt8>?
+
+    @inlinable public init(bytes: UnsafeBufferPointer<UInt8>?) { self.bytes = bytes }
+
+    /// The field's text, or nil for NULL.
+    public var text: String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
+
+    /// The error for a field that is not a `T`: the same words as ``CSVRecordCursor`` uses.
+    public func mismatch<T>(_ type: T.Type) -> CSVFieldError { CSVFieldError(field: self, type: T.self) }
+}
+
+/// Why a CSV field does not convert to a type. Thrown by
+/// ``DatabaseValueConvertible/decode(csvField:)``; ``CSVRowCursor`` turns it into a
+/// ``CSVImportError`` naming line, byte, record, field and header name.
+public struct CSVFieldError: Error, Equatable {
+    /// `'text' is not a T` (the text cut at 200 bytes), or `NULL for a non-optional T`.
+    public var message: String
+
+    public init(message: String) { self.message = message }
+
+    public init<T>(field: CSVField, type: T.Type) {
+        if let b = field.bytes {
+            message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(T.self)"
+        } else {
+            message = "NULL for a non-optional \(T.self)"
+        }
+    }
+}
+
+/// The one set of CSV field text → value conversions, used by ``CSVRecordCursor``
+/// (`Decodable`) and ``CSVRowCursor`` (``RowDecodable``): nil when the text does not convert.
+@usableFromInline
+enum CSVText {
+    /// `-?[0-9]+` within 64 bits (the number parser of `sq_json.h`), then within `T`.
+    @usableFromInline
+    static func integer<T: FixedWidthInteger>(_ b: UnsafeBufferPointer<UInt8>, as type: T.Type) -> T? {
+        var v: Int64 = 0
+        guard b.count > 0, UnsafeRawPointer(b.baseAddress!).withMemoryRebound(to: CChar.self, capacity: b.count, {
+            sq_json_number_int64($0, b.count, &v) != 0
+        }) else { return nil }
+        return T(exactly: v)
+    }
+
+    /// Swift's parser (`1.5`, `1e-05`, `Infinity`, `nan`).
+    @usableFromInline
+    static func double(_ b: UnsafeBufferPointer<UInt8>) -> Double? { Double(Substring(decoding: b, as: UTF8.self)) }
+
+    @usableFromInline
+    static func float(_ b: UnsafeBufferPointer<UInt8>) -> Float? { Float(Substring(decoding: b, as: UTF8.self)) }
+
+    /// `true`/`false`/`1`/`0`, ASCII case ignored.
+    @usableFromInline
+    static func bool(_ b: UnsafeBufferPointer<UInt8>) -> Bool? {
+        guard let base = b.baseAddress else { return nil }
+        let p = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+        switch b.count {
+        case 1 where b[0] == UInt8(ascii: "1"): return true
+        case 1 where b[0] == UInt8(ascii: "0"): return false
+        case 4 where sqlite3_strnicmp(p, "true", 4) == 0: return true
+        case 5 where sqlite3_strnicmp(p, "false", 5) == 0: return false
+        default: return nil
+        }
+    }
+
+    /// The one date codec (`sq_date.h`): every form SQLite's date functions read.
+    @usableFromInline
+    static func date(_ b: UnsafeBufferPointer<UInt8>) -> Date? { parseSQLiteDate(b) }
+
+    /// Base64.
+    @usableFromInline
+    static func data(_ b: UnsafeBufferPointer<UInt8>) -> Data? { Data(base64Encoded: Data(b)) }
+
+    @usableFromInline
+    static func string(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
+}
+
+// MARK: - DatabaseValueConvertible from a CSV field (CSVRowCursor)
+
+extension DatabaseValueConvertible {
+    /// Any other type reads the field through ``fromDatabaseValue(_:)``: a NULL field as
+    /// `.null`; text as `.text`, or — when the type refuses the text and it is a number —
+    /// as `.integer` (`-?[0-9]+` within 64 bits), else `.real`. So `Decimal`, `URL`, `UUID`
+    /// and types storing text read their text, and a type storing numbers its number.
+    public static func decode(csvField field: CSVField) throws -> Self {
+        guard let b = field.bytes else {
+            if let v = fromDatabaseValue(.null) { return v }
+            throw field.mismatch(Self.self)
+        }
+        if let v = fromDatabaseValue(.text(CSVText.string(b))) { return v }
+        if let i = CSVText.integer(b, as: Int64.self), let v = fromDatabaseValue(.integer(i)) { return v }
+        if let d = CSVText.double(b), let v = fromDatabaseValue(.real(d)) { return v }
+        throw field.mismatch(Self.self)
+    }
+}
+
+extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
+    /// The raw value's field, then `init(rawValue:)` (string and integer enums).
+    public static func decode(csvField field: CSVField) throws -> Self {
+        if let v = Self(rawValue: try RawValue.decode(csvField: field)) { return v }
+        throw field.mismatch(Self.self)
+    }
+}
+
+extension Optional where Wrapped: DatabaseValueConvertible {
+    /// A NULL field is nil; anything else decodes as `Wrapped`.
+    @inlinable
+    public static func decode(csvField field: CSVField) throws -> Wrapped? {
+        if field.bytes == nil { return nil }
+        return try Wrapped.decode(csvField: field)
+    }
+}
+
+extension DatabaseInteger {
+    /// `-?[0-9]+` within the type's range.
+    public static func decode(csvField field: CSVField) throws -> Self {
+        if let b = field.bytes, let v = CSVText.integer(b, as: Self.self) { return v }
+        throw field.mismatch(Self.self)
+    }
+}
+
+extension UInt64 {
+    /// `[0-9]+` within 64-bit signed range (as SQLite's INTEGER).
+    public static func decode(csvField field: CSVField) throws -> UInt64 {
+        if let b = field.bytes, let v = CSVText.integer(b, as: UInt64.self) { return v }
+        throw field.mismatch(UInt64.self)
+    }
+}
+
+extension UInt {
+    public static func decode(csvField field: CSVField) throws -> UInt {
+        if let b = field.bytes, let v = CSVText.integer(b, as: UInt.self) { return v }
+        throw field.mismatch(UInt.self)
+    }
+}
+
+extension Bool {
+    /// `true`/`false`/`1`/`0`, ASCII case ignored.
+    public static func decode(csvField field: CSVField) throws -> Bool {
+        if let b = field.bytes, let v = CSVText.bool(b) { return v }
+        throw field.mismatch(Bool.self)
+    }
+}
+
+extension Double {
+    public static func decode(csvField field: CSVField) throws -> Double {
+        if let b = field.bytes, let v = CSVText.double(b) { return v }
+        throw field.mismatch(Double.self)
+    }
+}
+
+extension Float {
+    public static func decode(csvField field: CSVField) throws -> Float {
+        if let b = field.bytes, let v = CSVText.float(b) { return v }
+        throw field.mismatch(Float.self)
+    }
+}
+
+extension String {
+    /// The text as it is.
+    public static func decode(csvField field: CSVField) throws -> String {
+        if let b = field.bytes { return CSVText.string(b) }
+        throw field.mismatch(String.self)
+    }
+}
+
+extension Date {
+    /// Any form SQLite's date functions read (the date codec of `sq_date.h`).
+    public static func decode(csvField field: CSVField) throws -> Date {
+        if let b = field.bytes, let v = CSVText.date(b) { return v }
+        throw field.mismatch(Date.self)
+    }
+}
+
+extension Data {
+    /// Base64.
+    public static func decode(csvField field: CSVField) throws -> Data {
+        if let b = field.bytes, let v = CSVText.data(b) { return v }
+        throw field.mismatch(Data.self)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Base64, as `Data`.
+    public static func decode(csvField field: CSVField) throws -> [UInt8] {
+        if let b = field.bytes, let v = CSVText.data(b) { return [UInt8](v) }
+        throw field.mismatch([UInt8].self)
+    }
+}

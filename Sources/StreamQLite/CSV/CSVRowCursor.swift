@@ -1,0 +1,122 @@
+import CStreamQLite
+import Foundation
+
+/// ``RowDecodable`` values read straight from the records of a CSV file or bytes: the
+/// CSV counterpart of ``Database/rows(_:_:_:)`` for a hand-written ``RowDecodable`` type
+/// (``CSVRecordCursor`` is the one for `Decodable`).
+///
+/// Each record is handed to `init(row:)` as a ``Row``: `row[i]` reads the i-th field,
+/// `row["name"]` the field under that header name — the name → field plan is resolved
+/// once per input and then followed record after record, as a statement's is. Field text
+/// converts as ``CSVRecordCursor`` converts it (``DatabaseValueConvertible/decode(csvField:)``):
+/// integers `-?[0-9]+` within the type's range, `Double`/`Float` by Swift's parser,
+/// `Bool` from `true`/`false`/`1`/`0`, `Date` by the one date codec, `Data` from base64,
+/// a NULL field (an empty unquoted field, or the NULL text) `nil` for optionals and an
+/// error otherwise. The same type reads database rows and CSV records:
+///
+/// ```swift
+/// struct Stop: RowDecodable {
+///     var id: String, lat: Double, lon: Double
+///     init(row: Row) throws { id = try row["stop_id"]; lat = try row["stop_lat"]; lon = try row["stop_lon"] }
+/// }
+/// let stops = try CSVRowCursor(Stop.self, contentsOfFile: "gtfs/stops.txt")
+/// while let stop = try stops.next() { … }
+/// let stored = try db.rows(Stop.self, "SELECT stop_id, stop_lat, stop_lon FROM stops").collect()
+/// ```
+///
+/// Reading options are those of ``CSVImportOptions`` (header, delimiter, quote, NULL text,
+/// empty fields, short records, chunk size). Errors are ``CSVImportError``s naming line,
+/// byte, record, field and header name: malformed CSV, and a field that does not convert
+/// (`CSVRowCursor: line 3, byte 12, field 2 (n): '300' is not a UInt8`).
+public final class CSVRowCursor<Record: RowDecodable>: Cursor {
+    private let reader: CSVFieldReader
+    private let record: CSVRecordRow
+
+    /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
+    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {
+        reader = try CSVFieldReader(path: path, options: options, function: "CSVRowCursor")
+        record = CSVRecordRow(reader: reader)
+    }
+
+    /// Reads CSV held in memory.
+    public init(_ type: Record.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions()) throws {
+        reader = try CSVFieldReader(bytes: bytes, options: options, function: "CSVRowCursor")
+        record = CSVRecordRow(reader: reader)
+    }
+
+    /// The header names (after the first ``next()``), or c1, c2, … without a header.
+    public var fieldNames: [String] { reader.fieldNames }
+
+    /// The next value, or nil after the last record.
+    public func next() throws -> Record? {
+        guard try reader.next() else { return nil }
+        return try Record(row: Row(record: record))
+    }
+}
+
+/// The current record of a ``CSVRowCursor`` as a ``Row`` reads it: fields by index, the
+/// name → field plan of the input, and errors with their position.
+@usableFromInline
+final class CSVRecordRow {
+    let reader: CSVFieldReader
+    /// The name → field plan (see ``lookUpTrail(_:_:_:)``), kept for the whole input.
+    @exclusivity(unchecked) @usableFromInline var lookupTrail: [(String, Int)] = []
+    @exclusivity(unchecked) @usableFromInline var lookupHint = 0
+
+    init(reader: CSVFieldReader) { self.reader = reader }
+
+    @usableFromInline var fieldCount: Int { reader.fieldCount }
+    @usableFromInline var fieldNames: [String] { reader.fieldNames }
+
+    /// Field `index` of the current record; a missing field throws.
+    @usableFromInline
+    func field(_ index: Int) throws -> CSVField {
+        guard _fastPath(index >= 0 && index < reader.fieldCount) else {
+            throw failure(CSVFieldError(message: "no field \(index + 1) (the record has \(reader.fieldCount))"),
+                          field: index)
+        }
+        let f = reader.fields[index]
+        return CSVField(bytes: f.isNull ? nil : UnsafeBufferPointer(start: reader.text + f.start, count: f.count))
+    }
+
+    @inlinable @inline(__always)
+    func decode<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        let f = try field(index)
+        do { return try T.decode(csvField: f) } catch { throw failure(error, field: index) }
+    }
+
+    @usableFromInline
+    func isNull(_ index: Int) -> Bool {
+        index < 0 || index >= reader.fieldCount || reader.fields[index].isNull
+    }
+
+    @usableFromInline
+    func value(at index: Int) -> DatabaseValue {
+        guard index >= 0, index < reader.fieldCount, !reader.fields[index].isNull else { return .null }
+        let f = reader.fields[index]
+        return .text(CSVText.string(UnsafeBufferPointer(start: reader.text + f.start, count: f.count)))
+    }
+
+    /// A name not in the plan yet: found by the ingest core's rule and added to the plan.
+    @usableFromInline
+    func resolveField(_ name: String, type: Any.Type) throws -> Int {
+        guard let i = reader.fieldIndex(named: name) else {
+            throw CSVImportError(message: "no field '\(name)' in the header (\(reader.fieldNames.joined(separator: ", ")))",
+                                 line: reader.line, byteOffset: reader.offset, record: reader.record,
+                                 function: "CSVRowCursor")
+        }
+        if lookupTrail.count < 64 { lookupTrail.append((name, i)) }
+        return i
+    }
+
+    /// A conversion error with the field's position.
+    @usableFromInline
+    func failure(_ error: any Error, field index: Int) -> CSVImportError {
+        let message = (error as? CSVFieldError)?.message ?? "\(error)"
+        let inRecord = index >= 0 && index < reader.fieldCount
+        let f = inRecord ? reader.fields[index] : nil
+        return CSVImportError(message: message, line: f?.line ?? reader.line, byteOffset: f?.offset ?? reader.offset,
+                              record: reader.record, field: index + 1,
+                              fieldName: reader.name(of: index), function: "CSVRowCursor")
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+@testable import StreamQLite
+
+/// CSV records into hand-written ``RowDecodable`` values (``CSVRowCursor``).
+@Suite struct CSVRowCursorTests {
+    enum Kind: String, Decodable, DatabaseValueConvertible { case bus, tram }
+
+    /// One type for database rows and CSV records; fields by name.
+    struct Stop: RowDecodable, Decodable, Equatable {
+        var id: Int
+        var name: String
+        var lat: Double
+        var accessible: Bool
+        var kind: Kind
+        var opened: Date?
+        var note: String?
+        var level: Int8?
+        init(id: Int, name: String, lat: Double, accessible: Bool, kind: Kind, opened: Date?, note: String?, level: Int8?) {
+            (self.id, self.name, self.lat, self.accessible, self.kind) = (id, name, lat, accessible, kind)
+            (self.opened, self.note, self.level) = (opened, note, level)
+        }
+        init(row: Row) throws {
+            id = try row["id"]; name = try row["name"]; lat = try row["lat"]; accessible = try row["accessible"]
+            kind = try row["kind"]; opened = try row["opened"]; note = try row["note"]; level = try row["level"]
+        }
+    }
+
+    let csv = #"""
+        ID,name,lat,accessible,kind,opened,note,level
+        1,"Main St, north",47.3769,true,bus,2024-05-01T12:00:00Z,"say ""hi""",-2
+        2,Zürich HB,47.378,0,tram,,,
+        3,"two
+        lines",-1e-3,FALSE,bus,2024-05-02,"",
+        """#
+
+    @Test func readsRecordsIntoRowDecodableValuesAsTheDecodablePathDoes() throws {
+        let cursor = try CSVRowCursor(Stop.self, bytes: Array(csv.utf8))
+        let stops = try cursor.collect()
+        #expect(stops == [
+            Stop(id: 1, name: "Main St, north", lat: 47.3769, accessible: true, kind: .bus,
+                 opened: Date(timeIntervalSince1970: 1_714_564_800), note: "say \"hi\"", level: -2),
+            Stop(id: 2, name: "Zürich HB", lat: 47.378, accessible: false, kind: .tram, opened: nil, note: nil, level: nil),
+            Stop(id: 3, name: "two\nlines", lat: -0.001, accessible: false, kind: .bus,
+                 opened: Date(timeIntervalSince1970: 1_714_608_000), note: "", level: nil),
+        ])
+        #expect(stops == (try CSVRecordCursor(Stop.self, bytes: Array(csv.utf8)).collect()))
+        #expect(cursor.fieldNames == ["ID", "name", "lat", "accessible", "kind", "opened", "note", "level"])
+        // a file in chunks of any size: the same values
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("csv-rows-\(getpid()).csv").path
+        try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for size in [1, 5, 1 << 16] {
+            #expect(try CSVRowCursor(Stop.self, contentsOfFile: path, options: .init(chunkSize: size)).collect() == stops)
+        }
+        #expect(throws: CSVImportError.self) { try CSVRowCursor(Stop.self, contentsOfFile: "/nonexistent.csv") }
+    }
+
+    @Test func theSameTypeReadsDatabaseRows() throws {
+        let db = try Database()
+        try db.execute("CREATE TABLE stops(id INTEGER, name TEXT, lat REAL, accessible INTEGER, kind TEXT, opened DATETIME, note TEXT, level INTEGER)")
+        try db.execute("INSERT INTO stops VALUES (7, 'Depot', 1.25, 1, 'tram', '2024-05-01 12:00:00.000', NULL, 3)")
+        let fromDB = try db.rows(Stop.self, "SELECT * FROM stops").collect()
+        let fromCSV = try CSVRowCursor(Stop.self, bytes: try db.csvBytes("SELECT * FROM stops")).collect()
+        #expect(fromDB == fromCSV)
+        #expect(fromCSV.first?.opened == Date(timeIntervalSince1970: 1_714_564_800))
+    }
+
+    /// Positional reads, the row's view of a record, and no header (names c1, c2, …).
+    @Test func fieldsByIndexAndWithoutHeader() throws {
+        struct Pair: RowDecodable, Equatable {
+            var a: String, b: Int?, count: Int, names: [String], nulls: [Bool], values: [DatabaseValue]
+            init(a: String, b: Int?, count: Int, names: [String], nulls: [Bool], values: [DatabaseValue]) {
+                (self.a, self.b, self.count, self.names, self.nulls, self.values) = (a, b, count, names, nulls, values)
+            }
+            init(row: Row) throws {
+                a = try row[0]; b = try row["C2"]; count = row.count; names = row.columnNames
+                nulls = (0..<row.count).map { row.isNull($0) }; values = (0..<row.count).map { row.value(at: $0) }
+                #expect(row.statement == nil)
+            }
+        }
+        let pairs = try CSVRowCursor(Pair.self, bytes: Array("a;1\nb;NA\n".utf8),
+                                     options: .init(header: false, delimiter: ";", nullText: "NA")).collect()
+        #expect(pairs == [
+            Pair(a: "a", b: 1, count: 2, names: ["c1", "c2"], nulls: [false, false], values: [.text("a"), .text("1")]),
+            Pair(a: "b", b: nil, count: 2, names: ["c1", "c2"], nulls: [false, true], values: [.text("b"), .null]),
+        ])
+    }
+
+    /// Conversion errors are CSVImportErrors naming line, byte, record, field and header name
+    /// (the Decodable path's words, checked against it).
+    @Test func conversionErrorsNameLineByteAndField() throws {
+        struct R: RowDecodable, Decodable { var id: Int; var n: UInt8
+            init(row: Row) throws { id = try row["id"]; n = try row["n"] }
+        }
+        struct ByIndex: RowDecodable { init(row: Row) throws { let _: Int = try row[5] } }
+        func message(_ text: String) -> String {
+            do { _ = try CSVRowCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch { return "\(error)" }
+        }
+        func decodableMessage(_ text: String) -> String {
+            do { _ = try CSVRecordCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch {
+                if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
+                if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
+                return "\(error)"
+            }
+        }
+        #expect(message("id,n\n1,2\n2,300\n") == "CSVRowCursor: line 3, byte 11, field 2 (n): '300' is not a UInt8")
+        #expect(decodableMessage("id,n\n1,2\n2,300\n") == "CSV line 3, byte 11, record 1, field 2 (n): '300' is not a UInt8")
+        #expect(message("id,n\n1.5,2\n") == "CSVRowCursor: line 2, byte 5, field 1 (id): '1.5' is not a Int")
+        #expect(message("id,n\n,2\n") == "CSVRowCursor: line 2, byte 5, field 1 (id): NULL for a non-optional Int")
+        #expect(decodableMessage("id,n\n,2\n") == "CSV line 2, byte 5, record 0, field 1 (id): NULL for a non-optional Int")
+        #expect(message("id\n1\n") == "CSVRowCursor: line 2, byte 3: no field 'n' in the header (id)")
+        #expect(message("id,n\n1,\"2\n") == "CSVRowCursor: line 2, byte 7, field 2 (n): unterminated quoted field (the input ends before its closing quote)")
+        #expect(message("Id,ID,n\n1,2,3\n").contains("header name 'ID' repeats field 1 ('Id')"))
+        do {
+            _ = try CSVRowCursor(R.self, bytes: Array("x,n\n1,2\n\"two\nlines\",\"3\n4\"\n".utf8)).collect()
+            Issue.record("no error")
+        } catch let e as CSVImportError {
+            #expect(e.message == "no field 'id' in the header (x, n)")
+            #expect(e.line == 2 && e.byteOffset == 4 && e.record == 0)
+        }
+        struct S: RowDecodable { var s: String; var n: UInt8
+            init(row: Row) throws { s = try row["s"]; n = try row["n"] }
+        }
+        do {
+            _ = try CSVRowCursor(S.self, bytes: Array("s,n\nx,1\n\"two\nlines\",300\n".utf8)).collect()
+            Issue.record("no error")
+        } catch let e as CSVImportError {
+            // the field's own line and byte (record 1 starts on line 3, its field 2 is on line 4)
+            #expect(e.description == "CSVRowCursor: line 4, byte 20, field 2 (n): '300' is not a UInt8")
+            #expect(e.record == 1 && e.field == 2 && e.fieldName == "n")
+        }
+        #expect(throws: CSVImportError(message: "no field 6 (the record has 2)", line: 2, byteOffset: 4, record: 0,
+                                       field: 6, fieldName: nil, function: "CSVRowCursor")) {
+            try CSVRowCursor(ByIndex.self, bytes: Array("a,b\n1,2\n".utf8)).collect()
+        }
+    }
+
+    /// Types beyond the built-in ones: enums by raw value, Decimal, UUID, URL, a type
+    /// storing integers (read through fromDatabaseValue), DatabaseValue.
+    @Test func otherDatabaseValueConvertibleTypes() throws {
+        struct Cents: DatabaseValueConvertible, Equatable {
+            var value: Int64
+            var databaseValue: DatabaseValue { .integer(value) }
+            static func fromDatabaseValue(_ v: DatabaseValue) -> Cents? { if case .integer(let i) = v { Cents(value: i) } else { nil } }
+        }
+        struct T: RowDecodable {
+            var price: Cents, d: Decimal, u: UUID, url: URL, any: DatabaseValue, data: Data, bytes: [UInt8], f: Float, big: UInt64
+            init(row: Row) throws {
+                price = try row[0]; d = try row[1]; u = try row[2]; url = try row[3]; any = try row[4]
+                data = try row[5]; bytes = try row[6]; f = try row[7]; big = try row[8]
+            }
+        }
+        let text = "price,d,u,url,any,data,bytes,f,big\n250,12345678901234567890.123,E621E1F8-C36C-495A-93FC-0C247A3E6E5F,https://sqlite.org/a?b=1,x y,AAH/,AAH/,0.1,9223372036854775807\n"
+        let t = try #require(try CSVRowCursor(T.self, bytes: Array(text.utf8)).next())
+        #expect(t.price == Cents(value: 250))
+        #expect(t.d == Decimal(string: "12345678901234567890.123"))
+        #expect(t.u == UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+        #expect(t.url == URL(string: "https://sqlite.org/a?b=1"))
+        #expect(t.any == .text("x y"))
+        #expect(t.data == Data([0, 1, 255]) && t.bytes == [0, 1, 255])
+        #expect(t.f == Float(0.1) && t.big == UInt64(Int64.max))
+        struct OnlyCents: RowDecodable { init(row: Row) throws { let _: Cents = try row[0] } }
+        #expect(throws: CSVImportError(message: "'12.5x' is not a Cents", line: 2, byteOffset: 2, record: 0,
+                                       field: 1, fieldName: "p", function: "CSVRowCursor")) {
+            try CSVRowCursor(OnlyCents.self, bytes: Array("p\n12.5x\n".utf8)).collect()
+        }
+        struct OnlyKind: RowDecodable { init(row: Row) throws { let _: Kind = try row[0] } }
+        #expect(throws: CSVImportError(message: "'car' is not a Kind", line: 2, byteOffset: 2, record: 0,
+                                       field: 1, fieldName: "k", function: "CSVRowCursor")) {
+            try CSVRowCursor(OnlyKind.self, bytes: Array("k\ncar\n".utf8)).collect()
+        }
+    }
+
+    /// Python's csv module writes random records; CSVRowCursor reads back exactly what Python
+    /// wrote (Python's JSON of the same records as the oracle), and the same values as
+    /// CSVRecordCursor (Decodable) reads.
+    @Test func readsWhatPythonsCsvWriterWrote() throws {
+        struct Rec: RowDecodable, Decodable, Equatable {
+            var id: Int64, name: String, amount: Double?, flag: Bool, note: String?
+            init(row: Row) throws {
+                id = try row["id"]; name = try row["name"]; amount = try row["amount"]; flag = try row["flag"]; note = try row["note"]
+            }
+        }
+        let texts = csvTrickyTexts.filter { !$0.isEmpty && $0 != "NA" }
+        let script = """
+            import csv, io, json, random, sys
+            texts = json.loads(sys.argv[1])
+            rnd = random.Random(12)
+            rows = []
+            for i in range(3000):
+                amount = rnd.choice([None, rnd.uniform(-1e6, 1e6), rnd.random() * 10 ** rnd.randint(-30, 30), float(rnd.randint(-5, 5))])
+                rows.append({'id': rnd.randint(-2**63, 2**63 - 1), 'name': rnd.choice(texts),
+                             'amount': amount, 'flag': rnd.random() < .5,
+                             'note': rnd.choice([None, rnd.choice(texts)])})
+            out = io.StringIO(newline='')
+            w = csv.writer(out, lineterminator=rnd.choice(['\\r\\n', '\\n']))
+            w.writerow(['id', 'name', 'amount', 'flag', 'note'])
+            for r in rows:
+                w.writerow([r['id'], r['name'], '' if r['amount'] is None else repr(r['amount']),
+                            'true' if r['flag'] else 'FALSE', r['note']])
+            sys.stdout.write(json.dumps({'csv': out.getvalue(), 'rows': rows}))
+            """
+        let json = String(decoding: try JSONEncoder().encode(texts), as: UTF8.self)
+        struct Out: Decodable { var csv: String; var rows: [Rec] }
+        let out = try JSONDecoder().decode(Out.self, from: Data(try csvPython(script, [json]).utf8))
+        #expect(out.rows.count == 3000)
+        let viaRows = try CSVRowCursor(Rec.self, bytes: Array(out.csv.utf8)).collect()
+        #expect(viaRows == out.rows)
+        let viaDecodable = try CSVRecordCursor(Rec.self, bytes: Array(out.csv.utf8)).collect()
+        #expect(viaRows == viaDecodable)
+    }
+}
