@@ -1,0 +1,231 @@
+import CStreamQLite
+import Foundation
+
+/// One SQLite file in WAL mode shared by async code: read-only connections that read in
+/// parallel, and one writer connection whose writes run one after another.
+///
+/// Every connection has a thread of its own, and every SQLite call runs there: the task
+/// that calls ``read(_:)``, ``write(_:)`` or ``jsonChunks(_:_:options:chunksAhead:as:)``
+/// suspends, so no executor thread (Swift's cooperative pool, an event loop) ever waits on
+/// SQLite, on the disk, or on a busy lock. Reads see the last committed write (WAL
+/// snapshots: a read never waits for the writer, the writer never waits for readers).
+///
+/// ```swift
+/// let pool = try DatabasePool(path: "tasks.db", readers: 4)
+/// try await pool.write { db in
+///     try db.execute("CREATE TABLE IF NOT EXISTS tasks(id INTEGER PRIMARY KEY, title TEXT, done INTEGER)")
+///     try db.execute("INSERT INTO tasks(title, done) VALUES (?, ?)", "Buy milk", false)
+/// }
+/// let open = try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM tasks WHERE done = 0") }
+///
+/// // A large result as JSON, chunk by chunk, at the pace of the consumer:
+/// try await pool.writeJSON("SELECT id, title, done FROM tasks ORDER BY id",
+///                          options: JSONWriterOptions(booleanColumns: ["done"])) { chunk in
+///     try await response.write(chunk)   // the chunk is only valid during the call
+/// }
+/// ```
+///
+/// When every reader is busy, a read waits (suspended, first come first served) for one to
+/// come back. Cancelling the waiting task ends the wait with `CancellationError`; cancelling
+/// a task whose read runs interrupts its statement (`SQLITE_INTERRUPT`, see
+/// ``Database/interrupt()``), and a streamed result stops at its next chunk.
+public final class DatabasePool: Sendable {
+    /// The database file.
+    public let path: String
+    /// The number of read-only connections.
+    public let readerCount: Int
+    private let writer: ConnectionThread
+    private let readers: ReaderSet
+
+    /// Opens `path` (created if missing), switches it to WAL mode and opens `readers`
+    /// read-only connections on it.
+    ///
+    /// Throws when the file cannot be opened or cannot use WAL (an in-memory database, a
+    /// file system without shared memory): without WAL, readers and the writer would block
+    /// each other. `configuration` applies to every connection (the busy timeout matters
+    /// when other processes write the same file).
+    public init(path: String, readers: Int = 4, configuration: Database.Configuration = Database.Configuration()) throws {
+        guard readers >= 1 else {
+            throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: readers must be at least 1, not \(readers)")
+        }
+        let writerDatabase = try Database(path: path, flags: .default, configuration: configuration)
+        let mode = try writerDatabase.value(String.self, "PRAGMA journal_mode = WAL")
+        guard mode == "wal" else {
+            throw DatabaseError(code: SQLITE_MISUSE,
+                                message: "DatabasePool: '\(path)' cannot use WAL (journal_mode is \(mode ?? "NULL")); readers would block the writer")
+        }
+        self.path = path
+        self.readerCount = readers
+        writer = ConnectionThread(database: writerDatabase, name: "StreamQLite writer")
+        let readOnly = try (0..<readers).map { i in
+            ConnectionThread(database: try Database(path: path, flags: [.readOnly, .noMutex], configuration: configuration),
+                             name: "StreamQLite reader \(i + 1)")
+        }
+        self.readers = ReaderSet(readOnly)
+    }
+
+    deinit {
+        writer.stop()
+        readers.stopAll()
+    }
+
+    // MARK: Reads and writes
+
+    /// Runs `body` with a read-only connection on its thread; other reads run in parallel.
+    ///
+    /// Everything `body` reads is one consistent snapshot only within one statement, or
+    /// within a transaction it opens itself (`try db.transaction(.deferred) { … }`).
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let reader = try await readers.checkout()
+        defer { readers.checkin(reader) }
+        return try await reader.run(body)
+    }
+
+    /// Runs `body` on the writer connection in an `IMMEDIATE` transaction (committed when it
+    /// returns, rolled back when it throws). Writes run one at a time, in the order asked.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.run { db in try db.transaction { try body(db) } }
+    }
+
+    /// Runs `body` on the writer connection outside a transaction (schema set-up, `PRAGMA`s,
+    /// `VACUUM`, or transactions of your own).
+    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.run(body)
+    }
+
+    // MARK: Streamed JSON
+
+    /// The rows of `sql` as JSON, in chunks, as an `AsyncSequence`: the statement steps on a
+    /// reader's thread and stays at most `chunksAhead` chunks ahead of the consumer, so memory
+    /// stays bounded whatever the size of the result and a slow consumer holds back SQLite,
+    /// not the other way round.
+    ///
+    /// Each chunk holds up to ``JSONWriterOptions/chunkSize`` bytes (64 KiB by default),
+    /// made by `makeChunk` on the producing thread from bytes valid only during that call
+    /// (copy them: `[UInt8](chunk)`, a NIO `ByteBuffer(bytes: chunk)`…). The whole result is
+    /// one statement, so one snapshot. Nothing runs until the first `next()`, which waits for
+    /// a free reader. An error (SQL, binding, ``JSONWriterError``) is thrown by `next()`; the
+    /// chunks before it were already delivered. Dropping the iterator or cancelling the task
+    /// stops the statement and gives the reader back.
+    ///
+    /// ```swift
+    /// var chunks = pool.jsonChunks("SELECT * FROM tasks WHERE done = ?", false,
+    ///                              as: { ByteBuffer(bytes: $0) }).makeAsyncIterator()
+    /// while let chunk = try await chunks.next() { try await writer.write(chunk) }
+    /// ```
+    public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>(
+        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
+        chunksAhead: Int = 4, as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
+    ) -> JSONChunks<Chunk> {
+        var values: [DatabaseValue] = []
+        for argument in repeat each arguments { values.append(argument.databaseValue) }
+        return JSONChunks(pool: self, sql: sql, arguments: values, options: options,
+                          chunksAhead: max(chunksAhead, 1), makeChunk: makeChunk)
+    }
+
+    /// The rows of `sql` as JSON chunks of `[UInt8]`; see ``jsonChunks(_:_:options:chunksAhead:as:)``.
+    public func jsonChunks<each A: DatabaseValueConvertible>(
+        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(), chunksAhead: Int = 4
+    ) -> JSONChunks<[UInt8]> {
+        jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead, as: { [UInt8]($0) })
+    }
+
+    /// Streams the rows of `sql` as JSON to `consumer`, one chunk at a time, and returns the
+    /// number of rows: ``Database/writeJSON(_:_:to:options:)`` for async code.
+    ///
+    /// The statement runs on a reader's thread, at most `chunksAhead` chunks ahead of
+    /// `consumer`, which runs in the calling task and may suspend (a network write): that is
+    /// the backpressure. The chunk is valid only during the call. An error thrown by
+    /// `consumer` stops the statement and is rethrown; so is cancelling the calling task.
+    @discardableResult
+    public func writeJSON<each A: DatabaseValueConvertible>(
+        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
+        chunksAhead: Int = 2, to consumer: (UnsafeRawBufferPointer) async throws -> Void
+    ) async throws -> Int {
+        var iterator = jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
+                                  as: { OwnedChunk($0) }).makeAsyncIterator()
+        while let chunk = try await iterator.next() {
+            try await consumer(chunk.bytes)
+            withExtendedLifetime(chunk) {}
+        }
+        return iterator.rowCount ?? 0
+    }
+
+    /// A reader for a streamed result: waits for one (cancellable).
+    func checkoutReader() async throws -> ConnectionThread { try await readers.checkout() }
+    func checkinReader(_ reader: ConnectionThread) { readers.checkin(reader) }
+}
+
+/// A copy of one chunk, freed with the last reference.
+final class OwnedChunk: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+    init(_ source: UnsafeRawBufferPointer) {
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(source.count, 1), alignment: 1)
+        if source.count > 0 { copy.copyMemory(from: source) }
+        bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<source.count])
+    }
+    deinit { bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() } }
+}
+
+/// The idle readers and the tasks waiting for one (first come, first served).
+private final class ReaderSet: @unchecked Sendable {
+    private let lock = NSLock()
+    private var idle: [ConnectionThread]
+    private let all: [ConnectionThread]
+    private var waiters: [(id: UInt64, continuation: CheckedContinuation<ConnectionThread, any Error>)] = []
+    private var nextID: UInt64 = 0
+
+    init(_ readers: [ConnectionThread]) {
+        idle = readers
+        all = readers
+    }
+
+    /// An idle reader, or the id to wait under.
+    private func takeIdle() -> (ConnectionThread?, UInt64) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let reader = idle.popLast() { return (reader, 0) }
+        nextID += 1
+        return (nil, nextID)
+    }
+
+    func checkout() async throws -> ConnectionThread {
+        let (reader, id) = takeIdle()
+        if let reader { return reader }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                lock.lock()
+                if let reader = idle.popLast() {
+                    lock.unlock()
+                    continuation.resume(returning: reader)
+                } else if Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiters.append((id, continuation))
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            lock.lock()
+            let index = waiters.firstIndex { $0.id == id }
+            let waiter = index.map { waiters.remove(at: $0) }
+            lock.unlock()
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    func checkin(_ reader: ConnectionThread) {
+        lock.lock()
+        if waiters.isEmpty {
+            idle.append(reader)
+            lock.unlock()
+        } else {
+            let waiter = waiters.removeFirst()
+            lock.unlock()
+            waiter.continuation.resume(returning: reader)
+        }
+    }
+
+    func stopAll() { for reader in all { reader.stop() } }
+}

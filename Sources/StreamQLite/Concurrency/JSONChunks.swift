@@ -1,0 +1,193 @@
+import Foundation
+
+/// The rows of a query as JSON chunks, produced on a reader's thread of a ``DatabasePool``
+/// and consumed with `for try await` (see ``DatabasePool/jsonChunks(_:_:options:chunksAhead:as:)``).
+///
+/// Each iterator runs the statement once. Iterators are `Sendable`: one may be started in a
+/// request handler (to see the first chunk, or an error, before answering) and finished in
+/// the response body writer.
+public struct JSONChunks<Chunk: Sendable>: AsyncSequence, Sendable {
+    public typealias Element = Chunk
+    let pool: DatabasePool
+    let sql: String
+    let arguments: [DatabaseValue]
+    let options: JSONWriterOptions
+    let chunksAhead: Int
+    let makeChunk: @Sendable (UnsafeRawBufferPointer) -> Chunk
+
+    public func makeAsyncIterator() -> Iterator { Iterator(handle: ConsumerHandle(ChunkStream(self))) }
+
+    /// Runs the statement on the first ``next()``; stops it when the last copy of the iterator is dropped.
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
+        let handle: ConsumerHandle<Chunk>
+
+        /// The next chunk; nil after the last one; throws the statement's error, or
+        /// `CancellationError` when the task is cancelled.
+        public mutating func next() async throws -> Chunk? { try await handle.stream.next() }
+
+        /// The number of rows written, once ``next()`` has returned nil.
+        public var rowCount: Int? { handle.stream.rowCount }
+    }
+}
+
+/// Held by the iterator only (the producing job holds the stream): when the last copy of
+/// the iterator goes, the stream is cancelled, so the producer never waits for a consumer
+/// that is gone.
+final class ConsumerHandle<Chunk: Sendable>: Sendable {
+    let stream: ChunkStream<Chunk>
+    init(_ stream: ChunkStream<Chunk>) { self.stream = stream }
+    deinit { stream.cancel() }
+}
+
+/// The hand-over between the producing reader thread and the consuming task: at most
+/// `capacity` chunks wait; the producer blocks (its own thread) when they do.
+final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
+    private let source: JSONChunks<Chunk>
+    // Everything below is guarded by `condition`.
+    private let condition = NSCondition()
+    private var chunks: [Chunk] = []
+    private var started = false
+    private var finished = false
+    private var failure: (any Error)?
+    private var rows: Int?
+    private var cancelled = false
+    /// The reader running the statement and its job, while it runs (for cancel → interrupt).
+    private var producer: (thread: ConnectionThread, job: ConnectionThread.Job)?
+    private var consumer: CheckedContinuation<Chunk?, any Error>?
+
+    init(_ source: JSONChunks<Chunk>) { self.source = source }
+
+    var rowCount: Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        return rows
+    }
+
+    // MARK: Consumer (async)
+
+    func next() async throws -> Chunk? {
+        if try await startIfNeeded() { return nil }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiting: CheckedContinuation<Chunk?, any Error>) in
+                condition.lock()
+                if !chunks.isEmpty {
+                    let chunk = chunks.removeFirst()
+                    condition.broadcast()
+                    condition.unlock()
+                    waiting.resume(returning: chunk)
+                } else if finished || cancelled {
+                    let error = cancelled ? CancellationError() : failure
+                    failure = nil
+                    condition.unlock()
+                    if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
+                } else {
+                    consumer = waiting
+                    condition.unlock()
+                }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// Checks out a reader and starts the statement on it (first call only). True when
+    /// there is nothing more to read (finished before).
+    private func startIfNeeded() async throws -> Bool {
+        let (first, done) = markStarted()
+        guard first else { return done }
+        let reader: ConnectionThread
+        do {
+            reader = try await source.pool.checkoutReader()
+        } catch {
+            finish(nil, error: error)
+            throw error
+        }
+        let source = self.source
+        let job = reader.submit { [self] db in
+            defer { source.pool.checkinReader(reader) }
+            guard let db else { return finish(nil, error: CancellationError()) }
+            do {
+                let statement = try db.cachedStatement(source.sql)
+                try statement.bind(arguments: StatementArguments(source.arguments))
+                var sink = ClosureSink { [self] chunk in try send(source.makeChunk(chunk)) }
+                let rows = try db.writeJSON(statement, to: &sink, options: source.options)
+                finish(rows, error: nil)
+            } catch {
+                finish(nil, error: error)
+            }
+        }
+        if register(reader, job) { reader.cancel(job) }
+        return false
+    }
+
+    /// Whether this is the first call, and whether everything was already read.
+    private func markStarted() -> (first: Bool, done: Bool) {
+        condition.lock()
+        defer { condition.unlock() }
+        let first = !started
+        started = true
+        return (first, finished && chunks.isEmpty && failure == nil)
+    }
+
+    /// Records the running job for ``cancel()``; true when it was cancelled meanwhile.
+    private func register(_ reader: ConnectionThread, _ job: ConnectionThread.Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if !finished { producer = (reader, job) }
+        return cancelled && !finished
+    }
+
+    // MARK: Producer (the reader's thread; may block)
+
+    /// Hands over a chunk; waits while `capacity` chunks are pending; throws once the consumer went away.
+    private func send(_ chunk: Chunk) throws {
+        condition.lock()
+        while chunks.count >= source.chunksAhead && !cancelled { condition.wait() }
+        if cancelled {
+            condition.unlock()
+            throw CancellationError()
+        }
+        if let waiting = consumer {
+            consumer = nil
+            condition.unlock()
+            waiting.resume(returning: chunk)
+            return
+        }
+        chunks.append(chunk)
+        condition.unlock()
+    }
+
+    /// The producer is done; after this it never touches the connection again.
+    private func finish(_ rows: Int?, error: (any Error)?) {
+        condition.lock()
+        finished = true
+        producer = nil
+        self.rows = rows
+        if !cancelled { failure = error }
+        let waiting = consumer
+        consumer = nil
+        let failure = self.failure
+        if waiting != nil { self.failure = nil }
+        condition.unlock()
+        if let waiting {
+            if let failure { waiting.resume(throwing: failure) } else { waiting.resume(returning: nil) }
+        }
+    }
+
+    /// The consumer gives up (dropped the iterator, or its task was cancelled): pending chunks
+    /// are dropped, the producer's next hand-over throws, a running statement is interrupted.
+    func cancel() {
+        condition.lock()
+        guard !cancelled else { return condition.unlock() }
+        cancelled = true
+        chunks.removeAll()
+        condition.broadcast()
+        let producer = self.producer
+        let waiting = consumer
+        consumer = nil
+        condition.unlock()
+        // The thread interrupts only while this job runs (never the reader's next one).
+        if let producer { producer.thread.cancel(producer.job) }
+        waiting?.resume(throwing: CancellationError())
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+import StreamQLite
+
+/// ``DatabasePool``: reads in parallel on read-only WAL connections, writes serialized on
+/// one writer, streamed JSON with backpressure, cancellation.
+@Suite struct DatabasePoolTests {
+    func makePool(readers: Int = 2, rows: Int = 0) async throws -> (DatabasePool, String) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("t.db").path
+        let pool = try DatabasePool(path: path, readers: readers)
+        try await pool.write { db in
+            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, title TEXT)")
+            if rows > 0 {
+                try db.execute("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?) INSERT INTO t SELECT i, 'task ' || i FROM c", rows)
+            }
+        }
+        return (pool, path)
+    }
+
+    @Test func walIsRequired() throws {
+        #expect(throws: DatabaseError.self) { try DatabasePool(path: ":memory:") }
+        #expect(throws: DatabaseError.self) { try DatabasePool(path: "/tmp/x.db", readers: 0) }
+    }
+
+    @Test func parallelReadsSeeCommittedWrites() async throws {
+        let (pool, _) = try await makePool(readers: 4)
+        for round in 1...5 {
+            try await pool.write { db in try db.execute("INSERT INTO t(title) VALUES (?)", "round \(round)") }
+            let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 { group.addTask { try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t")! } } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(counts == Array(repeating: round, count: 8))
+        }
+    }
+
+    // Two reads that can only finish if they run at the same time (each waits for the other).
+    @Test func readsRunInParallel() async throws {
+        let (pool, _) = try await makePool(readers: 2)
+        let a = DispatchSemaphore(value: 0), b = DispatchSemaphore(value: 0)
+        async let first: Bool = pool.read { _ in a.signal(); return b.wait(timeout: .now() + 10) == .success }
+        async let second: Bool = pool.read { _ in b.signal(); return a.wait(timeout: .now() + 10) == .success }
+        let both = try await (first, second)
+        #expect(both == (true, true))
+    }
+
+    @Test func writesAreSerializedAndRolledBackOnError() async throws {
+        let (pool, _) = try await makePool()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<50 {
+                group.addTask {
+                    try await pool.write { db in
+                        let n = try db.value(Int.self, "SELECT count(*) FROM t")!
+                        try db.execute("INSERT INTO t(id, title) VALUES (?, ?)", n + 1, "w\(i)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 50)
+        struct Boom: Error {}
+        await #expect(throws: Boom.self) {
+            try await pool.write { db in try db.execute("DELETE FROM t"); throw Boom() }
+        }
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 50)
+        // Readers are read-only.
+        await #expect(throws: DatabaseError.self) { try await pool.read { db in try db.execute("DELETE FROM t") } }
+    }
+
+    @Test func streamedJSONEqualsTheSynchronousWriter() async throws {
+        let (pool, path) = try await makePool(rows: 20_000)
+        var streamed: [UInt8] = []
+        var chunks = 0
+        let rows = try await pool.writeJSON("SELECT id, title FROM t WHERE id > ? ORDER BY id", 10) { chunk in
+            streamed.append(contentsOf: chunk)
+            chunks += 1
+        }
+        let db = try Database(path: path)
+        #expect(streamed == (try db.jsonBytes("SELECT id, title FROM t WHERE id > ? ORDER BY id", 10)))
+        #expect(rows == 19_990 && chunks > 1)
+        var collected: [UInt8] = []
+        for try await chunk in pool.jsonChunks("SELECT id, title FROM t WHERE id > ? ORDER BY id", 10, options: JSONWriterOptions(chunkSize: 1000)) {
+            #expect(chunk.count <= 1000)
+            collected += chunk
+        }
+        #expect(collected == streamed)
+        #expect(try await pool.writeJSON("SELECT 1 AS x WHERE 0") { _ in } == 0)
+    }
+
+    @Test func errorsReachTheConsumer() async throws {
+        let (pool, _) = try await makePool(readers: 1, rows: 10)
+        await #expect(throws: DatabaseError.self) { try await pool.writeJSON("SELECT nope FROM t") { _ in } }
+        await #expect(throws: DatabaseError.self) { try await pool.writeJSON("SELECT * FROM t WHERE id = ?") { _ in } }
+        struct Stop: Error {}
+        let (bigPool, _) = try await makePool(readers: 1, rows: 50_000)
+        await #expect(throws: Stop.self) { try await bigPool.writeJSON("SELECT * FROM t") { _ in throw Stop() } }
+        // The one reader came back each time.
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 10)
+        #expect(try await bigPool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 50_000)
+    }
+
+    // The write lands while a read is half way through its result; the read finishes on its
+    // snapshot, the next read sees the write.
+    @Test func aWriteDuringALongRead() async throws {
+        let (pool, _) = try await makePool(readers: 1, rows: 30_000)
+        var iterator = pool.jsonChunks("SELECT id FROM t ORDER BY id", options: JSONWriterOptions(format: .arrayOfArrays, chunkSize: 256),
+                                       chunksAhead: 1).makeAsyncIterator()
+        var body = try #require(try await iterator.next())
+        let started = Date()
+        try await pool.write { db in try db.execute("DELETE FROM t WHERE id > 10") }
+        #expect(Date().timeIntervalSince(started) < 5, "the writer did not wait for the reader")
+        while let chunk = try await iterator.next() { body += chunk }
+        let ids = try JSONSerialization.jsonObject(with: Data(body)) as! [[Int]]
+        #expect(ids.count == 30_000 && ids.last == [30_000])
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 10)
+    }
+
+    @Test func cancellingARunningReadInterruptsIt() async throws {
+        let (pool, _) = try await makePool(readers: 1)
+        let task = Task {
+            try await pool.read { db in
+                try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) SELECT count(*) FROM c")
+            }
+        }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let t0 = Date()
+        task.cancel()
+        await #expect(throws: (any Error).self) { try await task.value }
+        #expect(Date().timeIntervalSince(t0) < 5)
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT 7") } == 7)
+    }
+
+    @Test func cancellingAWaitForAReader() async throws {
+        let (pool, _) = try await makePool(readers: 1, rows: 50_000)
+        // The one reader is held by a stream whose consumer does not read.
+        var held = pool.jsonChunks("SELECT * FROM t", options: JSONWriterOptions(chunkSize: 64), chunksAhead: 1).makeAsyncIterator()
+        _ = try await held.next()
+        let waiting = Task { try await pool.read { db in try db.value(Int.self, "SELECT 1") } }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        // Dropping the iterator mid-result stops the statement and gives the reader back.
+        held = pool.jsonChunks("SELECT 1").makeAsyncIterator()
+        let back = Task { try await pool.read { db in try db.value(Int.self, "SELECT 2") } }
+        let result = try await back.value
+        #expect(result == 2)
+        _ = held
+    }
+
+    @Test func cancellingAStreamingTask() async throws {
+        let (pool, _) = try await makePool(readers: 1, rows: 50_000)
+        let task = Task {
+            try await pool.writeJSON("SELECT * FROM t", options: JSONWriterOptions(chunkSize: 64)) { _ in
+                try await Task.sleep(nanoseconds: 1_000_000)
+            }
+        }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 50_000)
+    }
+}
