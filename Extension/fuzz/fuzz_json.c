@@ -5,7 +5,9 @@
 ** from the input's first bytes (1..64), pausing after some events.  Both
 ** runs must give the same event stream (type, text, flags, offset, line,
 ** column, depth) and the same final status/error; every string/key text
-** must be valid UTF-8; the NDJSON mode is exercised on odd inputs.
+** must be valid UTF-8; the NDJSON mode is exercised on odd inputs, and a
+** small token limit (3..8 bytes) on some: accepting or refusing a token
+** must not depend on where the input was cut either.
 */
 #include "sq_internal.h"
 #include "sq_json.h"
@@ -104,6 +106,7 @@ static int feed_all(sq_json_parser *p, const uint8_t *b, size_t n){
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   Rec whole = {0,0,0,0,0}, cut = {0,0,0,0,0};
   unsigned opts = 0;
+  size_t limit = 0;
   sq_json_parser *p;
   int rc;
   size_t pos = 0, seed_i = 0;
@@ -115,12 +118,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   if( n>0 && data[0]>=0xF8 ){
     opts = (data[0] & 1) ? SQ_JSON_OPT_MULTIPLE : 0;
     seed[0] = (uint8_t)(data[0] & 7);
+    if( data[0] & 2 ) limit = 1 + (size_t)(data[0] & 7);
     doc++; n--;
   }
 
   p = sq_json_new(on_event, &whole);
   if( !p ) return 0;
   sq_json_set_options(p, opts);
+  if( limit ) sq_json_set_max_token(p, limit);
   rc = sq_json_feed(p, doc, n);
   if( rc==SQ_JSON_PAUSED ) abort();
   finish_rec(&whole, p, rc);
@@ -129,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   p = sq_json_new(on_event, &cut);
   if( !p ){ free(whole.b); return 0; }
   sq_json_set_options(p, opts);
+  if( limit ) sq_json_set_max_token(p, limit);
   cut.pause_mod = 3;
   rc = SQ_JSON_OK;
   while( rc!=SQ_JSON_ERROR && pos<n ){

@@ -85,7 +85,13 @@
 ** Nesting deeper than SQ_JSON_MAX_DEPTH (1000) containers is an error.
 ** A single token (string, key, number) longer than the token limit
 ** (default SQ_JSON_DEFAULT_MAX_TOKEN, 64 MiB; sq_json_set_max_token) is an
-** error, so a hostile input cannot make the parser allocate without bound:
+** error (SQ_JSON_E_TOO_LONG at the token's first byte).  One rule, whatever
+** the chunking: a string's or key's raw input bytes between its quotes
+** (escapes counted as written: "a\n" is 3 bytes), a number's run of number
+** characters; true/false/null are not limited.  A token over the limit is
+** refused before anything else in it is checked, so whether an input is
+** accepted, and which error it gets, never depends on where it was cut.
+** So a hostile input cannot make the parser allocate without bound:
 ** the parser's memory is its fixed struct plus one scratch buffer no
 ** larger than the longest token (only used for strings with escapes or
 ** tokens split across chunks).
@@ -199,7 +205,7 @@ void sq_json_reset(sq_json_parser *p);
 void sq_json_set_options(sq_json_parser *p, unsigned options);
 /* Lower the nesting limit (1..SQ_JSON_MAX_DEPTH; other values are clamped). */
 void sq_json_set_max_depth(sq_json_parser *p, int max_depth);
-/* Token size limit in bytes (raw input bytes of one string/number). */
+/* Token size limit in bytes (see GRAMMAR: raw bytes of one string/number). */
 void sq_json_set_max_token(sq_json_parser *p, size_t max_bytes);
 
 /* Parses the next `len` bytes of input.  Returns SQ_JSON_OK (all bytes
@@ -232,6 +238,43 @@ int sq_json_depth(const sq_json_parser *p);
 ** overflow gives +/-HUGE_VAL. */
 int sq_json_number_int64(const char *text, size_t len, int64_t *out);
 double sq_json_number_double(const char *text, size_t len);
+
+/* PATH MATCHING
+**
+** Which arrays of a document a path selects: the one rule behind the
+** ingest core's JSON driver (json_stream, importJSON: '$.data.items',
+** '$.a[2]."k.x"') and the Swift decoder's elements(of:layout: .arrayAt).
+** A path is a list of steps, each an object key (compared byte for byte
+** with the unescaped key) or an array index (0-based); no steps: the
+** top-level value.  Every array found at the path is selected (a key that
+** is repeated selects each of its arrays, in document order).
+**
+**     sq_json_path *m = sq_json_path_new();
+**     sq_json_path_add_key(m, "data", 4);
+**     ...  in the parser callback, for every token outside a selected array
+**     ...  (and for the END_ARRAY closing one):
+**     switch( sq_json_path_match(m, t) ){
+**       case SQ_JSON_PATH_ARRAY: ... its elements come next, at depth
+**                                     sq_json_path_steps(m)+1 ...
+**       case SQ_JSON_PATH_OTHER: ... an object or a scalar at the path ...
+**     }
+**
+** sq_json_path_restart() before a new document.  Allocation failures:
+** sq_json_path_new returns NULL, the add functions SQ_JSON_E_NOMEM; more
+** than SQ_JSON_MAX_DEPTH steps is SQ_JSON_E_DEPTH; 0 on success. */
+typedef struct sq_json_path sq_json_path;
+
+#define SQ_JSON_PATH_NO     0   /* the token is not a value at the path */
+#define SQ_JSON_PATH_ARRAY  1   /* a BEGIN_ARRAY at the path: selected */
+#define SQ_JSON_PATH_OTHER  2   /* an object or a scalar at the path */
+
+sq_json_path *sq_json_path_new(void);
+void sq_json_path_free(sq_json_path *m);
+int sq_json_path_add_key(sq_json_path *m, const char *key, size_t n);
+int sq_json_path_add_index(sq_json_path *m, int64_t index);
+int sq_json_path_steps(const sq_json_path *m);
+void sq_json_path_restart(sq_json_path *m);
+int sq_json_path_match(sq_json_path *m, const sq_json_token *t);
 
 #ifdef __cplusplus
 }

@@ -203,8 +203,7 @@ struct sq_ingest {
   int row_depth;
   int in_target;
   int targets_seen;
-  int mdepth;
-  unsigned char *parent_obj, *key_ok; int64_t *arr_idx;   /* [nstep+2] */
+  sq_json_path *pm;           /* the path's matcher (sq_json.h), made from the steps */
   int cap_on, cap_sep;        /* capturing a nested value */
   int64_t cap_off;
   int wsep;                   /* whole values: separator state */
@@ -350,9 +349,7 @@ void sq_ingest_free(sq_ingest *g){
   sqlite3_free(g->keybuf.z);
   for(i=0; i<g->ncache; i++) sqlite3_free(g->cache[i].key);
   sq_json_free(g->p);
-  sqlite3_free(g->parent_obj);
-  sqlite3_free(g->key_ok);
-  sqlite3_free(g->arr_idx);
+  sq_json_path_free(g->pm);
   ing_clear_error(g);
   sqlite3_free(g);
 }
@@ -363,14 +360,9 @@ static void ing_reset_json(sq_ingest *g){
   g->row_depth = 0;
   g->in_target = g->mode==M_NDJSON;
   g->targets_seen = 0;
-  g->mdepth = 0;
   g->cap_on = 0;
   g->paused = 0;
-  if( g->parent_obj ){
-    memset(g->parent_obj, 0, (size_t)g->nstep+2);
-    memset(g->key_ok, 0, (size_t)g->nstep+2);
-    memset(g->arr_idx, 0, sizeof(int64_t)*((size_t)g->nstep+2));
-  }
+  if( g->pm ) sq_json_path_restart(g->pm);
   if( g->p ){
     sq_json_reset(g->p);
     sq_json_set_options(g->p, g->mode==M_ARRAY ? 0 : SQ_JSON_OPT_MULTIPLE);
@@ -581,6 +573,20 @@ static int ing_build_targets(sq_ingest *g){
   return SQ_INGEST_OK;
 }
 
+/* The path's matcher (the one rule of sq_json.h, shared with the Swift
+** decoder's streamed arrays), made from the steps. */
+static sq_json_path *ing_new_matcher(const sq_ingest *g){
+  sq_json_path *m = sq_json_path_new();
+  int i, rc = 0;
+  for(i=0; m && !rc && i<g->nstep; i++){
+    const IngStep *st = &g->steps[i];
+    rc = st->is_index ? sq_json_path_add_index(m, st->index)
+                      : sq_json_path_add_key(m, st->key, (size_t)st->nkey);
+  }
+  if( rc ){ sq_json_path_free(m); m = 0; }
+  return m;
+}
+
 static int ing_prepare(sq_ingest *g){
   int i, n = g->ncol>0 ? g->ncol : 1;
   if( g->prepared ) return g->err.code ? SQ_INGEST_ERROR : SQ_INGEST_OK;
@@ -598,12 +604,10 @@ static int ing_prepare(sq_ingest *g){
   g->seen_klen = sqlite3_malloc64(sizeof(int64_t)*(sqlite3_uint64)n);
   g->named0 = sqlite3_malloc64((sqlite3_uint64)n);
   g->omitted = sqlite3_malloc64((sqlite3_uint64)n);
-  g->parent_obj = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
-  g->key_ok = sqlite3_malloc64((sqlite3_uint64)g->nstep+2);
-  g->arr_idx = sqlite3_malloc64(sizeof(int64_t)*((sqlite3_uint64)g->nstep+2));
+  g->pm = ing_new_matcher(g);
   if( !g->ident || !g->slots || !g->seen || !g->seen_pos || !g->seen_fld || !g->seen_koff
       || !g->seen_klen || !g->named0 || !g->omitted
-      || !g->parent_obj || !g->key_ok || !g->arr_idx ){
+      || !g->pm ){
     return ing_nomem(g);
   }
   for(i=0; i<n; i++){
@@ -1663,7 +1667,7 @@ static int ing_outside_token(sq_ingest *g, const sq_json_token *t){
     if( d==g->row_depth && ing_is_value_start(ty) ) return ing_record_start(g, t);
     if( g->mode==M_ARRAY && ty==SQ_JSON_END_ARRAY && d==g->row_depth-1 ){
       g->in_target = 0;
-      if( g->mdepth>d ) g->mdepth = d;
+      sq_json_path_match(g->pm, t);
     }
     return SQ_JSON_CONTINUE;
   }
@@ -1690,53 +1694,26 @@ static int ing_outside_token(sq_ingest *g, const sq_json_token *t){
                  "top-level array (for NDJSON whose lines are arrays, pass 'ndjson' as the path)");
     return 2;
   }
-  if( ty==SQ_JSON_END_OBJECT || ty==SQ_JSON_END_ARRAY ){
-    if( g->mdepth>d ) g->mdepth = d;
-    return SQ_JSON_CONTINUE;
-  }
-  if( g->mdepth!=d || d>g->nstep ) return SQ_JSON_CONTINUE;
-  if( ty==SQ_JSON_KEY ){
-    const IngStep *st = &g->steps[d-1];
-    g->key_ok[d] = !st->is_index && (size_t)st->nkey==t->len && memcmp(st->key, t->text, t->len)==0;
-    return SQ_JSON_CONTINUE;
-  }
-  {
-    int match;
-    if( d==0 ){
-      match = 1;
-    }else if( g->parent_obj[d] ){
-      match = g->key_ok[d];
-    }else{
-      const IngStep *st = &g->steps[d-1];
-      match = st->is_index && st->index==g->arr_idx[d];
-      g->arr_idx[d]++;
-    }
-    if( !match ) return SQ_JSON_CONTINUE;
-    if( d==g->nstep ){
-      if( ty!=SQ_JSON_BEGIN_ARRAY ){
-        ING_POS(t);
-        if( g->nstep==0 ){
-          ing_fail_pos(g, SQ_INGEST_E_LAYOUT, &pos_, 0, 0, "expected an array %sat the top level, found %s",
-                       g->whole ? "" : "of objects ", ing_token_kind(ty));
-        }else{
-          ing_fail_path(g, &pos_, ty==SQ_JSON_BEGIN_OBJECT ? "selects an object, not an array"
-                                                           : "selects a scalar, not an array");
-        }
-        return 2;
-      }
+  switch( sq_json_path_match(g->pm, t) ){
+    case SQ_JSON_PATH_ARRAY:
       g->in_target = 1;
       g->targets_seen++;
       g->row_depth = d+1;
       return SQ_JSON_CONTINUE;
+    case SQ_JSON_PATH_OTHER: {
+      ING_POS(t);
+      if( g->nstep==0 ){
+        ing_fail_pos(g, SQ_INGEST_E_LAYOUT, &pos_, 0, 0, "expected an array %sat the top level, found %s",
+                     g->whole ? "" : "of objects ", ing_token_kind(ty));
+      }else{
+        ing_fail_path(g, &pos_, ty==SQ_JSON_BEGIN_OBJECT ? "selects an object, not an array"
+                                                         : "selects a scalar, not an array");
+      }
+      return 2;
     }
-    if( ty==SQ_JSON_BEGIN_OBJECT || ty==SQ_JSON_BEGIN_ARRAY ){
-      g->mdepth = d+1;
-      g->parent_obj[d+1] = ty==SQ_JSON_BEGIN_OBJECT;
-      g->key_ok[d+1] = 0;
-      g->arr_idx[d+1] = 0;
-    }
+    default:
+      return SQ_JSON_CONTINUE;
   }
-  return SQ_JSON_CONTINUE;
 }
 
 /* The next record (the common case of ing_record_start). */

@@ -636,11 +636,50 @@ static int finish_carry(sq_json_parser *p, int final){
   }
 }
 
+/* The token limit, one rule whatever the chunking: a string's raw input
+** bytes between its quotes (escapes as written), a number's characters
+** (the run of number characters, valid or not) must not exceed max_token;
+** true/false/null are not limited.  A token over the limit is refused as
+** too long at its first byte, before anything else in it is checked, so
+** accepting or refusing never depends on where the input was cut.
+** string_extent: for the string whose opening quote is at s, 1 when its
+** raw content exceeds the limit, 0 when its closing quote comes within
+** the limit, -1 when the chunk ends first (the token must be carried). */
+static int string_extent(const sq_json_parser *p, const u8 *s, const u8 *end){
+  const u8 *q = s+1;
+  size_t room = p->max_token;
+  while( q<end ){
+    if( *q=='"' ) return 0;
+    if( *q=='\\' ){
+      if( room<2 ) return q+1<end || room==0 ? 1 : -1;
+      if( q+1>=end ) return -1;
+      q += 2; room -= 2;
+      continue;
+    }
+    if( room==0 ) return 1;
+    q++; room--;
+  }
+  return -1;
+}
+
+/* number_extent: the same for the number starting at s: 1 over the limit,
+** 0 when its run of number characters ends within it, -1 when the chunk
+** ends first. */
+static int number_extent(const sq_json_parser *p, const u8 *s, const u8 *end){
+  const u8 *q = s;
+  while( q<end && is_number_char(*q) ){
+    if( (size_t)(q-s)>=p->max_token ) return 1;
+    q++;
+  }
+  return q<end ? 0 : -1;
+}
+
 /* Starts carrying the token [s, end) (cut by the end of the chunk). */
 static int start_carry(sq_json_parser *p, int kind, const u8 *s, const u8 *end,
                        uint64_t off, int is_key){
   size_t n = (size_t)(end-s);
-  if( n>p->max_token ){
+  /* the token limit counts a string's raw bytes after its opening quote */
+  if( kind!=CARRY_LITERAL && n - (kind==CARRY_STRING) > p->max_token ){
     return set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit", off);
   }
   if( !buf_reserve(p, n<256 ? 256 : n) ){
@@ -688,11 +727,15 @@ static int continue_carry(sq_json_parser *p, const u8 **ps, const u8 *end){
     while( q<end && is_number_char(*q) ) q++;
     done = q<end;
   }else{
-    while( q<end && is_letter(*q) ) q++;
-    done = q<end;
+    /* true/false/null are not limited: six letters are already no literal */
+    while( q<end && is_letter(*q) && p->buf_len+(size_t)(q-s)<6 ) q++;
+    done = q<end || p->buf_len+(size_t)(q-s)>=6;
   }
   add = (size_t)(q-s);
-  if( p->buf_len+add>p->max_token ){
+  /* The token limit (one rule whatever the chunking, see token_too_long):
+  ** a string's raw bytes between its quotes, a number's characters. */
+  if( p->carry!=CARRY_LITERAL
+      && p->buf_len+add - (p->carry==CARRY_STRING ? 1u+(unsigned)done : 0u) > p->max_token ){
     return set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit",
                      p->tok_offset);
   }
@@ -877,11 +920,24 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
         int lr = lex_number(s, end, 0, &n, &flags, &e);
         if( SQ_LIKELY(lr==LEX_OK) ){
           const u8 *t = s;
+          if( SQ_UNLIKELY(n>p->max_token) ){
+            rc = set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit", off);
+            goto out;
+          }
           s += n;
           rc = emit_scalar(p, SQ_JSON_NUMBER, flags, t, n, off, p->line,
                            off - p->line_start + 1);
           if( rc ) goto out;
           goto L_after_value;
+        }
+        /* the whole run of number characters is the token (as carried) */
+        if( lr==LEX_ERR ){
+          int x = number_extent(p, s, end);
+          if( x>0 ){
+            rc = set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit", off);
+            goto out;
+          }
+          if( x<0 ) lr = LEX_MORE;
         }
         if( lr==LEX_MORE ){
           rc = start_carry(p, CARRY_NUMBER, s, end, off, 0);
@@ -999,16 +1055,24 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
           if( is_key ) goto L_colon;
           goto L_after_value;
         }
-        if( c<0x80 ){
-          rc = set_token_error(p, SQ_JSON_E_SYNTAX, "unescaped control character in a string",
-                               off, p->line, col, (size_t)(q-s));
-          goto out;
-        }else{
-          int k = utf8_seq(q, end);
+        {
+          int k = c<0x80 ? 0 : utf8_seq(q, end), x;
           if( k>0 ){ q += k; continue; }
           if( k<0 ) goto string_carry;
-          rc = set_token_error(p, SQ_JSON_E_UTF8, "invalid UTF-8 in a string",
-                               off, p->line, col, (size_t)(q-s));
+          /* an invalid byte: only in a string within the token limit */
+          x = string_extent(p, s, end);
+          if( x>0 ){
+            rc = set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit", off);
+            goto out;
+          }
+          if( x<0 ) goto string_carry;
+          if( c<0x80 ){
+            rc = set_token_error(p, SQ_JSON_E_SYNTAX, "unescaped control character in a string",
+                                 off, p->line, col, (size_t)(q-s));
+          }else{
+            rc = set_token_error(p, SQ_JSON_E_UTF8, "invalid UTF-8 in a string",
+                                 off, p->line, col, (size_t)(q-s));
+          }
           goto out;
         }
       }
@@ -1054,6 +1118,121 @@ int sq_json_finish(sq_json_parser *p){
     return SQ_JSON_ERROR;
   }
   return SQ_JSON_OK;
+}
+
+/* ---------------------------------------------------------------- paths */
+
+typedef struct PathStep { int is_index; int64_t index; char *key; size_t nkey; } PathStep;
+
+struct sq_json_path {
+  PathStep *steps;
+  int nstep;
+  /* per depth 0..nstep: the containers on the path so far */
+  int mdepth;                 /* depth of the deepest container on the path, + 1 */
+  unsigned char *parent_obj;  /* [d]: the container at depth d-1 is an object */
+  unsigned char *key_ok;      /* [d]: its current key is step d-1's */
+  int64_t *arr_idx;           /* [d]: its next element's index */
+};
+
+sq_json_path *sq_json_path_new(void){
+  sq_json_path *m = (sq_json_path*)SQ_JSON_MALLOC(sizeof *m);
+  if( !m ) return 0;
+  memset(m, 0, sizeof *m);
+  m->parent_obj = (unsigned char*)SQ_JSON_MALLOC(2);
+  m->key_ok = (unsigned char*)SQ_JSON_MALLOC(2);
+  m->arr_idx = (int64_t*)SQ_JSON_MALLOC(2*sizeof(int64_t));
+  if( !m->parent_obj || !m->key_ok || !m->arr_idx ){ sq_json_path_free(m); return 0; }
+  sq_json_path_restart(m);
+  return m;
+}
+
+void sq_json_path_free(sq_json_path *m){
+  int i;
+  if( !m ) return;
+  for(i=0; i<m->nstep; i++) SQ_JSON_FREE(m->steps[i].key);
+  SQ_JSON_FREE(m->steps);
+  SQ_JSON_FREE(m->parent_obj);
+  SQ_JSON_FREE(m->key_ok);
+  SQ_JSON_FREE(m->arr_idx);
+  SQ_JSON_FREE(m);
+}
+
+static int path_add(sq_json_path *m, int is_index, int64_t index, const char *key, size_t n){
+  PathStep *a;
+  void *po, *ko, *ai;
+  size_t k = (size_t)m->nstep + 3;
+  if( m->nstep>=SQ_JSON_MAX_DEPTH ) return SQ_JSON_E_DEPTH;
+  a = (PathStep*)SQ_JSON_REALLOC(m->steps, sizeof(PathStep)*((size_t)m->nstep+1));
+  if( !a ) return SQ_JSON_E_NOMEM;
+  m->steps = a;
+  po = SQ_JSON_REALLOC(m->parent_obj, k);
+  if( po ) m->parent_obj = (unsigned char*)po;
+  ko = SQ_JSON_REALLOC(m->key_ok, k);
+  if( ko ) m->key_ok = (unsigned char*)ko;
+  ai = SQ_JSON_REALLOC(m->arr_idx, k*sizeof(int64_t));
+  if( ai ) m->arr_idx = (int64_t*)ai;
+  if( !po || !ko || !ai ) return SQ_JSON_E_NOMEM;
+  memset(&a[m->nstep], 0, sizeof(PathStep));
+  a[m->nstep].is_index = is_index;
+  a[m->nstep].index = index;
+  if( !is_index ){
+    a[m->nstep].key = (char*)SQ_JSON_MALLOC(n+1);
+    if( !a[m->nstep].key ) return SQ_JSON_E_NOMEM;
+    if( n ) memcpy(a[m->nstep].key, key, n);
+    a[m->nstep].key[n] = 0;
+    a[m->nstep].nkey = n;
+  }
+  m->nstep++;
+  sq_json_path_restart(m);
+  return 0;
+}
+
+int sq_json_path_add_key(sq_json_path *m, const char *key, size_t n){
+  return path_add(m, 0, 0, key ? key : "", key ? n : 0);
+}
+int sq_json_path_add_index(sq_json_path *m, int64_t index){
+  return path_add(m, 1, index<0 ? -1 : index, 0, 0);
+}
+int sq_json_path_steps(const sq_json_path *m){ return m->nstep; }
+
+void sq_json_path_restart(sq_json_path *m){
+  m->mdepth = 0;
+  memset(m->parent_obj, 0, (size_t)m->nstep+2);
+  memset(m->key_ok, 0, (size_t)m->nstep+2);
+  memset(m->arr_idx, 0, sizeof(int64_t)*((size_t)m->nstep+2));
+}
+
+int sq_json_path_match(sq_json_path *m, const sq_json_token *t){
+  int d = t->depth, ty = t->type, match;
+  if( ty==SQ_JSON_END_OBJECT || ty==SQ_JSON_END_ARRAY ){
+    if( m->mdepth>d ) m->mdepth = d;
+    return SQ_JSON_PATH_NO;
+  }
+  if( m->mdepth!=d || d>m->nstep ) return SQ_JSON_PATH_NO;
+  if( ty==SQ_JSON_KEY ){
+    const PathStep *st = &m->steps[d-1];
+    m->key_ok[d] = !st->is_index && st->nkey==t->len
+                   && (t->len==0 || memcmp(st->key, t->text, t->len)==0);
+    return SQ_JSON_PATH_NO;
+  }
+  if( d==0 ){
+    match = 1;
+  }else if( m->parent_obj[d] ){
+    match = m->key_ok[d];
+  }else{
+    const PathStep *st = &m->steps[d-1];
+    match = st->is_index && st->index==m->arr_idx[d];
+    m->arr_idx[d]++;
+  }
+  if( !match ) return SQ_JSON_PATH_NO;
+  if( d==m->nstep ) return ty==SQ_JSON_BEGIN_ARRAY ? SQ_JSON_PATH_ARRAY : SQ_JSON_PATH_OTHER;
+  if( ty==SQ_JSON_BEGIN_OBJECT || ty==SQ_JSON_BEGIN_ARRAY ){
+    m->mdepth = d+1;
+    m->parent_obj[d+1] = ty==SQ_JSON_BEGIN_OBJECT;
+    m->key_ok[d+1] = 0;
+    m->arr_idx[d+1] = 0;
+  }
+  return SQ_JSON_PATH_NO;
 }
 
 /* ---------------------------------------------------------------- numbers */

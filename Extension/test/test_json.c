@@ -462,6 +462,94 @@ static void test_abort_reset_limits(void){
   sq_json_free(p);
 }
 
+/* The token limit is one rule whatever the chunking: parsed whole, cut
+** in two at every position, and fed one byte at a time, each document with
+** each limit gives the same outcome (OK, or the same error code, offset and
+** message).  The rule: a string's raw bytes between its quotes, a number's
+** run of number characters; true/false/null are not limited; an over-long
+** token is refused before anything else in it is checked. */
+typedef struct LimitOutcome { int rc, code; uint64_t offset; char msg[96]; } LimitOutcome;
+
+static LimitOutcome limit_parse(const char *doc, size_t n, size_t limit,
+                                size_t cut, int bytewise){
+  LimitOutcome o;
+  sq_json_parser *p = sq_json_new(0, 0);
+  size_t i;
+  int rc = SQ_JSON_OK;
+  sq_json_set_max_token(p, limit);
+  sq_json_set_options(p, SQ_JSON_OPT_MULTIPLE);
+  if( bytewise ){
+    for(i=0; i<n && rc!=SQ_JSON_ERROR; i++) rc = sq_json_feed(p, doc+i, 1);
+  }else{
+    rc = sq_json_feed(p, doc, cut);
+    if( rc!=SQ_JSON_ERROR && cut<n ) rc = sq_json_feed(p, doc+cut, n-cut);
+  }
+  if( rc!=SQ_JSON_ERROR ) rc = sq_json_finish(p);
+  memset(&o, 0, sizeof o);
+  o.rc = rc;
+  o.code = sq_json_error_info(p)->code;
+  o.offset = sq_json_error_info(p)->offset;
+  memcpy(o.msg, sq_json_error_info(p)->message, sizeof o.msg);
+  sq_json_free(p);
+  return o;
+}
+
+static void test_token_limit_any_cut(void){
+  static const char *docs[] = {
+    "[\"abcd\"]", "[\"abcde\"]", "[\"abc\"]", "\"abcd\"", "\"abcde\"",
+    "{\"abcd\":1}", "{\"abcde\":1}",
+    "[\"a\\nc\"]", "[\"a\\ncd\"]", "[\"\\u0041\"]", "[\"ab\\\"\"]",
+    "[\"ab\x01\"]", "[\"ab\x01xyz\"]", "[\"a\x01" "bcdefgh\"]", "[\"ab\xff\"]", "[\"ab\xffxyzw\"]",
+    "[\"\xc3\xa9\xc3\xa9\"]", "[\"\xc3\xa9\xc3\xa9\xc3\xa9\"]",
+    "[\"a\\", "[\"abcdef", "[\"ab",
+    "[1234]", "[12345]", "[-123]", "[-1234]", "[1.5e3]", "[1.5e30]",
+    "[01234]", "[0123456]", "[012]", "[1-2-3-4]", "[1-2]", "[1e+]", "[12345",
+    "[false]", "[true,null]", "[falsey]", "[fals]", "[nulllllll]", "tru",
+    "[\"abcd\",12345]", "{\"k\":\"abcdefghij\"}\n{\"k\":2}",
+  };
+  size_t limits[] = { 1, 2, 3, 4, 5, 6, 64 };
+  size_t d, l, cut;
+  for(d=0; d<sizeof docs/sizeof docs[0]; d++){
+    size_t n = strlen(docs[d]);
+    for(l=0; l<sizeof limits/sizeof limits[0]; l++){
+      LimitOutcome whole = limit_parse(docs[d], n, limits[l], n, 0), o;
+      int same = 1;
+      for(cut=0; cut<=n; cut++){
+        o = limit_parse(docs[d], n, limits[l], cut, 0);
+        if( o.rc!=whole.rc || o.code!=whole.code || o.offset!=whole.offset || strcmp(o.msg, whole.msg) ){
+          same = 0;
+          SQ_CHECK_MSG(0, "%s, limit %zu, cut at %zu: rc %d code %d offset %llu '%s'; whole: rc %d code %d offset %llu '%s'",
+                       docs[d], limits[l], cut, o.rc, o.code, (unsigned long long)o.offset, o.msg,
+                       whole.rc, whole.code, (unsigned long long)whole.offset, whole.msg);
+          break;
+        }
+      }
+      o = limit_parse(docs[d], n, limits[l], 0, 1);
+      if( o.rc!=whole.rc || o.code!=whole.code || o.offset!=whole.offset || strcmp(o.msg, whole.msg) ){
+        same = 0;
+        SQ_CHECK_MSG(0, "%s, limit %zu, byte by byte: code %d offset %llu '%s'; whole: code %d offset %llu '%s'",
+                     docs[d], limits[l], o.code, (unsigned long long)o.offset, o.msg,
+                     whole.code, (unsigned long long)whole.offset, whole.msg);
+      }
+      if( same ) SQ_CHECK(1);
+    }
+  }
+  /* the rule itself, on whole inputs */
+  SQ_CHECK(limit_parse("[\"abcd\"]", 8, 4, 8, 0).rc==SQ_JSON_OK);        /* 4 bytes between the quotes */
+  SQ_CHECK(limit_parse("[\"abcde\"]", 9, 4, 9, 0).code==SQ_JSON_E_TOO_LONG);
+  SQ_CHECK(limit_parse("[\"a\\nc\"]", 8, 4, 8, 0).rc==SQ_JSON_OK);       /* raw: a \ n c */
+  SQ_CHECK(limit_parse("[\"a\\ncd\"]", 9, 4, 9, 0).code==SQ_JSON_E_TOO_LONG); /* raw 5, decoded 4 */
+  SQ_CHECK(limit_parse("[1234]", 6, 4, 6, 0).rc==SQ_JSON_OK);
+  SQ_CHECK(limit_parse("[12345]", 7, 4, 7, 0).code==SQ_JSON_E_TOO_LONG);     /* was accepted whole */
+  SQ_CHECK(limit_parse("[false]", 7, 1, 7, 0).rc==SQ_JSON_OK);             /* literals not limited */
+  {
+    LimitOutcome o = limit_parse("[\"ab\x01xyz\"]", 11, 4, 11, 0);      /* too long before anything else */
+    SQ_CHECK(o.code==SQ_JSON_E_TOO_LONG && o.offset==1);
+    o = limit_parse("[\"ab\x01xyz\"]", 11, 64, 11, 0);
+    SQ_CHECK(o.code==SQ_JSON_E_SYNTAX && o.offset==4);
+  }
+}
+
 /* ------------------------------------------------------------ JSONTestSuite */
 
 static char *read_file(const char *path, size_t *n){
@@ -560,6 +648,7 @@ int main(void){
   test_multiple_ndjson();
   test_pause_and_abort();
   test_abort_reset_limits();
+  test_token_limit_any_cut();
   test_json_suite();
   return sq_test_done("test_json");
 }
