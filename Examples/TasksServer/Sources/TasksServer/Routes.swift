@@ -77,7 +77,7 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var buffer = ByteBuffer()
-        buffer.writeBytes(try encoder.encode(Body(eventLoop: stats, peakRSSKiB: peakRSSKiB(), readers: store.readers.count)))
+        buffer.writeBytes(try encoder.encode(Body(eventLoop: stats, peakRSSKiB: peakRSSKiB(), readers: store.pool.readerCount)))
         return JSONBody.response(.ok, buffer)
     }
 

@@ -47,32 +47,27 @@ struct IDRange: RowSink {
     }
 }
 
-/// The database side of the service.
+/// The database side of the service: StreamQLite's ``DatabasePool`` on the WAL file.
 ///
-/// * One writer connection behind a ``DatabaseActor``: writes are serialized, each in an
-///   `IMMEDIATE` transaction, and run on Swift's cooperative pool (never on a NIO event loop).
-/// * ``ReaderPool``: read-only connections on the same WAL file, so reads run in parallel
-///   with each other and with the writer. Point reads run on the cooperative pool.
-/// * Streamed results (`GET /tasks`, the weekly report) step on a thread of `threads`
-///   (a `NIOThreadPool`, one thread per reader): `writeJSON` is synchronous and its sink
-///   waits whenever the client is slower than SQLite, which must not hold a thread of the
-///   cooperative pool (two threads on this machine) or an event loop.
+/// * Writes run one at a time on the pool's writer connection, each in an `IMMEDIATE`
+///   transaction.
+/// * Reads run on read-only connections, in parallel with each other and with the writer.
+/// * Every SQLite call runs on the pool's connection threads, never on a NIO event loop or a
+///   thread of Swift's cooperative pool (two threads on this machine): streamed results
+///   (`GET /tasks`, the weekly report) come as `jsonChunks`, which hold the statement back
+///   whenever the client is slower than SQLite.
 final class TaskStore: Sendable {
     let path: String
-    let writer: DatabaseActor
-    let readers: ReaderPool
-    let threads: NIOThreadPool
+    let pool: DatabasePool
 
-    /// The task columns as the API shows them: `done` as a JSON boolean (SQLite stores 0/1;
-    /// `json('true')` carries the JSON subtype, so `writeJSON` embeds it as `true`).
-    static let columns = "id, title, iif(done, json('true'), json('false')) AS done, created_at AS createdAt"
+    /// The task columns as the API shows them; `done` (0/1 in SQLite) is written as a JSON
+    /// boolean by the writer (`booleanColumns`, below).
+    static let columns = "id, title, done, created_at AS createdAt"
     static let selectOne = "SELECT \(columns) FROM tasks WHERE id = ?"
     static let selectAll = "SELECT \(columns) FROM tasks WHERE id > ? ORDER BY id LIMIT ? OFFSET ?"
     static let selectByDone = "SELECT \(columns) FROM tasks WHERE done = ? AND id > ? ORDER BY id LIMIT ? OFFSET ?"
     static let selectRange = "SELECT \(columns) FROM tasks WHERE id BETWEEN ? AND ? ORDER BY id"
-    // No RETURNING: SQLite passes RETURNING values through a temporary table, which drops
-    // the JSON subtype of `json('true')` (the smoke test saw "done":"false"). The write
-    // transaction reads the row back instead.
+    // The write transaction reads the changed row back with the one column list.
     static let update = """
         UPDATE tasks SET title = coalesce(?, title), done = coalesce(?, done), created_at = coalesce(?, created_at)
         WHERE id = ?
@@ -85,29 +80,24 @@ final class TaskStore: Sendable {
         ORDER BY week
         """
     /// One row → one object (`{…}` and a newline); `array` → `[{…},…]`.
-    static let object = JSONWriterOptions(format: .ndjson)
-    static let array = JSONWriterOptions()
+    static let object = JSONWriterOptions(format: .ndjson, booleanColumns: ["done"])
+    static let array = JSONWriterOptions(booleanColumns: ["done"])
 
     init(path: String, readers: Int) async throws {
         guard path != ":memory:" && !path.isEmpty else {
             throw StartupError("--db needs a file: the readers and the writer share it through WAL")
         }
         self.path = path
-        writer = try DatabaseActor(path: path)
-        let mode = try await writer.read { db -> String? in
+        pool = try DatabasePool(path: path, readers: readers)  // switches the file to WAL, or throws
+        try await pool.writeWithoutTransaction { db in
             try db.execute(TasksSchema.pragmas)
             try db.execute(TasksSchema.sql)
-            return try db.value(String.self, "PRAGMA journal_mode")
         }
-        guard mode == "wal" else { throw StartupError("\(path): cannot switch to WAL (journal_mode is \(mode ?? "?"))") }
-        self.readers = try ReaderPool(path: path, count: readers)
-        threads = NIOThreadPool(numberOfThreads: readers)
-        threads.start()
     }
 
     /// Inserts `count` sample tasks if the table is empty; returns how many it inserted.
     func seed(_ count: Int) async throws -> Int {
-        try await writer.write { db in
+        try await pool.write { db in
             guard try db.value(Int.self, "SELECT count(*) FROM tasks") == 0 else { return 0 }
             let now = Date()
             return try db.insert(contentsOf: sampleTasks(count: count).lazy.map { StoredTask($0, now: now) }, into: "tasks")
@@ -118,7 +108,7 @@ final class TaskStore: Sendable {
 
     /// `GET /tasks/{id}`: the task, or nil.
     func task(_ id: Int64) async throws -> ByteBuffer? {
-        try await readers.read { db in
+        try await pool.read { db in
             var out = ByteBufferSink()
             return try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object) == 0 ? nil : out.buffer
         }
@@ -130,13 +120,9 @@ final class TaskStore: Sendable {
         let offset = query.offset
         let after = query.after ?? Int64.min
         if let done = query.done {
-            return try await stream { db, sink in
-                try db.writeJSON(Self.selectByDone, done, after, limit, offset, to: &sink, options: Self.array)
-            }
+            return try await stream(pool.jsonChunks(Self.selectByDone, done, after, limit, offset, options: Self.array, as: Self.buffer))
         }
-        return try await stream { db, sink in
-            try db.writeJSON(Self.selectAll, after, limit, offset, to: &sink, options: Self.array)
-        }
+        return try await stream(pool.jsonChunks(Self.selectAll, after, limit, offset, options: Self.array, as: Self.buffer))
     }
 
     /// `GET /tasks/weekly`: tasks created and done per locale week. A bad locale or time zone
@@ -145,55 +131,37 @@ final class TaskStore: Sendable {
     func weekly(_ query: WeeklyQuery) async throws -> Response {
         let locale = query.locale, tz = query.timeZone
         do {
-            _ = try await readers.read { db in
+            _ = try await pool.read { db in
                 try db.value(String.self, "SELECT locale_week('2000-01-01 12:00:00', ?, ?)", locale, tz)
             }
         } catch let error as DatabaseError {
             throw APIError.badRequest(error.message)
         }
-        return try await stream { db, sink in
-            try db.writeJSON(Self.weekly, locale, tz, to: &sink, options: Self.array)
-        }
+        return try await stream(pool.jsonChunks(Self.weekly, locale, tz, options: JSONWriterOptions(), as: Self.buffer))
     }
 
-    /// Runs `produce` (a `writeJSON` call) on a reader connection on a pool thread and
-    /// streams what it writes into the response, chunk by chunk (64 KiB, `writeJSON`'s
-    /// chunk size), at most four chunks ahead of the client.
+    /// A chunk as the response sends it (made on the producing thread).
+    static let buffer: @Sendable (UnsafeRawBufferPointer) -> ByteBuffer = { ByteBuffer(bytes: $0) }
+
+    /// Streams `chunks` (64 KiB each, `writeJSON`'s chunk size) into the response; the pool
+    /// keeps the statement at most four chunks ahead of the client.
     ///
     /// The response head waits for the first two chunks (or the end): a result that fits
     /// one chunk goes out with a Content-Length, and an error before the second chunk is
     /// still a proper JSON error response. An error after that (the head is sent) ends the
     /// connection mid-body, so the client sees a truncated response, never a short but
-    /// valid-looking document. Each response is one statement, so one read snapshot.
-    func stream(_ produce: @escaping @Sendable (Database, inout ClosureSink) throws -> Void) async throws -> Response {
-        let connection = await readers.checkout()
-        let pipe = ChunkPipe(interrupt: connection.db.interruptHandle)
-        let consumer = PipeConsumer(pipe)
-        let readers = self.readers
-        threads.submit { state in
-            guard case .active = state else {
-                pipe.finish(CancellationError())
-                readers.checkin(connection)
-                return
-            }
-            var sink = ClosureSink { chunk in
-                try pipe.send(ByteBuffer(bytes: chunk))
-            }
-            do {
-                try produce(connection.db, &sink)
-                pipe.finish(nil)
-            } catch {
-                pipe.finish(error)
-            }
-            readers.checkin(connection)
-        }
-        // Through `consumer` from here on: it must live until the response is done with the pipe.
-        guard let first = try await consumer.pipe.next() else { return JSONBody.response(.ok, ByteBuffer()) }
-        guard let second = try await consumer.pipe.next() else { return JSONBody.response(.ok, first) }
-        return Response(status: .ok, headers: JSONBody.headers, body: ResponseBody { writer in
+    /// valid-looking document. Each response is one statement, so one read snapshot. When
+    /// the client goes away the response drops the iterator, which stops the statement and
+    /// gives the reader back.
+    func stream(_ chunks: JSONChunks<ByteBuffer>) async throws -> Response {
+        var iterator = chunks.makeAsyncIterator()
+        guard let first = try await iterator.next() else { return JSONBody.response(.ok, ByteBuffer()) }
+        guard let second = try await iterator.next() else { return JSONBody.response(.ok, first) }
+        return Response(status: .ok, headers: JSONBody.headers, body: ResponseBody { [iterator] writer in
+            var rest = iterator
             try await writer.write(first)
             try await writer.write(second)
-            while let chunk = try await consumer.pipe.next() {
+            while let chunk = try await rest.next() {
                 try await writer.write(chunk)
             }
             try await writer.finish(nil)
@@ -206,7 +174,7 @@ final class TaskStore: Sendable {
     /// one object or an array as `asArray` says.
     func create(_ tasks: [NewTask], asArray: Bool) async throws -> ByteBuffer {
         let now = Date()
-        return try await writer.write { db in
+        return try await pool.write { db in
             var ids = IDRange()
             try db.insert(contentsOf: tasks.lazy.map { StoredTask($0, now: now) }, into: "tasks",
                           returning: "id", into: &ids)
@@ -228,7 +196,7 @@ final class TaskStore: Sendable {
 
     /// `PATCH /tasks/{id}`: the task after the change, or nil when there is no such task.
     func update(_ id: Int64, _ patch: TaskPatch) async throws -> ByteBuffer? {
-        try await writer.write { db in
+        try await pool.write { db in
             try db.execute(Self.update, patch.title, patch.done, patch.createdAt, id)
             guard db.changes > 0 else { return nil }
             var out = ByteBufferSink()
@@ -239,7 +207,7 @@ final class TaskStore: Sendable {
 
     /// `DELETE /tasks/{id}`: whether there was such a task.
     func delete(_ id: Int64) async throws -> Bool {
-        try await writer.write { db in
+        try await pool.write { db in
             try db.execute("DELETE FROM tasks WHERE id = ?", id)
             return db.changes > 0
         }
