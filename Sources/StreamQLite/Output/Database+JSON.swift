@@ -12,7 +12,11 @@ extension Database {
     /// the sink may already have received part of the document. While the
     /// statement steps, the connection's mutex is held (as every SQLite call
     /// on it does): the sink must not wait for another thread that uses the
-    /// same connection. The statement comes from the connection's statement cache.
+    /// same connection. The statement comes from the connection's statement cache, and
+    /// keeps its escaped column names for the next call (until SQLite re-prepares it after a
+    /// schema change); the output buffer is the connection's. A point query written as JSON
+    /// therefore costs little more than stepping it. For async code (a server streaming to
+    /// the network) see ``DatabasePool/writeJSON(_:_:options:chunksAhead:to:)``.
     ///
     /// An HTTP handler serving `/tasks` straight from SQLite:
     ///
