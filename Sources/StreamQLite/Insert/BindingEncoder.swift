@@ -277,16 +277,21 @@ final class BindingEncoder: Encoder {
             let writer = jsonEncoder.encoder
             writer.reset()
             tree.write(to: &writer.out)
-            let json = writer.out.bytes
-            let start = UnsafeRawPointer(json.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-            if let arena {
-                let copy = arena.copy(start, json.count)
-                _ = sqlite3_bind_text64(stmt, index, UnsafeRawPointer(copy).assumingMemoryBound(to: CChar.self),
-                                        sqlite3_uint64(json.count), nil /* SQLITE_STATIC */, UInt8(SQLITE_UTF8))
-            } else {
-                _ = sqlite3_bind_text64(stmt, index, start.assumingMemoryBound(to: CChar.self),
-                                        sqlite3_uint64(json.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
-            }
+            bindJSONText(writer.out.bytes, stmt, index)
+        }
+    }
+
+    /// Binds JSON text written by the JSON encoder (its buffer is reused): copied to the
+    /// arena and bound `SQLITE_STATIC`, or, without an arena, copied by SQLite.
+    func bindJSONText(_ json: UnsafeBufferPointer<UInt8>, _ stmt: OpaquePointer, _ index: Int32) {
+        let start = UnsafeRawPointer(json.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+        if let arena {
+            let copy = arena.copy(start, json.count)
+            _ = sqlite3_bind_text64(stmt, index, UnsafeRawPointer(copy).assumingMemoryBound(to: CChar.self),
+                                    sqlite3_uint64(json.count), nil /* SQLITE_STATIC */, UInt8(SQLITE_UTF8))
+        } else {
+            _ = sqlite3_bind_text64(stmt, index, start.assumingMemoryBound(to: CChar.self),
+                                    sqlite3_uint64(json.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
         }
     }
 
@@ -296,38 +301,7 @@ final class BindingEncoder: Encoder {
         let index = base + Int32(c) + 1
         let stmt = self.stmt.unsafelyUnwrapped
         let plan = self.plan.unsafelyUnwrapped
-        switch value {
-        case let date as Date:
-            switch dateEncoding {
-            case .text: sqBindText(stmt, index, sqliteDateString(date))
-            case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
-            }
-            return
-        case let data as Data:
-            data.withUnsafeBytes {
-                _ = sqlite3_bind_blob64(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count),
-                                        streamTransientDestructor)
-            }
-            return
-        case let bytes as [UInt8] where T.self == [UInt8].self:
-            // Only a real [UInt8]: an empty array of any element type casts to [UInt8].
-            bytes.withUnsafeBytes {
-                _ = sqlite3_bind_blob64(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count),
-                                        streamTransientDestructor)
-            }
-            return
-        case let uuid as UUID:
-            sqBindText(stmt, index, uuid.uuidString)
-            return
-        case let url as URL:
-            sqBindText(stmt, index, url.absoluteString)
-            return
-        case let decimal as Decimal:
-            sqBindText(stmt, index, decimal.description)
-            return
-        default:
-            break
-        }
+        if sqBindSpecialValue(value, stmt, index, dateEncoding: dateEncoding) { return }
         if plan.isJSON[c] {
             // A nil optional is NULL (the decoder reads NULL as nil), anything else its JSON text.
             if let optional = value as? any JSONOptionalValue, optional.isNone {
@@ -338,15 +312,7 @@ final class BindingEncoder: Encoder {
             do { json = try jsonEncoder.encode(value) } catch let error as EncodingError {
                 throw RowEncodingFailure(column: plan.columns[c], message: "cannot write the nested \(T.self) as JSON: \(error.streamQLiteDescription)")
             }
-            let start = UnsafeRawPointer(json.baseAddress ?? UnsafePointer(bitPattern: 1)!)
-            if let arena {
-                let copy = arena.copy(start, json.count)
-                _ = sqlite3_bind_text64(stmt, index, UnsafeRawPointer(copy).assumingMemoryBound(to: CChar.self),
-                                        sqlite3_uint64(json.count), nil /* SQLITE_STATIC */, UInt8(SQLITE_UTF8))
-            } else {
-                _ = sqlite3_bind_text64(stmt, index, start.assumingMemoryBound(to: CChar.self),
-                                        sqlite3_uint64(json.count), streamTransientDestructor, UInt8(SQLITE_UTF8))
-            }
+            bindJSONText(json, stmt, index)
             return
         }
         // A single-value type (a RawRepresentable enum, a wrapper): bind what it encodes.

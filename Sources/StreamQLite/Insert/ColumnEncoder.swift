@@ -55,31 +55,45 @@ final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
     }
     func encode<T: Encodable>(_ value: T) throws {
         // A wrapper around another value: the owner handles Date, Data, UUID… for the same column.
-        let inner = ColumnEncoder(stmt: stmt, index: index, column: column, owner: owner)
-        switch value {
-        case let date as Date:
-            switch owner.dateEncoding {
-            case .text: sqBindText(stmt, index, sqliteDateString(date))
-            case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
-            }
+        if sqBindSpecialValue(value, stmt, index, dateEncoding: owner.dateEncoding) {
             bound = true
             return
-        case let uuid as UUID:
-            sqBindText(stmt, index, uuid.uuidString); bound = true
-            return
-        case let url as URL:
-            sqBindText(stmt, index, url.absoluteString); bound = true
-            return
-        case let decimal as Decimal:
-            sqBindText(stmt, index, decimal.description); bound = true
-            return
-        case let data as Data:
-            sqBindBlob(stmt, index, [UInt8](data)); bound = true
-            return
-        default:
-            try value.encode(to: inner)
         }
+        let inner = ColumnEncoder(stmt: stmt, index: index, column: column, owner: owner)
+        try value.encode(to: inner)
         nested = nested || inner.nested
         bound = bound || inner.bound
     }
+}
+
+/// Binds the values an insert stores in a form of their own: `Date` (as `dateEncoding`
+/// says), `Data` and `[UInt8]` (BLOB), `UUID`, `URL` and `Decimal` (TEXT). False for any
+/// other value. The one copy of these rules, for properties (``BindingEncoder``) and for
+/// the values wrapped in single-value types (``ColumnEncoder``).
+func sqBindSpecialValue<T>(_ value: T, _ stmt: OpaquePointer, _ index: Int32,
+                           dateEncoding: InsertOptions.DateEncoding) -> Bool {
+    switch value {
+    case let date as Date:
+        switch dateEncoding {
+        case .text: sqBindText(stmt, index, sqliteDateString(date))
+        case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
+        }
+    case let data as Data:
+        data.withUnsafeBytes {
+            _ = sqlite3_bind_blob64(stmt, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64($0.count),
+                                    streamTransientDestructor)
+        }
+    case let bytes as [UInt8] where T.self == [UInt8].self:
+        // Only a real [UInt8]: an empty array of any element type casts to [UInt8].
+        sqBindBlob(stmt, index, bytes)
+    case let uuid as UUID:
+        sqBindText(stmt, index, uuid.uuidString)
+    case let url as URL:
+        sqBindText(stmt, index, url.absoluteString)
+    case let decimal as Decimal:
+        sqBindText(stmt, index, decimal.description)
+    default:
+        return false
+    }
+    return true
 }
