@@ -86,6 +86,19 @@ run_c(){
   echo "$secs $(awk '/CPU/{print $5}' "$OUT/time-csv.txt")"
 }
 
+# Swift importCSV in the same rounds (CPU of the import call alone), when
+# SWIFT_CSVBENCH names a release build of Benchmarks' CSVBenchmarks:
+#   swift build -c release --package-path Benchmarks --product CSVBenchmarks
+#   SWIFT_CSVBENCH=Benchmarks/.build/release/CSVBenchmarks bash Extension/bench/bench-csv.sh build/streamqlite.so
+run_swift(){
+  local db="$OUT/bench-csv-swift.db"
+  rm -f "$db"
+  local secs
+  secs=$(CSVBENCH_IMPORT_DB="$db" /usr/bin/time -f "CPU %U %S RSS %M" -o "$OUT/time-csv.txt" "$SWIFT_CSVBENCH" "$ABS_CSV")
+  rm -f "$db"
+  echo "$secs $(awk '/CPU/{print $5}' "$OUT/time-csv.txt")"
+}
+
 declare -a NAMES SETUPS SQLS
 add(){ NAMES+=("$1"); SETUPS+=("$2"); SQLS+=("$3"); }
 add "shell .import --csv (typed table)" "" ".import --csv --skip 1 $ABS_CSV t"
@@ -102,7 +115,7 @@ median(){ sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 echo "== INSERT INTO t (8 typed columns): $N rows from $CSV_MB MB, $REPS rounds, medians"
 echo "   (journal_mode=OFF, synchronous=OFF; time = CPU seconds of the process; RSS = its peak)"
 declare -a T R TS RS
-CTS=""; CRS=""
+CTS=""; CRS=""; STS=""; SRS=""
 for r in $(seq "$REPS"); do
   for i in "${!NAMES[@]}"; do
     read -r t rss < <(run_sql "v$i" "${SETUPS[$i]}" "${SQLS[$i]}")
@@ -110,6 +123,10 @@ for r in $(seq "$REPS"); do
   done
   read -r t rss < <(run_c)
   CTS+="$t"$'\n'; CRS+="$rss"$'\n'
+  if [ -n "${SWIFT_CSVBENCH:-}" ]; then
+    read -r t rss < <(run_swift)
+    STS+="$t"$'\n'; SRS+="$rss"$'\n'
+  fi
 done
 for i in "${!NAMES[@]}"; do
   T[$i]=$(printf "%s" "${TS[$i]}" | median); R[$i]=$(printf "%s" "${RS[$i]}" | median)
@@ -122,6 +139,11 @@ for i in "${!NAMES[@]}"; do
 done
 awk -v t="$CT" -v r="$CR" -v N="$N" -v base="${T[0]}" 'BEGIN{
   printf "%-36s %9.3f %11.0f %8s %9.1f %10.2fx %9.2fx\n", "raw C loop (values in memory)", t, N/t, "-", r/1024, base/t, 1 }'
+if [ -n "${SWIFT_CSVBENCH:-}" ]; then
+  ST=$(printf "%s" "$STS" | median); SR=$(printf "%s" "$SRS" | median)
+  awk -v t="$ST" -v r="$SR" -v N="$N" -v mb="$CSV_MB" -v base="${T[0]}" -v c="$CT" 'BEGIN{
+    printf "%-36s %9.3f %11.0f %8.1f %9.1f %10.2fx %9.2fx\n", "Swift importCSV (the call alone)", t, N/t, mb/t, r/1024, base/t, t/c }'
+fi
 echo "(vs .import = .import time / this time; vs C loop = this time / C loop time)"
 
 if [ "${BIG:-0}" = "1" ]; then
