@@ -269,6 +269,67 @@ struct WritePathSynthesizedNested: Codable {
         try db.insert(contentsOf: nestedValues(), into: "q", options: .init(ignoreUnknownKeys: true))
         #expect(try jsonTestQuery(db, "SELECT tags FROM q WHERE id = 2") == [[.text(#"["t0","t1"]"#)]])
     }
+
+    // MARK: Special values inside single-value wrappers
+
+    struct Digest: Codable { var bytes: [UInt8]
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+        init(from decoder: any Decoder) throws { bytes = try decoder.singleValueContainer().decode([UInt8].self) }
+        func encode(to encoder: any Encoder) throws { var c = encoder.singleValueContainer(); try c.encode(bytes) }
+    }
+    struct Signed: Codable { var id: Int; var digest: Digest; var raw: [UInt8] }
+
+    @Test func aWrapperAroundBytesBindsABlobAsBytesThemselvesDo() throws {
+        try db.execute("CREATE TABLE b(id INTEGER PRIMARY KEY, digest BLOB, raw BLOB)")
+        try db.insert(contentsOf: [Signed(id: 1, digest: Digest([0, 1, 255]), raw: [0, 1, 255])], into: "b")
+        #expect(try jsonTestQuery(db, "SELECT typeof(digest), hex(digest), typeof(raw), hex(raw) FROM b")
+                == [[.text("blob"), .text("0001FF"), .text("blob"), .text("0001FF")]])
+    }
+
+    // MARK: The chunked file loop
+
+    @Test func aMissingFileIsReportedBeforeAMissingTableByBothImports() throws {
+        let json = try #require(throws: JSONImportError.self) {
+            try db.importJSON(contentsOfFile: "/nonexistent/x.json", into: "no_such_table")
+        }
+        #expect(json.message.hasPrefix("cannot open /nonexistent/x.json: "))
+        let csv = try #require(throws: CSVImportError.self) {
+            try db.importCSV(contentsOfFile: "/nonexistent/x.csv", into: "no_such_table")
+        }
+        #expect(csv.message.hasPrefix("cannot open /nonexistent/x.csv: "))
+        // A directory opens but cannot be read: an error with the path, nothing stored.
+        let dir = try #require(throws: JSONImportError.self) {
+            try db.importJSON(contentsOfFile: NSTemporaryDirectory(), into: "t")
+        }
+        #expect(dir.message.hasPrefix("cannot read \(NSTemporaryDirectory())"))
+        let csvDir = try #require(throws: CSVImportError.self) {
+            try db.importCSV(contentsOfFile: NSTemporaryDirectory(), into: "t")
+        }
+        #expect(csvDir.message.hasPrefix("cannot read \(NSTemporaryDirectory())"))
+        #expect(try jsonTestCount(db, "t") == 0)
+    }
+
+    @Test func fileImportsReadInSmallChunksStoreWhatTheBytesImportsStore() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("writepath-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var json = "[", csv = "id,title,score\n"
+        for i in 1...40 { json += (i > 1 ? "," : "") + "{\"id\":\(i),\"title\":\"é\(i)\",\"score\":\(i).5}"; csv += "\(i),é\(i),\(i).5\n" }
+        json += "]"
+        try Data(json.utf8).write(to: dir.appendingPathComponent("a.json"))
+        try Data(csv.utf8).write(to: dir.appendingPathComponent("a.csv"))
+        try db.execute("CREATE TABLE u(id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, score REAL, day DATETIME)")
+        var seen: [Int] = []
+        #expect(try db.importJSON(contentsOfFile: dir.appendingPathComponent("a.json").path, into: "t",
+                                  options: .init(batchSize: 7, chunkSize: 5), progress: { seen.append($0.bytes) }) == 40)
+        #expect(seen.count > 40 && seen.last == json.utf8.count)
+        #expect(try db.importCSV(contentsOfFile: dir.appendingPathComponent("a.csv").path, into: "u",
+                                 options: .init(batchSize: 7, chunkSize: 3)) == 40)
+        let query = "SELECT id, title, typeof(score), score FROM %@ ORDER BY id"
+        #expect(try jsonTestQuery(db, query.replacingOccurrences(of: "%@", with: "t"))
+                == jsonTestQuery(db, query.replacingOccurrences(of: "%@", with: "u")))
+        #expect(try jsonTestCount(db, "t") == 40)
+    }
 }
 
 extension JSONEncoder.DateEncodingStrategy {
