@@ -1,5 +1,6 @@
 /// `Decodable` values read straight from the records of a CSV file or bytes: the CSV
-/// counterpart of ``Database/rows(_:_:_:)`` for a `Decodable` type.
+/// counterpart of ``Database/rows(_:_:_:)`` for a `Decodable` type (``CSVRowCursor`` is
+/// the one for a hand-written ``RowDecodable`` type, with the same field conversions).
 ///
 /// The C reader (`sq_csv.h`) delivers the fields of one record at a time into one
 /// buffer; ``CSVRecordDecoder`` decodes the value from them with a key → field plan
@@ -16,7 +17,7 @@
 /// Reading options are those of ``CSVImportOptions`` (header, delimiter, quote, NULL
 /// text, empty fields, short records, chunk size); the storing ones are not used.
 /// Errors: malformed CSV throws ``CSVImportError`` (line, byte, field); a field that
-/// does not convert throws `DecodingError` naming line, record and field.
+/// does not convert throws `DecodingError` naming line, byte, record and field.
 public final class CSVRecordCursor<Record: Decodable>: Cursor {
     private let reader: CSVFieldReader
     private let decoder: CSVRecordDecoder
