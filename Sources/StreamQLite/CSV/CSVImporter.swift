@@ -1,10 +1,5 @@
 import CStreamQLite
 
-private let csvImportRowCallback: sq_ingest_row_callback = { user, row in
-    // The importer outlives the core that calls back: no retain/release per row.
-    Unmanaged<CSVImporter>.fromOpaque(user!)._withUnsafeGuaranteedRef { $0.take(row!) }
-}
-
 /// The Swift driver of the CSV path for ``Database/importCSV(bytes:into:options:progress:)``.
 ///
 /// Everything about reading and converting is C, shared with `csv_stream`: the
@@ -25,7 +20,6 @@ final class CSVImporter: ChunkedImporter {
     /// Inference before the table exists: the sample read so far is replayed into the driver.
     private var inference: OpaquePointer?
     private var sample: [UInt8] = []
-    private var failure: Error?
     private(set) var consumed = 0
 
     /// The most bytes inference reads (as `csv_stream`'s).
@@ -105,7 +99,12 @@ final class CSVImporter: ChunkedImporter {
         for (header, column) in options.renames where !chosen.contains(where: { sqlite3_stricmp($0.name, column) == 0 }) {
             throw CSVImportError(message: "rename '\(header)' → '\(column)': table \(table) has no column \(column)")
         }
-        guard let core = sq_ingest_new(csvImportRowCallback, Unmanaged.passUnretained(self).toOpaque()) else {
+        var insert = InsertOptions()
+        insert.onConflict = options.onConflict
+        insert.batchSize = options.batchSize
+        let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert)
+        self.writer = writer
+        guard let core = sq_ingest_new(ingestRowCallback, writer.callbackContext) else {
             throw CSVImportError(message: "out of memory")
         }
         self.core = core
@@ -129,10 +128,6 @@ final class CSVImporter: ChunkedImporter {
         for (i, c) in chosen.enumerated() where c.inferred != 0 {
             _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, sq_csv_infer_records(inference))
         }
-        var insert = InsertOptions()
-        insert.onConflict = options.onConflict
-        insert.batchSize = options.batchSize
-        writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert)
     }
 
     /// Inference is done: create the table, set up the driver and replay the sample.
@@ -200,17 +195,6 @@ final class CSVImporter: ChunkedImporter {
 
     // MARK: Rows and errors
 
-    /// A completed row from the core (its values are valid during the call).
-    func take(_ row: UnsafePointer<sq_ingest_row>) -> Int32 {
-        do {
-            try writer!.add(row.pointee)
-            return SQ_INGEST_CONTINUE
-        } catch {
-            failure = error
-            return 2  // stop
-        }
-    }
-
     private func converted(_ error: Error) -> Error {
         guard let w = error as? IngestWriteFailure else { return error }
         return CSVImportError(message: w.message, line: w.line, byteOffset: w.offset, record: w.record)
@@ -219,7 +203,7 @@ final class CSVImporter: ChunkedImporter {
     /// The C error as a CSVImportError (or what stopped the core from here).
     private func error(_ e: UnsafePointer<sq_csv_ingest_error>) -> Error {
         let x = e.pointee
-        if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure { return converted(failure) }
+        if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure = writer?.failure { return converted(failure) }
         return CSVImportError(message: String(cString: x.message), line: Int(x.line), byteOffset: Int(x.offset),
                               record: x.record >= 0 ? Int(x.record) : nil,
                               field: x.field >= 0 ? Int(x.field) + 1 : nil,

@@ -1,5 +1,11 @@
 import CStreamQLite
 
+/// The ingest core's row callback for every import: `user` is an ``IngestBatchWriter``,
+/// unretained (its importer holds it for as long as the core can call back).
+let ingestRowCallback: sq_ingest_row_callback = { user, row in
+    Unmanaged<IngestBatchWriter>.fromOpaque(user!)._withUnsafeGuaranteedRef { $0.take(row!) }
+}
+
 /// A row of the ingest core that SQLite refused (a constraint), or a failed batch.
 struct IngestWriteFailure: Error {
     var message: String
@@ -69,6 +75,24 @@ final class IngestBatchWriter {
             slots.deallocate()
         }
         active?.deallocate()
+    }
+
+    /// The `user` pointer of ``ingestRowCallback`` for this writer.
+    var callbackContext: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// What stopped the core from this side (a failed batch): the core then reports
+    /// `SQ_INGEST_E_ABORTED`, and the importer throws this instead.
+    @exclusivity(unchecked) private(set) var failure: Error?
+
+    /// A completed row from the core (its values are valid during the call).
+    func take(_ row: UnsafePointer<sq_ingest_row>) -> Int32 {
+        do {
+            try add(row.pointee)
+            return SQ_INGEST_CONTINUE
+        } catch {
+            failure = error
+            return 2  // stop
+        }
     }
 
     /// Keeps one row (its values are only valid during the core's callback) and binds it.

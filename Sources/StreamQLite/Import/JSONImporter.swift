@@ -1,11 +1,6 @@
 import CStreamQLite
 import Foundation
 
-private let importRowCallback: sq_ingest_row_callback = { user, row in
-    // The importer outlives the core that calls back: no retain/release per row.
-    Unmanaged<JSONImporter>.fromOpaque(user!)._withUnsafeGuaranteedRef { $0.take(row!) }
-}
-
 /// The Swift driver of the ingest core (`sq_ingest.h`) for ``Database/importJSON(bytes:into:options:progress:)``.
 ///
 /// The core parses the chunks and assembles each element into a typed row (key → column,
@@ -23,8 +18,6 @@ final class JSONImporter: ChunkedImporter {
     /// The core's rows into the table, in batches.
     private let writer: IngestBatchWriter
 
-    /// What stopped the core from Swift's side (a failed batch).
-    @exclusivity(unchecked) private var failure: Error?
     @exclusivity(unchecked) private(set) var consumed = 0
 
     init(db: Database, table: String, options: JSONImportOptions, progress: ((JSONImportProgress) -> Void)?) throws {
@@ -56,12 +49,12 @@ final class JSONImporter: ChunkedImporter {
         insertOptions.onConflict = options.onConflict
         insertOptions.batchSize = options.batchSize
         writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insertOptions)
-        guard let ingest = sq_ingest_new(importRowCallback, nil) else {
+        guard let ingest = sq_ingest_new(ingestRowCallback, nil) else {
             throw JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1)
         }
         self.ingest = ingest
         try configure(chosen)
-        sq_ingest_set_row_callback(ingest, importRowCallback, Unmanaged.passUnretained(self).toOpaque())
+        sq_ingest_set_row_callback(ingest, ingestRowCallback, writer.callbackContext)
     }
 
     /// The options as the core's configuration.
@@ -116,7 +109,7 @@ final class JSONImporter: ChunkedImporter {
     /// The core's error as a JSONImportError (or what stopped it from here).
     private func ingestError() -> Error {
         let e = sq_ingest_error_info(ingest).pointee
-        if e.code == SQ_INGEST_E_ABORTED, let failure { return importError(failure) }
+        if e.code == SQ_INGEST_E_ABORTED, let failure = writer.failure { return importError(failure) }
         var message = String(cString: e.message)
         if e.code == SQ_INGEST_E_JSON { message = "invalid JSON: " + message }
         if e.code == SQ_INGEST_E_LAYOUT && e.record < 0 && options.layout == .array && e.line > 0 {
@@ -133,18 +126,5 @@ final class JSONImporter: ChunkedImporter {
         guard let w = error as? IngestWriteFailure else { return error }
         return JSONImportError(message: w.message, byteOffset: w.offset, line: w.line, column: w.column,
                                element: w.record, key: constraintColumn(in: w.message))
-    }
-
-    // MARK: Rows
-
-    /// A completed row from the core (its values are valid during the call).
-    func take(_ row: UnsafePointer<sq_ingest_row>) -> Int32 {
-        do {
-            try writer.add(row.pointee)
-            return SQ_INGEST_CONTINUE
-        } catch {
-            failure = error
-            return 2  // stop
-        }
     }
 }
