@@ -13,8 +13,9 @@
 ** records are allowed, a record has that count, no text is longer than
 ** the limit.  The same input then goes through the CSV driver of the
 ** ingest core (sq_csv_ingest.h: header names, coercion into INTEGER, REAL,
-** DATE and TEXT columns, a field required to fit INTEGER), whole and cut:
-** the same rows and the same error.
+** DATE and TEXT columns, a field required to fit INTEGER, names feeding two
+** columns or one column fed by two names), whole and cut: the same rows
+** and the same error.
 */
 #include "sq_internal.h"
 #include "sq_csv.h"
@@ -182,6 +183,16 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   sq_ingest_add_column(g, "c", -1, "REAL", -1, 0);
   sq_ingest_add_column(g, "d", -1, "DATE", -1, 0);
   sq_ingest_map_key(g, "x", -1, "a", -1);
+  if( b & 0x80 ){
+    /* every path of sq_ingest_field_text's plan: a name feeding two
+    ** columns (y), two names feeding one column (c, z: the duplicate
+    ** error when both are in a record), names feeding nothing */
+    sq_ingest_map_key(g, "c", -1, "c", -1);
+    sq_ingest_map_key(g, "y", -1, "c", -1);
+    sq_ingest_map_key(g, "y", -1, "d", -1);
+    sq_ingest_map_key(g, "z", -1, "c", -1);
+    sq_ingest_map_key(g, "d", -1, "d", -1);
+  }
   sq_ingest_set_strict(g, b & 0x40 ? 1 : 0);
   sq_ingest_set_max_record(g, 64);
   sq_csv_options_init(&o);
