@@ -61,6 +61,9 @@ final class IngestBatchWriter {
     /// `batchRows` slot rows of `activeCount` values.
     @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>?
     @exclusivity(unchecked) private var slotCount = 0
+    /// The slot row of the next row (the batcher's pending count), and rows per batch.
+    @exclusivity(unchecked) private var nextSlot = 0
+    @exclusivity(unchecked) private var batchRows = 0
 
     init(db: Database, table: String, columns: [String], insertOptions: InsertOptions) {
         self.db = db
@@ -101,7 +104,7 @@ final class IngestBatchWriter {
         if batcher == nil { try start(values) }
         guard let active, let slots, let arena else { return }
         let width = activeCount
-        let slot = batcher.unsafelyUnwrapped.pending.count
+        let slot = nextSlot
         let base = slot * width
         for k in 0..<width {
             let v = values[active[k]]
@@ -120,6 +123,8 @@ final class IngestBatchWriter {
         let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
         do {
             try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+            // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
+            nextSlot = slot + 1 == batchRows ? 0 : slot + 1
         } catch {
             throw failure(error)
         }
@@ -144,6 +149,7 @@ final class IngestBatchWriter {
         active = .allocate(capacity: max(inserted.count, 1))
         active!.initialize(from: inserted, count: inserted.count)
         activeCount = inserted.count
+        batchRows = s.batchRows
         slotCount = s.batchRows * max(activeCount, 1)
         slots = .allocate(capacity: slotCount)
         slots!.initialize(repeating: Slot(), count: slotCount)
