@@ -276,6 +276,66 @@ int sq_json_path_steps(const sq_json_path *m);
 void sq_json_path_restart(sq_json_path *m);
 int sq_json_path_match(sq_json_path *m, const sq_json_token *t);
 
+/* TAPE
+**
+** A flat record of a document's tokens (the Swift decoder's input: no
+** tree).  Pass sq_json_tape_event as the parser's callback with a tape as
+** its user pointer.  Each token is 16 bytes:
+**   strings, keys, numbers  position: the offset in the input of the text's
+**                           first byte (text without escapes lying in the
+**                           bytes between input_start and input_end, whose
+**                           input offset is `base`), or with flag
+**                           SQ_JSON_TAPE_ARENA its offset in the arena, where
+**                           the parser's unescaped or carried text was
+**                           copied, after its 8-byte input offset;
+**                           length: the text's bytes.
+**   null, true, false       position: the input offset.
+**   objects, arrays         position: the bracket's offset; length: the
+**                           index of the token after the container's last
+**                           (end tokens are not stored: a subtree is
+**                           skipped in one step).  An object's tokens are
+**                           key, value, key, value...
+** pause_depth >= 0: the callback pauses the parser after each value at that
+** depth (`completed` counts them).  Streaming (`streaming` set): only the
+** values inside the arrays `matcher` selects are recorded (`inside` while
+** in one; `found` once one was); an object or scalar at the path aborts
+** the parse with failure_type set to its type.  Without a matcher (NDJSON)
+** set `inside` and pause_depth 0.  Growth beyond 2^32 tokens or out of
+** memory aborts with `overflow` set.  sq_json_tape_clear empties it (memory
+** kept); sq_json_tape_release frees its memory. */
+#define SQ_JSON_TAPE_ARENA 0x80u
+
+typedef struct sq_json_tape_token {
+  uint64_t position;
+  uint32_t length;
+  uint8_t kind;          /* an sq_json_type */
+  uint8_t flags;         /* SQ_JSON_F_* | SQ_JSON_TAPE_ARENA */
+  uint16_t reserved;
+} sq_json_tape_token;
+
+typedef struct sq_json_tape {
+  sq_json_tape_token *tokens;
+  size_t count, capacity;
+  unsigned char *arena;
+  size_t arena_count, arena_capacity;
+  int depth;
+  int overflow;
+  const unsigned char *input_start, *input_end;
+  uint64_t base;
+  int pause_depth;
+  int64_t completed;
+  uint64_t first_offset;
+  int streaming, inside, found, failure_type;
+  sq_json_path *matcher;
+  uint32_t stack[SQ_JSON_MAX_DEPTH + 2];
+} sq_json_tape;
+
+/* 0, or SQ_JSON_E_NOMEM (the tape is then empty and needs no release). */
+int sq_json_tape_init(sq_json_tape *t);
+void sq_json_tape_release(sq_json_tape *t);
+void sq_json_tape_clear(sq_json_tape *t);
+int sq_json_tape_event(void *tape, const sq_json_token *token);
+
 #ifdef __cplusplus
 }
 #endif

@@ -527,7 +527,10 @@ SQ_INLINE void value_done(sq_json_parser *p){
   }
 }
 
-/* Calls the callback; returns 0 to go on, SQ_JSON_PAUSED or SQ_JSON_ERROR. */
+SQ_INLINE int tape_event(void *user, const sq_json_token *k);
+
+/* Calls the callback; returns 0 to go on, SQ_JSON_PAUSED or SQ_JSON_ERROR.
+** The tape's callback is called directly (inlined: no indirect call). */
 SQ_INLINE int emit(sq_json_parser *p, int type, unsigned flags, const void *text,
                 size_t len, uint64_t off, uint64_t line, uint64_t col, int depth){
   int rc;
@@ -540,7 +543,8 @@ SQ_INLINE int emit(sq_json_parser *p, int type, unsigned flags, const void *text
   t->line = line;
   t->column = col;
   t->depth = depth;
-  rc = p->cb ? p->cb(p->user, t) : SQ_JSON_CONTINUE;
+  if( p->cb==sq_json_tape_event ) rc = tape_event(p->user, t);
+  else rc = p->cb ? p->cb(p->user, t) : SQ_JSON_CONTINUE;
   if( rc==SQ_JSON_CONTINUE ) return 0;
   if( rc==SQ_JSON_PAUSE ) return SQ_JSON_PAUSED;
   set_error(p, SQ_JSON_E_ABORTED, "stopped by the callback", off);
@@ -1233,6 +1237,148 @@ int sq_json_path_match(sq_json_path *m, const sq_json_token *t){
     m->arr_idx[d+1] = 0;
   }
   return SQ_JSON_PATH_NO;
+}
+
+/* ---------------------------------------------------------------- tape */
+
+int sq_json_tape_init(sq_json_tape *t){
+  memset(t, 0, sizeof *t);
+  t->pause_depth = -1;
+  t->tokens = (sq_json_tape_token*)SQ_JSON_MALLOC(256*sizeof(sq_json_tape_token));
+  t->arena = (unsigned char*)SQ_JSON_MALLOC(256);
+  if( !t->tokens || !t->arena ){
+    sq_json_tape_release(t);
+    return SQ_JSON_E_NOMEM;
+  }
+  t->capacity = 256;
+  t->arena_capacity = 256;
+  return 0;
+}
+
+void sq_json_tape_release(sq_json_tape *t){
+  SQ_JSON_FREE(t->tokens);
+  SQ_JSON_FREE(t->arena);
+  t->tokens = 0; t->arena = 0;
+  t->count = t->capacity = t->arena_count = t->arena_capacity = 0;
+}
+
+void sq_json_tape_clear(sq_json_tape *t){
+  t->count = 0;
+  t->arena_count = 0;
+  t->depth = 0;
+  t->overflow = 0;
+  t->completed = 0;
+}
+
+static int tape_grow(sq_json_tape *t){
+  size_t cap = t->capacity ? t->capacity*2 : 256;
+  sq_json_tape_token *a;
+  if( cap>(size_t)UINT32_MAX ) cap = (size_t)UINT32_MAX;
+  if( cap<=t->capacity ) return 0;
+  a = (sq_json_tape_token*)SQ_JSON_REALLOC(t->tokens, cap*sizeof(sq_json_tape_token));
+  if( !a ) return 0;
+  t->tokens = a;
+  t->capacity = cap;
+  return 1;
+}
+
+/* Copies text after its 8-byte input offset into the arena; its arena offset, or -1. */
+static int64_t tape_copy(sq_json_tape *t, const char *text, size_t len, uint64_t off){
+  size_t need = t->arena_count + 8 + len, at;
+  if( need>t->arena_capacity ){
+    size_t cap = t->arena_capacity ? t->arena_capacity*2 : 256;
+    unsigned char *a;
+    while( cap<need ) cap *= 2;
+    a = (unsigned char*)SQ_JSON_REALLOC(t->arena, cap);
+    if( !a ) return -1;
+    t->arena = a;
+    t->arena_capacity = cap;
+  }
+  at = t->arena_count;
+  memcpy(t->arena+at, &off, 8);
+  if( len ) memcpy(t->arena+at+8, text, len);
+  t->arena_count = need;
+  return (int64_t)(at+8);
+}
+
+SQ_INLINE int tape_add(sq_json_tape *t, const sq_json_token *k){
+  int type = k->type;
+  size_t n;
+  sq_json_tape_token *o;
+  if( type==SQ_JSON_END_OBJECT || type==SQ_JSON_END_ARRAY ){
+    int d = --t->depth;
+    t->tokens[t->stack[d]].length = (uint32_t)t->count;
+    if( k->depth==t->pause_depth ){ t->completed++; return SQ_JSON_PAUSE; }
+    return SQ_JSON_CONTINUE;
+  }
+  n = t->count;
+  if( SQ_UNLIKELY(n==t->capacity) && !tape_grow(t) ){ t->overflow = 1; return 2; }
+  if( n==0 ) t->first_offset = k->offset;
+  o = &t->tokens[n];
+  o->kind = (uint8_t)type;
+  o->reserved = 0;
+  switch( type ){
+    case SQ_JSON_BEGIN_OBJECT: case SQ_JSON_BEGIN_ARRAY:
+      o->position = k->offset;
+      o->length = 0;
+      o->flags = 0;
+      t->stack[t->depth++] = (uint32_t)n;
+      t->count = n+1;
+      return SQ_JSON_CONTINUE;
+    case SQ_JSON_STRING: case SQ_JSON_KEY: case SQ_JSON_NUMBER: {
+      const unsigned char *x = (const unsigned char*)k->text;
+      if( SQ_UNLIKELY(k->len>(size_t)UINT32_MAX) ){ t->overflow = 1; return 2; }
+      o->length = (uint32_t)k->len;
+      o->flags = (uint8_t)k->flags;
+      if( x && t->input_start && x>=t->input_start && x<t->input_end ){
+        o->position = (uint64_t)(x - t->input_start) + t->base;
+      }else{
+        int64_t at = tape_copy(t, k->text, k->len, k->offset);
+        if( at<0 ){ t->overflow = 1; return 2; }
+        o->position = (uint64_t)at;
+        o->flags |= SQ_JSON_TAPE_ARENA;
+      }
+      break;
+    }
+    default:
+      o->position = k->offset;
+      o->length = 0;
+      o->flags = 0;
+  }
+  t->count = n+1;
+  if( type!=SQ_JSON_KEY && k->depth==t->pause_depth ){ t->completed++; return SQ_JSON_PAUSE; }
+  return SQ_JSON_CONTINUE;
+}
+
+/* Outside the selected arrays: follow the path. */
+static int tape_seek(sq_json_tape *t, const sq_json_token *k){
+  if( !t->matcher ) return SQ_JSON_CONTINUE;
+  switch( sq_json_path_match(t->matcher, k) ){
+    case SQ_JSON_PATH_ARRAY:
+      t->inside = 1;
+      t->found = 1;
+      return SQ_JSON_CONTINUE;
+    case SQ_JSON_PATH_OTHER:
+      t->failure_type = k->type;
+      return 2;
+    default:
+      return SQ_JSON_CONTINUE;
+  }
+}
+
+int sq_json_tape_event(void *user, const sq_json_token *k){
+  return tape_event(user, k);
+}
+
+SQ_INLINE int tape_event(void *user, const sq_json_token *k){
+  sq_json_tape *t = (sq_json_tape*)user;
+  if( !t->streaming ) return tape_add(t, k);
+  if( t->inside ){
+    if( SQ_LIKELY(k->depth>=t->pause_depth) ) return tape_add(t, k);
+    /* the end of an array holding the values: look for the next one */
+    t->inside = 0;
+  }
+  return tape_seek(t, k);
 }
 
 /* ---------------------------------------------------------------- numbers */

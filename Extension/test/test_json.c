@@ -499,7 +499,7 @@ static void test_token_limit_any_cut(void){
     "[\"abcd\"]", "[\"abcde\"]", "[\"abc\"]", "\"abcd\"", "\"abcde\"",
     "{\"abcd\":1}", "{\"abcde\":1}",
     "[\"a\\nc\"]", "[\"a\\ncd\"]", "[\"\\u0041\"]", "[\"ab\\\"\"]",
-    "[\"ab\x01\"]", "[\"ab\x01xyz\"]", "[\"a\x01" "bcdefgh\"]", "[\"ab\xff\"]", "[\"ab\xffxyzw\"]",
+    "[\"ab\x01\"]", "[\"ab\x01xyz\"]", "[\"a\001bcdefgh\"]", "[\"ab\xff\"]", "[\"ab\xffxyzw\"]",
     "[\"\xc3\xa9\xc3\xa9\"]", "[\"\xc3\xa9\xc3\xa9\xc3\xa9\"]",
     "[\"a\\", "[\"abcdef", "[\"ab",
     "[1234]", "[12345]", "[-123]", "[-1234]", "[1.5e3]", "[1.5e30]",
@@ -547,6 +547,104 @@ static void test_token_limit_any_cut(void){
     SQ_CHECK(o.code==SQ_JSON_E_TOO_LONG && o.offset==1);
     o = limit_parse("[\"ab\x01xyz\"]", 11, 64, 11, 0);
     SQ_CHECK(o.code==SQ_JSON_E_SYNTAX && o.offset==4);
+  }
+}
+
+/* The tape (sq_json_tape_event): the same tokens whole and fed byte by
+** byte (texts in the input, or copied to the arena when escaped or cut);
+** streamed: only the elements of the arrays the path selects, a pause after
+** each, the failure type for an object at the path. */
+static const char *tape_text(const sq_json_tape *t, size_t i, const char *doc){
+  const sq_json_tape_token *k = &t->tokens[i];
+  return (k->flags & SQ_JSON_TAPE_ARENA) ? (const char*)t->arena + k->position : doc + k->position;
+}
+static void test_tape(void){
+  const char *doc = "{\"a\":[1,\"x\\ny\",true],\"b\":null,\"c\":{}}";
+  size_t n = strlen(doc), i;
+  int pass;
+  for(pass=0; pass<2; pass++){
+    sq_json_tape t;
+    sq_json_parser *p;
+    int rc = SQ_JSON_OK;
+    SQ_CHECK(sq_json_tape_init(&t)==0);
+    p = sq_json_new(sq_json_tape_event, &t);
+    t.input_start = (const unsigned char*)doc;
+    t.input_end = (const unsigned char*)doc + n;
+    if( pass==0 ){
+      rc = sq_json_feed(p, doc, n);
+    }else{
+      for(i=0; i<n && rc==SQ_JSON_OK; i++){ t.base = 0; rc = sq_json_feed(p, doc+i, 1); }
+    }
+    SQ_CHECK(rc==SQ_JSON_OK && sq_json_finish(p)==SQ_JSON_OK);
+    /* { a [ 1 "x\ny" true ] b null c { } */
+    SQ_CHECK(t.count==10);
+    SQ_CHECK(t.tokens[0].kind==SQ_JSON_BEGIN_OBJECT && t.tokens[0].length==10 && t.tokens[0].position==0);
+    SQ_CHECK(t.tokens[1].kind==SQ_JSON_KEY && t.tokens[1].length==1 && memcmp(tape_text(&t, 1, doc), "a", 1)==0);
+    SQ_CHECK(t.tokens[2].kind==SQ_JSON_BEGIN_ARRAY && t.tokens[2].length==6);
+    SQ_CHECK(t.tokens[3].kind==SQ_JSON_NUMBER && t.tokens[3].length==1 && tape_text(&t, 3, doc)[0]=='1');
+    SQ_CHECK(t.tokens[4].kind==SQ_JSON_STRING && (t.tokens[4].flags & SQ_JSON_TAPE_ARENA)
+             && t.tokens[4].length==3 && memcmp(tape_text(&t, 4, doc), "x\ny", 3)==0);
+    {
+      uint64_t off;
+      memcpy(&off, t.arena + t.tokens[4].position - 8, 8);
+      SQ_CHECK(off==8);                         /* the input offset of its quote */
+    }
+    SQ_CHECK(t.tokens[5].kind==SQ_JSON_TRUE && t.tokens[5].position==15);
+    SQ_CHECK(t.tokens[7].kind==SQ_JSON_NULL);
+    SQ_CHECK(t.tokens[9].kind==SQ_JSON_BEGIN_OBJECT && t.tokens[9].length==10);
+    if( pass==1 ) SQ_CHECK(t.tokens[1].flags & SQ_JSON_TAPE_ARENA);   /* cut: copied */
+    sq_json_free(p);
+    sq_json_tape_release(&t);
+  }
+  /* streaming: the elements of every array at $.k, one pause each */
+  {
+    const char *d2 = "{\"k\":[{\"v\":1},2],\"x\":{\"k\":[9]},\"k\":[3]}";
+    sq_json_tape t;
+    sq_json_parser *p;
+    int rc, got = 0;
+    size_t at = 0, len = strlen(d2);
+    SQ_CHECK(sq_json_tape_init(&t)==0);
+    t.streaming = 1;
+    t.matcher = sq_json_path_new();
+    t.pause_depth = 2;
+    sq_json_path_add_key(t.matcher, "k", 1);
+    p = sq_json_new(sq_json_tape_event, &t);
+    t.input_start = (const unsigned char*)d2;
+    t.input_end = (const unsigned char*)d2 + len;
+    for(;;){
+      rc = sq_json_feed(p, d2+at, len-at);
+      at += sq_json_consumed(p);
+      t.base = at;
+      t.input_start = (const unsigned char*)d2 + at;
+      if( t.completed ){
+        got++;
+        if( got==1 ) SQ_CHECK(t.count==3 && t.tokens[0].kind==SQ_JSON_BEGIN_OBJECT && t.tokens[0].length==3);
+        if( got==2 ) SQ_CHECK(t.count==1 && t.tokens[0].kind==SQ_JSON_NUMBER && t.tokens[0].position==14);
+        if( got==3 ) SQ_CHECK(t.count==1 && t.tokens[0].position==len-3);
+        sq_json_tape_clear(&t);
+      }
+      if( rc!=SQ_JSON_PAUSED ) break;
+    }
+    SQ_CHECK(rc==SQ_JSON_OK && sq_json_finish(p)==SQ_JSON_OK && got==3 && t.found);
+    sq_json_free(p);
+    sq_json_path_free(t.matcher);
+    sq_json_tape_release(&t);
+  }
+  /* an object at the path aborts with its type */
+  {
+    sq_json_tape t;
+    sq_json_parser *p;
+    SQ_CHECK(sq_json_tape_init(&t)==0);
+    t.streaming = 1;
+    t.matcher = sq_json_path_new();
+    t.pause_depth = 2;
+    sq_json_path_add_key(t.matcher, "k", 1);
+    p = sq_json_new(sq_json_tape_event, &t);
+    SQ_CHECK(sq_json_feed(p, "{\"k\":{}}", 8)==SQ_JSON_ERROR);
+    SQ_CHECK(t.failure_type==SQ_JSON_BEGIN_OBJECT && !t.found);
+    sq_json_free(p);
+    sq_json_path_free(t.matcher);
+    sq_json_tape_release(&t);
   }
 }
 
@@ -649,6 +747,7 @@ int main(void){
   test_pause_and_abort();
   test_abort_reset_limits();
   test_token_limit_any_cut();
+  test_tape();
   test_json_suite();
   return sq_test_done("test_json");
 }

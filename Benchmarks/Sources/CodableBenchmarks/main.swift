@@ -4,7 +4,7 @@
 // the ceiling. Prints medians (MB/s of JSON) and ratios.
 //
 //   swift run -c release --package-path Benchmarks CodableBenchmarks [N] [REPS]
-//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|encode|stream [N]
+//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|hand|encode|orders|stream|none [N]
 //   swift run -c release --package-path Benchmarks CodableBenchmarks stream-memory FILE_MB [keep]
 //     (with keep, a second run reads the existing file: peak RSS without the generator)
 //
@@ -17,6 +17,50 @@ import StreamQLite
 
 struct Hi: Codable, Equatable { var hi: Int; var there: Int; var comment: String }
 struct BenchTask: Codable, Equatable { var id: Int64; var title: String; var done: Bool }
+
+// The same structs, read by hand (`JSONDecodable`: the decoder calls `init(json:)`).
+struct HiHand: Codable, Equatable, JSONDecodable {
+    var hi: Int; var there: Int; var comment: String
+    init(hi: Int, there: Int, comment: String) { self.hi = hi; self.there = there; self.comment = comment }
+    init(json: inout JSONObjectReader) throws {
+        hi = try json.decode("hi")
+        there = try json.decode("there")
+        comment = try json.decode("comment")
+    }
+}
+struct BenchTaskHand: Codable, Equatable, JSONDecodable {
+    var id: Int64; var title: String; var done: Bool
+    init(json: inout JSONObjectReader) throws {
+        id = try json.decode("id")
+        title = try json.decode("title")
+        done = try json.decode("done")
+    }
+}
+struct OwnerHand: Codable, Equatable, JSONDecodable {
+    var name: String; var email: String; var since: Int
+    init(json: inout JSONObjectReader) throws {
+        name = try json.decode("name"); email = try json.decode("email"); since = try json.decode("since")
+    }
+}
+struct ItemHand: Codable, Equatable, JSONDecodable {
+    var sku: String; var quantity: Int; var price: Double
+    init(json: inout JSONObjectReader) throws {
+        sku = try json.decode("sku"); quantity = try json.decode("quantity"); price = try json.decode("price")
+    }
+}
+struct OrderHand: Codable, Equatable, JSONDecodable {
+    var id: Int; var owner: OwnerHand; var items: [ItemHand]; var tags: [String]
+    var attributes: [String: String]; var note: String?; var paid: Bool
+    init(json: inout JSONObjectReader) throws {
+        id = try json.decode("id")
+        owner = try json.decode("owner")
+        items = try json.decode("items")
+        tags = try json.decode("tags")
+        attributes = try json.decode("attributes")
+        note = try json.decodeIfPresent("note")
+        paid = try json.decode("paid")
+    }
+}
 struct Owner: Codable, Equatable { var name: String; var email: String; var since: Int }
 struct Item: Codable, Equatable { var sku: String; var quantity: Int; var price: Double }
 struct Order: Codable, Equatable {
@@ -93,6 +137,9 @@ if args.count > 2 && args[1] == "profile" {
     case "decode":
         let t = try measure(5) { blackHole(try JSONValueDecoder().decode([Hi].self, from: file)) }
         print(String(format: "decode: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))
+    case "hand":
+        let t = try measure(5) { blackHole(try JSONValueDecoder().decode([HiHand].self, from: file)) }
+        print(String(format: "hand: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))
     case "encode":
         let values = try JSONValueDecoder().decode([Hi].self, from: file)
         let t = try measure(5) { blackHole(try JSONValueEncoder().encode(values)) }
@@ -165,7 +212,7 @@ func row(_ name: String, _ seconds: Double, bytes: Int, base: Double) {
     print(String(format: "| %@ | %.3f | %.0f | %.2f× |", name, seconds, mbps, base / seconds))
 }
 
-func decodeTable<T: Codable & Equatable>(_ title: String, _ type: T.Type, _ file: [UInt8], ceiling: () -> [T]) throws {
+func decodeTable<T: Codable & Equatable, H: JSONDecodable & Equatable>(_ title: String, _ type: T.Type, hand: H.Type, _ file: [UInt8], ceiling: () -> [T]) throws {
     print("\n### Decoding: \(title) (\(String(format: "%.1f", Double(file.count) / 1e6)) MB, \(reps) runs, median CPU time)\n")
     print("| variant | s | MB/s | vs JSONDecoder |")
     print("|---|---|---|---|")
@@ -173,6 +220,9 @@ func decodeTable<T: Codable & Equatable>(_ title: String, _ type: T.Type, _ file
     let ours = try JSONValueDecoder().decode([T].self, from: file)
     let theirs = try JSONDecoder().decode([T].self, from: data)
     precondition(ours == theirs, "the decoders disagree")
+    let oursHand = try JSONValueDecoder().decode([H].self, from: file)
+    let theirsHand = try JSONDecoder().decode([H].self, from: data)
+    precondition(oursHand == theirsHand && oursHand.count == ours.count, "the hand-written path disagrees")
     let foundation = try measure(reps) { blackHole(try JSONDecoder().decode([T].self, from: data)) }
     let decoder = try measure(reps) { blackHole(try JSONValueDecoder().decode([T].self, from: file)) }
     let stream = try measure(reps) {
@@ -181,11 +231,13 @@ func decodeTable<T: Codable & Equatable>(_ title: String, _ type: T.Type, _ file
         while let v = try cursor.next() { values.append(v) }
         blackHole(values)
     }
+    let handWritten = try measure(reps) { blackHole(try JSONValueDecoder().decode([H].self, from: file)) }
     let loop = measure(reps) { blackHole(ceiling()) }
     let parseOnly = try measure(reps) { blackHole(try JSONValueDecoder().decode(SkipAll.self, from: file)) }
     row("Foundation `JSONDecoder`", foundation, bytes: file.count, base: foundation)
     row("**`JSONValueDecoder`** (whole array)", decoder, bytes: file.count, base: foundation)
     row("`JSONValueDecoder.elements` (streamed, collected)", stream, bytes: file.count, base: foundation)
+    row("**hand-written** (`JSONDecodable`, `init(json:)`)", handWritten, bytes: file.count, base: foundation)
     row("ceiling: create the same structs in a loop, no JSON", loop, bytes: file.count, base: foundation)
     row("floor of ours: the C parser filling the tape, no values", parseOnly, bytes: file.count, base: foundation)
 }
@@ -216,19 +268,19 @@ func encodeTable<T: Codable & Equatable>(_ title: String, _ values: [T]) throws 
 
 print("CodableBenchmarks: N = \(n), \(reps) runs per variant")
 let reference = referenceFile(n)
-try decodeTable("reference file, {\"hi\", \"there\", \"comment\"}", Hi.self, reference) {
+try decodeTable("reference file, {\"hi\", \"there\", \"comment\"}", Hi.self, hand: HiHand.self, reference) {
     var a: [Hi] = []
     for i in 0..<n { a.append(Hi(hi: i, there: i, comment: "comment")) }
     return a
 }
 let tasks = tasksFile(n)
-try decodeTable("tasks file, {\"id\", \"title\", \"done\"}", BenchTask.self, tasks) {
+try decodeTable("tasks file, {\"id\", \"title\", \"done\"}", BenchTask.self, hand: BenchTaskHand.self, tasks) {
     var a: [BenchTask] = []
     for i in 0..<n { a.append(BenchTask(id: Int64(i), title: "task \(i)", done: i % 3 == 0)) }
     return a
 }
 let nested = try nestedFile(n / 10)
-try decodeTable("nested orders (owner, items, tags, attributes, optional note)", Order.self, nested) {
+try decodeTable("nested orders (owner, items, tags, attributes, optional note)", Order.self, hand: OrderHand.self, nested) {
     (0..<(n / 10)).map(order)
 }
 try encodeTable("reference file", try JSONValueDecoder().decode([Hi].self, from: reference))

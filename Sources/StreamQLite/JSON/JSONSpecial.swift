@@ -1,0 +1,45 @@
+import CStreamQLite
+import Foundation
+
+/// See ``JSONValueEncoder/Options/special(_:path:)``.
+enum JSONSpecial {
+    case scalar(JSONScalar)
+    case encode((any Encoder) throws -> Void)
+}
+
+/// A nil `Optional` (bound as SQL NULL, not as the JSON text `null`).
+protocol JSONOptionalValue { var isNone: Bool { get } }
+extension Optional: JSONOptionalValue { var isNone: Bool { self == nil } }
+
+/// Marks `[String: V]`: with a key strategy its keys are written as they are (as `JSONEncoder` does).
+protocol JSONStringDictionaryEncodable {}
+extension Dictionary: JSONStringDictionaryEncodable where Key == String {}
+
+/// Thrown inside the streaming encoder when `encode(to:)` uses containers out of
+/// order (a container written after a later one, `superEncoder`): the value is then
+/// encoded again through ``JSONTreeEncoder``.
+struct JSONEncoderRestart: Error {}
+
+/// The byte of a one-byte trivial key (synthesized `CodingKeys`), else -1.
+@inline(__always)
+func jsonKeyByte<K: CodingKey>(_ key: K) -> Int16 {
+    guard _isPOD(K.self) else { return -1 }
+    switch MemoryLayout<K>.size {
+    case 0: return 0
+    case 1: return Int16(unsafeBitCast(key, to: UInt8.self))
+    default: return -1
+    }
+}
+
+extension EncodingError {
+    /// The failure in one sentence, with where in the value it happened.
+    var streamQLiteDescription: String {
+        switch self {
+        case .invalidValue(_, let context):
+            let path = context.codingPath.map { k in k.intValue.map { "[\($0)]" } ?? k.stringValue }.joined(separator: ".")
+            return path.isEmpty ? context.debugDescription : "at \(path): \(context.debugDescription)"
+        @unknown default:
+            return "\(self)"
+        }
+    }
+}

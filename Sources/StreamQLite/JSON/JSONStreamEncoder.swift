@@ -1,0 +1,273 @@
+import CStreamQLite
+import Foundation
+
+/// The `Encoder` writing as `encode(to:)` runs. The "slot" is the value being
+/// encoded: its first container request opens its object or array; when its
+/// `encode(to:)` returns, whatever it opened is closed (and an empty value is `{}`).
+final class JSONStreamEncoder: Encoder {
+    // Unchecked exclusivity: touched on every value; only the encoding thread uses an encoder.
+    @exclusivity(unchecked) var out: JSONOutput
+    let options: JSONValueEncoder.Options
+    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+    /// Set when a container was used out of order; the value is encoded again as a tree.
+    @exclusivity(unchecked) var restart = false
+
+    enum Slot: Equatable {
+        case empty
+        case container(id: UInt64, object: Bool)
+        case single
+    }
+    /// The current value: `frames.count` when it began, and what it wrote.
+    @exclusivity(unchecked) var slotDepth = 0
+    @exclusivity(unchecked) var slot = Slot.empty
+    /// The current value is a `[String: V]` under a key strategy.
+    @exclusivity(unchecked) var slotRawKeys = false
+    /// Converted keys (snake_case).
+    @exclusivity(unchecked) var snakeCache: [String: String] = [:]
+    /// Written keys of one-byte key types (synthesized `CodingKeys`), by type and byte:
+    /// the quoted, escaped key and its separator, ready to copy.
+    @exclusivity(unchecked) var keyTables: [(type: ObjectIdentifier, table: UnsafeMutablePointer<JSONWrittenKey>)] = []
+    @exclusivity(unchecked) var lastKeyType: ObjectIdentifier?
+    @exclusivity(unchecked) var lastKeyTable: UnsafeMutablePointer<JSONWrittenKey>?
+    /// Per depth, kept keyed containers (see ``keyedContainer(_:id:rawKeys:)``).
+    @exclusivity(unchecked) var containerSlots: [[JSONEncoderContainerSlot]] = []
+    /// Id cells of containers that were not kept (freed with the encoder).
+    @exclusivity(unchecked) var retiredCells: [UnsafeMutablePointer<UInt64>] = []
+
+    deinit {
+        for (_, table) in keyTables {
+            for i in 0..<256 where table[i].count >= 0 { table[i].bytes.deallocate() }
+            table.deinitialize(count: 256)
+            table.deallocate()
+        }
+        for depth in containerSlots { for slot in depth { slot.release() } }
+        for c in retiredCells { c.deallocate() }
+        quickSlots.deinitialize(count: quickSlotCount)
+        quickSlots.deallocate()
+    }
+
+    init(options: JSONValueEncoder.Options) {
+        self.options = options
+        out = options.output()
+    }
+
+    var codingPath: [any CodingKey] {
+        var path: [any CodingKey] = []
+        for i in 0..<out.frames.count where out.frames[i].count > 0 {
+            let f = out.frames[i]
+            if f.isObject {
+                let end = i + 1 < out.frames.count ? out.frames[i + 1].memberBase : out.members.count
+                path.append(JSONStringKey(out.members[end - 1].key))
+            } else {
+                path.append(JSONIndexKey(index: f.count - 1))
+            }
+        }
+        return path
+    }
+
+    /// Ready for another value (the buffer's memory is kept).
+    func reset() {
+        out.reset()
+        restart = false
+        slotDepth = 0
+        slot = .empty
+        slotRawKeys = false
+    }
+
+    func encodeTop<T: Encodable>(_ value: T) throws {
+        do {
+            try encodeValue(value, top: true)
+            if restart { throw JSONEncoderRestart() }
+        } catch is JSONEncoderRestart {
+            out.reset()
+            let tree = JSONTreeEncoder(options: options)
+            let node = try tree.encodeTop(value)
+            node.write(to: &out)
+        }
+    }
+
+    /// Encodes one value at the current position (after its key or separator).
+    @inline(__always)
+    func encodeValue<T: Encodable>(_ value: T, top: Bool = false) throws {
+        if T.self == String.self { out.string(unsafeBitCast(value, to: String.self)); return }
+        if T.self == Int.self { out.integer(Int64(unsafeBitCast(value, to: Int.self))); return }
+        if T.self == Double.self { out.scalar(try options.number(unsafeBitCast(value, to: Double.self), path: codingPath)); return }
+        if T.self == Bool.self { out.scalar(.bool(unsafeBitCast(value, to: Bool.self))); return }
+        try encodeOther(value, top: top)
+    }
+
+    func encodeOther<T: Encodable>(_ value: T, top: Bool) throws {
+        if let special = try options.special(value, path: codingPath) {
+            switch special {
+            case .scalar(let s): out.scalar(s)
+            case .encode(let body): try inSlot(top: top, rawKeys: false) { try body(self) }
+            }
+            return
+        }
+        let rawKeys = options.snakeCase && value is JSONStringDictionaryEncodable
+        try inSlot(top: top, rawKeys: rawKeys) { try value.encode(to: self) }
+    }
+
+    /// Runs `body` (an `encode(to:)`) as a new slot at the current position.
+    @inline(__always)
+    func inSlot(top: Bool, rawKeys: Bool, _ body: () throws -> Void) throws {
+        let savedDepth = slotDepth, savedSlot = slot, savedRaw = slotRawKeys
+        slotDepth = out.frames.count
+        slot = .empty
+        slotRawKeys = rawKeys
+        defer { slotDepth = savedDepth; slot = savedSlot; slotRawKeys = savedRaw }
+        try body()
+        if restart { throw JSONEncoderRestart() }
+        switch slot {
+        case .empty:
+            if top {
+                throw EncodingError.invalidValue(top, .init(codingPath: [], debugDescription: "Top-level value did not encode any values."))
+            }
+            _ = out.open(object: true)
+            out.close()
+        case .container:
+            out.close(downTo: slotDepth)
+        case .single:
+            break
+        }
+    }
+
+    /// Activates object `id` and writes `key`; false when the write must be dropped (restart).
+    @inline(__always)
+    func beginMember<K: CodingKey>(_ key: K, _ id: UInt64) -> Bool {
+        guard activate(id) else { return false }
+        writeKey(key)
+        return true
+    }
+
+    /// A keyed container writing into object `id`.
+    ///
+    /// Making one costs a `KeyedEncodingContainer` box and a generic metadata lookup, so
+    /// the container of each key type at each depth is kept (as a closure that captured
+    /// it) and pointed at the next object, but only when no copy of it is alive.
+    @inline(__always)
+    func keyedContainer<Key: CodingKey>(_ type: Key.Type, id: UInt64) -> KeyedEncodingContainer<Key> {
+        let depth = out.frames.count
+        let keyType = ObjectIdentifier(Key.self)
+        if _fastPath(depth < quickSlotCount), let q = quickSlots[depth], q.keyType == keyType,
+           q.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+            // The last container of this depth (no array traffic).
+            q.cell.pointee = id
+            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: JSONEncoderContainerThunk<Key>.self).make()
+        }
+        if depth < containerSlots.count {
+            for slot in containerSlots[depth] where slot.keyType == keyType
+                && slot.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+                slot.cell.pointee = id
+                remember(slot, depth: depth)
+                return unsafeDowncast(slot.thunk, to: JSONEncoderContainerThunk<Key>.self).make()
+            }
+        }
+        let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
+        cell.initialize(to: id)
+        let container = KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self), cell: cell))
+        while containerSlots.count <= depth { containerSlots.append([]) }
+        if depth < quickSlotCount { quickSlots[depth] = nil }
+        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: JSONEncoderContainerThunk<Key>(RowDecoder.thunk(container)),
+                                            box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), cell: cell)
+        if let k = containerSlots[depth].firstIndex(where: { $0.keyType == keyType }) {
+            // The kept one has a copy alive: it keeps its cell.
+            retiredCells.append(containerSlots[depth][k].cell)
+            containerSlots[depth][k] = slot
+        } else if containerSlots[depth].count < 4 {
+            containerSlots[depth].append(slot)
+        } else {
+            let old = containerSlots[depth].removeFirst()
+            if old.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 { old.release() } else { retiredCells.append(old.cell) }
+            containerSlots[depth].append(slot)
+        }
+        remember(slot, depth: depth)
+        return container
+    }
+
+    /// The last container used at each depth, in plain memory (a copy of its slot, unretained:
+    /// `containerSlots` keeps the thunk).
+    struct QuickSlot {
+        var keyType: ObjectIdentifier
+        var thunk: Unmanaged<AnyObject>
+        var box: Unmanaged<AnyObject>
+        var cell: UnsafeMutablePointer<UInt64>
+    }
+    @exclusivity(unchecked) var quickSlots = UnsafeMutablePointer<QuickSlot?>.allocate(capacity: 0)
+    @exclusivity(unchecked) var quickSlotCount = 0
+
+    func remember(_ slot: JSONEncoderContainerSlot, depth: Int) {
+        if depth >= quickSlotCount {
+            let n = max(depth + 1, quickSlotCount * 2, 8)
+            let grown = UnsafeMutablePointer<QuickSlot?>.allocate(capacity: n)
+            grown.moveInitialize(from: quickSlots, count: quickSlotCount)
+            (grown + quickSlotCount).initialize(repeating: nil, count: n - quickSlotCount)
+            quickSlots.deallocate()
+            quickSlots = grown
+            quickSlotCount = n
+        }
+        quickSlots[depth] = QuickSlot(keyType: slot.keyType, thunk: Unmanaged.passUnretained(slot.thunk), box: slot.box, cell: slot.cell)
+    }
+
+    /// Makes frame `id` the innermost open container (closing those opened after it); false when it is closed.
+    @inline(__always)
+    func activate(_ id: UInt64) -> Bool {
+        if _fastPath(out.frames.last?.id == id) { return true }
+        guard let d = out.depth(of: id) else { restart = true; return false }
+        out.close(downTo: d + 1)
+        return true
+    }
+
+    /// The JSON key of `key` in the innermost object.
+    @inline(__always)
+    func writeKey<K: CodingKey>(_ key: K) {
+        if _isPOD(K.self) && MemoryLayout<K>.size <= 1 {
+            let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
+            let table = keyTable(ObjectIdentifier(K.self))
+            if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key.stringValue) }
+            out.key(written: table[byte], byte: Int16(byte), type: ObjectIdentifier(K.self))
+            return
+        }
+        writeKeySlow(key)
+    }
+
+    /// The table of a one-byte key type (the last few types are kept).
+    @inline(__always)
+    func keyTable(_ type: ObjectIdentifier) -> UnsafeMutablePointer<JSONWrittenKey> {
+        if _fastPath(lastKeyType == type), let t = lastKeyTable { return t }
+        return keyTableSlow(type)
+    }
+
+    func keyTableSlow(_ type: ObjectIdentifier) -> UnsafeMutablePointer<JSONWrittenKey> {
+        lastKeyType = type
+        for entry in keyTables where entry.type == type { lastKeyTable = entry.table; return entry.table }
+        let table = UnsafeMutablePointer<JSONWrittenKey>.allocate(capacity: 256)
+        table.initialize(repeating: JSONWrittenKey(), count: 256)
+        keyTables.append((type, table))
+        lastKeyTable = table
+        return table
+    }
+
+    /// A key as written: converted (snake_case), quoted, escaped, followed by `:`.
+    func writtenKey(_ stringValue: String) -> JSONWrittenKey {
+        var name = stringValue
+        if options.snakeCase { name = convertToSnakeCase(name) }
+        var bytes: [UInt8] = []
+        appendJSONQuoted(name, to: &bytes, escapeSlash: options.escapeSlashes, escapeLineSeparators: false)
+        bytes.append(contentsOf: options.pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
+        return JSONWrittenKey(name: name, bytes: bytes)
+    }
+
+    func writeKeySlow<K: CodingKey>(_ key: K) {
+        var name = key.stringValue
+        if options.snakeCase && !out.frames[out.frames.count - 1].rawKeys {
+            if let c = snakeCache[name] { name = c } else {
+                let c = convertToSnakeCase(name)
+                snakeCache[name] = c
+                name = c
+            }
+        }
+        out.key(name, byte: jsonKeyByte(key), type: ObjectIdentifier(K.self))
+    }
+
+}
