@@ -5,6 +5,8 @@
 # release builds, measured with wrk on 127.0.0.1 in the same run.
 #
 #   Examples/TasksServer/bench/run.sh       # DURATION=10 CONNECTIONS="1 4" TASKS=100000 by default
+#   CHECK_ONLY=1 Examples/TasksServer/bench/run.sh   # only the check that both servers give the same answers
+#                                                    # (every measured route and the weekly report)
 #
 # Cases (DURATION seconds each, for each wrk connection count in CONNECTIONS):
 #   constant   GET /bench/constant       TasksServer's constant one-task body (the baseline)
@@ -15,7 +17,9 @@
 # Prints requests/s, tasks/s, latency p50/p99 (wrk --latency), the server's peak RSS during
 # the case (VmHWM, reset before each case through /proc/PID/clear_refs) and the largest
 # event-loop timer lag the server saw (GET /stats), and the server's CPU time (user + system,
-# /proc/PID/stat) per request: less sensitive than requests/s to what else the machine runs. Both servers start from copies of one
+# /proc/PID/stat) per request: less sensitive than requests/s to what else the machine runs;
+# wrk's own CPU time per request (GNU time), and from both the tasks/s two otherwise idle
+# cores would serve (2 CPU-seconds per second / (server + client CPU per request) x tasks). Both servers start from copies of one
 # database of TASKS sample tasks, one server at a time. wrk and the server share the machine.
 set -euo pipefail
 DURATION=${DURATION:-10}
@@ -102,7 +106,7 @@ cp "$WORK/seed.db" "$WORK/a.db"; cp "$WORK/seed.db" "$WORK/b.db"
 start "$SQ_BIN" "$WORK/a.db"; A=$PORT; APID=$PID; PID=
 start "$GRDB_BIN" "$WORK/b.db"; B=$PORT
 python3 - "$A" "$B" "$WORK/post1000.json" <<'PY' || { kill $APID; exit 1; }
-import json, sys, urllib.request
+import json, sys, urllib.error, urllib.request
 a, b, post = sys.argv[1], sys.argv[2], open(sys.argv[3], "rb").read()
 def fetch(port, path, body=None):
     r = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST" if body else "GET")
@@ -112,16 +116,32 @@ for path in ["/tasks/1", "/tasks/777", "/tasks?limit=128&after=5000", "/tasks?li
              "/tasks?done=true&limit=100&offset=50", "/tasks?done=false&after=99000"]:
     x, y = fetch(a, path), fetch(b, path)
     assert x == y, f"{path}: servers differ"
+# The weekly report (locale weeks in a time zone): ICU through SQL here, Foundation's Calendar there.
+total = len(fetch(a, "/tasks"))
+for path in ["/tasks/weekly?locale=en_US&tz=America/New_York", "/tasks/weekly?locale=de_DE&tz=Europe/Berlin",
+             "/tasks/weekly?locale=ar_EG&tz=UTC", "/tasks/weekly?locale=en_GB"]:
+    # (Not Africa/Cairo: Debian 12's ICU 72 carries time zone data from before Egypt brought
+    # back summer time in 2023, Foundation's own ICU has it, and 2024 weeks differ by an hour.)
+    x, y = fetch(a, path), fetch(b, path)
+    assert x == y, f"{path}: servers differ"
+    assert sum(w["tasks"] for w in x) == total and len(x) >= 26, f"{path}: {len(x)} weeks, {sum(w['tasks'] for w in x)} tasks of {total}"
+for port in (a, b):
+    try:
+        fetch(port, "/tasks/weekly?locale=en_US&tz=Mars/Olympus")
+        raise AssertionError(f"port {port}: an unknown time zone was accepted")
+    except urllib.error.HTTPError as e:
+        assert e.code == 400 and "Mars/Olympus" in json.loads(e.read())["error"], f"port {port}: {e.code}"
 x, y = fetch(a, "/tasks", post), fetch(b, "/tasks", post)
 assert len(x) == len(y) == 1000 and all(p["id"] == q["id"] and p["title"] == q["title"] and p["done"] == q["done"]
                                          and p["createdAt"] == q["createdAt"] for p, q in zip(x, y)), "POST answers differ"
-print("   same bodies for /tasks/{id}, limit=128, limit=1024 and POST of 1,000")
+print("   same bodies for /tasks/{id}, limit=128, limit=1024, the weekly report (4 locales/zones) and POST of 1,000")
 PY
 kill $APID; wait $APID 2>/dev/null || true; stop
+[ -n "${CHECK_ONLY:-}" ] && { echo "== CHECK_ONLY: no load test"; exit 0; }
 
 echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); wrk -t1, ${DURATION}s per case"
 RESULTS="$WORK/results.txt"
-printf "%-11s %-9s %4s %11s %12s %9s %9s %9s %8s %8s\n" server case conn "requests/s" "tasks/s" "p50" "p99" "peakRSS" "maxLag" "cpu/req" | tee "$RESULTS"
+printf "%-11s %-9s %4s %11s %12s %9s %9s %9s %8s %8s %8s %12s\n" server case conn "requests/s" "tasks/s" "p50" "p99" "peakRSS" "maxLag" "cpu/req" "wrk/req" "2core-tasks/s" | tee "$RESULTS"
 
 # The server's CPU time (user + system) so far, in clock ticks.
 cputicks() { awk '{print $14 + $15}' /proc/$PID/stat; }
@@ -131,7 +151,8 @@ run() {
     curl -s "http://127.0.0.1:$PORT/stats?reset=true" >/dev/null
     echo 5 > /proc/$PID/clear_refs 2>/dev/null || true
     local t0; t0=$(cputicks)
-    wrk -t1 -c"$5" -d"${DURATION}s" --latency -s "$3" "http://127.0.0.1:$PORT" > "$WORK/wrk.txt" 2>&1
+    /usr/bin/time -f "%U %S" -o "$WORK/wrkcpu.txt" \
+        wrk -t1 -c"$5" -d"${DURATION}s" --latency -s "$3" "http://127.0.0.1:$PORT" > "$WORK/wrk.txt" 2>&1
     local ticks=$(( $(cputicks) - t0 )) requests
     requests=$(awk '/requests in/ {print $1}' "$WORK/wrk.txt")
     if grep -q "Non-2xx" "$WORK/wrk.txt" || grep -q "Socket errors" "$WORK/wrk.txt"; then
@@ -143,8 +164,12 @@ run() {
     p99=$(awk '$1 == "99%" {print $2}' "$WORK/wrk.txt")
     rss=$(awk '/^VmHWM/ {printf "%.0fMB", $2/1024}' /proc/$PID/status)
     lag=$(curl -s "http://127.0.0.1:$PORT/stats" | python3 -c "import json,sys; print('%.1fms' % (json.load(sys.stdin)['eventLoop']['maxLagMicros']/1000))")
-    local cpu; cpu=$(echo "$ticks * 1000000 / $(getconf CLK_TCK) / $requests" | bc)
-    printf "%-11s %-9s %4s %11.0f %12.0f %9s %9s %9s %8s %6sus\n" "$1" "$2" "$5" "$rps" "$(echo "$rps * $4" | bc)" "$p50" "$p99" "$rss" "$lag" "$cpu" | tee -a "$RESULTS"
+    local cpu wrkcpu cap
+    cpu=$(echo "$ticks * 1000000 / $(getconf CLK_TCK) / $requests" | bc)
+    wrkcpu=$(awk -v n="$requests" '{printf "%.0f", ($1 + $2) * 1000000 / n}' "$WORK/wrkcpu.txt")
+    # What two otherwise idle cores would serve: 2 CPU-seconds per second over server + client CPU per request.
+    cap=$(echo "2000000 * $4 / ($cpu + $wrkcpu)" | bc)
+    printf "%-11s %-9s %4s %11.0f %12.0f %9s %9s %9s %8s %6sus %6sus %12s\n" "$1" "$2" "$5" "$rps" "$(echo "$rps * $4" | bc)" "$p50" "$p99" "$rss" "$lag" "$cpu" "$wrkcpu" "$cap" | tee -a "$RESULTS"
 }
 
 for c in $CONNECTIONS; do
