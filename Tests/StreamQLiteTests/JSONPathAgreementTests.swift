@@ -187,3 +187,36 @@ import StreamQLite
         #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(Owner.self, from: Array(#"{"name":"a","since":1"#.utf8)) }
     }
 }
+
+/// Many values, large ones (9,000 tokens) among small ones, from whole bytes and NDJSON:
+/// the values, and the coding path and position of an error far into the input.
+@Suite struct JSONManyElementsTests {
+    struct Big: Codable, Equatable { var id: Int; var values: [Int] }
+
+    @Test func valuesPathsAndErrorsFarIntoTheInput() throws {
+        // Small values (many per batch), large ones (one batch each), and both mixed.
+        let items = (0..<1_000).map { Big(id: $0, values: $0 % 97 == 0 ? Array(0..<9_000) : [$0]) }
+        let bytes = Array(try JSONEncoder().encode(items))
+        #expect(try JSONValueDecoder().decode([Big].self, from: bytes) == items)
+        #expect(try JSONValueDecoder().elements(of: Big.self, in: bytes).collect() == items)
+        let ndjson = Array(items.map { String(decoding: try! JSONEncoder().encode($0), as: UTF8.self) }.joined(separator: "\n").utf8)
+        #expect(try JSONValueDecoder().elements(of: Big.self, in: ndjson, layout: .ndjson).collect() == items)
+
+        // A type error in element 700: its path and position, after 700 good values.
+        var text = "[" + (0..<1_000).map { $0 == 700 ? #"{"id":"x","values":[]}"# : #"{"id":\#($0),"values":[]}"# }.joined(separator: ",\n") + "]"
+        let cursor = try JSONValueDecoder().elements(of: Big.self, in: Array(text.utf8))
+        for i in 0..<700 { #expect(try cursor.next()?.id == i) }
+        let error = try #require(throws: DecodingError.self) { try cursor.next() }
+        guard case .typeMismatch(_, let context) = error else { Issue.record("\(error)"); return }
+        #expect(context.codingPath.map(\.stringValue) == ["Index 700", "id"])
+        #expect(context.debugDescription.contains("line 701, column 7"), "\(context.debugDescription)")
+
+        // A syntax error after 300 values: the 300 first, then the error, then the same error.
+        text = "[" + (0..<300).map { #"{"id":\#($0),"values":[]}"# }.joined(separator: ",") + ",{]"
+        let broken = try JSONValueDecoder().elements(of: Big.self, in: Array(text.utf8))
+        for i in 0..<300 { #expect(try broken.next()?.id == i) }
+        #expect(throws: DecodingError.self) { try broken.next() }
+        #expect(throws: DecodingError.self) { try broken.next() }
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([Big].self, from: Array(text.utf8)) }
+    }
+}
