@@ -86,21 +86,8 @@ final class CSVFieldReader {
     }
 
     private func configure(_ options: CSVImportOptions) throws {
-        var o = sq_csv_options()
-        sq_csv_options_init(&o)
-        o.header = options.header ? 1 : 0
-        o.delimiter = Int32(options.delimiter.value)
-        o.quote = Int32(options.quote?.value ?? 0)
-        o.empty_string = options.emptyIsNull ? 0 : 1
-        o.pad_short = options.padShortRecords ? 1 : 0
         var why: UnsafePointer<CChar>?
-        var null = options.nullText ?? ""
-        let rc = null.withUTF8 { p in
-            p.withMemoryRebound(to: CChar.self) { c -> Int32 in
-                if !c.isEmpty { o.null_text = c.baseAddress; o.null_len = c.count }
-                return sq_csv_options_apply(parser, &o, &why)
-            }
-        }
+        let rc = options.withCOptions { o in sq_csv_options_apply(parser, &o, &why) }
         if rc != 0 {
             throw CSVImportError(message: why.map { String(cString: $0) } ?? "out of memory", function: function)
         }

@@ -54,25 +54,9 @@ final class CSVImporter: ChunkedImporter {
 
     // MARK: Configuration
 
-    /// The reader options as C (the NULL marker's bytes live during the call).
+    /// The reader options as C, with the record bound below.
     private func withReaderOptions<R>(_ body: (inout sq_csv_options) throws -> R) throws -> R {
-        var o = sq_csv_options()
-        sq_csv_options_init(&o)
-        o.header = options.header ? 1 : 0
-        o.delimiter = Int32(options.delimiter.value)
-        o.quote = Int32(options.quote?.value ?? 0)
-        o.empty_string = options.emptyIsNull ? 0 : 1
-        o.pad_short = options.padShortRecords ? 1 : 0
-        o.max_field = maxRecord
-        guard let null = options.nullText, !null.isEmpty else { return try body(&o) }
-        var copy = null
-        return try copy.withUTF8 { p in
-            try p.withMemoryRebound(to: CChar.self) { c in
-                o.null_text = c.baseAddress
-                o.null_len = c.count
-                return try body(&o)
-            }
-        }
+        try options.withCOptions(maxField: maxRecord, body)
     }
 
     /// A record's values are bounded, as in `csv_stream`: 64 MiB or SQLite's length limit.
