@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
+
 typedef struct Rec {
   unsigned char *b;
   size_t n, cap;
@@ -37,39 +39,6 @@ typedef struct Rec {
   uint64_t width;
   int have_width;
 } Rec;
-
-static void rec_add(Rec *r, const void *p, size_t n){
-  if( r->n+n>r->cap ){
-    r->cap = (r->n+n)*2 + 64;
-    r->b = realloc(r->b, r->cap);
-    if( !r->b ) abort();
-  }
-  memcpy(r->b+r->n, p, n);
-  r->n += n;
-}
-
-static int valid_utf8(const unsigned char *s, size_t n){
-  size_t i = 0;
-  while( i<n ){
-    unsigned c = s[i];
-    size_t k, j;
-    unsigned cp;
-    if( c<0x80 ){ i++; continue; }
-    if( c>=0xC2 && c<=0xDF ){ k = 1; cp = c&0x1F; }
-    else if( c>=0xE0 && c<=0xEF ){ k = 2; cp = c&0x0F; }
-    else if( c>=0xF0 && c<=0xF4 ){ k = 3; cp = c&0x07; }
-    else return 0;
-    if( i+k>=n ) return 0;
-    for(j=1; j<=k; j++){
-      if( (s[i+j]&0xC0)!=0x80 ) return 0;
-      cp = (cp<<6) | (s[i+j]&0x3F);
-    }
-    if( (k==2 && cp<0x800) || (k==3 && cp<0x10000) || cp>0x10FFFF
-        || (cp>=0xD800 && cp<=0xDFFF) ) return 0;
-    i += k+1;
-  }
-  return 1;
-}
 
 static int on_event(void *u, const sq_csv_event *e){
   Rec *r = (Rec*)u;

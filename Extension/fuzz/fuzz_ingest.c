@@ -20,27 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
+
 typedef struct Rec {
   unsigned char *b;
   size_t n, cap;
   unsigned long rows;
   int pause_mod;
 } Rec;
-
-static void rec_add(Rec *r, const void *p, size_t n){
-  if( r->n+n>r->cap ){
-    r->cap = (r->n+n)*2 + 64;
-    r->b = realloc(r->b, r->cap);
-    if( !r->b ) abort();
-  }
-  if( n ) memcpy(r->b+r->n, p, n);
-  r->n += n;
-}
-
-/* UTF-8 checked by the extension's one validator (sq_text.c). */
-static int valid_utf8(const unsigned char *s, size_t n){
-  return sq_utf8_valid((const char*)s, (sqlite3_int64)n);
-}
 
 static int count_tokens(void *u, const sq_json_token *t){
   (void)t;
