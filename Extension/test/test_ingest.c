@@ -25,24 +25,6 @@
 
 typedef struct Log { char *s; size_t n, cap; int pause; int abort_at; } Log;
 
-static void log_add(Log *l, const char *b, size_t n){
-  if( l->n+n+1>l->cap ){
-    l->cap = (l->n+n+1)*2;
-    l->s = realloc(l->s, l->cap);
-  }
-  memcpy(l->s+l->n, b, n);
-  l->n += n;
-  l->s[l->n] = 0;
-}
-static void log_printf(Log *l, const char *fmt, ...){
-  char b[512];
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(b, sizeof b, fmt, ap);
-  va_end(ap);
-  log_add(l, b, (size_t)n < sizeof b ? (size_t)n : sizeof b - 1);
-}
 static void log_bytes(Log *l, const char *z, size_t n){
   size_t i;
   for(i=0; i<n; i++){

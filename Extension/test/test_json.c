@@ -24,24 +24,6 @@
 
 typedef struct Log { char *s; size_t n, cap; int pause_every; int count; } Log;
 
-static void log_add(Log *l, const char *b, size_t n){
-  if( l->n+n+1>l->cap ){
-    l->cap = (l->n+n+1)*2;
-    l->s = realloc(l->s, l->cap);
-  }
-  memcpy(l->s+l->n, b, n);
-  l->n += n;
-  l->s[l->n] = 0;
-}
-static void log_printf(Log *l, const char *fmt, ...){
-  char b[256];
-  va_list ap;
-  int n;
-  va_start(ap, fmt);
-  n = vsnprintf(b, sizeof b, fmt, ap);
-  va_end(ap);
-  log_add(l, b, (size_t)n);
-}
 
 static const char *type_name(int t){
   switch( t ){
