@@ -68,7 +68,26 @@
 **   ISO 3166 (or a 3-digit UN M.49 code).  Without a locale, ISO 8601 weeks
 **   (Monday, 4 days) and, for format_date, English names (en_US_POSIX).
 **
-** tz: an IANA time zone ID ('America/New_York', 'UTC').
+** tz: an IANA time zone ID ('America/New_York', 'UTC'), known to ICU.  Its
+**   rules (UTC offsets, DST) come from the system's tzdata: the compiled
+**   zone file /usr/share/zoneinfo/<tz> (the TZDIR environment variable's
+**   directory instead, if absolute, as glibc does; Debian's `tzdata`
+**   package, kept current by security updates), read by sq_tzif.c: its
+**   transitions, then its footer's POSIX TZ rule up to 9999.  ICU's own
+**   copy of the tz database is used only for an ID the system has no file
+**   for (neither the ID nor ICU's canonical ID).  Why: ICU carries its
+**   tzdata inside libicudata and is updated rarely; Debian 12's ICU 72 has
+**   2022 data, so 24 zones (America/Mexico_City, Africa/Cairo, Africa/
+**   Casablanca, America/Asuncion, America/Nuuk, Asia/Almaty, Pacific/Fiji,
+**   …) would put instants since late 2022 in another hour, day and week
+**   than the system, Python's zoneinfo and every other program.  The ID
+**   becomes a path only if it is [A-Za-z0-9_+-/] without empty, '.' or
+**   '..' components (at most 255 bytes): no other file can be read
+**   through it, and only regular files of at most 512 KiB, without
+**   blocking.  A zone file that is there but malformed is an error:
+**     locale_week: cannot read the system's zone file (…: counts beyond
+**     the file) for time zone 'Europe/Paris'
+**   (scripts/check-ext-tz-oracle.py compares every zone with zoneinfo.)
 **
 ** format_date patterns: ICU/CLDR date patterns, valid UTF-8, at most 159
 **   bytes ("pattern too long" beyond); the output has no length limit.
@@ -84,8 +103,16 @@
 **   EEE', '2011-12-30', 'en_US', 'Pacific/Apia') is '2011-12-30 Fri', and
 **   'HH:mm' is '00:00' even where 00:00 was skipped by a DST change, as
 **   SQLite's datetime() says).  With zone fields (z Z O v V X x) they are
-**   those of 00:00 of that day in tz; a day on which tz has no 00:00 is then
-**   an error, never another day.  A timestamp is an instant, shown in tz.
+**   those of 00:00 of that day in tz (the first 00:00 if there are two);
+**   a day on which tz has no 00:00 is then an error, never another day.
+**   A timestamp is an instant, shown in tz: its wall time is the instant
+**   plus the system's offset, the one the week functions use.  Zone
+**   fields (z Z O v V X x) can only come from ICU's data: where ICU's
+**   offset at that instant differs from the system's, the value is an
+**   error, never a silently different hour:
+**     format_date: ICU's time zone data disagrees with the system's for
+**     'Africa/Cairo' at '2023-06-01T12:00:00Z'; use a pattern without
+**     zone fields
 **   y is CLDR's year of the era: year 0000 is 1 BC ('y' 1, 'G' BC; 'u'
 **   gives the proleptic year, 0).
 **
@@ -104,12 +131,13 @@
 **   format_date: invalid pattern 'YYYY-jj'
 **   locale_week: locale must be TEXT, got integer
 **
-** Speed: ICU objects are built once per connection (a small cache of
-** locales, zones and formatters, owned by the function's user data) and
-** reused; week numbers are pure integer arithmetic per row.
+** Speed: ICU objects and zone files are loaded once per connection (a
+** small cache of locales, zones and formatters, owned by the function's
+** user data) and reused; week numbers are pure integer arithmetic per row.
 */
 #include "sq_internal.h"
 #include "sq_time.h"
+#include "sq_tzif.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -176,7 +204,8 @@ typedef struct SqZone {
   UChar id[SQ_KEYMAX];
   int32_t id_len;
   int utc;                      /* always offset 0: no calendar needed */
-  UCalendar *cal;               /* for offsets (NULL when utc) */
+  UCalendar *cal;               /* ICU's view (NULL when utc) */
+  sq_tzif *tzif;                /* the system's zone file (NULL: none, use cal) */
 } SqZone;
 
 /* One op of a numeric fast-path format program */
@@ -210,6 +239,7 @@ static void loc_clear(SqLocale *L){
 }
 static void zone_clear(SqZone *z){
   if( z->cal ) ucal_close(z->cal);
+  sq_tzif_free(z->tzif);
   memset(z, 0, sizeof(*z));
 }
 static void fmt_clear(SqFmt *f){
@@ -648,6 +678,36 @@ static SqZone *get_zone(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
       sq_err(ctx, k, "unknown time zone", arg);
       return 0;
     }
+    /* the system's tzdata, under the ID as given, else ICU's canonical ID */
+    {
+      char *err = 0;
+      int rc = sq_tzif_valid_id(arg) ? sq_tzif_open(arg, &Z->tzif, &err) : SQ_TZIF_NOFILE;
+      if( rc == SQ_TZIF_NOFILE || rc == SQ_TZIF_BADID ){
+        char cid[SQ_KEYMAX];
+        sqlite3_free(err);
+        err = 0;
+        u_austrncpy(cid, canon, SQ_KEYMAX - 1);
+        cid[cl < SQ_KEYMAX - 1 ? cl : SQ_KEYMAX - 1] = 0;
+        rc = strcmp(cid, arg) != 0 && sq_tzif_valid_id(cid) ? sq_tzif_open(cid, &Z->tzif, &err)
+                                                            : SQ_TZIF_NOFILE;
+        if( rc == SQ_TZIF_BADID ) rc = SQ_TZIF_NOFILE;
+      }
+      if( rc == SQ_TZIF_NOMEM ){
+        zone_clear(Z);
+        sqlite3_result_error_nomem(ctx);
+        return 0;
+      }
+      if( rc != SQ_TZIF_OK && rc != SQ_TZIF_NOFILE ){
+        char what[400];
+        snprintf(what, sizeof what, "cannot read the system's zone file (%s) for time zone",
+                 err ? err : "?");
+        sqlite3_free(err);
+        zone_clear(Z);
+        sq_err(ctx, k, what, arg);
+        return 0;
+      }
+      sqlite3_free(err);
+    }
   }
   memcpy(Z->key, arg, n + 1);
   Z->keylen = n;
@@ -656,8 +716,8 @@ static SqZone *get_zone(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
   return Z;
 }
 
-/* Offset of zone Z at UTC instant ms, in ms. */
-static int zone_offset(SqZone *Z, int64_t ms, int32_t *off){
+/* ICU's offset of zone Z at UTC instant ms, in ms. */
+static int zone_offset_icu(SqZone *Z, int64_t ms, int32_t *off){
   UErrorCode st = U_ZERO_ERROR;
   int32_t a, b;
   if( Z->utc ){ *off = 0; return 1; }
@@ -667,6 +727,35 @@ static int zone_offset(SqZone *Z, int64_t ms, int32_t *off){
   if( U_FAILURE(st) ) return 0;
   *off = a + b;
   return 1;
+}
+
+/* Offset of zone Z at UTC instant ms, in ms: from the system's zone file
+** when there is one, else from ICU. */
+static int zone_offset(SqZone *Z, int64_t ms, int32_t *off){
+  int32_t s;
+  if( Z->utc ){ *off = 0; return 1; }
+  if( !Z->tzif ) return zone_offset_icu(Z, ms, off);
+  if( !sq_tzif_offset(Z->tzif, sq_floor_div(ms, 1000), &s) ) return 0;
+  *off = s * 1000;
+  return 1;
+}
+
+/* The first UTC instant (ms) whose local time in Z is `local` (ms); 0 when
+** that local time does not exist in Z (skipped by a change of offset). */
+static int zone_local_to_utc(SqZone *Z, int64_t local, int64_t *ms){
+  int32_t cand[4];
+  int i, found = 0;
+  int64_t best = 0;
+  if( !zone_offset(Z, local, &cand[0]) || !zone_offset(Z, local - cand[0], &cand[1])
+      || !zone_offset(Z, local - 86400000LL, &cand[2])
+      || !zone_offset(Z, local + 86400000LL, &cand[3]) ) return 0;
+  for(i = 0; i < 4; i++){
+    int32_t o;
+    int64_t t = local - cand[i];
+    if( zone_offset(Z, t, &o) && t + o == local && (!found || t < best) ){ best = t; found = 1; }
+  }
+  *ms = best;
+  return found;
 }
 
 /* ---- time argument ------------------------------------------------------- */
@@ -959,6 +1048,17 @@ static void format_date_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone 
     if( !F->dfmt && !fmt_open_icu(ctx, F, L, u"UTC", 3, &F->dfmt, &F->dcal) ) return;
     fmt = F->dfmt;
     when = (UDate)(day * 86400000.0);
+  }else if( Z && !Z->utc && !F->zone_fields ){
+    /* a timestamp without zone fields: its local wall time (the system's
+    ** offset, as the week functions use) formatted in UTC */
+    int32_t off = 0;
+    if( !zone_offset(Z, T->ms, &off) ){
+      sq_err_in_zone(ctx, K_FORMAT, tv, "cannot be converted into", Z, 0);
+      return;
+    }
+    if( !F->dfmt && !fmt_open_icu(ctx, F, L, u"UTC", 3, &F->dfmt, &F->dcal) ) return;
+    fmt = F->dfmt;
+    when = (UDate)(T->ms + off);
   }else{
     if( !F->fmt && !fmt_open_icu(ctx, F, L, Z ? Z->id : u"UTC", Z ? Z->id_len : 3,
                                  &F->fmt, &F->cal) ) return;
@@ -966,18 +1066,8 @@ static void format_date_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone 
     if( T->is_date && Z && !Z->utc ){
       /* 00:00 of that day in the zone (through its proleptic Gregorian
       ** calendar: F->cal may be Hebrew, …); it must exist */
-      int y, m, d;
-      int32_t off = 0;
       int64_t ms;
-      sq_civil_from_days(day, &y, &m, &d);
-      ucal_clear(Z->cal);
-      ucal_setDateTime(Z->cal, y, m - 1, d, 0, 0, 0, &st);
-      ms = (int64_t)ucal_getMillis(Z->cal, &st);
-      if( U_FAILURE(st) || !zone_offset(Z, ms, &off) ){
-        sq_err_in_zone(ctx, K_FORMAT, tv, "cannot be converted into", Z, 0);
-        return;
-      }
-      if( ms + off != day * 86400000LL ){
+      if( !zone_local_to_utc(Z, day * 86400000LL, &ms) ){
         sq_err_in_zone(ctx, K_FORMAT, tv, "is a date that has no 00:00 in", Z,
                        "(the pattern has time zone fields, which a date takes from 00:00)");
         return;
@@ -987,6 +1077,25 @@ static void format_date_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone 
       when = (UDate)(day * 86400000.0);
     }else{
       when = (UDate)T->ms;
+    }
+    if( Z && Z->tzif && F->zone_fields ){
+      /* ICU prints the zone fields and the wall time from its own data: it
+      ** must agree with the system's, never a silently different hour */
+      int32_t a = 0, b = 0;
+      if( !zone_offset_icu(Z, (int64_t)when, &a) || !zone_offset(Z, (int64_t)when, &b) || a != b ){
+        char *m;
+        int y, mo, d, hh, mi, ss;
+        int64_t sec = sq_floor_div((int64_t)when, 1000);
+        int64_t dd = sq_floor_div(sec, 86400), rem = sec - dd * 86400;
+        sq_civil_from_days(dd, &y, &mo, &d);
+        hh = (int)(rem / 3600); mi = (int)(rem / 60 % 60); ss = (int)(rem % 60);
+        m = sqlite3_mprintf("format_date: ICU's time zone data disagrees with the system's for "
+                            "'%s' at '%04d-%02d-%02dT%02d:%02d:%02dZ'; use a pattern without "
+                            "zone fields", Z->key, y, mo, d, hh, mi, ss);
+        if( m ){ sqlite3_result_error(ctx, m, -1); sqlite3_free(m); }
+        else sqlite3_result_error_nomem(ctx);
+        return;
+      }
     }
   }
   ul = udat_format(fmt, when, u, (int32_t)(sizeof(ustack) / sizeof(UChar)), 0, &st);

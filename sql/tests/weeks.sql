@@ -109,6 +109,14 @@ SELECT locale_week('2011-01-02', 'en_US', 'America/New_York'), locale_week('2011
 SELECT format_date('yyyy-MM-dd HH:mm', '2021-03-14T06:30Z', 'en_US', 'America/New_York'), format_date('yyyy-MM-dd HH:mm', '2021-03-14T07:30Z', 'en_US', 'America/New_York');
 -- => 2021-03-14 01:30|2021-03-14 03:30
 
+-- zone rules come from the system's tzdata, not ICU's older copy (ICU 72: Egypt without DST
+-- since 2023, Mexico with DST after 2022): Cairo was UTC+3, Mexico City UTC-6 in summer 2023
+SELECT format_date('yyyy-MM-dd HH:mm EEE', '2023-06-03T21:30Z', 'en_US', 'Africa/Cairo'), locale_week_start('2023-06-03T21:30Z', 'en_US', 'Africa/Cairo'), locale_weekday('2023-06-03T21:30Z', 'en_US', 'Africa/Cairo'), locale_week('2023-06-03T21:30Z', 'en_US', 'Africa/Cairo');
+-- => 2023-06-04 00:30 Sun|2023-06-04|1|2023-23
+
+SELECT format_date('yyyy-MM-dd HH:mm', '2023-07-02T05:30Z', 'en_US', 'America/Mexico_City'), locale_week('2023-07-02T05:30Z', 'en_US', 'America/Mexico_City'), locale_week_number('2023-07-02T05:30Z', 'en_US', 'America/Mexico_City');
+-- => 2023-07-01 23:30|2023-26|26
+
 -- format_date with tz: timestamps are converted, dates are not shifted (both paths)
 SELECT format_date('YYYY-ww', '2011-01-02T03:00Z', 'en_US', 'America/New_York'), format_date('YYYY-ww EEE', '2011-01-02T03:00Z', 'en_US', 'America/New_York');
 -- => 2011-01|2011-01 Sat
