@@ -208,7 +208,7 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
         let json = String(decoding: try JSONEncoder().encode(values), as: UTF8.self)
         for (delimiter, eol) in [(",", "\r\n"), (";", "\r\n"), ("\t", "\r\n"), ("|", "\r\n")] {
             try db.execute("DELETE FROM t")
-            let csv = try csvPython(script, [json, delimiter, eol])
+            let csv = try runPython(script, args: [json, delimiter, eol])
             // Python writes '' as an empty field: read empty fields as ''
             try db.importCSV(bytes: Array(csv.utf8), into: "t",
                              options: .init(delimiter: Unicode.Scalar(delimiter)!, emptyIsNull: false))

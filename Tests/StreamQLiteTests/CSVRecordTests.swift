@@ -3,37 +3,14 @@ import Testing
 @testable import StreamQLite
 
 @Suite struct CSVRecordTests {
-    enum Kind: String, Decodable { case bus, tram }
-    struct Stop: Decodable, Equatable {
-        var id: Int
-        var name: String
-        var lat: Double
-        var accessible: Bool
-        var kind: Kind
-        var opened: Date?
-        var note: String?
-        var level: Int8?
-    }
-
-    let csv = #"""
-        ID,name,lat,accessible,kind,opened,note,level
-        1,"Main St, north",47.3769,true,bus,2024-05-01T12:00:00Z,"say ""hi""",-2
-        2,Zürich HB,47.378,0,tram,,,
-        3,"two
-        lines",-1e-3,FALSE,bus,2024-05-02,"",
-        """#
+    typealias Stop = CSVStopFixture.Stop
+    let csv = CSVStopFixture.csv
 
     @Test func decodesRecordsStraightIntoValues() throws {
         let cursor = try CSVRecordCursor(Stop.self, bytes: Array(csv.utf8))
         let stops = try cursor.collect()
-        #expect(stops == [
-            Stop(id: 1, name: "Main St, north", lat: 47.3769, accessible: true, kind: .bus,
-                 opened: Date(timeIntervalSince1970: 1_714_564_800), note: "say \"hi\"", level: -2),
-            Stop(id: 2, name: "Zürich HB", lat: 47.378, accessible: false, kind: .tram, opened: nil, note: nil, level: nil),
-            Stop(id: 3, name: "two\nlines", lat: -0.001, accessible: false, kind: .bus,
-                 opened: Date(timeIntervalSince1970: 1_714_608_000), note: "", level: nil),
-        ])
-        #expect(cursor.fieldNames == ["ID", "name", "lat", "accessible", "kind", "opened", "note", "level"])
+        #expect(stops == CSVStopFixture.stops)
+        #expect(cursor.fieldNames == CSVStopFixture.fieldNames)
     }
 
     @Test func aFileInSmallChunksGivesTheSameValues() throws {
@@ -94,7 +71,7 @@ import Testing
             sys.stdout.buffer.write(out.getvalue().encode('utf-8'))
             """
         let json = String(decoding: try JSONEncoder().encode(csvTrickyTexts), as: UTF8.self)
-        let viaPython = try CSVRecordCursor(T.self, bytes: Array(try csvPython(script, [json]).utf8),
+        let viaPython = try CSVRecordCursor(T.self, bytes: Array(try runPython(script, args: [json]).utf8),
                                             options: .init(emptyIsNull: false)).collect()
         #expect(viaPython == want)
     }

@@ -4,48 +4,16 @@ import Testing
 
 /// CSV records into hand-written ``RowDecodable`` values (``CSVRowCursor``).
 @Suite struct CSVRowCursorTests {
-    enum Kind: String, Decodable, DatabaseValueConvertible { case bus, tram }
-
-    /// One type for database rows and CSV records; fields by name.
-    struct Stop: RowDecodable, Decodable, Equatable {
-        var id: Int
-        var name: String
-        var lat: Double
-        var accessible: Bool
-        var kind: Kind
-        var opened: Date?
-        var note: String?
-        var level: Int8?
-        init(id: Int, name: String, lat: Double, accessible: Bool, kind: Kind, opened: Date?, note: String?, level: Int8?) {
-            (self.id, self.name, self.lat, self.accessible, self.kind) = (id, name, lat, accessible, kind)
-            (self.opened, self.note, self.level) = (opened, note, level)
-        }
-        init(row: Row) throws {
-            id = try row["id"]; name = try row["name"]; lat = try row["lat"]; accessible = try row["accessible"]
-            kind = try row["kind"]; opened = try row["opened"]; note = try row["note"]; level = try row["level"]
-        }
-    }
-
-    let csv = #"""
-        ID,name,lat,accessible,kind,opened,note,level
-        1,"Main St, north",47.3769,true,bus,2024-05-01T12:00:00Z,"say ""hi""",-2
-        2,Zürich HB,47.378,0,tram,,,
-        3,"two
-        lines",-1e-3,FALSE,bus,2024-05-02,"",
-        """#
+    typealias Kind = CSVStopFixture.Kind
+    typealias Stop = CSVStopFixture.Stop
+    let csv = CSVStopFixture.csv
 
     @Test func readsRecordsIntoRowDecodableValuesAsTheDecodablePathDoes() throws {
         let cursor = try CSVRowCursor(Stop.self, bytes: Array(csv.utf8))
         let stops = try cursor.collect()
-        #expect(stops == [
-            Stop(id: 1, name: "Main St, north", lat: 47.3769, accessible: true, kind: .bus,
-                 opened: Date(timeIntervalSince1970: 1_714_564_800), note: "say \"hi\"", level: -2),
-            Stop(id: 2, name: "Zürich HB", lat: 47.378, accessible: false, kind: .tram, opened: nil, note: nil, level: nil),
-            Stop(id: 3, name: "two\nlines", lat: -0.001, accessible: false, kind: .bus,
-                 opened: Date(timeIntervalSince1970: 1_714_608_000), note: "", level: nil),
-        ])
+        #expect(stops == CSVStopFixture.stops)
         #expect(stops == (try CSVRecordCursor(Stop.self, bytes: Array(csv.utf8)).collect()))
-        #expect(cursor.fieldNames == ["ID", "name", "lat", "accessible", "kind", "opened", "note", "level"])
+        #expect(cursor.fieldNames == CSVStopFixture.fieldNames)
         // a file in chunks of any size: the same values
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("csv-rows-\(getpid()).csv").path
         try Data(csv.utf8).write(to: URL(fileURLWithPath: path))
@@ -203,7 +171,7 @@ import Testing
             """
         let json = String(decoding: try JSONEncoder().encode(texts), as: UTF8.self)
         struct Out: Decodable { var csv: String; var rows: [Rec] }
-        let out = try JSONDecoder().decode(Out.self, from: Data(try csvPython(script, [json]).utf8))
+        let out = try JSONDecoder().decode(Out.self, from: Data(try runPython(script, args: [json]).utf8))
         #expect(out.rows.count == 3000)
         let viaRows = try CSVRowCursor(Rec.self, bytes: Array(out.csv.utf8)).collect()
         #expect(viaRows == out.rows)

@@ -2,22 +2,6 @@ import Foundation
 import Testing
 @testable import StreamQLite
 
-/// Runs `python3 -c script args…` with `input` on standard input; returns standard output.
-func csvPython(_ script: String, _ arguments: [String] = [], input: [UInt8] = []) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", "-c", script] + arguments
-    let out = Pipe(), inp = Pipe()
-    p.standardOutput = out
-    p.standardInput = inp
-    try p.run()
-    inp.fileHandleForWriting.write(Data(input))
-    try inp.fileHandleForWriting.close()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
-
 /// Tricky values: delimiters, quotes, line ends of every kind, spaces, non-ASCII, empty.
 let csvTrickyTexts = [
     "plain", "a,b", "say \"hi\"", "\"", "\"\"", "two\nlines", "cr\rhere", "crlf\r\nend", " padded ",
@@ -87,7 +71,7 @@ let csvTrickyTexts = [
                 rows = list(csv.reader(io.StringIO(data, newline=''), delimiter=sys.argv[1], quotechar=sys.argv[2], strict=True))
                 print(json.dumps(rows))
                 """
-            let out = try csvPython(script, [String(options.delimiter), String(options.quote)], input: bytes)
+            let out = try runPython(script, args: [String(options.delimiter), String(options.quote)], input: bytes)
             let rows = try JSONDecoder().decode([[String]].self, from: Data(out.utf8))
             var want = [["i", "s", "r"]]
             for (k, s) in csvTrickyTexts.enumerated() {

@@ -61,19 +61,6 @@ func nestedRecord(_ i: Int) -> NestedRecord {
         link: URL(string: "https://example.com/path?q=\(i)&r=a%20b#frag")!)
 }
 
-/// Runs python3 with `script` and the arguments; returns its standard output.
-func runPython(_ script: String, _ arguments: [String]) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", "-c", script] + arguments
-    let out = Pipe()
-    p.standardOutput = out
-    try p.run()
-    let data = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    return String(decoding: data, as: UTF8.self)
-}
-
 @Suite struct NestedJSONColumnTests {
     @Test func aNestedStructIsReadFromItsColumnNotFromTheOuterRowsColumns() throws {
         // Before: `inner` was decoded from the outer row's `id` and `name` columns.
@@ -155,7 +142,7 @@ func runPython(_ script: String, _ arguments: [String]) throws -> String {
                         problems.append("%s not canonical: %s" % (c, text))
             print("ok" if not problems else "\\n".join(problems))
             """
-        let result = try runPython(script, [path, expectedPath])
+        let result = try runPython(script, args: [path, expectedPath])
         #expect(result.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     }
 

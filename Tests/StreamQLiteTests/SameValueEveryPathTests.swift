@@ -113,18 +113,3 @@ import Testing
         #expect(out.contains("bad 0"), "\(out)")
     }
 }
-
-/// Runs `python3 -c script args…` and returns its standard output (tests only).
-func runPython(_ script: String, args: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", "-c", script] + args
-    let pipe = Pipe()
-    p.standardOutput = pipe
-    try p.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    let out = String(decoding: data, as: UTF8.self)
-    #expect(p.terminationStatus == 0, "python3 failed: \(out)", sourceLocation: sourceLocation)
-    return out
-}
