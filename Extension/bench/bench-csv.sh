@@ -5,7 +5,9 @@
 #   bash Extension/bench/bench-csv.sh build/streamqlite.so
 #
 # Environment: N (rows, default 1000000), REPS (runs per variant, default 3;
-# medians are printed).
+# medians are printed), CALLGRIND=1 (also instructions per row of each
+# variant under valgrind's callgrind, on NC rows, default 100000: the steering
+# figure on a shared machine), BIG=1 (the > 1 GB memory check).
 #
 # 1. reader: sq_csv vs libcsv (Debian libcsv-dev, installed here when
 #    missing) on the same generated file of mixed columns (integers, reals,
@@ -47,7 +49,9 @@ echo
 #    memory (the ceiling: the CPU time of its loop only; the RSS column shows
 #    the rows it holds in memory).  Each run is its own process; its CPU time
 #    (user + system, /usr/bin/time: the machine is shared, waiting for a core
-#    is not the variant's cost) and peak RSS are recorded.  Each includes
+#    is not the variant's cost) and peak RSS are recorded.  The floor row is
+#    SQLite alone inserting the same rows already typed (from a table), which
+#    bounds what any CSV path through SQLite can reach.  Each includes
 #    opening the database, the schema and a count(*) at the end — the same
 #    few milliseconds for every variant.
 SQLITE3=${SQLITE3:-sqlite3}
@@ -58,16 +62,33 @@ COLS="columns='id INTEGER, name TEXT, amount REAL, note TEXT, created_at TEXT, q
 ABS_CSV=$(pwd)/$CSV
 
 # run_sql NAME SETUP STATEMENT -> prints "seconds peak_kb"
+# The SQL of a variant: @CSV@ is the input file, @SRC@ the floor's source
+# database (a table `mem` holding the same rows, typed).
+variant_sql(){  # SETUP STATEMENT CSV SRC
+  local sql="$SCHEMA
+$1
+$2"
+  sql=${sql//@CSV@/$3}
+  printf ".load %s\n%s\n" "$EXT" "${sql//@SRC@/$4}"
+}
+
+# The floor's source database for CSV file $1: `mem` filled through the typed table.
+make_floor_src(){  # CSV DB
+  rm -f "$2"
+  "$SQLITE3" "$2" <<SQL >/dev/null
+.load $EXT
+CREATE TABLE mem(id INTEGER PRIMARY KEY, name TEXT, amount REAL, note TEXT, created_at TEXT,
+                 qty INTEGER, active INTEGER, city TEXT);
+CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='$1', $COLS);
+INSERT INTO mem SELECT * FROM incoming;
+SQL
+}
+
 run_sql(){
   local db="$OUT/bench-csv-$1.db" log="$OUT/bench-csv-$1.log"
   rm -f "$db"
-  /usr/bin/time -f "CPU %U %S RSS %M" -o "$OUT/time-csv.txt" "$SQLITE3" "$db" > "$log" 2>&1 <<SQL
-.load $EXT
-$SCHEMA
-$2
-$3
-SELECT 'count', count(*) FROM t;
-SQL
+  { variant_sql "$2" "$3" "$ABS_CSV" "$ABS_SRC"; echo "SELECT 'count', count(*) FROM t;"; } \
+    | /usr/bin/time -f "CPU %U %S RSS %M" -o "$OUT/time-csv.txt" "$SQLITE3" "$db" > "$log" 2>&1
   local secs rss cnt
   secs=$(awk '/CPU/{print $2+$3}' "$OUT/time-csv.txt")
   cnt=$(grep '^count|' "$log" | cut -d'|' -f2)
@@ -101,14 +122,22 @@ run_swift(){
 
 declare -a NAMES SETUPS SQLS
 add(){ NAMES+=("$1"); SETUPS+=("$2"); SQLS+=("$3"); }
-add "shell .import --csv (typed table)" "" ".import --csv --skip 1 $ABS_CSV t"
+add "shell .import --csv (typed table)" "" ".import --csv --skip 1 @CSV@ t"
 add "csv_stream() + ->>" "" \
-    "INSERT INTO t SELECT value->>'id', value->>'name', value->>'amount', value->>'note', value->>'created_at', value->>'qty', value->>'active', value->>'city' FROM csv_stream('$ABS_CSV');"
+    "INSERT INTO t SELECT value->>'id', value->>'name', value->>'amount', value->>'note', value->>'created_at', value->>'qty', value->>'active', value->>'city' FROM csv_stream('@CSV@');"
 add "csv_stream vtab, declared columns" \
-    "CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='$ABS_CSV', $COLS);" \
+    "CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='@CSV@', $COLS);" \
     "INSERT INTO t SELECT * FROM incoming;"
 add "csv_stream vtab, inferred columns" "" \
-    "CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='$ABS_CSV'); INSERT INTO t SELECT * FROM incoming;"
+    "CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='@CSV@'); INSERT INTO t SELECT * FROM incoming;"
+# The insert floor: SQLite inserting the same rows, already typed, from a table
+# (WHERE 1 keeps SQLite from copying the B-tree wholesale — the transfer
+# optimization of INSERT INTO t SELECT * FROM u — so every row is read and
+# inserted one by one, as in the variants above).
+add "floor: INSERT...SELECT typed rows" "ATTACH '@SRC@' AS src;" \
+    "INSERT INTO t SELECT * FROM src.mem WHERE 1;"
+ABS_SRC=$(pwd)/$OUT/floor-src.db
+make_floor_src "$ABS_CSV" "$ABS_SRC"
 
 median(){ sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
@@ -145,6 +174,46 @@ if [ -n "${SWIFT_CSVBENCH:-}" ]; then
     printf "%-36s %9.3f %11.0f %8.1f %9.1f %10.2fx %9.2fx\n", "Swift importCSV (the call alone)", t, N/t, mb/t, r/1024, base/t, t/c }'
 fi
 echo "(vs .import = .import time / this time; vs C loop = this time / C loop time)"
+
+if [ "${CALLGRIND:-0}" = "1" ]; then
+  # Instructions per row (valgrind --tool=callgrind): each variant on NC rows
+  # minus the same on a one-row file, divided by NC-1 (so start-up, schema and
+  # set-up cancel out); the C loop counts its insert loop alone
+  # (--toggle-collect=insert_rows); Swift's importCSV the same way as the SQL
+  # variants (the whole process, NC rows minus one row).
+  NC=${NC:-100000}
+  CG="$OUT/cg"; mkdir -p "$CG"
+  "$B" gen "$NC" "$CG/n.csv"; "$B" gen 1 "$CG/one.csv"
+  make_floor_src "$(pwd)/$CG/n.csv" "$(pwd)/$CG/n-src.db"
+  make_floor_src "$(pwd)/$CG/one.csv" "$(pwd)/$CG/one-src.db"
+  ir(){ valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/refs:/{gsub(",","",$NF); print $NF}'; }
+  ir_sql(){  # i which -> instructions of the whole process
+    local db="$CG/v.db"; rm -f "$db"
+    variant_sql "${SETUPS[$1]}" "${SQLS[$1]}" "$(pwd)/$CG/$2.csv" "$(pwd)/$CG/$2-src.db" > "$CG/v.sql"
+    ir "$SQLITE3" "$db" < "$CG/v.sql"; rm -f "$db"
+  }
+  echo
+  echo "== instructions per row (callgrind, $NC rows minus 1 row)"
+  printf "%-36s %12s %10s\n" "variant" "instr/row" "vs .import"
+  declare -a IR
+  for i in "${!NAMES[@]}"; do
+    [ "$i" = 1 ] && continue      # csv_stream() + ->>: slow under valgrind, not a target
+    a=$(ir_sql "$i" n); b=$(ir_sql "$i" one)
+    IR[$i]=$(( (a - b) / (NC - 1) ))
+  done
+  for i in "${!IR[@]}"; do
+    awk -v n="${NAMES[$i]}" -v r="${IR[$i]}" -v base="${IR[0]}" 'BEGIN{ printf "%-36s %12d %9.2fx\n", n, r, base/r }'
+  done
+  rm -f "$CG/c.db"
+  c=$(ir --toggle-collect=insert_rows "$B" insert "$NC" "$CG/c.db"); rm -f "$CG/c.db"
+  awk -v r="$(( c / NC ))" -v base="${IR[0]}" 'BEGIN{ printf "%-36s %12d %9.2fx\n", "raw C loop (its loop alone)", r, base/r }'
+  if [ -n "${SWIFT_CSVBENCH:-}" ]; then
+    rm -f "$CG/s.db"; a=$(CSVBENCH_IMPORT_DB="$(pwd)/$CG/s.db" ir "$SWIFT_CSVBENCH" "$(pwd)/$CG/n.csv")
+    rm -f "$CG/s.db"; b=$(CSVBENCH_IMPORT_DB="$(pwd)/$CG/s.db" ir "$SWIFT_CSVBENCH" "$(pwd)/$CG/one.csv")
+    rm -f "$CG/s.db"
+    awk -v r="$(( (a - b) / (NC - 1) ))" -v base="${IR[0]}" 'BEGIN{ printf "%-36s %12d %9.2fx\n", "Swift importCSV", r, base/r }'
+  fi
+fi
 
 if [ "${BIG:-0}" = "1" ]; then
   BIGF="$OUT/big.csv"
