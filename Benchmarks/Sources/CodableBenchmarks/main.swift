@@ -140,10 +140,9 @@ if args.count > 2 && args[1] == "profile" {
     case "hand":
         let t = try measure(5) { blackHole(try JSONValueDecoder().decode([HiHand].self, from: file)) }
         print(String(format: "hand: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))
-    case "encode":
-        let values = try JSONValueDecoder().decode([Hi].self, from: file)
-        let t = try measure(5) { blackHole(try JSONValueEncoder().encode(values)) }
-        print(String(format: "encode: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))
+    case let variant where variant.hasPrefix("encode"):
+        // encode[-sorted][-hand][-orders]: see profileEncode (Encoding.swift).
+        try profileEncode(variant, n)
     case "stream":
         for _ in 0..<5 {
             let cursor = try JSONValueDecoder().elements(of: Hi.self, in: file)
@@ -250,9 +249,10 @@ func encodeTable<T: Codable & Equatable>(_ title: String, _ values: [T]) throws 
     theirsEncoder.outputFormatting = [.sortedKeys]
     var oursEncoder = JSONValueEncoder()
     oursEncoder.outputFormatting = [.sortedKeys]
-    let size = try oursEncoder.encode(values).count
-    let same = try oursEncoder.encode(values) == Array(theirsEncoder.encode(values))
-    precondition(same, "the encoders disagree")
+    let expected = try oursEncoder.encode(values)
+    let size = expected.count
+    let theirs = Array(try theirsEncoder.encode(values))
+    precondition(expected == theirs, "the encoders disagree")
     print("\n### Encoding: \(title) (\(String(format: "%.1f", Double(size) / 1e6)) MB of output, sorted keys, \(reps) runs)\n")
     print("| variant | s | MB/s | vs JSONEncoder |")
     print("|---|---|---|---|")
@@ -261,9 +261,16 @@ func encodeTable<T: Codable & Equatable>(_ title: String, _ values: [T]) throws 
     var unsorted = JSONValueEncoder()
     unsorted.outputFormatting = []
     let oursUnsorted = try measure(reps) { blackHole(try unsorted.encode(values)) }
+    // The same values as their JSONEncodable twin (Encoding.swift): the same bytes, checked.
+    let hand = try measureHandEncoding(values, reps: reps, sorted: oursEncoder, unsorted: unsorted,
+                                       expected: expected, expectedUnsorted: try unsorted.encode(values))
     row("Foundation `JSONEncoder`", foundation, bytes: size, base: foundation)
-    row("**`JSONValueEncoder`**", ours, bytes: size, base: foundation)
-    row("`JSONValueEncoder`, keys in declaration order", oursUnsorted, bytes: size, base: foundation)
+    row("**`JSONValueEncoder`** (`Encodable`)", ours, bytes: size, base: foundation)
+    row("`JSONValueEncoder` (`Encodable`), keys in declaration order", oursUnsorted, bytes: size, base: foundation)
+    if let hand {
+        row("**hand-written** (`JSONEncodable`, `encode(json:)`)", hand.sorted, bytes: size, base: foundation)
+        row("hand-written, keys in declaration order", hand.unsorted, bytes: size, base: foundation)
+    }
 }
 
 print("CodableBenchmarks: N = \(n), \(reps) runs per variant")

@@ -23,6 +23,9 @@ struct JSONOutput: ~Copyable {
         /// equal keys have equal bytes.
         var byteKeys = true
         var keyType: ObjectIdentifier?
+        /// Written by a ``JSONObjectWriter`` (a ``JSONEncodable`` type, `keyType`): its keys are in
+        /// `handKeys` from `memberBase` on, not in `members`.
+        var hand = false
     }
 
     /// An object's member, for sorting and duplicate removal when the object closes.
@@ -39,6 +42,8 @@ struct JSONOutput: ~Copyable {
     var capacity: Int
     var frames = JSONStack<Frame>()
     var members = JSONStack<Member>()
+    /// The members of objects written by hand (see ``Frame/hand``).
+    var handKeys = JSONStack<JSONHandKey>()
     var nextID: UInt64 = 1
     let pretty: Bool
     let sortedKeys: Bool
@@ -55,6 +60,7 @@ struct JSONOutput: ~Copyable {
     deinit {
         buffer.deallocate()
         scratch.deallocate()
+        startScratch.deallocate()
     }
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: count) }
@@ -64,6 +70,7 @@ struct JSONOutput: ~Copyable {
         count = 0
         frames.removeAll()
         members.removeAll()
+        handKeys.removeAll()
     }
 
     // MARK: Buffer
@@ -256,7 +263,10 @@ struct JSONOutput: ~Copyable {
     /// Closes the innermost container.
     mutating func close() {
         let f = frames.removeLast()
-        if f.isObject {
+        if f.hand {
+            if f.count > 1 { fixHandMembers(f) }
+            handKeys.removeSuffix(from: f.memberBase)
+        } else if f.isObject {
             if f.count > 1 { fixMembers(f) }
             members.removeSuffix(from: f.memberBase)
         }
@@ -311,7 +321,7 @@ struct JSONOutput: ~Copyable {
         guard sortedKeys || duplicates else { return }
         if !duplicates && f.byteKeys, let order = cachedOrder(f) {
             // The same keys in the same order as the last object of this key type: its order.
-            rebuild(base: base, count: n, order: order)
+            rebuildMembers(base: base, count: n, order: order)
             return
         }
         var order = Array(base..<(base + n))
@@ -328,7 +338,7 @@ struct JSONOutput: ~Copyable {
         let relative = order.map { $0 - base }
         if !duplicates && f.byteKeys { rememberOrder(f, relative) }
         if !duplicates && relative == Array(0..<n) { return }
-        rebuild(base: base, count: n, order: relative)
+        rebuildMembers(base: base, count: n, order: relative)
     }
 
     /// The last key sequences seen (one-byte key types) and their sorted order.
@@ -336,6 +346,11 @@ struct JSONOutput: ~Copyable {
     /// Memory for reordering an object's members.
     var scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
     var scratchCapacity = 0
+    /// Memory for the members' starts while reordering.
+    var startScratch = UnsafeMutablePointer<Int>.allocate(capacity: 0)
+    var startScratchCapacity = 0
+    /// The members' orders of objects written by hand, by type and key sequence (see ``JSONHandPlan``).
+    var handPlans: [JSONHandPlan] = []
 
     /// The sorted order of `f`'s members when the same key type wrote the same keys before.
     func cachedOrder(_ f: Frame) -> [Int]? {
@@ -360,10 +375,28 @@ struct JSONOutput: ~Copyable {
     }
 
     /// Rewrites the object's members in `order` (positions relative to `base`).
-    mutating func rebuild(base: Int, count n: Int, order: [Int]) {
+    mutating func rebuildMembers(base: Int, count n: Int, order: [Int]) {
+        let starts = startBuffer(n)
+        for k in 0..<n { starts[k] = members[base + k].start }
+        rebuild(starts: starts, count: n, order: order)
+    }
+
+    /// Room for `n` member starts (see ``rebuild(starts:count:order:)``).
+    mutating func startBuffer(_ n: Int) -> UnsafeMutablePointer<Int> {
+        if startScratchCapacity < n {
+            startScratch.deallocate()
+            startScratchCapacity = max(n, startScratchCapacity * 2)
+            startScratch = .allocate(capacity: startScratchCapacity)
+        }
+        return startScratch
+    }
+
+    /// Rewrites the last object's `n` members, which begin at `starts[0..<n]` (after their
+    /// separators), in `order` (a permutation of `0..<n`, or a part of one: duplicates dropped).
+    mutating func rebuild(starts: UnsafePointer<Int>, count n: Int, order: [Int]) {
         // Each member's bytes run from its start to the separator of the next (or the end).
         let separator = pretty ? 2 : 1
-        let first = members[base].start
+        let first = starts[0]
         let end = count
         let length = end - first
         if scratchCapacity < length {
@@ -373,12 +406,16 @@ struct JSONOutput: ~Copyable {
         }
         scratch.update(from: buffer + first, count: length)
         count = first
-        for (k, r) in order.enumerated() {
+        var k = 0
+        for r in order {
             if k > 0 { if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) } }
-            let m = base + r
-            let s = members[m].start
-            let e = m + 1 < base + n ? members[m + 1].start - separator : end
-            append(UnsafeBufferPointer(start: scratch + (s - first), count: e - s))
+            k &+= 1
+            let s = starts[r]
+            let e = r + 1 < n ? starts[r + 1] - separator : end
+            let m = e - s
+            reserve(m)
+            if m <= 32 { smallCopy(buffer + count, scratch + (s - first), m) } else { (buffer + count).update(from: scratch + (s - first), count: m) }
+            count &+= m
         }
     }
 }

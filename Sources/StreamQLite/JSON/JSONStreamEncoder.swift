@@ -44,20 +44,30 @@ final class JSONStreamEncoder: Encoder {
         for c in retiredCells { c.deallocate() }
         quickSlots.deinitialize(count: quickSlotCount)
         quickSlots.deallocate()
+        kindTable.deinitialize(count: Self.kindSlots)
+        kindTable.deallocate()
     }
+
+    /// How values of each type are written (see ``kind(of:)``).
+    let kindTable: UnsafeMutablePointer<JSONEncodeKindEntry>
 
     init(options: JSONValueEncoder.Options) {
         self.options = options
         out = options.output()
+        kindTable = .allocate(capacity: Self.kindSlots)
+        kindTable.initialize(repeating: JSONEncodeKindEntry(type: nil, kind: .plain), count: Self.kindSlots)
     }
 
     var codingPath: [any CodingKey] {
         var path: [any CodingKey] = []
         for i in 0..<out.frames.count where out.frames[i].count > 0 {
+            // An object's members are contiguous from its `memberBase` until it closes: the last is its current key.
             let f = out.frames[i]
-            if f.isObject {
-                let end = i + 1 < out.frames.count ? out.frames[i + 1].memberBase : out.members.count
-                path.append(JSONStringKey(out.members[end - 1].key))
+            if f.hand {
+                let k = out.handKeys[f.memberBase + f.count - 1]
+                path.append(JSONStringKey(String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self)))
+            } else if f.isObject {
+                path.append(JSONStringKey(out.members[f.memberBase + f.count - 1].key))
             } else {
                 path.append(JSONIndexKey(index: f.count - 1))
             }
@@ -104,6 +114,7 @@ final class JSONStreamEncoder: Encoder {
             }
             return
         }
+        if try encodeByKind(value) { return }
         let rawKeys = options.snakeCase && value is JSONStringDictionaryEncodable
         try inSlot(top: top, rawKeys: rawKeys) { try value.encode(to: self) }
     }

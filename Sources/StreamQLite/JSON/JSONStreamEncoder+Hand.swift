@@ -1,0 +1,127 @@
+import Foundation
+
+/// How ``JSONStreamEncoder`` writes a value of some type besides the scalars and the
+/// special types: by hand (``JSONEncodable``), as an array it walks itself, or through
+/// `encode(to:)`.
+enum JSONEncodeKind {
+    case plain
+    case hand(any JSONEncodable.Type)
+    case array(any JSONArrayEncodable.Type)
+}
+
+/// A type and how it is written (see ``JSONStreamEncoder/kind(of:)``).
+struct JSONEncodeKindEntry {
+    var type: ObjectIdentifier?
+    var kind: JSONEncodeKind
+}
+
+/// `[Element]` written element by element by the encoder itself: no unkeyed container,
+/// and `encode(json:)` called straight for ``JSONEncodable`` elements.
+protocol JSONArrayEncodable {
+    func encodeElements(to encoder: JSONStreamEncoder) throws
+}
+
+extension Array: JSONArrayEncodable where Element: Encodable {
+    func encodeElements(to e: JSONStreamEncoder) throws {
+        if case .hand(let hand) = e.kind(of: Element.self) {
+            try e.encodeHandArray(hand, self)
+            return
+        }
+        let depth = e.out.frames.count
+        _ = e.out.open(object: false)
+        if Element.self == String.self {
+            for s in unsafeBitCast(self, to: [String].self) { e.out.beforeElement(); e.out.string(s) }
+        } else if Element.self == Int.self {
+            for v in unsafeBitCast(self, to: [Int].self) { e.out.beforeElement(); e.out.integer(Int64(v)) }
+        } else {
+            try withUnsafeBufferPointer { elements in
+                for v in elements {
+                    e.out.beforeElement()
+                    try e.encodeValue(v)
+                }
+            }
+        }
+        e.out.close(downTo: depth)
+    }
+}
+
+/// `JSONStreamEncoder.encodeHandArray` for an `[T]` whose `T` is known to be `H`.
+@inline(__always)
+private func encodeOpenedArray<H: JSONEncodable, T>(_ hand: H.Type, _ values: [T], _ e: JSONStreamEncoder) throws {
+    try e.encodeHandArray(unsafeBitCast(values, to: [H].self))
+}
+
+/// `JSONStreamEncoder.encodeHand` for a `T` known to be `H`.
+@inline(__always)
+private func encodeOpened<H: JSONEncodable, T>(_ hand: H.Type, _ value: T, _ e: JSONStreamEncoder) throws {
+    try e.encodeHand(unsafeBitCast(value, to: H.self))
+}
+
+/// `encodeElements` for a type known to be an array.
+@inline(__always)
+private func encodeOpenedElements<A: JSONArrayEncodable, T>(_ array: A.Type, _ value: T, _ e: JSONStreamEncoder) throws {
+    try unsafeBitCast(value, to: A.self).encodeElements(to: e)
+}
+
+extension JSONStreamEncoder {
+    static let kindSlots = 64
+
+    /// How values of `T` are written: asked once per type and encoder (a conformance
+    /// lookup costs more than writing a small object), kept in a small table.
+    @inline(__always)
+    func kind<T>(of type: T.Type) -> JSONEncodeKind {
+        let id = ObjectIdentifier(T.self)
+        // Metadata addresses, 16-byte aligned: their next bits pick the slot (no hashing).
+        let slot = kindTable + (Int(truncatingIfNeeded: UInt(bitPattern: id) >> 4) & (Self.kindSlots - 1))
+        if _fastPath(slot.pointee.type == id) { return slot.pointee.kind }
+        let kind: JSONEncodeKind
+        if let hand = T.self as? any JSONEncodable.Type {
+            kind = .hand(hand)
+        } else if let array = T.self as? any JSONArrayEncodable.Type {
+            kind = .array(array)
+        } else {
+            kind = .plain
+        }
+        slot.pointee = JSONEncodeKindEntry(type: id, kind: kind)
+        return kind
+    }
+
+    /// Writes `value` by hand or as an array when its type allows; false when it must go
+    /// through `encode(to:)`.
+    @inline(__always)
+    func encodeByKind<T: Encodable>(_ value: T) throws -> Bool {
+        switch kind(of: T.self) {
+        case .plain: return false
+        case .hand(let hand): try encodeOpened(hand, value, self)
+        case .array(let array): try encodeOpenedElements(array, value, self)
+        }
+        return true
+    }
+
+    /// Writes `value` as an object with its `encode(json:)`.
+    @inline(__always)
+    func encodeHand<H: JSONEncodable>(_ value: H) throws {
+        let depth = out.frames.count
+        var writer = JSONObjectWriter(encoder: self, id: out.openHand(ObjectIdentifier(H.self)))
+        try value.encode(json: &writer)
+        out.close(downTo: depth)
+    }
+
+    /// Writes an array of `H`, each with its `encode(json:)`.
+    func encodeHandArray<H: JSONEncodable>(_ values: [H]) throws {
+        let depth = out.frames.count
+        _ = out.open(object: false)
+        try values.withUnsafeBufferPointer { elements in
+            for v in elements {
+                out.beforeElement()
+                try encodeHand(v)
+            }
+        }
+        out.close(downTo: depth)
+    }
+
+    /// ``encodeHandArray(_:)`` for `[T]` whose `T` is the hand-written type `hand`.
+    func encodeHandArray<T>(_ hand: any JSONEncodable.Type, _ values: [T]) throws {
+        try encodeOpenedArray(hand, values, self)
+    }
+}
