@@ -132,6 +132,101 @@ import StreamQLite
         #expect(try await pool.read { db in try db.value(Int.self, "SELECT 7") } == 7)
     }
 
+    // The read is cancelled after its job started but before its statement's first step:
+    // sqlite3_interrupt does nothing while no statement runs, so without the progress
+    // handler the count below runs to the end (40 s here) and returns a value.
+    @Test func cancellingAReadBeforeItsFirstStep() async throws {
+        let (pool, _) = try await makePool(readers: 1)
+        let started = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await pool.read { db in
+                started.signal()
+                _ = proceed.wait(timeout: .now() + 10)
+                return try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000000) SELECT count(*) FROM c")
+            }
+        }
+        while started.wait(timeout: .now()) != .success { try await Task.sleep(nanoseconds: 1_000_000) }
+        task.cancel()
+        let t0 = Date()
+        proceed.signal()
+        await #expect(throws: DatabaseError.self) { _ = try await task.value }
+        #expect(Date().timeIntervalSince(t0) < 5)
+        // The next job on the connection runs its statements.
+        #expect(try await pool.read { db in
+            try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) SELECT count(*) FROM c")
+        } == 100_000)
+    }
+
+    // A task on the pool's executor reads on its own thread (inline); anywhere else a read
+    // runs on another thread (a reader's). Both see the committed writes.
+    @Test func readsOnTheExecutorRunInline() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: dir.appendingPathComponent("t.db").path, readers: 2, executorThreads: 2)
+        let executor = try #require(pool.executor)
+        #expect(executor.threadCount == 2)
+        try await pool.write { db in try db.execute("CREATE TABLE t(x)") }
+        let outsideBefore = pthread_self()
+        let outside = try await pool.read { _ in pthread_self() }
+        #expect(outside != outsideBefore)
+        // A task made with the preference starts on the executor (a `withTaskExecutorPreference`
+        // scope moves there at its first suspension).
+        try await Task(executorPreference: executor) {
+            let before = pthread_self()
+            let inside = try await pool.read { _ in pthread_self() }
+            #expect(inside == before && pthread_self() == before)
+            var threads = Set<pthread_t>()
+            for i in 1...20 {
+                try await pool.write { db in try db.execute("INSERT INTO t VALUES (?)", i) }
+                // Child tasks inherit the preference: eight reads, each on the thread its task runs on.
+                let reads = try await withThrowingTaskGroup(of: (Int, pthread_t, pthread_t).self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            let here = pthread_self()
+                            return try await pool.read { db in (try db.value(Int.self, "SELECT count(*) FROM t")!, here, pthread_self()) }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(reads.allSatisfy { $0.0 == i && $0.1 == $0.2 })
+                threads.formUnion(reads.map(\.2))
+            }
+            #expect(threads.count <= 2 && !threads.contains(outside))
+        }.value
+        // Another pool's executor thread is not this pool's: the read goes to a reader.
+        let other = try DatabasePool(path: dir.appendingPathComponent("u.db").path, readers: 1, executorThreads: 1)
+        let otherExecutor = try #require(other.executor)
+        let (otherBefore, there) = try await withTaskExecutorPreference(otherExecutor) {
+            (pthread_self(), try await pool.read { _ in pthread_self() })
+        }
+        #expect(there != otherBefore)
+    }
+
+    // Cancelling a task stops its inline read (the progress handler checks the task), also
+    // before the first step, and the executor thread's connection reads again afterwards.
+    @Test func cancellingAnInlineRead() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: dir.appendingPathComponent("t.db").path, readers: 1, executorThreads: 1)
+        let executor = try #require(pool.executor)
+        let started = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        let task = Task(executorPreference: executor) {
+            try await pool.read { db in
+                started.signal()
+                _ = proceed.wait(timeout: .now() + 10)
+                return try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000000) SELECT count(*) FROM c")
+            }
+        }
+        while started.wait(timeout: .now()) != .success { try await Task.sleep(nanoseconds: 1_000_000) }
+        task.cancel()
+        let t0 = Date()
+        proceed.signal()
+        await #expect(throws: DatabaseError.self) { _ = try await task.value }
+        #expect(Date().timeIntervalSince(t0) < 5)
+        let again = Task(executorPreference: executor) { try await pool.read { db in try db.value(Int.self, "SELECT 7") } }
+        #expect(try await again.value == 7)
+    }
+
     @Test func cancellingAWaitForAReader() async throws {
         let (pool, _) = try await makePool(readers: 1, rows: 50_000)
         // The one reader is held by a stream whose consumer does not read.

@@ -1,3 +1,4 @@
+import CStreamQLite
 import Foundation
 
 /// One connection and the thread that runs everything done with it.
@@ -6,67 +7,98 @@ import Foundation
 /// lock, on the disk, or on a slow consumer of a streamed result) run here, never on the
 /// executor of the task that asked, which only suspends.
 final class ConnectionThread: @unchecked Sendable {
-    /// Only used on the thread (and by ``interrupt(_:)``, which SQLite allows from anywhere).
+    /// Only used on the thread (and by ``cancel(_:)``, which SQLite allows from anywhere).
     let database: Database
+    /// Stops the running job's statements at their next progress check once it is cancelled.
+    private let stopper: StatementStopper
     // Guarded by `condition`.
     private let condition = NSCondition()
     private var jobs: [Job] = []
+    private var head = 0
     private var stopping = false
-    /// The job running now (guarded by `condition`): ``interrupt(_:)`` stops only that one.
+    /// The job running now (guarded by `condition`): ``cancel(_:)`` stops only that one.
     private var running: Job?
 
-    /// A unit of work with its cancellation state.
-    final class Job {
+    /// A unit of work with its cancellation state. Subclasses override ``run(_:)``.
+    class Job: @unchecked Sendable {
+        /// Set by ``ConnectionThread/cancel(_:)`` (guarded by the thread's condition).
+        final var cancelled = false
         /// Called on the thread with the connection, or with nil when the job was cancelled
         /// before it started (then it must only report that).
+        func run(_ database: Database?) {}
+    }
+
+    /// A job made of a closure (see ``submit(_:)``).
+    private final class ClosureJob: Job {
         let body: (Database?) -> Void
-        /// Set by ``ConnectionThread/cancel(_:)`` (guarded by the thread's condition).
-        var cancelled = false
         init(_ body: @escaping (Database?) -> Void) { self.body = body }
+        override func run(_ database: Database?) { body(database) }
+    }
+
+    /// The job of ``run(_:)``: the body and the continuation to resume, in one allocation.
+    private final class ResultJob<T: Sendable>: Job {
+        let body: @Sendable (Database) throws -> T
+        var continuation: UnsafeContinuation<T, any Error>?
+        init(_ body: @escaping @Sendable (Database) throws -> T) { self.body = body }
+        override func run(_ database: Database?) {
+            guard let continuation else { preconditionFailure("StreamQLite: a job ran before it was queued") }
+            self.continuation = nil
+            guard let database else { return continuation.resume(throwing: CancellationError()) }
+            continuation.resume(with: Result { try body(database) })
+        }
     }
 
     init(database: Database, name: String) {
         self.database = database
+        stopper = StatementStopper(database)
         let thread = Thread { [self] in self.loop() }
         thread.name = name
         thread.start()
     }
 
-    /// Queues `body`; jobs run one at a time, in order (see ``Job/body``).
+    /// Queues `body`; jobs run one at a time, in order (see ``Job/run(_:)``).
     @discardableResult
     func submit(_ body: @escaping (Database?) -> Void) -> Job {
-        let job = Job(body)
+        let job = ClosureJob(body)
+        enqueue(job)
+        return job
+    }
+
+    private func enqueue(_ job: Job) {
         condition.lock()
         jobs.append(job)
         condition.signal()
         condition.unlock()
-        return job
     }
 
-    /// Cancels `job`: a job not yet started is called with nil; a running one is
-    /// interrupted (`sqlite3_interrupt`: its statement fails with `SQLITE_INTERRUPT`). A job
-    /// that has finished is left alone, and so is the next job on the connection.
+    /// Cancels `job`: a job not yet started is called with nil; a running one is stopped
+    /// (`sqlite3_interrupt` for the statement running now, and the progress handler for a
+    /// statement it starts later: either fails with `SQLITE_INTERRUPT`). A job that has
+    /// finished is left alone, and so is the next job on the connection.
     func cancel(_ job: Job) {
         condition.lock()
         defer { condition.unlock() }
         job.cancelled = true
-        if running === job { database.interrupt() }
+        if running === job {
+            stopper.stop()
+            database.interrupt()
+        }
     }
 
     /// Runs `body` on the thread and returns its result; the calling task suspends meanwhile.
     /// Cancelling the task cancels the job (see ``cancel(_:)``).
     func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let box = JobBox()
+        let job = ResultJob(body)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                let job = submit { db in
-                    guard let db else { return continuation.resume(throwing: CancellationError()) }
-                    continuation.resume(with: Result { try body(db) })
-                }
-                box.set(job, cancelIfCancelled: self)
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+                // The continuation is set before the job is queued: the thread reads it after
+                // taking the queue's lock, so it sees it. A cancellation that came first marked
+                // the job; the thread then resumes it with CancellationError.
+                job.continuation = continuation
+                enqueue(job)
             }
         } onCancel: {
-            box.cancel(on: self)
+            cancel(job)
         }
     }
 
@@ -79,45 +111,76 @@ final class ConnectionThread: @unchecked Sendable {
     }
 
     private func loop() {
+        condition.lock()
         while true {
-            condition.lock()
-            while jobs.isEmpty && !stopping { condition.wait() }
-            if jobs.isEmpty {
-                condition.unlock()
-                return
+            while head == jobs.count && !stopping { condition.wait() }
+            if head == jobs.count { break }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
             }
-            let job = jobs.removeFirst()
             let cancelled = job.cancelled
             running = cancelled ? nil : job
+            stopper.reset()
             condition.unlock()
-            job.body(cancelled ? nil : database)
+            job.run(cancelled ? nil : database)
             condition.lock()
             running = nil
-            condition.unlock()
         }
+        condition.unlock()
+        stopper.remove()
     }
 }
 
-/// The job of a ``ConnectionThread/run(_:)`` call, for its cancellation handler (which may
-/// run before the job exists: then the job is cancelled as soon as it is set).
-private final class JobBox: @unchecked Sendable {
+/// The progress handler of a pool connection: the statements of a cancelled job stop at
+/// their next check, including one that was not running yet when the job was cancelled
+/// (`sqlite3_interrupt` alone does nothing when no statement runs, so a job cancelled
+/// between its start and its first step would otherwise run to the end). On a thread that
+/// runs tasks (``DatabasePoolExecutor``), it also stops when the running task is cancelled.
+///
+/// A body that installs a progress handler of its own on the connection replaces this one.
+final class StatementStopper: @unchecked Sendable {
+    /// SQLite virtual machine instructions between two checks (a check is a lock and a load).
+    static let interval: Int32 = 1000
     private let lock = NSLock()
-    private var _job: ConnectionThread.Job?
-    private var cancelRequested = false
+    private var stopped = false
+    private let database: Database
 
-    func set(_ job: ConnectionThread.Job, cancelIfCancelled thread: ConnectionThread) {
-        lock.lock()
-        _job = job
-        let cancel = cancelRequested
-        lock.unlock()
-        if cancel { thread.cancel(job) }
+    init(_ database: Database) {
+        self.database = database
+        if let handle = database.sqliteHandle {
+            sqlite3_progress_handler(handle, Self.interval, { context in
+                let stopper = Unmanaged<StatementStopper>.fromOpaque(context!).takeUnretainedValue()
+                return stopper.shouldStop() ? 1 : 0
+            }, Unmanaged.passUnretained(self).toOpaque())
+        }
     }
 
-    func cancel(on thread: ConnectionThread) {
+    private func shouldStop() -> Bool {
         lock.lock()
-        cancelRequested = true
-        let job = _job
+        let stop = stopped
         lock.unlock()
-        if let job { thread.cancel(job) }
+        return stop || withUnsafeCurrentTask { $0?.isCancelled ?? false }
+    }
+
+    /// Stops the statements from now on, until ``reset()``.
+    func stop() {
+        lock.lock()
+        stopped = true
+        lock.unlock()
+    }
+
+    /// The next job starts: its statements run.
+    func reset() {
+        lock.lock()
+        stopped = false
+        lock.unlock()
+    }
+
+    /// Takes the handler off the connection (before the thread ends, while `self` still lives).
+    func remove() {
+        if let handle = database.sqliteHandle { sqlite3_progress_handler(handle, 0, nil, nil) }
     }
 }

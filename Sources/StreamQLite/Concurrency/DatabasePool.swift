@@ -28,7 +28,13 @@ import Foundation
 /// When every reader is busy, a read waits (suspended, first come first served) for one to
 /// come back. Cancelling the waiting task ends the wait with `CancellationError`; cancelling
 /// a task whose read runs interrupts its statement (`SQLITE_INTERRUPT`, see
-/// ``Database/interrupt()``), and a streamed result stops at its next chunk.
+/// ``Database/interrupt()``, also when the statement starts after the cancellation), and a
+/// streamed result stops at its next chunk.
+///
+/// Each read hands `body` to a reader thread and resumes the task when it is done: two
+/// thread wake-ups, which can cost more than a point query. Code that reads a lot in short
+/// requests can run on the pool's own executor instead (`executorThreads`, ``executor``):
+/// there ``read(_:)`` runs inline.
 public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
@@ -36,17 +42,26 @@ public final class DatabasePool: Sendable {
     public let readerCount: Int
     private let writer: ConnectionThread
     private let readers: ReaderSet
+    /// The ``DatabasePoolExecutor`` (typed `AnyObject` for the availability of `TaskExecutor`).
+    private let executorObject: (AnyObject & Sendable)?
+    /// Marks the executor threads of this pool (see ``InlineReader``).
+    let identity = PoolIdentity()
 
     /// Opens `path` (created if missing), switches it to WAL mode and opens `readers`
-    /// read-only connections on it.
+    /// read-only connections on it, and `executorThreads` more for the threads of
+    /// ``executor`` (none by default).
     ///
     /// Throws when the file cannot be opened or cannot use WAL (an in-memory database, a
     /// file system without shared memory): without WAL, readers and the writer would block
     /// each other. `configuration` applies to every connection (the busy timeout matters
     /// when other processes write the same file).
-    public init(path: String, readers: Int = 4, configuration: Database.Configuration = Database.Configuration()) throws {
+    public init(path: String, readers: Int = 4, executorThreads: Int = 0,
+                configuration: Database.Configuration = Database.Configuration()) throws {
         guard readers >= 1 else {
             throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: readers must be at least 1, not \(readers)")
+        }
+        guard executorThreads >= 0 else {
+            throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: executorThreads must be at least 0, not \(executorThreads)")
         }
         let writerDatabase = try Database(path: path, flags: .default, configuration: configuration)
         let mode = try writerDatabase.value(String.self, "PRAGMA journal_mode = WAL")
@@ -62,12 +77,27 @@ public final class DatabasePool: Sendable {
                              name: "StreamQLite reader \(i + 1)")
         }
         self.readers = ReaderSet(readOnly)
+        if executorThreads == 0 {
+            executorObject = nil
+        } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
+            executorObject = try DatabasePoolExecutor(pool: identity, threads: executorThreads, path: path, configuration: configuration)
+        } else {
+            throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: executorThreads needs task executors (macOS 15, iOS 18)")
+        }
     }
 
     deinit {
         writer.stop()
         readers.stopAll()
+        if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
+            (executorObject as? DatabasePoolExecutor)?.shutdown()
+        }
     }
+
+    /// The pool's task executor (nil unless made with `executorThreads`): tasks running on
+    /// it read inline, on their own thread (see ``DatabasePoolExecutor``).
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    public var executor: DatabasePoolExecutor? { executorObject as? DatabasePoolExecutor }
 
     // MARK: Reads and writes
 
@@ -75,7 +105,12 @@ public final class DatabasePool: Sendable {
     ///
     /// Everything `body` reads is one consistent snapshot only within one statement, or
     /// within a transaction it opens itself (`try db.transaction(.deferred) { … }`).
+    ///
+    /// On a thread of this pool's ``executor``, `body` runs right there, on that thread's
+    /// connection; anywhere else it runs on a reader's thread while the task suspends.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        // No suspension between finding the thread's reader and using it.
+        if let inline = InlineReader.current(in: self) { return try inline.read(body) }
         let reader = try await readers.checkout()
         defer { readers.checkin(reader) }
         return try await reader.run(body)
@@ -155,6 +190,9 @@ public final class DatabasePool: Sendable {
     func checkoutReader() async throws -> ConnectionThread { try await readers.checkout() }
     func checkinReader(_ reader: ConnectionThread) { readers.checkin(reader) }
 }
+
+/// The identity of a pool for its executor threads (which must not keep the pool alive).
+final class PoolIdentity: Sendable {}
 
 /// A copy of one chunk, freed with the last reference.
 final class OwnedChunk: @unchecked Sendable {
