@@ -20,8 +20,11 @@
 #include "sq_internal.h"
 #include "sq_csv.h"
 #include "sq_csv_ingest.h"
+#include "sq_json.h"
 #include "sq_test.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
@@ -716,6 +719,140 @@ static void test_value_fits(void){
   SQ_CHECK(sq_csv_value_fits(longv, 320)==2);
 }
 
+/* The reference for the one-pass sq_csv_value_fits: the two-pass rule as it
+** was written first (kept here verbatim, independent of the fast path). */
+static unsigned ref_value_fits(const char *s, size_t n){
+  unsigned r = 1u<<SQ_CSV_T_TEXT;
+  size_t i = 0, a, b, k;
+  int neg = 0, integer = 1, sig = 0;
+  size_t first = (size_t)-1, last = 0;
+  double d;
+  if( i<n && s[i]=='-' ){ neg = 1; i++; }
+  if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
+  a = i;
+  if( s[i]=='0' ) i++; else while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+  if( i<n && s[i]=='.' ){
+    i++;
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
+    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+    integer = 0;
+  }
+  b = i;
+  if( i<n && (s[i]=='e' || s[i]=='E') ){
+    i++;
+    if( i<n && (s[i]=='+' || s[i]=='-') ) i++;
+    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
+    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
+    integer = 0;
+  }
+  if( i!=n ) return r;
+  if( integer && !(neg && b-a==1 && s[a]=='0') ){
+    int64_t v;
+    if( sq_json_number_int64(s, n, &v) ) r |= 1u<<SQ_CSV_T_INTEGER;
+  }
+  for(k=a; k<b; k++){
+    if( s[k]>='1' && s[k]<='9' ){ if( first==(size_t)-1 ) first = k; last = k; }
+  }
+  if( first!=(size_t)-1 ){
+    for(k=first; k<=last; k++) if( s[k]!='.' ) sig++;
+  }
+  if( sig>DBL_DIG ) return r;
+  if( b==n && n<300 ) return r | (1u<<SQ_CSV_T_REAL);
+  d = sq_json_number_double(s, n);
+  if( isfinite(d) && (first==(size_t)-1 ? d==0.0 : fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;
+  return r;
+}
+
+/* sq_csv_value_fits (one pass, the general case elsewhere) agrees with the
+** reference on every string of up to 6 characters over the number alphabet,
+** and on generated longer ones: integers around 18/19 digits and the int64
+** bounds, decimals around 15/16 significant digits, leading and trailing
+** zeros, exponents, junk at any place, lengths around 300. */
+static void test_value_fits_agrees(void){
+  static const char alpha[] = "0179-.eE+x";
+  const int na = (int)sizeof alpha - 1;
+  char z[400];
+  int len, bad = 0;
+  long total = 0, idx, count, j;
+  unsigned seed = 12345;
+  for(len=0; len<=6; len++){
+    count = 1;
+    for(j=0; j<len; j++) count *= na;
+    for(idx=0; idx<count; idx++){
+      long x = idx;
+      for(j=0; j<len; j++){ z[j] = alpha[x % na]; x /= na; }
+      total++;
+      if( sq_csv_value_fits(z, (size_t)len)!=ref_value_fits(z, (size_t)len) ){
+        if( bad++<10 ) SQ_CHECK_MSG(0, "'%.*s': %u, reference %u", len, z,
+                                    sq_csv_value_fits(z, (size_t)len), ref_value_fits(z, (size_t)len));
+      }
+    }
+  }
+  for(idx=0; idx<400000; idx++){
+    int n = 0, k, m;
+    seed = seed*1103515245u + 12345u;
+    if( (seed>>16)&1 ) z[n++] = '-';
+    seed = seed*1103515245u + 12345u;
+    m = 1 + (int)((seed>>16) % 24);                    /* integer digits */
+    for(k=0; k<m; k++){
+      seed = seed*1103515245u + 12345u;
+      z[n++] = (char)('0' + ((seed>>16)%4==0 ? 0 : (seed>>17)%10));
+    }
+    seed = seed*1103515245u + 12345u;
+    if( (seed>>16)%3==0 ){                             /* a fraction */
+      z[n++] = '.';
+      seed = seed*1103515245u + 12345u;
+      m = (int)((seed>>16) % 20);
+      for(k=0; k<m; k++){
+        seed = seed*1103515245u + 12345u;
+        z[n++] = (char)('0' + ((seed>>16)%3==0 ? 0 : (seed>>17)%10));
+      }
+    }
+    seed = seed*1103515245u + 12345u;
+    if( (seed>>16)%7==0 ){                             /* an exponent */
+      z[n++] = (seed>>19)&1 ? 'e' : 'E';
+      if( (seed>>20)&1 ) z[n++] = (seed>>21)&1 ? '-' : '+';
+      n += snprintf(z+n, 8, "%u", (seed>>22)%400);
+    }
+    seed = seed*1103515245u + 12345u;
+    if( (seed>>16)%11==0 && n>0 ){                      /* junk somewhere */
+      z[(seed>>18)%(unsigned)n] = "x. -+e"[(seed>>24)%6];
+    }
+    total++;
+    if( sq_csv_value_fits(z, (size_t)n)!=ref_value_fits(z, (size_t)n) ){
+      if( bad++<10 ) SQ_CHECK_MSG(0, "'%.*s': %u, reference %u", n, z,
+                                  sq_csv_value_fits(z, (size_t)n), ref_value_fits(z, (size_t)n));
+    }
+  }
+  {
+    /* the int64 bounds and 18/19 digits, signed */
+    static const char *const v[] = {
+      "999999999999999999", "-999999999999999999", "1000000000000000000", "-1000000000000000000",
+      "9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809",
+      "000000000000000000000", "-0", "-0.0", "0.000000000000000000000001", "123456789012345.0",
+      "1234567890123456.0", "1.00000000000000000000", "100000000000000000000.5",
+    };
+    size_t q;
+    for(q=0; q<sizeof v/sizeof v[0]; q++){
+      total++;
+      SQ_CHECK_MSG(sq_csv_value_fits(v[q], strlen(v[q]))==ref_value_fits(v[q], strlen(v[q])),
+                   "'%s'", v[q]);
+    }
+  }
+  for(len=290; len<=330; len++){
+    /* long decimals around the 300-character switch: 0.000…1 and 1000…0 */
+    memset(z, '0', (size_t)len);
+    z[1] = '.'; z[len-1] = '1';
+    total++;
+    if( sq_csv_value_fits(z, (size_t)len)!=ref_value_fits(z, (size_t)len) ) bad++;
+    memset(z, '0', (size_t)len);
+    z[0] = '1';
+    total++;
+    if( sq_csv_value_fits(z, (size_t)len)!=ref_value_fits(z, (size_t)len) ) bad++;
+  }
+  SQ_CHECK_MSG(bad==0, "%d of %ld strings disagree with the reference", bad, total);
+}
+
 /* The CSV driver of the ingest core: the same rows (and error) for every
 ** way of cutting the input. */
 static int on_ingest_row(void *u, const sq_ingest_row *row){
@@ -825,6 +962,7 @@ int main(void){
   test_huge_field();
   test_python_oracle();
   test_value_fits();
+  test_value_fits_agrees();
   test_ingest_driver();
   return sq_test_done("test_csv");
 }
