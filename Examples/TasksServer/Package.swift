@@ -5,6 +5,7 @@ import PackageDescription
 // The tasks backend: an HTTP JSON service served straight from SQLite by StreamQLite
 // and Hummingbird 2 (see README.md beside this file):
 //   swift run -c release TasksServer --port 8080 --db tasks.db --sample 10000
+// PoolHopBench measures what a DatabasePool read costs besides SQLite.
 // TasksAPI holds what the API promises whatever serves it (input types with their
 // validation, error bodies, query parameters); ../TasksServerGRDB, the same routes the
 // usual way (GRDB + JSONEncoder/JSONDecoder) for the benchmark, uses it too.
@@ -19,6 +20,7 @@ let package = Package(
     products: [
         .executable(name: "TasksServer", targets: ["TasksServer"]),
         .library(name: "TasksAPI", targets: ["TasksAPI"]),
+        .executable(name: "PoolHopBench", targets: ["PoolHopBench"]),
     ],
     dependencies: [
         .package(path: "../.."),
@@ -49,6 +51,12 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // What a DatabasePool read costs besides SQLite (Sources/PoolHopBench/main.swift).
+        .executableTarget(
+            name: "PoolHopBench",
+            dependencies: [.product(name: "StreamQLite", package: libraryPackage)],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -7,6 +7,15 @@
 #   Examples/TasksServer/bench/run.sh       # DURATION=10 CONNECTIONS="1 4" TASKS=100000 by default
 #   CHECK_ONLY=1 Examples/TasksServer/bench/run.sh   # only the check that both servers give the same answers
 #                                                    # (every measured route and the weekly report)
+#   SINGLE_ROUNDS=7 DURATION=5 Examples/TasksServer/bench/run.sh
+#       # only the single-task comparison: GET /tasks/{id} against GET /bench/constant on the
+#       # same server, wrk -c1, alternated ROUNDS times (the order flips every round) for each
+#       # server variant, all started at once on copies of the database (idle while another
+#       # is measured); prints every run, then per variant the medians of requests/s, p50, p99
+#       # and server CPU per request, and the median of the per-round ratios single/constant.
+#       # VARIANTS: lines "label|binary|arguments"; by default the pool's executor (requests
+#       # handled on the pool's threads, point reads inline: --executor-threads 2) and the hop
+#       # (--executor-threads 0: handlers on Swift's pool, each read hops to a reader thread).
 #
 # Cases (DURATION seconds each, for each wrk connection count in CONNECTIONS):
 #   constant   GET /bench/constant       TasksServer's constant one-task body (the baseline)
@@ -37,7 +46,7 @@ if [ -z "${SQ_BIN:-}" ]; then
     swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --product TasksServer 2>&1 | tail -1
     SQ_BIN="$(swift build -c release --package-path "$PKG" --scratch-path "$PKG/.build" --show-bin-path)/TasksServer"
 fi
-if [ -z "${GRDB_BIN:-}" ]; then
+if [ -z "${GRDB_BIN:-}" ] && [ -z "${SINGLE_ROUNDS:-}" ]; then
     echo "== release build of TasksServerGRDB"
     swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --product TasksServerGRDB 2>&1 | tail -1
     GRDB_BIN="$(swift build -c release --package-path "$GRDB_PKG" --scratch-path "$GRDB_PKG/.build" --show-bin-path)/TasksServerGRDB"
@@ -45,8 +54,11 @@ fi
 
 WORK=$(mktemp -d)
 PID=
+OTHER_PIDS=""
 cleanup() {
-    if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then kill "$PID"; wait "$PID" 2>/dev/null || true; fi
+    for p in $PID $OTHER_PIDS; do
+        if kill -0 "$p" 2>/dev/null; then kill "$p"; wait "$p" 2>/dev/null || true; fi
+    done
     rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -101,6 +113,7 @@ wrk.headers["Content-Type"] = "application/json"
 LUA
 
 # Both servers answer the same requests with the same data (compared as JSON).
+if [ -z "${SINGLE_ROUNDS:-}" ]; then
 echo "== same answers from both servers"
 cp "$WORK/seed.db" "$WORK/a.db"; cp "$WORK/seed.db" "$WORK/b.db"
 start "$SQ_BIN" "$WORK/a.db"; A=$PORT; APID=$PID; PID=
@@ -137,6 +150,7 @@ assert len(x) == len(y) == 1000 and all(p["id"] == q["id"] and p["title"] == q["
 print("   same bodies for /tasks/{id}, limit=128, limit=1024, the weekly report (4 locales/zones) and POST of 1,000")
 PY
 kill $APID; wait $APID 2>/dev/null || true; stop
+fi
 [ -n "${CHECK_ONLY:-}" ] && { echo "== CHECK_ONLY: no load test"; exit 0; }
 
 echo "== machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); wrk -t1, ${DURATION}s per case"
@@ -171,6 +185,65 @@ run() {
     cap=$(echo "2000000 * $4 / ($cpu + $wrkcpu)" | bc)
     printf "%-11s %-9s %4s %11.0f %12.0f %9s %9s %9s %8s %6sus %6sus %12s\n" "$1" "$2" "$5" "$rps" "$(echo "$rps * $4" | bc)" "$p50" "$p99" "$rss" "$lag" "$cpu" "$wrkcpu" "$cap" | tee -a "$RESULTS"
 }
+
+if [ -n "${SINGLE_ROUNDS:-}" ]; then
+    VARIANTS=${VARIANTS:-"inline|$SQ_BIN|--executor-threads 2
+hop|$SQ_BIN|--executor-threads 0"}
+    declare -A PIDS PORTS
+    LABELS=()
+    while IFS='|' read -r label bin args; do
+        [ -n "$label" ] || continue
+        cp "$WORK/seed.db" "$WORK/$label.db"
+        start "$bin" "$WORK/$label.db" "$args"
+        PIDS[$label]=$PID; PORTS[$label]=$PORT; OTHER_PIDS="$OTHER_PIDS $PID"; PID=
+        LABELS+=("$label")
+        # The answers are the task (checked against the database file) and a 404.
+        python3 - "$PORT" "$WORK/seed.db" "$label" <<'PY'
+import json, sqlite3, sys, urllib.error, urllib.request
+port, db, label = sys.argv[1:]
+row = sqlite3.connect(db).execute("SELECT id, title, done, created_at FROM tasks WHERE id = 777").fetchone()
+got = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/tasks/777").read())
+assert got == {"id": row[0], "title": row[1], "done": bool(row[2]), "createdAt": row[3]}, (label, got, row)
+try:
+    urllib.request.urlopen(f"http://127.0.0.1:{port}/tasks/999999999"); raise AssertionError(label + ": no 404")
+except urllib.error.HTTPError as e:
+    assert e.code == 404
+PY
+    done <<< "$VARIANTS"
+    echo "   servers: ${LABELS[*]}; each answers /tasks/777 as the database has it"
+    for r in $(seq 1 "$SINGLE_ROUNDS"); do
+        for label in "${LABELS[@]}"; do
+            PID=${PIDS[$label]}; PORT=${PORTS[$label]}
+            if (( r % 2 )); then order="constant single"; else order="single constant"; fi
+            for case in $order; do run "$label" "$case" "$WORK/$case.lua" 1 1; done
+        done
+    done
+    PID=
+    echo "== load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "== medians over $SINGLE_ROUNDS rounds (ratio: of each round's single and constant runs)"
+    python3 - "$RESULTS" <<'PY'
+import statistics, sys
+runs = {}
+def us(text):  # wrk's latency: 123.45us, 1.23ms, 1.00s
+    for unit, f in (("us", 1), ("ms", 1e3), ("s", 1e6)):
+        if text.endswith(unit): return float(text[:-len(unit)]) * f
+    raise ValueError(text)
+lines = open(sys.argv[1]).read().split("\n")[1:]
+for line in filter(None, lines):
+    f = line.split()
+    runs.setdefault(f[0], {}).setdefault(f[1], []).append((float(f[3]), us(f[5]), us(f[6]), float(f[9].rstrip("us"))))
+med = statistics.median
+print("%-8s %12s %12s %7s %9s %9s %9s %9s %11s %11s %7s" % ("variant", "constant r/s", "single r/s", "ratio", "p50 c", "p50 s", "p99 c", "p99 s", "cpu/req c", "cpu/req s", "ratio"))
+for label, cases in runs.items():
+    c, s = cases["constant"], cases["single"]
+    ratio = med([a[0] / b[0] for a, b in zip(c, s)])            # requests/s: constant over single
+    cpu_ratio = med([b[3] / a[3] for a, b in zip(c, s)])         # CPU per request: single over constant
+    print("%-8s %12.0f %12.0f %7.3f %7.0fus %7.0fus %7.0fus %7.0fus %9.0fus %9.0fus %7.3f" % (
+        label, med(x[0] for x in c), med(x[0] for x in s), ratio, med(x[1] for x in c), med(x[1] for x in s),
+        med(x[2] for x in c), med(x[2] for x in s), med(x[3] for x in c), med(x[3] for x in s), cpu_ratio))
+PY
+    exit 0
+fi
 
 for c in $CONNECTIONS; do
     for server in StreamQLite GRDB; do

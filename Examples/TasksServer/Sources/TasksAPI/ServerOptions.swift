@@ -7,6 +7,9 @@ public struct ServerOptions: Sendable {
     public var databasePath = "tasks.db"
     public var sample = 0
     public var readers = 4
+    /// TasksServer only: threads of the pool's executor, on which requests are handled and
+    /// point reads run inline (0: Swift's cooperative pool, every read hops to a reader).
+    public var executorThreads = 2
     public var logLevel = "warning"
 
     public static let usage = """
@@ -16,6 +19,8 @@ public struct ServerOptions: Sendable {
           --db PATH       SQLite database file (created, WAL mode)                  [tasks.db]
           --sample N      insert N sample tasks when the table is empty             [0]
           --readers N     read-only connections (reads run in parallel)             [4]
+          --executor-threads N  (TasksServer) request handlers on N threads of the
+                          database pool, reading inline; 0: Swift's pool, reads hop  [2]
           --log-level L   trace, debug, info, notice, warning, error               [warning]
         """
 
@@ -42,6 +47,7 @@ public struct ServerOptions: Sendable {
             case "--db": databasePath = value(arg)
             case "--sample": sample = number(arg, 0...100_000_000)
             case "--readers": readers = number(arg, 1...64)
+            case "--executor-threads": executorThreads = number(arg, 0...64)
             case "--log-level": logLevel = value(arg)
             case "-h", "--help": print(Self.usage); exit(0)
             default: fail("unknown option '\(arg)'")

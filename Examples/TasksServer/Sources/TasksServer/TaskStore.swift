@@ -83,12 +83,13 @@ final class TaskStore: Sendable {
     static let object = JSONWriterOptions(format: .ndjson, booleanColumns: ["done"])
     static let array = JSONWriterOptions(booleanColumns: ["done"])
 
-    init(path: String, readers: Int) async throws {
+    init(path: String, readers: Int, executorThreads: Int = 0) async throws {
         guard path != ":memory:" && !path.isEmpty else {
             throw StartupError("--db needs a file: the readers and the writer share it through WAL")
         }
         self.path = path
-        pool = try DatabasePool(path: path, readers: readers)  // switches the file to WAL, or throws
+        // Switches the file to WAL, or throws.
+        pool = try DatabasePool(path: path, readers: readers, executorThreads: executorThreads)
         try await pool.writeWithoutTransaction { db in
             try db.execute(TasksSchema.pragmas)
             try db.execute(TasksSchema.sql)

@@ -14,7 +14,7 @@ logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .warning
 
 let store: TaskStore
 do {
-    store = try await TaskStore(path: options.databasePath, readers: options.readers)
+    store = try await TaskStore(path: options.databasePath, readers: options.readers, executorThreads: options.executorThreads)
     if options.sample > 0 {
         let inserted = try await store.seed(options.sample)
         if inserted > 0 { FileHandle.standardOutput.write(Data("inserted \(inserted) sample tasks into \(options.databasePath)\n".utf8)) }
@@ -40,4 +40,12 @@ let app = Application(
     eventLoopGroupProvider: .shared(group),
     logger: logger
 )
-try await app.runService()
+// With --executor-threads N (2 by default) the request handlers run on the pool's own
+// threads (child tasks inherit the preference), where `pool.read` runs inline: a point read
+// costs no thread hop. The event loops still never run SQLite. With 0, handlers run on Swift's
+// cooperative pool and every read hops to a reader thread and back.
+if let executor = store.pool.executor {
+    try await withTaskExecutorPreference(executor) { try await app.runService() }
+} else {
+    try await app.runService()
+}
