@@ -315,4 +315,31 @@ let ourFormattings: [JSONValueEncoder.OutputFormatting] = [
         }
         #expect(bothEncode([One(), One()]).ours == bothEncode([One(), One()]).foundation)
     }
+
+    @Test func stringsOfEveryShortLengthWithAByteToEscapeAnywhere() throws {
+        // The word-at-a-time copy of clean strings (overlapping words at the end, three bytes
+        // below four): every length up to 40, every position, every kind of byte that is escaped.
+        var strings: [String] = []
+        for n in 0...40 {
+            let clean = String((0..<n).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) })
+            strings.append(clean)
+            for k in 0..<n {
+                for dirty in ["\"", "\\", "/", "\n", "\u{1}", "\u{1f}", "é", "\u{7f}", " "] {
+                    var chars = Array(clean)
+                    chars[k] = Character(dirty)
+                    strings.append(String(chars))
+                }
+            }
+        }
+        for f in allFormattings {
+            let r = bothEncode(strings, f)
+            #expect(r.ours == r.foundation, "\(f)")
+        }
+        struct Keyed: Codable, JSONEncodable {
+            var s: String
+            func encode(json: inout JSONObjectWriter) throws { try json.encode(s, forKey: "s") }
+        }
+        let keyed = strings.map(Keyed.init)
+        #expect(bothEncode(keyed).ours == bothEncode(keyed).foundation)
+    }
 }

@@ -50,6 +50,47 @@ func wordNeedsAttention(_ w: UInt64, slash: Bool = false) -> Bool {
     return (hits & high) | (w & high) != 0
 }
 
+/// The escaper's fast path for a string with nothing to escape: copies `p[0..<n]` to `out`
+/// and returns true when no byte needs escaping and all are ASCII (see ``wordNeedsAttention(_:slash:)``),
+/// else returns false (`out` then holds garbage: write the string with ``jsonEscape``). Reads
+/// whole words, overlapping at the end, never past `p + n`; `out` needs `n + 8` bytes of room.
+@inline(__always)
+func jsonCopyIfClean(_ p: UnsafePointer<UInt8>, _ n: Int, to out: UnsafeMutablePointer<UInt8>, escapeSlash: Bool) -> Bool {
+    let src = UnsafeRawPointer(p), dst = UnsafeMutableRawPointer(out)
+    if n >= 8 {
+        var i = 0
+        while i &+ 8 <= n {
+            let w = src.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            if wordNeedsAttention(w, slash: escapeSlash) { return false }
+            dst.storeBytes(of: w, toByteOffset: i, as: UInt64.self)
+            i &+= 8
+        }
+        if i < n {
+            let w = src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+            if wordNeedsAttention(w, slash: escapeSlash) { return false }
+            dst.storeBytes(of: w, toByteOffset: n &- 8, as: UInt64.self)
+        }
+        return true
+    }
+    if n >= 4 {
+        let a = src.loadUnaligned(as: UInt32.self), b = src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+        if wordNeedsAttention(UInt64(a) | UInt64(b) << 32, slash: escapeSlash) { return false }
+        dst.storeBytes(of: a, as: UInt32.self)
+        dst.storeBytes(of: b, toByteOffset: n &- 4, as: UInt32.self)
+        return true
+    }
+    if n > 0 {
+        let a = p[0], b = p[n >> 1], c = p[n &- 1]
+        // The other five bytes: `a`, which is clean or already fails the test.
+        let w = UInt64(a) &* 0x0101_0101_0101_0101 & 0xFFFF_FFFF_FF00_0000 | UInt64(a) | UInt64(b) << 8 | UInt64(c) << 16
+        if wordNeedsAttention(w, slash: escapeSlash) { return false }
+        out[0] = a
+        out[n >> 1] = b
+        out[n &- 1] = c
+    }
+    return true
+}
+
 /// Writes the decimal digits of `value` at `out` (which has at least 24 bytes of room); returns the length.
 @inline(__always)
 func writeDecimal(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {

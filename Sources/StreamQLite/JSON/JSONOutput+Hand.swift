@@ -30,14 +30,39 @@ struct JSONHandKey {
     }
 }
 
+/// A hand-written key as written (see ``JSONOutput/handKey(_:_:)``).
+struct JSONPreparedKey {
+    static let slots = 128
+    /// The key's bytes (a `StaticString`'s, compared by address), nil for an empty slot.
+    var key: UnsafePointer<UInt8>?
+    var length = 0
+    /// `"key":` (`"key" : ` pretty printed), with room for at least 16 bytes.
+    var bytes = UnsafeMutablePointer<UInt8>(bitPattern: 16)!
+    var count = 0
+
+    /// The slot of the key at `address`.
+    @inline(__always) static func slot(_ address: UnsafePointer<UInt8>) -> Int {
+        let a = UInt(bitPattern: address)
+        return Int(truncatingIfNeeded: (a ^ (a >> 7) ^ (a >> 14)) & UInt(slots - 1))
+    }
+}
+
 /// How the members of a hand-written object come out: for one type and one sequence of
 /// key addresses, the order of the members kept (sorted with `sortedKeys`, the last of
 /// equal keys), or nil when they stay as written. Worked out once per type and key
-/// sequence (by the keys' bytes), then found by comparing addresses.
+/// sequence (by the keys' bytes), then found by comparing addresses. Plain memory (no
+/// reference counting when it is looked up for every object); freed by ``JSONOutput``.
 struct JSONHandPlan {
     var type: ObjectIdentifier
-    var keys: [UnsafePointer<UInt8>]
-    var order: [Int]?
+    var count: Int
+    var keys: UnsafeMutablePointer<UnsafePointer<UInt8>>
+    var order: UnsafeMutablePointer<Int>?
+    var orderCount: Int
+
+    func free() {
+        keys.deallocate()
+        order?.deallocate()
+    }
 }
 
 extension JSONOutput {
@@ -61,31 +86,54 @@ extension JSONOutput {
         frames[i].count &+= 1
         handKeys.append(JSONHandKey(key: key, length: length, start: count))
         if pretty { indent(frames.count) }
+        let slot = preparedKeys + JSONPreparedKey.slot(key)
+        if _slowPath(slot.pointee.key != key || slot.pointee.length != length) { prepareKey(slot, key, length) }
+        let n = slot.pointee.count
+        reserve(n &+ 16)
+        if n <= 16 {
+            // The prepared bytes have room for 16: two words, whatever the length.
+            let src = UnsafeRawPointer(slot.pointee.bytes), dst = UnsafeMutableRawPointer(buffer + count)
+            dst.storeBytes(of: src.loadUnaligned(as: UInt64.self), as: UInt64.self)
+            dst.storeBytes(of: src.loadUnaligned(fromByteOffset: 8, as: UInt64.self), toByteOffset: 8, as: UInt64.self)
+        } else {
+            (buffer + count).update(from: slot.pointee.bytes, count: n)
+        }
+        count &+= n
+    }
+
+    /// Writes `key` as ``handKey(_:_:)`` does into `slot` (replacing what it held).
+    mutating func prepareKey(_ slot: UnsafeMutablePointer<JSONPreparedKey>, _ key: UnsafePointer<UInt8>, _ length: Int) {
+        let saved = count
         string(UnsafeBufferPointer(start: key, count: length))
         if pretty { append(" : ") } else { append(UInt8(ascii: ":")) }
+        let n = count - saved
+        count = saved
+        if slot.pointee.key != nil { slot.pointee.bytes.deallocate() }
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: max(n, 16))
+        bytes.initialize(repeating: 0, count: max(n, 16))
+        bytes.update(from: buffer + saved, count: n)
+        slot.pointee = JSONPreparedKey(key: key, length: length, bytes: bytes, count: n)
     }
 
     /// Sorts a hand-written object's members (`sortedKeys`) and drops all but the last of equal keys.
     mutating func fixHandMembers(_ f: Frame) {
         let n = f.count
         let base = f.memberBase
-        if sortedKeys {
-            // Written in order (what a type declaring its keys sorted does): nothing to do.
-            var k = base &+ 1
-            while k < base &+ n, JSONHandKey.increasing(handKeys[k &- 1], handKeys[k]) { k &+= 1 }
-            if k == base &+ n { return }
-        }
         let type = f.keyType!
-        for p in 0..<handPlans.count where handPlans[p].type == type && handPlans[p].keys.count == n {
-            let same = handPlans[p].keys.withUnsafeBufferPointer { keys in
+        var p = lastHandPlan
+        for _ in 0..<handPlans.count {
+            if p >= handPlans.count { p = 0 }
+            let plan = handPlans[p]
+            if plan.type == type && plan.count == n {
                 var k = 0
-                while k < n && keys[k] == handKeys[base &+ k].key { k &+= 1 }
-                return k == n
+                while k < n && plan.keys[k] == handKeys[base &+ k].key { k &+= 1 }
+                if k == n {
+                    lastHandPlan = p
+                    if let order = plan.order { rebuildHand(base: base, count: n, order: order, orderCount: plan.orderCount) }
+                    return
+                }
             }
-            if same {
-                if let order = handPlans[p].order { rebuildHand(base: base, count: n, order: order) }
-                return
-            }
+            p &+= 1
         }
         // A new key sequence: work out its order from the keys' bytes.
         var order: [Int] = []
@@ -97,16 +145,41 @@ extension JSONOutput {
         if sortedKeys {
             order.sort { JSONHandKey.increasing(handKeys[base + $0], handKeys[base + $1]) }
         }
-        let plan = JSONHandPlan(type: type, keys: (0..<n).map { handKeys[base + $0].key },
-                                order: order == Array(0..<n) ? nil : order)
-        if handPlans.count >= 16 { handPlans.removeFirst() }
-        handPlans.append(plan)
-        if let order = plan.order { rebuildHand(base: base, count: n, order: order) }
+        let keys = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: n)
+        for k in 0..<n { keys[k] = handKeys[base + k].key }
+        var plan = JSONHandPlan(type: type, count: n, keys: keys, order: nil, orderCount: order.count)
+        if order != Array(0..<n) {
+            plan.order = .allocate(capacity: order.count)
+            plan.order!.initialize(from: order, count: order.count)
+        }
+        if handPlans.count < 32 {
+            handPlans.append(plan)
+            lastHandPlan = handPlans.count - 1
+        } else {
+            // Full: replace the one after the last used.
+            let victim = (lastHandPlan + 1) % handPlans.count
+            handPlans[victim].free()
+            handPlans[victim] = plan
+            lastHandPlan = victim
+        }
+        if let o = plan.order { rebuildHand(base: base, count: n, order: o, orderCount: plan.orderCount) }
     }
 
-    mutating func rebuildHand(base: Int, count n: Int, order: [Int]) {
+    mutating func rebuildHand(base: Int, count n: Int, order: UnsafePointer<Int>, orderCount: Int) {
         let starts = startBuffer(n)
         for k in 0..<n { starts[k] = handKeys[base + k].start }
-        rebuild(starts: starts, count: n, order: order)
+        rebuild(starts: starts, count: n, order: UnsafeBufferPointer(start: order, count: orderCount))
+    }
+
+    /// Closes the innermost container, a hand-written object (as ``close()``).
+    @inline(__always) mutating func closeHand() {
+        let f = frames.removeLast()
+        if f.count > 1 { fixHandMembers(f) }
+        handKeys.removeSuffix(from: f.memberBase)
+        if pretty {
+            append(UInt8(ascii: "\n"))
+            indent(frames.count)
+        }
+        append(UInt8(ascii: "}"))
     }
 }

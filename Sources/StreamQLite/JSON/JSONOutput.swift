@@ -44,6 +44,8 @@ struct JSONOutput: ~Copyable {
     var members = JSONStack<Member>()
     /// The members of objects written by hand (see ``Frame/hand``).
     var handKeys = JSONStack<JSONHandKey>()
+    /// Hand-written keys as written (quoted, escaped, with the colon), by the address of their bytes.
+    var preparedKeys: UnsafeMutablePointer<JSONPreparedKey>
     var nextID: UInt64 = 1
     let pretty: Bool
     let sortedKeys: Bool
@@ -55,12 +57,17 @@ struct JSONOutput: ~Copyable {
         self.escapeSlashes = escapeSlashes
         capacity = 256
         buffer = .allocate(capacity: capacity)
+        preparedKeys = .allocate(capacity: JSONPreparedKey.slots)
+        preparedKeys.initialize(repeating: JSONPreparedKey(), count: JSONPreparedKey.slots)
     }
 
     deinit {
         buffer.deallocate()
         scratch.deallocate()
         startScratch.deallocate()
+        for i in 0..<JSONPreparedKey.slots where preparedKeys[i].key != nil { preparedKeys[i].bytes.deallocate() }
+        preparedKeys.deallocate()
+        for i in 0..<handPlans.count { handPlans[i].free() }
     }
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: count) }
@@ -123,24 +130,19 @@ struct JSONOutput: ~Copyable {
     }
 
     mutating func string(_ utf8: UnsafeBufferPointer<UInt8>) {
-        // Short strings with nothing to escape (most values): copied as they are.
+        // Strings with nothing to escape (most values): copied a word at a time.
         let n = utf8.count
-        if n <= 32, let p = utf8.baseAddress {
-            var clean = true
-            var i = 0
-            while i < n {
-                let b = p[i]
-                if b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C || (escapeSlashes && b == 0x2F) { clean = false; break }
-                i &+= 1
-            }
-            if clean {
-                reserve(n &+ 2)
+        reserve(n &+ 10)
+        if let p = utf8.baseAddress {
+            if jsonCopyIfClean(p, n, to: buffer + (count &+ 1), escapeSlash: escapeSlashes) {
                 buffer[count] = UInt8(ascii: "\"")
-                smallCopy(buffer + (count &+ 1), p, n)
                 buffer[count &+ n &+ 1] = UInt8(ascii: "\"")
                 count &+= n &+ 2
                 return
             }
+        } else {
+            append("\"\"")
+            return
         }
         stringEscaped(utf8)
     }
@@ -350,7 +352,8 @@ struct JSONOutput: ~Copyable {
     var startScratch = UnsafeMutablePointer<Int>.allocate(capacity: 0)
     var startScratchCapacity = 0
     /// The members' orders of objects written by hand, by type and key sequence (see ``JSONHandPlan``).
-    var handPlans: [JSONHandPlan] = []
+    var handPlans = JSONStack<JSONHandPlan>()
+    var lastHandPlan = 0
 
     /// The sorted order of `f`'s members when the same key type wrote the same keys before.
     func cachedOrder(_ f: Frame) -> [Int]? {
@@ -378,7 +381,7 @@ struct JSONOutput: ~Copyable {
     mutating func rebuildMembers(base: Int, count n: Int, order: [Int]) {
         let starts = startBuffer(n)
         for k in 0..<n { starts[k] = members[base + k].start }
-        rebuild(starts: starts, count: n, order: order)
+        order.withUnsafeBufferPointer { rebuild(starts: starts, count: n, order: $0) }
     }
 
     /// Room for `n` member starts (see ``rebuild(starts:count:order:)``).
@@ -393,28 +396,39 @@ struct JSONOutput: ~Copyable {
 
     /// Rewrites the last object's `n` members, which begin at `starts[0..<n]` (after their
     /// separators), in `order` (a permutation of `0..<n`, or a part of one: duplicates dropped).
-    mutating func rebuild(starts: UnsafePointer<Int>, count n: Int, order: [Int]) {
+    mutating func rebuild(starts: UnsafePointer<Int>, count n: Int, order: UnsafeBufferPointer<Int>) {
         // Each member's bytes run from its start to the separator of the next (or the end).
         let separator = pretty ? 2 : 1
         let first = starts[0]
         let end = count
         let length = end - first
-        if scratchCapacity < length {
+        // Members are copied a word at a time: 8 bytes of slack after the copy and after the output.
+        if scratchCapacity < length &+ 8 {
             scratch.deallocate()
-            scratchCapacity = max(length, scratchCapacity * 2)
+            scratchCapacity = max(length &+ 8, scratchCapacity * 2)
             scratch = .allocate(capacity: scratchCapacity)
         }
         scratch.update(from: buffer + first, count: length)
+        reserve(8)
         count = first
         var k = 0
         for r in order {
-            if k > 0 { if pretty { append(","); append(UInt8(ascii: "\n")) } else { append(UInt8(ascii: ",")) } }
+            if k > 0 {
+                buffer[count] = UInt8(ascii: ",")
+                if pretty { buffer[count &+ 1] = UInt8(ascii: "\n") }
+                count &+= separator
+            }
             k &+= 1
             let s = starts[r]
-            let e = r + 1 < n ? starts[r + 1] - separator : end
-            let m = e - s
-            reserve(m)
-            if m <= 32 { smallCopy(buffer + count, scratch + (s - first), m) } else { (buffer + count).update(from: scratch + (s - first), count: m) }
+            let e = r &+ 1 < n ? starts[r &+ 1] &- separator : end
+            let m = e &- s
+            // The output is never longer than before: the room of the old bytes and the slack suffice.
+            let src = UnsafeRawPointer(scratch + (s &- first)), dst = UnsafeMutableRawPointer(buffer + count)
+            var i = 0
+            while i < m {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: i, as: UInt64.self), toByteOffset: i, as: UInt64.self)
+                i &+= 8
+            }
             count &+= m
         }
     }

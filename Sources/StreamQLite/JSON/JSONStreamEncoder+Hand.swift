@@ -102,9 +102,10 @@ extension JSONStreamEncoder {
     @inline(__always)
     func encodeHand<H: JSONEncodable>(_ value: H) throws {
         let depth = out.frames.count
-        var writer = JSONObjectWriter(encoder: self, id: out.openHand(ObjectIdentifier(H.self)))
+        let id = out.openHand(ObjectIdentifier(H.self))
+        var writer = JSONObjectWriter(encoder: self, id: id)
         try value.encode(json: &writer)
-        out.close(downTo: depth)
+        if _fastPath(out.frames.count == depth &+ 1 && out.frames[depth].id == id) { out.closeHand() } else { out.close(downTo: depth) }
     }
 
     /// Writes an array of `H`, each with its `encode(json:)`.
@@ -112,9 +113,10 @@ extension JSONStreamEncoder {
         let depth = out.frames.count
         _ = out.open(object: false)
         try values.withUnsafeBufferPointer { elements in
-            for v in elements {
+            guard let base = elements.baseAddress else { return }
+            for i in 0..<elements.count {
                 out.beforeElement()
-                try encodeHand(v)
+                try encodeHand(base[i])
             }
         }
         out.close(downTo: depth)
