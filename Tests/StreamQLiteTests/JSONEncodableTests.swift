@@ -342,4 +342,25 @@ let ourFormattings: [JSONValueEncoder.OutputFormatting] = [
         let keyed = strings.map(Keyed.init)
         #expect(bothEncode(keyed).ours == bothEncode(keyed).foundation)
     }
+
+    @Test func dictionariesWrittenByTheEncoderItself() throws {
+        // [String: V] is written member by member by the encoder (no keyed container): keys as
+        // they are under snake_case, escaped, sorted by bytes, nested, empty, of hand-written values.
+        var r = RandomValues()
+        struct Holder: Codable {
+            var someMap: [String: Int], nestedMap: [String: [String: Int]], leaves: [String: HandLeaf], emptyMap: [String: String]
+        }
+        var holders: [Holder] = []
+        for i in 0..<50 {
+            var m: [String: Int] = [:], n: [String: [String: Int]] = [:], l: [String: HandLeaf] = [:]
+            for _ in 0..<(i % 7) { m[r.string()] = r.int(); n[r.string()] = i % 2 == 0 ? [:] : ["someKey": i, "é": -i]; l[r.string()] = r.leaf() }
+            m["camelCaseKey"] = i
+            holders.append(Holder(someMap: m, nestedMap: n, leaves: l, emptyMap: [:]))
+        }
+        for f in allFormattings {
+            #expect(bothEncode(holders, f).ours == bothEncode(holders, f).foundation, "\(f)")
+            let snake = bothEncode(holders, f) { o, t in o.keyEncodingStrategy = .convertToSnakeCase; t.keyEncodingStrategy = .convertToSnakeCase }
+            #expect(snake.ours == snake.foundation, "\(f)")
+        }
+    }
 }

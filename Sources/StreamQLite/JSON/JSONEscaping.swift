@@ -1,3 +1,5 @@
+import Foundation
+
 // The one JSON string escaper and number formatter of the library.
 //
 // `JSONRowWriter` (query results → JSON) and `JSONValueEncoder` (Encodable →
@@ -89,6 +91,22 @@ func jsonCopyIfClean(_ p: UnsafePointer<UInt8>, _ n: Int, to out: UnsafeMutableP
         out[n &- 1] = c
     }
     return true
+}
+
+/// Whether key `a` sorts before `b` by their UTF-8 bytes (the order of `JSONEncoder`'s
+/// `.sortedKeys`; `String`'s `<` compares Unicode canonical equivalents as equal).
+func jsonKeyPrecedes(_ a: String, _ b: String) -> Bool {
+    var a = a, b = b
+    return a.withUTF8 { pa in
+        b.withUTF8 { pb in
+            let n = min(pa.count, pb.count)
+            if n > 0 {
+                let c = memcmp(pa.baseAddress!, pb.baseAddress!, n)
+                if c != 0 { return c < 0 }
+            }
+            return pa.count < pb.count
+        }
+    }
 }
 
 /// Writes the decimal digits of `value` at `out` (which has at least 24 bytes of room); returns the length.

@@ -26,6 +26,8 @@ struct JSONOutput: ~Copyable {
         /// Written by a ``JSONObjectWriter`` (a ``JSONEncodable`` type, `keyType`): its keys are in
         /// `handKeys` from `memberBase` on, not in `members`.
         var hand = false
+        /// The keys are distinct (a `[String: V]`'s).
+        var distinct = false
     }
 
     /// An object's member, for sorting and duplicate removal when the object closes.
@@ -269,7 +271,7 @@ struct JSONOutput: ~Copyable {
             if f.count > 1 { fixHandMembers(f) }
             handKeys.removeSuffix(from: f.memberBase)
         } else if f.isObject {
-            if f.count > 1 { fixMembers(f) }
+            if f.count > 1 && (sortedKeys || !f.distinct) { fixMembers(f) }
             members.removeSuffix(from: f.memberBase)
         }
         if pretty {
@@ -301,7 +303,9 @@ struct JSONOutput: ~Copyable {
         let base = f.memberBase
         // Duplicates?
         var duplicates = false
-        if f.byteKeys {
+        if f.distinct {
+            // A dictionary's keys: none.
+        } else if f.byteKeys {
             var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
             withUnsafeMutableBytes(of: &seen) { bits in
                 let words = bits.bindMemory(to: UInt64.self)
@@ -335,7 +339,7 @@ struct JSONOutput: ~Copyable {
             order = kept.reversed()
         }
         if sortedKeys {
-            order.sort { members[$0].key.utf8.lexicographicallyPrecedes(members[$1].key.utf8) }
+            order.sort { jsonKeyPrecedes(members[$0].key, members[$1].key) }
         }
         let relative = order.map { $0 - base }
         if !duplicates && f.byteKeys { rememberOrder(f, relative) }
@@ -343,7 +347,8 @@ struct JSONOutput: ~Copyable {
         rebuildMembers(base: base, count: n, order: relative)
     }
 
-    /// The last key sequences seen (one-byte key types) and their sorted order.
+    /// The last key sequences seen (one-byte key types) and their sorted order: several per
+    /// type (members that come and go, optionals, give each type a few sequences).
     var orderCache: [(type: ObjectIdentifier, keys: [Int16], order: [Int])] = []
     /// Memory for reordering an object's members.
     var scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 0)
@@ -369,12 +374,9 @@ struct JSONOutput: ~Copyable {
     mutating func rememberOrder(_ f: Frame, _ order: [Int]) {
         guard let type = f.keyType else { return }
         let keys = (0..<f.count).map { members[f.memberBase + $0].keyByte }
-        if let i = orderCache.firstIndex(where: { $0.type == type }) {
-            orderCache[i] = (type, keys, order)
-        } else {
-            if orderCache.count >= 8 { orderCache.removeFirst() }
-            orderCache.append((type, keys, order))
-        }
+        // Called when `cachedOrder` found nothing: a sequence not yet kept.
+        if orderCache.count >= 32 { orderCache.removeFirst() }
+        orderCache.append((type, keys, order))
     }
 
     /// Rewrites the object's members in `order` (positions relative to `base`).

@@ -7,6 +7,7 @@ enum JSONEncodeKind {
     case plain
     case hand(any JSONEncodable.Type)
     case array(any JSONArrayEncodable.Type)
+    case stringKeyed(any JSONStringKeyedEncodable.Type)
 }
 
 /// A type and how it is written (see ``JSONStreamEncoder/kind(of:)``).
@@ -45,6 +46,33 @@ extension Array: JSONArrayEncodable where Element: Encodable {
     }
 }
 
+/// `[String: V]` written by the encoder itself: no keyed container or `CodingKey` per
+/// member, keys as they are (the key strategy does not apply to them, as in `JSONEncoder`),
+/// no search for duplicate keys.
+protocol JSONStringKeyedEncodable {
+    func encodeMembers(to encoder: JSONStreamEncoder) throws
+}
+
+extension Dictionary: JSONStringKeyedEncodable where Key == String, Value: Encodable {
+    func encodeMembers(to e: JSONStreamEncoder) throws {
+        let depth = e.out.frames.count
+        _ = e.out.open(object: true, rawKeys: true)
+        // Distinct keys: no duplicates to look for when the object closes (sorted there with `sortedKeys`).
+        e.out.frames[depth].distinct = true
+        for (k, v) in self {
+            e.out.key(k, byte: -1, type: nil)
+            try e.encodeValue(v)
+        }
+        e.out.close(downTo: depth)
+    }
+}
+
+/// `encodeMembers` for a type known to be a `[String: V]`.
+@inline(__always)
+private func encodeOpenedMembers<D: JSONStringKeyedEncodable, T>(_ dictionary: D.Type, _ value: T, _ e: JSONStreamEncoder) throws {
+    try unsafeBitCast(value, to: D.self).encodeMembers(to: e)
+}
+
 /// `JSONStreamEncoder.encodeHandArray` for an `[T]` whose `T` is known to be `H`.
 @inline(__always)
 private func encodeOpenedArray<H: JSONEncodable, T>(_ hand: H.Type, _ values: [T], _ e: JSONStreamEncoder) throws {
@@ -79,6 +107,8 @@ extension JSONStreamEncoder {
             kind = .hand(hand)
         } else if let array = T.self as? any JSONArrayEncodable.Type {
             kind = .array(array)
+        } else if let dictionary = T.self as? any JSONStringKeyedEncodable.Type {
+            kind = .stringKeyed(dictionary)
         } else {
             kind = .plain
         }
@@ -94,6 +124,7 @@ extension JSONStreamEncoder {
         case .plain: return false
         case .hand(let hand): try encodeOpened(hand, value, self)
         case .array(let array): try encodeOpenedElements(array, value, self)
+        case .stringKeyed(let dictionary): try encodeOpenedMembers(dictionary, value, self)
         }
         return true
     }
