@@ -4,7 +4,9 @@
 // the ceiling. Prints medians (MB/s of JSON) and ratios.
 //
 //   swift run -c release --package-path Benchmarks CodableBenchmarks [N] [REPS]
-//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|hand|encode|orders|stream|none [N]
+//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|hand|encode|orders|stream|rows|column-texts|none [N]
+//     (rows, column-texts: N/10 orders in a JSON column read by rows(T.self), or each row's text by
+//     JSONValueDecoder; the measured part is `profiled`, see there)
 //   swift run -c release --package-path Benchmarks CodableBenchmarks stream-memory FILE_MB [keep]
 //     (with keep, a second run reads the existing file: peak RSS without the generator)
 //
@@ -128,6 +130,22 @@ func measure(_ reps: Int, _ body: () throws -> Void) rethrows -> Double {
 
 @inline(never) func blackHole<T>(_ x: T) { withExtendedLifetime(x) {} }
 
+/// The measured part of a profile run: `valgrind --tool=callgrind --toggle-collect='*8profiled*'`
+/// counts only what runs inside (no set-up to subtract).
+@inline(never) func profiled(_ body: () throws -> Void) rethrows { try body() }
+
+struct OrderRow: Codable, Equatable { var id: Int; var data: Order }
+
+/// A table of `count` orders in a JSON column, its JSON's total size and each row's JSON text.
+func ordersDatabase(_ count: Int) throws -> (Database, Int, [[UInt8]]) {
+    let db = try Database()
+    try db.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, data JSON)")
+    try db.insert(contentsOf: (0..<count).map { OrderRow(id: $0, data: order($0)) }, into: "orders")
+    let bytes = try db.value(Int.self, "SELECT sum(length(data)) FROM orders") ?? 0
+    let texts = try db.values(String.self, "SELECT data FROM orders ORDER BY id").collect().map { Array($0.utf8) }
+    return (db, bytes, texts)
+}
+
 // MARK: Profile mode (one variant, for perf / callgrind)
 
 if args.count > 2 && args[1] == "profile" {
@@ -153,10 +171,25 @@ if args.count > 2 && args[1] == "profile" {
         let texts = try (0..<(n / 10)).map { Array(try JSONEncoder().encode(order($0))) }
         let t = try measure(5) { let d = JSONValueDecoder(); blackHole(try texts.map { try d.decode(Order.self, from: $0) }) }
         print(String(format: "orders: %.3f s, %.0f MB/s", t, Double(texts.reduce(0) { $0 + $1.count }) / 1e6 / t))
+    case "rows", "column-texts":
+        // N/10 orders in a JSON column: read by rows(T.self), or each row's text by the decoder.
+        let (db, bytes, texts) = try ordersDatabase(n / 10)
+        let rows = args[2] == "rows"
+        let t = try measure(5) {
+            try profiled {
+                if rows {
+                    blackHole(try db.rows(OrderRow.self, "SELECT id, data FROM orders ORDER BY id").collect())
+                } else {
+                    let d = JSONValueDecoder()
+                    blackHole(try texts.map { try d.decode(Order.self, from: $0) })
+                }
+            }
+        }
+        print(String(format: "%@: %.3f s, %.0f MB/s", args[2], t, Double(bytes) / 1e6 / t))
     case "none":
         blackHole(file)
     default:
-        print("profile decode|encode|stream|none [N]")
+        print("profile decode|hand|encode|orders|stream|rows|column-texts|none [N]")
     }
     exit(0)
 }
@@ -296,15 +329,9 @@ try encodeTable("nested orders", (0..<(n / 10)).map(order))
 
 // MARK: Nested values in JSON columns: rows(T.self, …) vs the decoder on the same JSON
 
-struct OrderRow: Codable, Equatable { var id: Int; var data: Order }
-
 do {
     let count = n / 10
-    let db = try Database()
-    try db.execute("CREATE TABLE orders(id INTEGER PRIMARY KEY, data JSON)")
-    try db.insert(contentsOf: (0..<count).map { OrderRow(id: $0, data: order($0)) }, into: "orders")
-    let bytes = try db.value(Int.self, "SELECT sum(length(data)) FROM orders") ?? 0
-    let texts = try db.values(String.self, "SELECT data FROM orders ORDER BY id").collect().map { Array($0.utf8) }
+    let (db, bytes, texts) = try ordersDatabase(count)
     let same = try db.rows(OrderRow.self, "SELECT id, data FROM orders ORDER BY id").collect().map(\.data) == (0..<count).map(order)
     precondition(same, "rows(T.self) read back other values")
     print("\n### Nested values in a JSON column: \(count) orders, \(String(format: "%.1f", Double(bytes) / 1e6)) MB of JSON text, \(reps) runs\n")

@@ -72,6 +72,9 @@ public final class RowDecoder: Decoder {
     @exclusivity(unchecked) @usableFromInline var currentColumn: Int32 = 0
     public var codingPath: [any CodingKey] = []
     public var userInfo: [CodingUserInfoKey: Any] = [:]
+    /// The last nested type ``decodeNested(_:_:)`` read from a column's JSON (not a
+    /// ``DatabaseValueConvertible``): asked once, not on every row (a conformance lookup).
+    @exclusivity(unchecked) @usableFromInline var lastJSONType: ObjectIdentifier?
 
     /// The plan stops growing here (a type asking for more keys per row looks the rest up by name).
     @usableFromInline static var maxPlanCount: Int { 256 }
@@ -204,10 +207,13 @@ public final class RowDecoder: Decoder {
     func decodeNested<T: Decodable>(_ type: T.Type, _ key: some CodingKey) throws -> T {
         let c = column(for: key)
         guard c >= 0 else { throw missing(key, T.self) }
-        if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            do { return try convertible.decode(statement: stmt, column: c) as! T } catch {
-                throw statement.decodingError(error, column: Int(c), type: T.self)
+        if lastJSONType != ObjectIdentifier(T.self) {
+            if let convertible = T.self as? any DatabaseValueConvertible.Type {
+                do { return try convertible.decode(statement: stmt, column: c) as! T } catch {
+                    throw statement.decodingError(error, column: Int(c), type: T.self)
+                }
             }
+            lastJSONType = ObjectIdentifier(T.self)
         }
         // Not a column value: a single-value wrapper (a RawRepresentable enum…) reads the
         // column itself; a nested struct, array, dictionary or set reads the column's JSON

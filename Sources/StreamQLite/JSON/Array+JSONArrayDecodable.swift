@@ -12,12 +12,48 @@ extension Array: JSONArrayDecodable where Element: Decodable {
             // `init(json:)` straight from the reader: no `unwrap` dispatch per element.
             return try decodeHandWritten(hand, reader)
         }
+        if !reader.decoder.readsItself(Element.self) {
+            // A type read by its `init(from:)`: called straight, without `unwrap`'s checks per element.
+            return try collectElements(reader) { try reader.decodePlain(Element.self) }
+        }
         return try collectElements(reader) { try reader.decode(Element.self) }
     }
 
     private static func decodeHandWritten<H: JSONDecodable>(_ hand: H.Type, _ reader: JSONElementReader) throws -> [Element] {
         let values: [H] = try collectElements(reader) { try reader.decodeHandWritten(H.self) }
         return unsafeBitCast(values, to: [Element].self)
+    }
+}
+
+/// `[Element]` read from the tape: the elements counted first (an array of that size, no
+/// growing), then each decoded as `Array.init(from:)` would through an unkeyed container.
+protocol JSONTapeArrayDecodable {
+    static func decodeArray(from decoder: JSONTapeDecoder, at index: Int) throws -> Self
+}
+
+extension Array: JSONTapeArrayDecodable where Element: Decodable {
+    static func decodeArray(from decoder: JSONTapeDecoder, at index: Int) throws -> [Element] {
+        let t = decoder.tokens[index]
+        guard t.kind == JSONKind.array else {
+            // `Array.init(from:)`'s own error (null, another kind of value).
+            decoder.current = index
+            return try Self(from: decoder)
+        }
+        let end = Int(t.length)
+        var count = 0
+        var j = index &+ 1
+        while j < end {
+            count &+= 1
+            j = decoder.next(j)
+        }
+        return try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var j = index &+ 1
+            while initialized < count {
+                (buffer.baseAddress.unsafelyUnwrapped + initialized).initialize(to: try decoder.unwrap(Element.self, at: j))
+                initialized &+= 1
+                j = decoder.next(j)
+            }
+        }
     }
 }
 

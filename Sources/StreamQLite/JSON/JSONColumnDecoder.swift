@@ -75,24 +75,33 @@ final class JSONColumnDecoder: Decoder {
             throw DatabaseError(code: SQLITE_MISMATCH,
                                 message: "a nested \(type) is read from JSON text, found \(DatabaseValue(sqliteValue: v).storageClassAndValue)")
         }
-        // The decoder owns a copy: containers may outlive this column read.
         let n = Int(sqlite3_value_bytes(v))
-        let bytes = JSONOwnedBytes(copying: UnsafeRawBufferPointer(start: sqlite3_value_text(v), count: n))
+        let text = UnsafeRawBufferPointer(start: sqlite3_value_text(v), count: n)
         // Recycled decoders come from the pool; one that hands out a container to keep is its own.
         let decoder = recycles ? try JSONTapeDecoder.pool.take()
             : JSONTapeDecoder(tape: try JSONTape(), input: UnsafeRawBufferPointer(start: nil, count: 0), options: JSONColumnDecoder.options)
         if recycles { json = decoder }
+        // The decoder reads a copy: containers may outlive this column read. A recycled
+        // decoder copies into its own buffer, reused from row to row (no allocation per
+        // row); it only goes back to the pool when no container holds it.
+        let bytes: UnsafeRawBufferPointer
+        if recycles {
+            bytes = decoder.copyInput(text)
+        } else {
+            let owned = JSONOwnedBytes(copying: text)
+            decoder.inputOwner = owned
+            bytes = owned.buffer
+        }
         do {
-            try decoder.tape.parse(bytes.buffer)
+            try decoder.tape.parse(bytes)
         } catch let failure as JSONParseFailure {
-            let text = String(decoding: bytes.buffer.prefix(60), as: UTF8.self)
+            let text = String(decoding: bytes.prefix(60), as: UTF8.self)
             throw DatabaseError(code: SQLITE_MISMATCH, message:
                 "a nested \(type) is read from JSON text, but the column's text is not JSON (\(failure.message) at byte \(failure.offset)): '\(text)\(n > 60 ? "…" : "")'")
         }
         var options = JSONColumnDecoder.options
         if !userInfo.isEmpty { options.userInfo = userInfo }
-        decoder.begin(input: bytes.buffer, options: options)
-        decoder.inputOwner = bytes
+        decoder.begin(input: bytes, options: options)
         decoder.basePath = codingPath
         decoder.cachesContainers = recycles
         json = decoder

@@ -149,7 +149,7 @@ public struct JSONObjectReader {
         let v = try value(key.utf8Start, key.utf8CodeUnitCount, key)
         let t = tokens[v]
         if _fastPath(t.kind == JSONKind.string) {
-            return String(decoding: UnsafeBufferPointer(start: text(t), count: Int(t.length)), as: UTF8.self)
+            return JSONValidatedString.make(text(t), Int(t.length))
         }
         return try decoder.takeUnretainedValue().readString(at: v)
     }
@@ -252,24 +252,11 @@ extension JSONTapeDecoder {
         return try T(json: &reader)
     }
 
-    /// Whether `T` reads itself by hand: asked once per type and decoder (a conformance
-    /// lookup costs more than decoding a small object), kept in a small table.
+    /// Whether `T` reads itself by hand (see ``plan(for:)``).
     @inline(__always)
     func handWritten<T>(_ type: T.Type) -> (any JSONDecodable.Type)? {
-        let id = ObjectIdentifier(T.self)
-        // Metadata addresses, 16-byte aligned: their next bits pick the slot (no hashing).
-        let slot = handWrittenTable + (Int(truncatingIfNeeded: UInt(bitPattern: id) >> 4) & (Self.handWrittenSlots - 1))
-        if _fastPath(slot.pointee.type == id) { return slot.pointee.hand }
-        let hand = T.self as? any JSONDecodable.Type
-        slot.pointee = HandWrittenEntry(type: id, hand: hand)
-        return hand
+        plan(for: T.self).pointee.hand
     }
-}
-
-/// A type and whether it is ``JSONDecodable`` (see ``JSONTapeDecoder/handWritten(_:)``).
-struct HandWrittenEntry {
-    var type: ObjectIdentifier?
-    var hand: (any JSONDecodable.Type)?
 }
 
 /// `T.init(json:)` for a `T` known to be `H` (opened from ``JSONTapeDecoder/handWritten(_:)``).

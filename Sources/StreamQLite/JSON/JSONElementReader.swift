@@ -14,6 +14,8 @@ final class JSONElementReader {
 
     let tape: JSONTape
     let decoder: JSONTapeDecoder
+    /// The decoder, not retained (per value; `decoder` keeps it).
+    private let unmanagedDecoder: Unmanaged<JSONTapeDecoder>
     let layout: JSONImportLayout
     /// The bytes not yet discarded: `window[0]` is input offset `windowStart`.
     private var window: UnsafeMutablePointer<UInt8>?
@@ -40,6 +42,7 @@ final class JSONElementReader {
         borrowed = false
         tape = try JSONTape(streaming: true, multiple: layout == .ndjson)
         decoder = JSONTapeDecoder(tape: tape, input: UnsafeRawBufferPointer(start: nil, count: 0), options: options)
+        unmanagedDecoder = .passUnretained(decoder)
         try configure()
     }
 
@@ -49,6 +52,7 @@ final class JSONElementReader {
         borrowed = true
         tape = try JSONTape(streaming: true, multiple: layout == .ndjson)
         decoder = JSONTapeDecoder(tape: tape, input: bytes, options: options)
+        unmanagedDecoder = .passUnretained(decoder)
         window = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
         windowCount = bytes.count
         windowCapacity = bytes.count
@@ -161,18 +165,39 @@ final class JSONElementReader {
 
     /// Decodes the value on the tape (cleared on the next ``step()``).
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try prepareDecoder().decodeTop(T.self)
+        try unmanagedDecoder._withUnsafeGuaranteedRef { d in
+            prepare(d)
+            return try d.decodeTop(T.self)
+        }
+    }
+
+    /// Decodes the value on the tape with `T.init(from:)`, `T` being a type the decoder
+    /// does not read itself (``JSONTapeDecoder/readsItself(_:)`` is false: checked once
+    /// per array by the caller).
+    func decodePlain<T: Decodable>(_ type: T.Type) throws -> T {
+        try unmanagedDecoder._withUnsafeGuaranteedRef { d in
+            prepare(d)
+            return try d.decodeTopPlain(T.self)
+        }
     }
 
     /// Decodes the value on the tape with `H.init(json:)`.
     func decodeHandWritten<H: JSONDecodable>(_ type: H.Type) throws -> H {
-        try prepareDecoder().decodeTopHandWritten(H.self)
+        try unmanagedDecoder._withUnsafeGuaranteedRef { d in
+            prepare(d)
+            return try d.decodeTopHandWritten(H.self)
+        }
     }
 
     /// The decoder, pointed at the value on the tape; the value counts as read.
     func prepareDecoder() -> JSONTapeDecoder {
+        prepare(decoder)
+        return decoder
+    }
+
+    @inline(__always)
+    private func prepare(_ d: JSONTapeDecoder) {
         consumed = true
-        let d = decoder
         d.generation &+= 1
         d.tokens = tape.tokens
         d.arena = tape.arena
@@ -184,7 +209,6 @@ final class JSONElementReader {
         if layout == .ndjson { d.basePath = [] } else { d.baseElement = index }
         d.current = 0
         d.depth = 0
-        return d
     }
 
     /// Reads to the end of the input (checking it), skipping the remaining values.

@@ -90,11 +90,33 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try checkAlive()
-        guard let v = decoder.find(key, in: frame, consume: true),
-              decoder.tokens[v].kind != JSONKind.null else { return nil }
-        return try decoder.unwrap(T.self, at: v)
+        try optional(key) { try $0.unwrap(T.self, at: $1) }
     }
+
+    /// The value of `key` read by `read`, nil when the key is missing or its value is null:
+    /// one lookup (the protocol's default `decodeIfPresent` makes three: `contains`,
+    /// `decodeNil`, `decode`).
+    @inline(__always) func optional<T>(_ key: Key, _ read: (JSONTapeDecoder, Int) throws -> T) throws -> T? {
+        let f = frame
+        try checkAlive()
+        guard let v = with({ $0.find(key, in: f, consume: true) }) else { return nil }
+        return try with { d in d.tokens[v].kind == JSONKind.null ? nil : try read(d, v) }
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try optional(key) { try $0.readBool(at: $1) } }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try optional(key) { try $0.readString(at: $1) } }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try optional(key) { try $0.readDouble(at: $1) } }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try optional(key) { try $0.readFloat(at: $1) } }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(key) { try $0.readInteger(type, at: $1) } }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let v = try value(key)

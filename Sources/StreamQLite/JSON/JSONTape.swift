@@ -143,7 +143,8 @@ final class JSONDecoderPool: @unchecked Sendable {
         // Checked before any other reference to it is made here.
         guard isKnownUniquelyReferenced(&decoder) else { return }
         let d = decoder!
-        guard d.tape.state.pointee.capacity <= 1 << 16, d.tape.state.pointee.arena_capacity <= 1 << 20 else { return }
+        guard d.tape.state.pointee.capacity <= 1 << 16, d.tape.state.pointee.arena_capacity <= 1 << 20,
+              d.ownedInputCapacity <= 1 << 20 else { return }
         d.tape.reset()
         lock.lock()
         if decoders.count < 8 { decoders.append(d) }

@@ -58,6 +58,7 @@ extension JSONTapeDecoder {
                     slot.pointee.frame.pointee.object = object
                     slot.pointee.frame.pointee.end = end
                     slot.pointee.frame.pointee.generation = generation
+                    hints[depth] = KeyHint(object: object, next: object &+ 1, inOrder: true)
                     return unsafeDowncast(slot.pointee.thunk.takeUnretainedValue(), to: JSONContainerThunk<Key>.self).make()
                 }
                 k &+= 1
@@ -70,6 +71,7 @@ extension JSONTapeDecoder {
         let frame = UnsafeMutablePointer<JSONObjectFrame>.allocate(capacity: 1)
         frame.initialize(to: JSONObjectFrame(object: object, end: end, depth: depth))
         frame.pointee.generation = generation
+        hints[depth] = KeyHint(object: object, next: object + 1, inOrder: true)
         let plain = JSONKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), frame: frame)
         guard cachesContainers else {
             // A decoder made for one container (a super decoder, a column's nested

@@ -18,7 +18,7 @@ extension JSONTapeDecoder {
     func readString(at i: Int) throws -> String {
         let t = tokens[i]
         guard t.kind == JSONKind.string else { throw mismatch(String.self, at: i) }
-        return String(decoding: UnsafeBufferPointer(start: text(t), count: Int(t.length)), as: UTF8.self)
+        return JSONValidatedString.make(text(t), Int(t.length))
     }
 
     @inline(__always)
@@ -187,16 +187,35 @@ extension JSONTapeDecoder {
         return try unwrapOther(T.self, at: i)
     }
 
+    /// Whether `unwrap` reads a `T` other than by calling its `init(from:)` (a scalar, a
+    /// type with a strategy, a ``JSONDecodable`` type, a dictionary keeping its keys).
+    func readsItself<T: Decodable>(_ type: T.Type) -> Bool {
+        T.self == String.self || T.self == Int.self || T.self == Double.self || T.self == Bool.self
+            || T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
+            || plan(for: T.self).pointee.readsDirectly
+    }
+
     func unwrapOther<T: Decodable>(_ type: T.Type, at i: Int) throws -> T {
         if T.self == Date.self { return try readDate(at: i) as! T }
         if T.self == Data.self { return try readData(at: i) as! T }
         if T.self == URL.self { return try readURL(at: i) as! T }
         if T.self == Decimal.self { return try readDecimal(at: i) as! T }
-        if let hand = handWritten(T.self) {
-            return try nested { try decodeOpened(hand, as: T.self, self, at: i) }
-        }
-        if options.snakeCase, let dictionary = T.self as? any JSONStringDictionaryDecodable.Type {
-            return try nested { try dictionary.decodeKeepingKeys(from: self, at: i) as! T }
+        // The other scalars, as their single value container reads them (no `init(from:)`).
+        if T.self == Int64.self { return unsafeBitCast(try readInteger(Int64.self, at: i), to: T.self) }
+        if T.self == Int32.self { return unsafeBitCast(try readInteger(Int32.self, at: i), to: T.self) }
+        if T.self == UInt8.self { return unsafeBitCast(try readInteger(UInt8.self, at: i), to: T.self) }
+        if T.self == Float.self { return unsafeBitCast(try readFloat(at: i), to: T.self) }
+        let plan = plan(for: T.self)
+        if plan.pointee.readsDirectly {
+            if let hand = plan.pointee.hand {
+                return try nested { try decodeOpened(hand, as: T.self, self, at: i) }
+            }
+            if let array = plan.pointee.array {
+                return try nested { try decodeArrayOpened(array, as: T.self, self, at: i) }
+            }
+            if let dictionary = plan.pointee.dictionary {
+                return try nested { try decodeDictionaryOpened(dictionary, as: T.self, self, at: i) }
+            }
         }
         return try nested {
             current = i

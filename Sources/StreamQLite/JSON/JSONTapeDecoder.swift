@@ -39,6 +39,23 @@ final class JSONTapeDecoder: Decoder {
     }
     /// Keeps the input bytes alive when the decoder owns them (a column's JSON text).
     var inputOwner: AnyObject?
+    /// A buffer of the decoder's own for its input (``copyInput(_:)``), reused.
+    private var ownedInput: UnsafeMutableRawPointer?
+    private(set) var ownedInputCapacity = 0
+
+    /// `bytes` copied into the decoder's own buffer (valid until the next call; freed
+    /// with the decoder): a pooled decoder reading a column per row allocates nothing.
+    func copyInput(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        if bytes.count > ownedInputCapacity {
+            ownedInput?.deallocate()
+            ownedInputCapacity = max(bytes.count, 2 * ownedInputCapacity, 256)
+            ownedInput = .allocate(byteCount: ownedInputCapacity, alignment: 1)
+        }
+        let p = ownedInput.unsafelyUnwrapped
+        if let b = bytes.baseAddress, bytes.count > 0 { p.copyMemory(from: b, byteCount: bytes.count) }
+        inputOwner = nil
+        return UnsafeRawBufferPointer(start: p, count: bytes.count)
+    }
     /// `snake_case` JSON key → converted key.
     var converted: [String: String] = [:]
     /// Per depth, ``slotsPerDepth`` keyed containers kept for reuse (see ``keyedContainer(_:object:end:)``).
@@ -50,9 +67,9 @@ final class JSONTapeDecoder: Decoder {
     var retiredFrames: [UnsafeMutablePointer<JSONObjectFrame>] = []
     /// Off: every keyed container gets a frame of its own (decoders made for one container).
     var cachesContainers = true
-    /// Types seen and whether they are ``JSONDecodable`` (see ``handWritten(_:)``).
-    let handWrittenTable: UnsafeMutablePointer<HandWrittenEntry>
-    static let handWrittenSlots = 16
+    /// Types seen and how they are read (see ``plan(for:)``).
+    let handWrittenTable: UnsafeMutablePointer<JSONTypePlan>
+    static let handWrittenSlots = 32
 
     struct KeyHint {
         /// The object the hint is about.
@@ -78,10 +95,11 @@ final class JSONTapeDecoder: Decoder {
         hints.initialize(repeating: KeyHint(), count: hintCapacity)
         slots = .allocate(capacity: 1)
         handWrittenTable = .allocate(capacity: Self.handWrittenSlots)
-        handWrittenTable.initialize(repeating: HandWrittenEntry(), count: Self.handWrittenSlots)
+        handWrittenTable.initialize(repeating: JSONTypePlan(), count: Self.handWrittenSlots)
     }
 
     deinit {
+        ownedInput?.deallocate()
         handWrittenTable.deinitialize(count: Self.handWrittenSlots)
         handWrittenTable.deallocate()
         hints.deallocate()
@@ -139,17 +157,22 @@ final class JSONTapeDecoder: Decoder {
     }
 
     /// Decodes the document's value.
+    /// (Where keys were found in an earlier document or streamed element, whose tokens
+    /// started at 0 too, is forgotten as each keyed container is pointed at its object.)
     func decodeTop<T: Decodable>(_ type: T.Type) throws -> T {
-        // A new document (or streamed element, whose tokens start at 0 again): forget
-        // where keys were found in the last one.
-        for d in 0..<hintCapacity { hints[d].object = -1 }
-        return try unwrap(T.self, at: 0)
+        try unwrap(T.self, at: 0)
     }
 
     /// ``decodeTop(_:)`` for a ``JSONDecodable`` type known as such.
     func decodeTopHandWritten<H: JSONDecodable>(_ type: H.Type) throws -> H {
-        for d in 0..<hintCapacity { hints[d].object = -1 }
-        return try nested { try decodeHandWritten(H.self, at: 0) }
+        try nested { try decodeHandWritten(H.self, at: 0) }
+    }
+
+    /// ``decodeTop(_:)`` for a type that ``readsItself(_:)`` said is read by its `init(from:)`.
+    @inline(__always)
+    func decodeTopPlain<T: Decodable>(_ type: T.Type) throws -> T {
+        depth = 1
+        return try T(from: self)
     }
 
     // MARK: Tape access
@@ -172,7 +195,8 @@ final class JSONTapeDecoder: Decoder {
 
     /// The string or key at `i` (the parser validated its UTF-8).
     func string(at i: Int) -> String {
-        String(decoding: bytes(at: i), as: UTF8.self)
+        let t = tokens[i]
+        return JSONValidatedString.make(text(t), Int(t.length))
     }
 
     /// The document offset of the token at `i`.
