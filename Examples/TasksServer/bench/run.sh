@@ -11,8 +11,10 @@
 #       # only the single-task comparison: GET /tasks/{id} against GET /bench/constant on the
 #       # same server, wrk -c1, alternated ROUNDS times (the order flips every round) for each
 #       # server variant, all started at once on copies of the database (idle while another
-#       # is measured); prints every run, then per variant the medians of requests/s, p50, p99
-#       # and server CPU per request, and the median of the per-round ratios single/constant.
+#       # is measured); prints every run, then per variant and case the medians of requests/s,
+#       # p50, p99 and server CPU per request, and the medians of the per-round ratios to the
+#       # constant body. SINGLE_CASES: "constant constid single" (constid = the route work of
+#       # /tasks/{id} with the constant body: GET /bench/constant/{id}).
 #       # VARIANTS: lines "label|binary|arguments"; by default the pool's executor (requests
 #       # handled on the pool's threads, point reads inline: --executor-threads 2) and the hop
 #       # (--executor-threads 0: handlers on Swift's pool, each read hops to a reader thread).
@@ -91,6 +93,10 @@ LUA
 cat > "$WORK/constant.lua" <<LUA
 math.randomseed(42)
 request = function() return wrk.format("GET", "/bench/constant") end
+LUA
+cat > "$WORK/constid.lua" <<LUA
+math.randomseed(42)
+request = function() return wrk.format("GET", "/bench/constant/" .. math.random(1, $TASKS)) end
 LUA
 for n in 128 1024; do
 cat > "$WORK/list$n.lua" <<LUA
@@ -189,6 +195,9 @@ run() {
 if [ -n "${SINGLE_ROUNDS:-}" ]; then
     VARIANTS=${VARIANTS:-"inline|$SQ_BIN|--executor-threads 2
 hop|$SQ_BIN|--executor-threads 0"}
+    # constid: GET /bench/constant/{random id}, the route work of /tasks/{id} with the
+    # constant body (servers from before it existed: SINGLE_CASES="constant single").
+    SINGLE_CASES=${SINGLE_CASES:-"constant constid single"}
     declare -A PIDS PORTS
     LABELS=()
     while IFS='|' read -r label bin args; do
@@ -214,7 +223,7 @@ PY
     for r in $(seq 1 "$SINGLE_ROUNDS"); do
         for label in "${LABELS[@]}"; do
             PID=${PIDS[$label]}; PORT=${PORTS[$label]}
-            if (( r % 2 )); then order="constant single"; else order="single constant"; fi
+            if (( r % 2 )); then order=$SINGLE_CASES; else order=$(echo $SINGLE_CASES | tr ' ' '\n' | tac | tr '\n' ' '); fi
             for case in $order; do run "$label" "$case" "$WORK/$case.lua" 1 1; done
         done
     done
@@ -233,14 +242,17 @@ for line in filter(None, lines):
     f = line.split()
     runs.setdefault(f[0], {}).setdefault(f[1], []).append((float(f[3]), us(f[5]), us(f[6]), float(f[9].rstrip("us"))))
 med = statistics.median
-print("%-8s %12s %12s %7s %9s %9s %9s %9s %11s %11s %7s" % ("variant", "constant r/s", "single r/s", "ratio", "p50 c", "p50 s", "p99 c", "p99 s", "cpu/req c", "cpu/req s", "ratio"))
+# Per case: medians; ratios to the same round's constant run (requests/s: constant over the
+# case, so higher is slower; p50 and CPU per request: the case over constant).
+print("%-8s %-9s %11s %7s %9s %7s %9s %11s %7s" % ("variant", "case", "requests/s", "ratio", "p50", "ratio", "p99", "cpu/req", "ratio"))
 for label, cases in runs.items():
-    c, s = cases["constant"], cases["single"]
-    ratio = med([a[0] / b[0] for a, b in zip(c, s)])            # requests/s: constant over single
-    cpu_ratio = med([b[3] / a[3] for a, b in zip(c, s)])         # CPU per request: single over constant
-    print("%-8s %12.0f %12.0f %7.3f %7.0fus %7.0fus %7.0fus %7.0fus %9.0fus %9.0fus %7.3f" % (
-        label, med(x[0] for x in c), med(x[0] for x in s), ratio, med(x[1] for x in c), med(x[1] for x in s),
-        med(x[2] for x in c), med(x[2] for x in s), med(x[3] for x in c), med(x[3] for x in s), cpu_ratio))
+    c = cases["constant"]
+    for case, x in cases.items():
+        rps = med([a[0] / b[0] for a, b in zip(c, x)])
+        p50 = med([b[1] / a[1] for a, b in zip(c, x)])
+        cpu = med([b[3] / a[3] for a, b in zip(c, x)])
+        print("%-8s %-9s %11.0f %7.3f %7.0fus %7.3f %7.0fus %9.0fus %7.3f" % (
+            label, case, med(v[0] for v in x), rps, med(v[1] for v in x), p50, med(v[2] for v in x), med(v[3] for v in x), cpu))
 PY
     exit 0
 fi

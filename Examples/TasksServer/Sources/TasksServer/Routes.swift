@@ -14,6 +14,7 @@ import TasksAPI
 ///     GET    /tasks/weekly?locale=en_US&tz=Europe/Berlin   tasks created/done per locale week
 ///     GET    /stats?reset=true                         event-loop lag and peak RSS (for the benchmark)
 ///     GET    /bench/constant                           a constant one-task body (benchmark baseline)
+///     GET    /bench/constant/{id}                      the same after GET /tasks/{id}'s routing and checks
 func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: EventLoopProbe) {
     router.add(middleware: JSONErrorMiddleware())
 
@@ -86,6 +87,13 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
     let constant = ByteBuffer(string: #"{"id":1,"title":"Buy milk #1","done":true,"createdAt":"2024-01-01 00:00:00.000"}"# + "\n")
     router.get("/bench/constant") { _, _ in
         JSONBody.response(.ok, constant)
+    }
+    // The second baseline: the route work of GET /tasks/{id} (path parameter, id check, no
+    // query allowed) with the constant body, so the benchmark can tell routing from the read.
+    router.get("/bench/constant/{id}") { request, context in
+        _ = try taskID(context)
+        try noQuery(request)
+        return JSONBody.response(.ok, constant)
     }
 }
 
