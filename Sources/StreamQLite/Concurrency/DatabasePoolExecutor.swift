@@ -18,6 +18,10 @@ import Foundation
 /// }
 /// ```
 ///
+/// A task created with the preference (`Task(executorPreference:)`, or a child task inside a
+/// `withTaskExecutorPreference` scope) starts on the executor; the scope's own task moves
+/// there at its first suspension, so its first read may still hop.
+///
 /// Everything that runs on the executor shares its threads: an inline read holds its thread
 /// until it returns, like any synchronous work. A read body must not block waiting for other
 /// work on the same executor. Streamed results (``DatabasePool/jsonChunks(_:_:options:chunksAhead:as:)``)
