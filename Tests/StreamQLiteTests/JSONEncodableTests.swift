@@ -363,4 +363,62 @@ let ourFormattings: [JSONValueEncoder.OutputFormatting] = [
             #expect(snake.ours == snake.foundation, "\(f)")
         }
     }
+
+    class Base: Encodable, JSONEncodable {
+        var a = 1
+        enum K: String, CodingKey { case a, b }
+        func encode(json: inout JSONObjectWriter) throws { try json.encode(a, forKey: "a") }
+        func encode(to encoder: any Encoder) throws { var c = encoder.container(keyedBy: K.self); try c.encode(a, forKey: .a) }
+    }
+    final class Derived: Base, @unchecked Sendable {
+        var b = 2
+        override func encode(to encoder: any Encoder) throws {
+            try super.encode(to: encoder)
+            var c = encoder.container(keyedBy: K.self)
+            try c.encode(b, forKey: .b)
+        }
+    }
+
+    @Test func classesGoThroughEncodeToWhichASubclassMayOverride() throws {
+        struct Holder: Encodable, JSONEncodable {
+            var one: Base = Derived(), many: [Base] = [Derived(), Base()]
+            func encode(json: inout JSONObjectWriter) throws { try json.encode(one, forKey: "one"); try json.encode(many, forKey: "many") }
+        }
+        #expect(try oursEncode(Derived(), [.sortedKeys]) == #"{"a":1,"b":2}"#)
+        #expect(try oursEncode([Derived()] as [Base], [.sortedKeys]) == #"[{"a":1,"b":2}]"#)
+        #expect(bothEncode(Holder()).ours == bothEncode(Holder()).foundation)
+    }
+
+    @Test func canonicallyEquivalentKeysAreOneKeyAsInJSONEncoder() throws {
+        struct Equivalent: Encodable, JSONEncodable {
+            func encode(json: inout JSONObjectWriter) throws {
+                try json.encode(1, forKey: "\u{E9}"); try json.encode(3, forKey: "b"); try json.encode(2, forKey: "e\u{301}")
+            }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: JSONStringKey.self)
+                try c.encode(1, forKey: JSONStringKey("\u{E9}")); try c.encode(3, forKey: JSONStringKey("b")); try c.encode(2, forKey: JSONStringKey("e\u{301}"))
+            }
+        }
+        struct Plain: Encodable {
+            func encode(to encoder: any Encoder) throws { try Equivalent().encode(to: encoder) }
+        }
+        for f in ourFormattings {
+            #expect(try oursEncode([Equivalent(), Equivalent()], f) == oursEncode([Plain(), Plain()], f), "\(f)")
+        }
+    }
+
+    @Test func aOneScalarStaticStringMadeInAGenericContext() throws {
+        func scalarKey<K: ExpressibleByUnicodeScalarLiteral>(_: K.Type) -> K { "é" }
+        struct Scalar: Encodable, JSONEncodable {
+            let key: StaticString
+            func encode(json: inout JSONObjectWriter) throws { try json.encode(1, forKey: key) }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: JSONStringKey.self)
+                try c.encode(1, forKey: JSONStringKey("é"))
+            }
+        }
+        let key = scalarKey(StaticString.self)
+        #expect(!key.hasPointerRepresentation)
+        #expect(try oursEncode([Scalar(key: key), Scalar(key: key)], [.sortedKeys]) == #"[{"é":1},{"é":1}]"#)
+    }
 }

@@ -44,6 +44,12 @@ import Foundation
 /// - **Pretty printing**, `/` escaping, the date, data and non-conforming float
 ///   strategies apply as usual (dates and data through the generic `encode(_:forKey:)`).
 ///
+/// `encode(json:)` is used for structs and enums. For a class the encoder calls
+/// `encode(to:)`, which a subclass may override to add members. When the encoder falls
+/// back to its tree path (some `encode(to:)` in the document using its containers out of
+/// order, or `superEncoder`), the whole document is written by `encode(to:)`: the same
+/// bytes, except under `convertToSnakeCase`, which then converts these types' keys too.
+///
 /// The writer is valid only during `encode(json:)`.
 public protocol JSONEncodable: Encodable {
     /// Writes the value's members to the JSON object `json`.
@@ -75,7 +81,8 @@ public struct JSONObjectWriter {
             if _fastPath(key.hasPointerRepresentation) {
                 e.out.handKey(key.utf8Start, key.utf8CodeUnitCount)
             } else {
-                e.out.handKey(JSONEncodableKeys.intern(key), key.utf8CodeUnitCount)
+                let interned = JSONEncodableKeys.intern(key)
+                e.out.handKey(interned.baseAddress!, interned.count)
             }
             try body(e)
         }
@@ -130,12 +137,13 @@ public struct JSONObjectWriter {
 
     /// Writes `value` under `key` with its `encode(json:)`.
     public mutating func encode<T: JSONEncodable>(_ value: T, forKey key: StaticString) throws {
-        try member(key) { try $0.encodeHand(value) }
+        // A class instance goes through `encode(to:)`, which a subclass may override.
+        try member(key) { e in if T.self is AnyObject.Type { try e.encodeValue(value) } else { try e.encodeHand(value) } }
     }
 
     /// Writes the array `value` under `key`, each element with its `encode(json:)`.
     public mutating func encode<T: JSONEncodable>(_ value: [T], forKey key: StaticString) throws {
-        try member(key) { try $0.encodeHandArray(value) }
+        try member(key) { e in if T.self is AnyObject.Type { try e.encodeValue(value) } else { try e.encodeHandArray(value) } }
     }
 
     /// Writes the array `value` under `key`.
@@ -196,18 +204,18 @@ public struct JSONObjectWriter {
 /// Keys given as a `StaticString` of one Unicode scalar (no pointer to its bytes): their
 /// UTF-8 kept for the life of the program, one copy per scalar.
 enum JSONEncodableKeys {
-    nonisolated(unsafe) static var interned: [UInt32: UnsafeMutablePointer<UInt8>] = [:]
+    nonisolated(unsafe) static var interned: [UInt32: UnsafeBufferPointer<UInt8>] = [:]
     static let lock = NSLock()
 
-    static func intern(_ key: StaticString) -> UnsafePointer<UInt8> {
+    static func intern(_ key: StaticString) -> UnsafeBufferPointer<UInt8> {
         let scalar = key.unicodeScalar
         lock.lock()
         defer { lock.unlock() }
-        if let p = interned[scalar.value] { return UnsafePointer(p) }
+        if let p = interned[scalar.value] { return p }
         let bytes = Array(String(scalar).utf8)
-        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
-        p.initialize(from: bytes, count: bytes.count)
-        interned[scalar.value] = p
-        return UnsafePointer(p)
+        let p = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+        _ = p.initialize(from: bytes)
+        interned[scalar.value] = UnsafeBufferPointer(p)
+        return UnsafeBufferPointer(p)
     }
 }

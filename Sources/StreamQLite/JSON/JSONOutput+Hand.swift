@@ -1,3 +1,5 @@
+import Foundation
+
 /// A member of an object written by a ``JSONObjectWriter``: its key's bytes (a
 /// `StaticString`'s, so they live as long as the program) and where it starts.
 struct JSONHandKey {
@@ -17,16 +19,14 @@ struct JSONHandKey {
         return a.length < b.length
     }
 
-    /// Whether both keys have the same bytes.
-    @inline(__always) static func same(_ a: JSONHandKey, _ b: JSONHandKey) -> Bool {
-        guard a.length == b.length else { return false }
-        if a.key == b.key { return true }
-        var i = 0
-        while i < a.length {
-            if a.key[i] != b.key[i] { return false }
-            i &+= 1
-        }
-        return true
+    /// Whether both keys are the same key as `JSONEncoder` sees them: equal `String`s
+    /// (canonically equivalent Unicode is equal; ASCII only when the bytes are).
+    static func same(_ a: JSONHandKey, _ b: JSONHandKey) -> Bool {
+        if a.length == b.length && (a.key == b.key || memcmp(a.key, b.key, a.length) == 0) { return true }
+        let ascii = { (k: JSONHandKey) in (0..<k.length).allSatisfy { k.key[$0] < 0x80 } }
+        if ascii(a) && ascii(b) { return false }
+        return String(decoding: UnsafeBufferPointer(start: a.key, count: a.length), as: UTF8.self)
+            == String(decoding: UnsafeBufferPointer(start: b.key, count: b.length), as: UTF8.self)
     }
 }
 

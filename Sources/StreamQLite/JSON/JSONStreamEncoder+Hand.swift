@@ -103,7 +103,8 @@ extension JSONStreamEncoder {
         let slot = kindTable + (Int(truncatingIfNeeded: UInt(bitPattern: id) >> 4) & (Self.kindSlots - 1))
         if _fastPath(slot.pointee.type == id) { return slot.pointee.kind }
         let kind: JSONEncodeKind
-        if let hand = T.self as? any JSONEncodable.Type {
+        if !(T.self is AnyObject.Type), let hand = T.self as? any JSONEncodable.Type {
+            // Structs and enums only: a subclass may override `encode(to:)` (and inherits `encode(json:)`).
             kind = .hand(hand)
         } else if let array = T.self as? any JSONArrayEncodable.Type {
             kind = .array(array)
