@@ -14,11 +14,14 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     private let read: (JSONElementReader) throws -> Bool
     /// What keeps the input alive (an array or Data read whole).
     private let owner: Any?
+    /// `T` is read by its own `init(from:)`: called straight (decided once, not per value).
+    private let plain: Bool
 
     init(reader: JSONElementReader, owner: Any?, read: @escaping (JSONElementReader) throws -> Bool) {
         self.reader = reader
         self.owner = owner
         self.read = read
+        plain = !reader.decoder.readsItself(T.self)
     }
 
     /// The next value, or nil after the last one. Errors carry the value's index in the
@@ -26,7 +29,7 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     public func next() throws -> T? {
         while true {
             switch try reader.step() {
-            case .value: return try reader.decode(T.self)
+            case .value: return plain ? try reader.decodePlain(T.self) : try reader.decode(T.self)
             case .end: return nil
             case .needInput:
                 if try !read(reader), try reader.finish() == .end { return nil }
