@@ -8,8 +8,9 @@ public struct ServerOptions: Sendable {
     public var sample = 0
     public var readers = 4
     /// TasksServer only: threads of the pool's executor, on which requests are handled and
-    /// point reads run inline (0: Swift's cooperative pool, every read hops to a reader).
-    public var executorThreads = 2
+    /// point reads run inline (0: Swift's cooperative pool, every read hops to a reader). One
+    /// per core by default, as Swift's cooperative pool.
+    public var executorThreads = ProcessInfo.processInfo.activeProcessorCount
     public var logLevel = "warning"
 
     public static let usage = """
@@ -20,7 +21,7 @@ public struct ServerOptions: Sendable {
           --sample N      insert N sample tasks when the table is empty             [0]
           --readers N     read-only connections (reads run in parallel)             [4]
           --executor-threads N  (TasksServer) request handlers on N threads of the
-                          database pool, reading inline; 0: Swift's pool, reads hop  [2]
+                          database pool, reading inline; 0: Swift's pool, reads hop  [cores]
           --log-level L   trace, debug, info, notice, warning, error               [warning]
         """
 

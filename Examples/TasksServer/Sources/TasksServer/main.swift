@@ -40,7 +40,7 @@ let app = Application(
     eventLoopGroupProvider: .shared(group),
     logger: logger
 )
-// With --executor-threads N (2 by default) the request handlers run on the pool's own
+// With --executor-threads N (one per core by default) the request handlers run on the pool's own
 // threads (child tasks inherit the preference), where `pool.read` runs inline: a point read
 // costs no thread hop. The event loops still never run SQLite. With 0, handlers run on Swift's
 // cooperative pool and every read hops to a reader thread and back.
