@@ -421,4 +421,34 @@ let ourFormattings: [JSONValueEncoder.OutputFormatting] = [
         #expect(!key.hasPointerRepresentation)
         #expect(try oursEncode([Scalar(key: key), Scalar(key: key)], [.sortedKeys]) == #"[{"é":1},{"é":1}]"#)
     }
+
+    @Test func snakeCaseConvertsHandWrittenKeysAsJSONEncoderDoes() throws {
+        struct Point: Codable, JSONEncodable {
+            var createdAt: Int, userName: String, aURLValue: Int, a1B: Int?
+            func encode(json: inout JSONObjectWriter) throws {
+                try json.encode(createdAt, forKey: "createdAt"); try json.encode(userName, forKey: "userName")
+                try json.encode(aURLValue, forKey: "aURLValue"); try json.encodeIfPresent(a1B, forKey: "a1B")
+            }
+        }
+        // Out of order (superEncoder-free but nested-container misuse): the document falls back to the tree path.
+        struct OutOfOrder: Encodable {
+            enum K: String, CodingKey { case a, b, c }
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: K.self)
+                var n = c.nestedContainer(keyedBy: K.self, forKey: .a)
+                try c.encode(1, forKey: .b)
+                try n.encode(2, forKey: .c)
+            }
+        }
+        struct Doc: Encodable { var pointList: [Point]; var other: Int }
+        struct RestartDoc: Encodable { var pointList: [Point]; var other: OutOfOrder }
+        let points = (0..<6).map { Point(createdAt: $0, userName: "u\($0)", aURLValue: -$0, a1B: $0 % 2 == 0 ? $0 : nil) }
+        for f in allFormattings {
+            let snake = { (o: inout JSONValueEncoder, t: JSONEncoder) in o.keyEncodingStrategy = .convertToSnakeCase; t.keyEncodingStrategy = .convertToSnakeCase }
+            let r = bothEncode(Doc(pointList: points, other: 1), f, configure: snake)
+            #expect(r.ours == r.foundation, "\(f)")
+            let restarted = bothEncode(RestartDoc(pointList: points, other: OutOfOrder()), f, configure: snake)
+            #expect(restarted.ours == restarted.foundation, "\(f)")
+        }
+    }
 }

@@ -33,10 +33,10 @@ import Foundation
 /// declaration order, `encodeIfPresent` for optionals) and the output is byte for
 /// byte the `Encodable` path's, and `JSONEncoder`'s, for every option:
 ///
-/// - **Keys** are the JSON's own names: the encoder's key strategy
-///   (``JSONValueEncoder/KeyEncodingStrategy/convertToSnakeCase``) does not apply to
-///   them, as the decoder's does not apply to ``JSONDecodable`` keys; they are escaped
-///   like any string.
+/// - **Keys** are the coding keys' names: the encoder's key strategy applies to them
+///   (``JSONValueEncoder/KeyEncodingStrategy/convertToSnakeCase`` writes `"createdAt"`
+///   as `"created_at"`, converted once per key), as it does to `encode(to:)`'s keys; they
+///   are escaped like any string.
 /// - **Sorted keys** (``JSONValueEncoder/OutputFormatting/sortedKeys``): members
 ///   written in sorted order cost nothing extra; otherwise the object is reordered
 ///   when it is finished, by an order worked out once per type and key sequence.
@@ -47,8 +47,7 @@ import Foundation
 /// `encode(json:)` is used for structs and enums. For a class the encoder calls
 /// `encode(to:)`, which a subclass may override to add members. When the encoder falls
 /// back to its tree path (some `encode(to:)` in the document using its containers out of
-/// order, or `superEncoder`), the whole document is written by `encode(to:)`: the same
-/// bytes, except under `convertToSnakeCase`, which then converts these types' keys too.
+/// order, or `superEncoder`), the whole document is written by `encode(to:)`: the same bytes.
 ///
 /// The writer is valid only during `encode(json:)`.
 public protocol JSONEncodable: Encodable {

@@ -104,7 +104,12 @@ extension JSONOutput {
     /// Writes `key` as ``handKey(_:_:)`` does into `slot` (replacing what it held).
     mutating func prepareKey(_ slot: UnsafeMutablePointer<JSONPreparedKey>, _ key: UnsafePointer<UInt8>, _ length: Int) {
         let saved = count
-        string(UnsafeBufferPointer(start: key, count: length))
+        if snakeCaseKeys {
+            var name = convertToSnakeCase(String(decoding: UnsafeBufferPointer(start: key, count: length), as: UTF8.self))
+            name.withUTF8 { string($0) }
+        } else {
+            string(UnsafeBufferPointer(start: key, count: length))
+        }
         if pretty { append(" : ") } else { append(UInt8(ascii: ":")) }
         let n = count - saved
         count = saved
@@ -135,15 +140,26 @@ extension JSONOutput {
             }
             p &+= 1
         }
-        // A new key sequence: work out its order from the keys' bytes.
+        // A new key sequence: work out its order from the keys' bytes (converted to snake_case
+        // with that strategy, as written).
         var order: [Int] = []
+        let names: [String]? = snakeCaseKeys ? (0..<n).map { k in
+            convertToSnakeCase(String(decoding: UnsafeBufferPointer(start: handKeys[base + k].key, count: handKeys[base + k].length), as: UTF8.self))
+        } : nil
         for k in 0..<n {
             var later = false
-            for j in (k + 1)..<max(n, k + 1) where JSONHandKey.same(handKeys[base + k], handKeys[base + j]) { later = true; break }
+            for j in (k + 1)..<max(n, k + 1) {
+                if let names { later = names[k] == names[j] } else { later = JSONHandKey.same(handKeys[base + k], handKeys[base + j]) }
+                if later { break }
+            }
             if !later { order.append(k) }
         }
         if sortedKeys {
-            order.sort { JSONHandKey.increasing(handKeys[base + $0], handKeys[base + $1]) }
+            if let names {
+                order.sort { jsonKeyPrecedes(names[$0], names[$1]) }
+            } else {
+                order.sort { JSONHandKey.increasing(handKeys[base + $0], handKeys[base + $1]) }
+            }
         }
         let keys = UnsafeMutablePointer<UnsafePointer<UInt8>>.allocate(capacity: n)
         for k in 0..<n { keys[k] = handKeys[base + k].key }

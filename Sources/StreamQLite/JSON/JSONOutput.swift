@@ -46,6 +46,8 @@ struct JSONOutput: ~Copyable {
     var members = JSONStack<Member>()
     /// The members of objects written by hand (see ``Frame/hand``).
     var handKeys = JSONStack<JSONHandKey>()
+    /// The encoder converts keys to snake_case (hand-written keys too; see ``handKey(_:_:)``).
+    var snakeCaseKeys = false
     /// Hand-written keys as written (quoted, escaped, with the colon), by the address of their bytes.
     var preparedKeys: UnsafeMutablePointer<JSONPreparedKey>
     var nextID: UInt64 = 1

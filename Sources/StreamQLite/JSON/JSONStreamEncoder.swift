@@ -54,6 +54,7 @@ final class JSONStreamEncoder: Encoder {
     init(options: JSONValueEncoder.Options) {
         self.options = options
         out = options.output()
+        out.snakeCaseKeys = options.snakeCase
         kindTable = .allocate(capacity: Self.kindSlots)
         kindTable.initialize(repeating: JSONEncodeKindEntry(type: nil, kind: .plain), count: Self.kindSlots)
     }
