@@ -113,12 +113,29 @@ private struct ReviewDated: Codable, JSONEncodable {
         }
     }
 
-    // Documented divergence: the key strategy does not apply to hand-written keys, so
-    // adding the conformance changes the output under convertToSnakeCase.
+    // The key strategy applies to hand-written keys: convertToSnakeCase gives JSONEncoder's
+    // bytes for a hand-written value, alone, in an array and nested in the Encodable path.
     @Test func snakeCaseAndHandWrittenKeys() throws {
         let point = ReviewHandPoint(createdAt: 5, userName: "x")
-        #expect(try ours(point, snake: true) == #"{"createdAt":5,"userName":"x"}"#)
         #expect(try foundation(point, snake: true) == #"{"created_at":5,"user_name":"x"}"#)
+        for f in ourFormattings where f.contains(.sortedKeys) {
+            var jf: JSONEncoder.OutputFormatting = [.sortedKeys]
+            if f.contains(.prettyPrinted) { jf.insert(.prettyPrinted) }
+            if f.contains(.withoutEscapingSlashes) { jf.insert(.withoutEscapingSlashes) }
+            #expect(try ours(point, f, snake: true) == foundation(point, jf, snake: true))
+            #expect(try ours([point, point], f, snake: true) == foundation([point, point], jf, snake: true))
+            let dated = ReviewDated(when: Date(timeIntervalSince1970: 0), maybe: nil, blob: Data([1]),
+                                    link: URL(string: "https://example.com")!, leaves: [point], inner: point)
+            var e = JSONValueEncoder()
+            e.outputFormatting = f
+            e.keyEncodingStrategy = .convertToSnakeCase
+            e.dateEncodingStrategy = .secondsSince1970
+            let j = JSONEncoder()
+            j.outputFormatting = jf
+            j.keyEncodingStrategy = .convertToSnakeCase
+            j.dateEncodingStrategy = .secondsSince1970
+            #expect(String(decoding: try e.encode(dated), as: UTF8.self) == String(decoding: try j.encode(dated), as: UTF8.self))
+        }
     }
 
     // One type, key sets that change from value to value (every subset, in every layout),
