@@ -31,8 +31,10 @@ import Foundation
 /// let tasks = try JSONValueDecoder().decode([Task].self, from: body)
 /// ```
 ///
-/// The keys are the JSON's own names: the decoder's key strategy does not apply to
-/// them. Results and errors are those of the `Decodable` path (the same conversions,
+/// The keys are matched as the `Decodable` path matches a type's coding keys: with
+/// ``JSONValueDecoder/KeyDecodingStrategy/convertFromSnakeCase`` a key written
+/// `"firstName"` reads the member `"first_name"` (as ``JSONEncodable`` writes it with
+/// `convertToSnakeCase`), so `init(json:)` and `init(from:)` read the same members. Results and errors are those of the `Decodable` path (the same conversions,
 /// a missing key is `DecodingError.keyNotFound` with its coding path and position;
 /// duplicate keys: the first wins). The reader is valid only during `init(json:)`.
 public protocol JSONDecodable: Decodable {
@@ -51,6 +53,8 @@ public struct JSONObjectReader {
     /// Every key so far was found at `next`, starting at the first member: a key found
     /// at `next` is then its first occurrence.
     var inOrder = true
+    /// The decoder converts keys from snake_case: keys are compared converted.
+    let snakeCase: Bool
 
     /// The decoder's tape and input, read here without going through the decoder.
     let tokens: UnsafeMutablePointer<JSONToken>
@@ -67,6 +71,7 @@ public struct JSONObjectReader {
         input = decoder.input
         inputOffset = decoder.inputOffset
         arena = decoder.arena
+        snakeCase = decoder.options.snakeCase
     }
 
     /// The text of a string, key or number token.
@@ -194,7 +199,7 @@ public struct JSONObjectReader {
         var result: [String] = []
         var j = object + 1
         while j < end {
-            let s = d.string(at: j)
+            let s = d.keyString(at: j)
             if seen.insert(s).inserted { result.append(s) }
             j = d.next(j + 1)
         }
@@ -218,6 +223,12 @@ public struct JSONObjectReader {
     /// The value token of the first member named `name`, or nil.
     @inline(__always)
     mutating func find(_ name: UnsafePointer<UInt8>, _ count: Int) -> Int? {
+        if _slowPath(snakeCase) {
+            // Members compared by their converted keys, as the keyed container does.
+            inOrder = false
+            return decoder.takeUnretainedValue().findConverted(
+                String(decoding: UnsafeBufferPointer(start: name, count: count), as: UTF8.self), object: object, end: end)
+        }
         let n = next
         if _fastPath(inOrder && n < end && keyMatches(n, name, count)) {
             let t = tokens[n + 1]
