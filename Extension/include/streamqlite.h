@@ -22,6 +22,17 @@ int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg,
 int sqlite3_streamqlite_noread_init(sqlite3 *db, char **pzErrMsg,
                                     const struct sqlite3_api_routines *pApi);
 
+/* A host's own "stop" answer, asked wherever StreamQLite asks whether
+** sqlite3_interrupt() was called (json_stream and csv_stream waiting on a
+** pipe or FIFO, between reads): `check(db)` returns non-zero when the
+** statement running on `db` must end with SQLITE_INTERRUPT.  For hosts whose
+** cancellation can come before the statement starts (SQLite clears an
+** interrupt when a statement starts on an idle connection) or that stop
+** through a progress handler, which a statement waiting on a file does not
+** reach.  One per process (the Swift library's connection pools set it);
+** NULL removes it. */
+void sq_set_host_stop_check(int (*check)(sqlite3 *db));
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,11 @@
 **     statement is left behind for a host that finalizes every statement
 **     of a connection before closing it).
 **
+** A host may add its own answer (sq_set_host_stop_check, streamqlite.h),
+** asked first: the Swift library's pools stop a cancelled read there, also
+** one cancelled before its statement started (SQLite clears an interrupt
+** when a statement starts on an idle connection).
+**
 ** sq_pin_module(): keeps the loaded extension (and with it libicu) in
 ** memory for the life of the process.  A host that opens a connection per
 ** request loads the extension and closes the connection each time; SQLite
@@ -62,10 +67,18 @@ static sq_is_interrupted_fn sq_native_is_interrupted(void){
   return 0;
 }
 
+static int (*sq_host_stop)(sqlite3*) = 0;
+
+void sq_set_host_stop_check(int (*check)(sqlite3 *db)){
+  __atomic_store_n(&sq_host_stop, check, __ATOMIC_RELEASE);
+}
+
 int sq_interrupted(sqlite3 *db){
   sq_is_interrupted_fn native = sq_native_is_interrupted();
+  int (*host)(sqlite3*) = __atomic_load_n(&sq_host_stop, __ATOMIC_ACQUIRE);
   sqlite3_stmt *probe = 0;
   int rc;
+  if( host && host(db) ) return 1;
   if( native ) return native(db)!=0;
   rc = sqlite3_prepare_v2(db, "SELECT 1", -1, &probe, 0);
   if( rc==SQLITE_OK && probe ) rc = sqlite3_step(probe);

@@ -21,6 +21,7 @@ int sq_csv_register(sqlite3 *db);
 /* 1 when sqlite3_interrupt() was called on db while a statement runs
 ** (sq_host.c: exact on SQLite 3.41+, a probe statement before). */
 int sq_interrupted(sqlite3 *db);
+void sq_set_host_stop_check(int (*check)(sqlite3 *db));  /* streamqlite.h */
 
 /* A file named in SQL, read sequentially and interruptibly (sq_file.c):
 ** open, then read until 0 (the end), -1 with *rc SQLITE_INTERRUPT or

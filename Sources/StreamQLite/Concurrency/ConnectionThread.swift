@@ -140,6 +140,10 @@ final class ConnectionThread: @unchecked Sendable {
 /// between its start and its first step would otherwise run to the end). On a thread that
 /// runs tasks (``DatabasePoolExecutor``), it also stops when the running task is cancelled.
 ///
+/// The same answer reaches the C core's own check (`sq_set_host_stop_check`): a statement
+/// waiting on a pipe or FIFO (`json_stream`, `csv_stream`) runs no VM instruction, so the
+/// progress handler is not called there; the core asks between its waits instead.
+///
 /// A body that installs a progress handler of its own on the connection replaces this one.
 final class StatementStopper: @unchecked Sendable {
     /// SQLite virtual machine instructions between two checks (a check is a lock and a load).
@@ -155,10 +159,11 @@ final class StatementStopper: @unchecked Sendable {
                 let stopper = Unmanaged<StatementStopper>.fromOpaque(context!).takeUnretainedValue()
                 return stopper.shouldStop() ? 1 : 0
             }, Unmanaged.passUnretained(self).toOpaque())
+            StopperRegistry.shared.add(self, for: handle)
         }
     }
 
-    private func shouldStop() -> Bool {
+    fileprivate func shouldStop() -> Bool {
         lock.lock()
         let stop = stopped
         lock.unlock()
@@ -181,6 +186,44 @@ final class StatementStopper: @unchecked Sendable {
 
     /// Takes the handler off the connection (before the thread ends, while `self` still lives).
     func remove() {
-        if let handle = database.sqliteHandle { sqlite3_progress_handler(handle, 0, nil, nil) }
+        if let handle = database.sqliteHandle {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            StopperRegistry.shared.remove(handle)
+        }
+    }
+}
+
+/// The pool connections' stoppers by SQLite handle, for the C core's stop check
+/// (asked only while a statement waits on a file: every 100 ms of waiting, every 16 reads).
+private final class StopperRegistry: @unchecked Sendable {
+    static let shared: StopperRegistry = {
+        sq_set_host_stop_check { handle in
+            guard let handle else { return 0 }
+            return StopperRegistry.shared.shouldStop(handle) ? 1 : 0
+        }
+        return StopperRegistry()
+    }()
+
+    private let lock = NSLock()
+    private var stoppers: [OpaquePointer: Unmanaged<StatementStopper>] = [:]
+
+    func add(_ stopper: StatementStopper, for handle: OpaquePointer) {
+        lock.lock()
+        stoppers[handle] = Unmanaged.passUnretained(stopper)
+        lock.unlock()
+    }
+
+    func remove(_ handle: OpaquePointer) {
+        lock.lock()
+        stoppers[handle] = nil
+        lock.unlock()
+    }
+
+    /// Runs on the thread of the waiting statement (so it sees that thread's task).
+    func shouldStop(_ handle: OpaquePointer) -> Bool {
+        lock.lock()
+        let stopper = stoppers[handle]
+        lock.unlock()
+        return stopper?.takeUnretainedValue().shouldStop() ?? false
     }
 }
