@@ -69,21 +69,26 @@ public final class DatabasePool: Sendable {
             throw DatabaseError(code: SQLITE_MISUSE,
                                 message: "DatabasePool: '\(path)' cannot use WAL (journal_mode is \(mode ?? "NULL")); readers would block the writer")
         }
-        self.path = path
-        self.readerCount = readers
-        writer = ConnectionThread(database: writerDatabase, name: "StreamQLite writer")
-        let readOnly = try (0..<readers).map { i in
-            ConnectionThread(database: try Database(path: path, flags: [.readOnly, .noMutex], configuration: configuration),
-                             name: "StreamQLite reader \(i + 1)")
+        // Every connection is opened before any thread starts: when one fails, the ones
+        // opened close and no thread is left running (deinit does not run for a pool whose
+        // init threw).
+        let readerDatabases = try (0..<readers).map { _ in
+            try Database(path: path, flags: [.readOnly, .noMutex], configuration: configuration)
         }
-        self.readers = ReaderSet(readOnly)
         if executorThreads == 0 {
             executorObject = nil
         } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
+            // Opens all its connections before it starts its threads.
             executorObject = try DatabasePoolExecutor(pool: identity, threads: executorThreads, path: path, configuration: configuration)
         } else {
             throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: executorThreads needs task executors (macOS 15, iOS 18)")
         }
+        self.path = path
+        self.readerCount = readers
+        writer = ConnectionThread(database: writerDatabase, name: "StreamQLite writer")
+        self.readers = ReaderSet(readerDatabases.enumerated().map { i, database in
+            ConnectionThread(database: database, name: "StreamQLite reader \(i + 1)")
+        })
     }
 
     deinit {
