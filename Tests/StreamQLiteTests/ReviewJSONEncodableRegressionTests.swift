@@ -6,14 +6,6 @@ import Testing
 // fixed by 4e926e7 and 924e503): a subclass overriding encode(to:), a document restarted as a
 // tree under convertToSnakeCase, canonically equivalent keys.
 
-private struct ReviewHandPoint: Codable, JSONEncodable {
-    var createdAt: Int
-    var userName: String
-    func encode(json: inout JSONObjectWriter) throws {
-        try json.encode(createdAt, forKey: "createdAt")
-        try json.encode(userName, forKey: "userName")
-    }
-}
 
 /// Uses a nested container after writing to its parent: the stream encoder restarts the
 /// whole document as a tree.
@@ -30,20 +22,6 @@ private struct ReviewOutOfOrder: Encodable {
 private struct ReviewPlainDoc: Encodable { var point: ReviewHandPoint; var other: Int }
 private struct ReviewRestartDoc: Encodable { var point: ReviewHandPoint; var other: ReviewOutOfOrder }
 
-/// A type whose encode(json:) writes different key sets for different values.
-private struct ReviewVarying: Codable, JSONEncodable {
-    var a: Int?
-    var b: Int?
-    var c: Int?
-    var z: String?
-    func encode(json: inout JSONObjectWriter) throws {
-        try json.encodeIfPresent(z, forKey: "z")
-        try json.encodeIfPresent(c, forKey: "c")
-        try json.encodeIfPresent(b, forKey: "b")
-        try json.encodeIfPresent(a, forKey: "a")
-    }
-    enum CodingKeys: String, CodingKey { case z, c, b, a }
-}
 
 /// Keys that are canonically equivalent Strings but different bytes ("é" precomposed and decomposed).
 private struct ReviewEquivalentKeys: Encodable, JSONEncodable {
@@ -65,21 +43,7 @@ private struct ReviewEquivalentKeysPlain: Encodable {
     }
 }
 
-private func ours<T: Encodable>(_ value: T, _ formatting: JSONValueEncoder.OutputFormatting = [.sortedKeys],
-                                snake: Bool = false) throws -> String {
-    var e = JSONValueEncoder()
-    e.outputFormatting = formatting
-    if snake { e.keyEncodingStrategy = .convertToSnakeCase }
-    return String(decoding: try e.encode(value), as: UTF8.self)
-}
 
-private func foundation<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting = [.sortedKeys],
-                                      snake: Bool = false) throws -> String {
-    let e = JSONEncoder()
-    e.outputFormatting = formatting
-    if snake { e.keyEncodingStrategy = .convertToSnakeCase }
-    return String(decoding: try e.encode(value), as: UTF8.self)
-}
 
 /// A class hierarchy: the base writes itself by hand; the subclass adds a member the
 /// usual way (overriding encode(to:)), as Codable class hierarchies do.
@@ -101,31 +65,14 @@ private final class ReviewDerived: ReviewBase {
     }
 }
 
-/// Dates, data, URLs and nested optionals in hand-written members (the generic overload).
-private struct ReviewDated: Codable, JSONEncodable {
-    var when: Date
-    var maybe: Date?
-    var blob: Data
-    var link: URL
-    var leaves: [ReviewHandPoint]?
-    var inner: ReviewHandPoint?
-    func encode(json: inout JSONObjectWriter) throws {
-        try json.encode(when, forKey: "when")
-        try json.encodeIfPresent(maybe, forKey: "maybe")
-        try json.encode(blob, forKey: "blob")
-        try json.encode(link, forKey: "link")
-        try json.encodeIfPresent(leaves, forKey: "leaves")
-        try json.encodeIfPresent(inner, forKey: "inner")
-    }
-}
 
 @Suite struct ReviewJSONEncodableRegressionTests {
     // A subclass that adds members through encode(to:) inherits the base's encode(json:):
     // the encoder must not silently drop the subclass's members.
     @Test func aSubclassOverridingEncodeToKeepsItsMembers() throws {
-        #expect(try foundation(ReviewDerived()) == #"{"a":1,"b":2}"#)
-        #expect(try ours(ReviewDerived()) == #"{"a":1,"b":2}"#)
-        #expect(try ours([ReviewDerived()] as [ReviewBase]) == #"[{"a":1,"b":2}]"#)
+        #expect(try encodedByFoundation(ReviewDerived()) == #"{"a":1,"b":2}"#)
+        #expect(try encodedByUs(ReviewDerived()) == #"{"a":1,"b":2}"#)
+        #expect(try encodedByUs([ReviewDerived()] as [ReviewBase]) == #"[{"a":1,"b":2}]"#)
     }
 
     // The same hand-written value must come out the same whatever its siblings are: a
@@ -133,8 +80,8 @@ private struct ReviewDated: Codable, JSONEncodable {
     // from encode(json:) (raw keys) to encode(to:) (keys converted by the strategy).
     @Test func aRestartedDocumentWritesHandKeysAsTheStreamDoes() throws {
         let point = ReviewHandPoint(createdAt: 5, userName: "x")
-        let plain = try ours(ReviewPlainDoc(point: point, other: 1), snake: true)
-        let restarted = try ours(ReviewRestartDoc(point: point, other: ReviewOutOfOrder()), snake: true)
+        let plain = try encodedByUs(ReviewPlainDoc(point: point, other: 1), snake: true)
+        let restarted = try encodedByUs(ReviewRestartDoc(point: point, other: ReviewOutOfOrder()), snake: true)
         // The object under "point", cut out of each document.
         func pointPart(_ s: String) -> Substring {
             let start = s.range(of: "\"point\":")!.upperBound
@@ -142,16 +89,16 @@ private struct ReviewDated: Codable, JSONEncodable {
         }
         #expect(pointPart(plain) == pointPart(restarted), "\(plain) vs \(restarted)")
         // Foundation's own output for the restarted document, to show which one it matches.
-        let reference = try foundation(ReviewRestartDoc(point: point, other: ReviewOutOfOrder()), snake: true)
+        let reference = try encodedByFoundation(ReviewRestartDoc(point: point, other: ReviewOutOfOrder()), snake: true)
         #expect(restarted == reference)
     }
 
     // Keys that Swift's String == treats as equal (canonical equivalence): the Encodable
     // path and JSONEncoder keep one member; the hand-written path must agree.
     @Test func canonicallyEquivalentKeys() throws {
-        let hand = try ours(ReviewEquivalentKeys(), [])
-        let plain = try ours(ReviewEquivalentKeysPlain(), [])
-        let reference = try foundation(ReviewEquivalentKeysPlain(), [])
+        let hand = try encodedByUs(ReviewEquivalentKeys(), [])
+        let plain = try encodedByUs(ReviewEquivalentKeysPlain(), [])
+        let reference = try encodedByFoundation(ReviewEquivalentKeysPlain(), [])
         #expect(plain == reference)
         #expect(hand == plain, "hand \(hand) vs Encodable path \(plain) vs JSONEncoder \(reference)")
     }

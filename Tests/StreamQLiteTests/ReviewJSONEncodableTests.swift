@@ -4,7 +4,7 @@ import Testing
 
 // Review of JSONEncodable (hand-written encoding): cases the first tests did not cover.
 
-private struct ReviewHandPoint: Codable, JSONEncodable {
+struct ReviewHandPoint: Codable, JSONEncodable {
     var createdAt: Int
     var userName: String
     func encode(json: inout JSONObjectWriter) throws {
@@ -28,7 +28,7 @@ private struct ReviewVarying: Codable, JSONEncodable {
     enum CodingKeys: String, CodingKey { case z, c, b, a }
 }
 
-private func ours<T: Encodable>(_ value: T, _ formatting: JSONValueEncoder.OutputFormatting = [.sortedKeys],
+func encodedByUs<T: Encodable>(_ value: T, _ formatting: JSONValueEncoder.OutputFormatting = [.sortedKeys],
                                 snake: Bool = false) throws -> String {
     var e = JSONValueEncoder()
     e.outputFormatting = formatting
@@ -36,7 +36,7 @@ private func ours<T: Encodable>(_ value: T, _ formatting: JSONValueEncoder.Outpu
     return String(decoding: try e.encode(value), as: UTF8.self)
 }
 
-private func foundation<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting = [.sortedKeys],
+func encodedByFoundation<T: Encodable>(_ value: T, _ formatting: JSONEncoder.OutputFormatting = [.sortedKeys],
                                       snake: Bool = false) throws -> String {
     let e = JSONEncoder()
     e.outputFormatting = formatting
@@ -117,13 +117,13 @@ private struct ReviewDated: Codable, JSONEncodable {
     // bytes for a hand-written value, alone, in an array and nested in the Encodable path.
     @Test func snakeCaseAndHandWrittenKeys() throws {
         let point = ReviewHandPoint(createdAt: 5, userName: "x")
-        #expect(try foundation(point, snake: true) == #"{"created_at":5,"user_name":"x"}"#)
+        #expect(try encodedByFoundation(point, snake: true) == #"{"created_at":5,"user_name":"x"}"#)
         for f in ourFormattings where f.contains(.sortedKeys) {
             var jf: JSONEncoder.OutputFormatting = [.sortedKeys]
             if f.contains(.prettyPrinted) { jf.insert(.prettyPrinted) }
             if f.contains(.withoutEscapingSlashes) { jf.insert(.withoutEscapingSlashes) }
-            #expect(try ours(point, f, snake: true) == foundation(point, jf, snake: true))
-            #expect(try ours([point, point], f, snake: true) == foundation([point, point], jf, snake: true))
+            #expect(try encodedByUs(point, f, snake: true) == encodedByFoundation(point, jf, snake: true))
+            #expect(try encodedByUs([point, point], f, snake: true) == encodedByFoundation([point, point], jf, snake: true))
             let dated = ReviewDated(when: Date(timeIntervalSince1970: 0), maybe: nil, blob: Data([1]),
                                     link: URL(string: "https://example.com")!, leaves: [point], inner: point)
             var e = JSONValueEncoder()
@@ -152,8 +152,8 @@ private struct ReviewDated: Codable, JSONEncodable {
             var jf: JSONEncoder.OutputFormatting = [.sortedKeys]
             if f.contains(.prettyPrinted) { jf.insert(.prettyPrinted) }
             if f.contains(.withoutEscapingSlashes) { jf.insert(.withoutEscapingSlashes) }
-            #expect(try ours(all, f) == foundation(all, jf))
-            for v in all { #expect(try ours(v, f) == foundation(v, jf)) }
+            #expect(try encodedByUs(all, f) == encodedByFoundation(all, jf))
+            for v in all { #expect(try encodedByUs(v, f) == encodedByFoundation(v, jf)) }
         }
     }
 
@@ -161,12 +161,12 @@ private struct ReviewDated: Codable, JSONEncodable {
     // order plans are its own): every result right.
     @Test func concurrentEncodingFromManyThreads() async throws {
         let point = ReviewHandPoint(createdAt: 7, userName: "a/b")
-        let expected = try foundation([point, point], [.sortedKeys])
+        let expected = try encodedByFoundation([point, point], [.sortedKeys])
         try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     var last = ""
-                    for _ in 0..<200 { last = try ours([point, point]) }
+                    for _ in 0..<200 { last = try encodedByUs([point, point]) }
                     return last
                 }
             }
