@@ -131,8 +131,10 @@ test-swift: swift-toolchain
 # The Swift suites again under the thread sanitizer (its own build folder). A sink
 # passed inout through generic code must not be a zero-sized struct under TSan:
 # Swift's instrumentation crashes the runtime on those (swiftlang/swift#35579).
+# scripts/tsan-suppressions.txt: one report of the Swift concurrency runtime itself (see there).
 test-swift-tsan: swift-toolchain
-	swift test --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan-suppressions.txt $${TSAN_OPTIONS:-}" \
+	  swift test --sanitize=thread --scratch-path .build-tsan
 
 # A brand-new package depends on this one by git URL and version tag (the
 # committed state) and runs README's Swift example.

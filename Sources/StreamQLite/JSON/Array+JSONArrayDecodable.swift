@@ -46,6 +46,9 @@ extension Array: JSONTapeArrayDecodable where Element: Decodable {
             count &+= 1
             j = decoder.next(j)
         }
+        // An empty array without `unsafeUninitializedCapacity`: with capacity 0 it writes the
+        // count into the standard library's shared empty-array storage (a race under TSan).
+        guard count > 0 else { return [] }
         return try [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
             var j = index &+ 1
             while initialized < count {
