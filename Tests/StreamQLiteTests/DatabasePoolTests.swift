@@ -137,24 +137,36 @@ import StreamQLite
     // handler the count below runs to the end (40 s here) and returns a value.
     @Test func cancellingAReadBeforeItsFirstStep() async throws {
         let (pool, _) = try await makePool(readers: 1)
+        try await expectACancelledReadStopsBeforeItsFirstStep(pool, executor: nil)
+    }
+
+    /// Starts a read whose body waits until the task is cancelled, then runs a 50M-row count:
+    /// the count must stop (not run to the end), and the next read on the connection runs.
+    func expectACancelledReadStopsBeforeItsFirstStep(_ pool: DatabasePool, executor: DatabasePoolExecutor?,
+                                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let started = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
-        let task = Task {
+        let body: @Sendable () async throws -> Int? = {
             try await pool.read { db in
                 started.signal()
                 _ = proceed.wait(timeout: .now() + 10)
                 return try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000000) SELECT count(*) FROM c")
             }
         }
+        let task = executor.map { e in Task(executorPreference: e) { try await body() } } ?? Task { try await body() }
         while started.wait(timeout: .now()) != .success { try await Task.sleep(nanoseconds: 1_000_000) }
         task.cancel()
         let t0 = Date()
         proceed.signal()
-        await #expect(throws: DatabaseError.self) { _ = try await task.value }
-        #expect(Date().timeIntervalSince(t0) < 5)
+        await #expect(throws: DatabaseError.self, sourceLocation: sourceLocation) { _ = try await task.value }
+        #expect(Date().timeIntervalSince(t0) < 5, sourceLocation: sourceLocation)
         // The next job on the connection runs its statements.
-        #expect(try await pool.read { db in
-            try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) SELECT count(*) FROM c")
-        } == 100_000)
+        let again: @Sendable () async throws -> Int? = {
+            try await pool.read { db in
+                try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 100000) SELECT count(*) FROM c")
+            }
+        }
+        let next = executor.map { e in Task(executorPreference: e) { try await again() } } ?? Task { try await again() }
+        #expect(try await next.value == 100_000, sourceLocation: sourceLocation)
     }
 
     // A task on the pool's executor reads on its own thread (inline); anywhere else a read
@@ -208,23 +220,7 @@ import StreamQLite
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pool-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let pool = try DatabasePool(path: dir.appendingPathComponent("t.db").path, readers: 1, executorThreads: 1)
-        let executor = try #require(pool.executor)
-        let started = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
-        let task = Task(executorPreference: executor) {
-            try await pool.read { db in
-                started.signal()
-                _ = proceed.wait(timeout: .now() + 10)
-                return try db.value(Int.self, "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000000) SELECT count(*) FROM c")
-            }
-        }
-        while started.wait(timeout: .now()) != .success { try await Task.sleep(nanoseconds: 1_000_000) }
-        task.cancel()
-        let t0 = Date()
-        proceed.signal()
-        await #expect(throws: DatabaseError.self) { _ = try await task.value }
-        #expect(Date().timeIntervalSince(t0) < 5)
-        let again = Task(executorPreference: executor) { try await pool.read { db in try db.value(Int.self, "SELECT 7") } }
-        #expect(try await again.value == 7)
+        try await expectACancelledReadStopsBeforeItsFirstStep(pool, executor: try #require(pool.executor))
     }
 
     @Test func cancellingAWaitForAReader() async throws {
