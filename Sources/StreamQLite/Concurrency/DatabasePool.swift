@@ -211,11 +211,17 @@ final class OwnedChunk: @unchecked Sendable {
 }
 
 /// The idle readers and the tasks waiting for one (first come, first served).
+///
+/// A waiting task is handed its reader through `handed` (under `lock`) and woken after,
+/// and takes `lock` before it looks: the hand-over the thread sanitizer can see (see
+/// ConnectionThread's `ResultJob`).
 private final class ReaderSet: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [ConnectionThread]
     private let all: [ConnectionThread]
-    private var waiters: [(id: UInt64, continuation: CheckedContinuation<ConnectionThread, any Error>)] = []
+    private var waiters: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
+    /// Readers given to woken waiters, by waiter id (a woken waiter without one was cancelled).
+    private var handed: [UInt64: ConnectionThread] = [:]
     private var nextID: UInt64 = 0
 
     init(_ readers: [ConnectionThread]) {
@@ -233,17 +239,18 @@ private final class ReaderSet: @unchecked Sendable {
     }
 
     func checkout() async throws -> ConnectionThread {
-        let (reader, id) = takeIdle()
-        if let reader { return reader }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+        let (idleReader, id) = takeIdle()
+        if let idleReader { return idleReader }
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 lock.lock()
                 if let reader = idle.popLast() {
+                    handed[id] = reader
                     lock.unlock()
-                    continuation.resume(returning: reader)
+                    continuation.resume()
                 } else if Task.isCancelled {
                     lock.unlock()
-                    continuation.resume(throwing: CancellationError())
+                    continuation.resume()
                 } else {
                     waiters.append((id, continuation))
                     lock.unlock()
@@ -254,8 +261,11 @@ private final class ReaderSet: @unchecked Sendable {
             let index = waiters.firstIndex { $0.id == id }
             let waiter = index.map { waiters.remove(at: $0) }
             lock.unlock()
-            waiter?.continuation.resume(throwing: CancellationError())
+            waiter?.continuation.resume()
         }
+        let reader = lock.withLock { handed.removeValue(forKey: id) }
+        guard let reader else { throw CancellationError() }
+        return reader
     }
 
     func checkin(_ reader: ConnectionThread) {
@@ -265,8 +275,9 @@ private final class ReaderSet: @unchecked Sendable {
             lock.unlock()
         } else {
             let waiter = waiters.removeFirst()
+            handed[waiter.id] = reader
             lock.unlock()
-            waiter.continuation.resume(returning: reader)
+            waiter.continuation.resume()
         }
     }
 

@@ -41,6 +41,10 @@ final class ConsumerHandle<Chunk: Sendable>: Sendable {
 
 /// The hand-over between the producing reader thread and the consuming task: at most
 /// `capacity` chunks wait; the producer blocks (its own thread) when they do.
+///
+/// Chunks, the end and errors pass through the guarded state only; a waiting consumer is
+/// woken after the producer released `condition`, and takes it before it looks (the
+/// hand-over the thread sanitizer can see: see ConnectionThread's `ResultJob`).
 final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
     private let source: JSONChunks<Chunk>
     // Everything below is guarded by `condition`.
@@ -53,7 +57,7 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
     private var cancelled = false
     /// The reader running the statement and its job, while it runs (for cancel → interrupt).
     private var producer: (thread: ConnectionThread, job: ConnectionThread.Job)?
-    private var consumer: CheckedContinuation<Chunk?, any Error>?
+    private var consumer: UnsafeContinuation<Void, Never>?
 
     init(_ source: JSONChunks<Chunk>) { self.source = source }
 
@@ -67,27 +71,41 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
 
     func next() async throws -> Chunk? {
         if try await startIfNeeded() { return nil }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (waiting: CheckedContinuation<Chunk?, any Error>) in
-                condition.lock()
-                if !chunks.isEmpty {
-                    let chunk = chunks.removeFirst()
-                    condition.broadcast()
+        while true {
+            if let outcome = condition.withLock({ takeLocked() }) { return try outcome.get() }
+            await withTaskCancellationHandler {
+                await withUnsafeContinuation { (waiting: UnsafeContinuation<Void, Never>) in
+                    condition.lock()
+                    let ready = !chunks.isEmpty || finished || cancelled
+                    if !ready { consumer = waiting }
                     condition.unlock()
-                    waiting.resume(returning: chunk)
-                } else if finished || cancelled {
-                    let error = cancelled ? CancellationError() : failure
-                    failure = nil
-                    condition.unlock()
-                    if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
-                } else {
-                    consumer = waiting
-                    condition.unlock()
+                    if ready { waiting.resume() }
                 }
+            } onCancel: {
+                cancel()
             }
-        } onCancel: {
-            cancel()
         }
+    }
+
+    /// The next chunk, or the end (nil, or the error once), or nil when there is nothing yet.
+    /// Called holding `condition`.
+    private func takeLocked() -> Result<Chunk?, any Error>? {
+        if !chunks.isEmpty {
+            condition.broadcast()
+            return .success(chunks.removeFirst())
+        }
+        guard finished || cancelled else { return nil }
+        let error = cancelled ? CancellationError() : failure
+        failure = nil
+        return error.map { .failure($0) } ?? .success(nil)
+    }
+
+    /// Releases `condition`, then wakes the consumer if it waits; called holding `condition`.
+    private func unlockAndWakeConsumer() {
+        let waiting = consumer
+        consumer = nil
+        condition.unlock()
+        waiting?.resume()
     }
 
     /// Checks out a reader and starts the statement on it (first call only). True when
@@ -147,14 +165,8 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
             condition.unlock()
             throw CancellationError()
         }
-        if let waiting = consumer {
-            consumer = nil
-            condition.unlock()
-            waiting.resume(returning: chunk)
-            return
-        }
         chunks.append(chunk)
-        condition.unlock()
+        unlockAndWakeConsumer()
     }
 
     /// The producer is done; after this it never touches the connection again.
@@ -164,14 +176,7 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
         producer = nil
         self.rows = rows
         if !cancelled { failure = error }
-        let waiting = consumer
-        consumer = nil
-        let failure = self.failure
-        if waiting != nil { self.failure = nil }
-        condition.unlock()
-        if let waiting {
-            if let failure { waiting.resume(throwing: failure) } else { waiting.resume(returning: nil) }
-        }
+        unlockAndWakeConsumer()
     }
 
     /// The consumer gives up (dropped the iterator, or its task was cancelled): pending chunks
@@ -183,11 +188,8 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
         chunks.removeAll()
         condition.broadcast()
         let producer = self.producer
-        let waiting = consumer
-        consumer = nil
-        condition.unlock()
+        unlockAndWakeConsumer()
         // The thread interrupts only while this job runs (never the reader's next one).
         if let producer { producer.thread.cancel(producer.job) }
-        waiting?.resume(throwing: CancellationError())
     }
 }
