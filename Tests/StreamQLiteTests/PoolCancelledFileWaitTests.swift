@@ -11,8 +11,8 @@ import StreamQLite
 
 @Suite struct PoolCancelledFileWaitTests {
     @Test func cancellingAnInlineReadBlockedOnAFIFOStopsIt() async throws {
-        let elapsed = try await reviewCancelStalledFIFORead(executorThreads: 1, limit: 3)
-        #expect(elapsed != nil, "the cancelled inline read was still blocked after 3 s")
+        let elapsed = try await reviewCancelStalledFIFORead(executorThreads: 1, limit: 20)
+        #expect(elapsed != nil, "the cancelled inline read was still blocked after 20 s")
     }
 }
 
@@ -41,12 +41,12 @@ import StreamQLite
         let done = DispatchSemaphore(value: 0)
         Task { _ = try? await task.value; done.signal() }
         var stopped = false
-        while Date().timeIntervalSince(t0) < 3 {
+        while Date().timeIntervalSince(t0) < 20 {
             if done.wait(timeout: .now()) == .success { stopped = true; break }
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         close(writer)
         _ = try? await task.value
-        #expect(stopped, "the read cancelled before its first step was still blocked on the FIFO after 3 s")
+        #expect(stopped, "the read cancelled before its first step was still blocked on the FIFO after 20 s")
     }
 }
