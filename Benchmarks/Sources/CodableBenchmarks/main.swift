@@ -4,9 +4,9 @@
 // the ceiling. Prints medians (MB/s of JSON) and ratios.
 //
 //   swift run -c release --package-path Benchmarks CodableBenchmarks [N] [REPS]
-//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|hand|encode|orders|stream|rows|column-texts|none [N]
-//     (rows, column-texts: N/10 orders in a JSON column read by rows(T.self), or each row's text by
-//     JSONValueDecoder; the measured part is `profiled`, see there)
+//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|hand|encode|orders|stream|rows|column-texts|texts|none [N]
+//     (rows, column-texts, texts: N/10 orders in a JSON column read by rows(T.self), or each row's text by
+//     JSONValueDecoder, or each row's text as String; the measured part is `profiled`, see there)
 //   swift run -c release --package-path Benchmarks CodableBenchmarks stream-memory FILE_MB [keep]
 //     (with keep, a second run reads the existing file: peak RSS without the generator)
 //
@@ -171,15 +171,19 @@ if args.count > 2 && args[1] == "profile" {
         let texts = try (0..<(n / 10)).map { Array(try JSONEncoder().encode(order($0))) }
         let t = try measure(5) { let d = JSONValueDecoder(); blackHole(try texts.map { try d.decode(Order.self, from: $0) }) }
         print(String(format: "orders: %.3f s, %.0f MB/s", t, Double(texts.reduce(0) { $0 + $1.count }) / 1e6 / t))
-    case "rows", "column-texts":
-        // N/10 orders in a JSON column: read by rows(T.self), or each row's text by the decoder.
+    case "rows", "column-texts", "texts":
+        // N/10 orders in a JSON column: read by rows(T.self), or each row's text by the decoder, or
+        // (texts) SQLite reading the same rows' text as String: the target is rows <= column-texts + texts.
         let (db, bytes, texts) = try ordersDatabase(n / 10)
-        let rows = args[2] == "rows"
+        let variant = args[2]
         let t = try measure(5) {
             try profiled {
-                if rows {
+                switch variant {
+                case "rows":
                     blackHole(try db.rows(OrderRow.self, "SELECT id, data FROM orders ORDER BY id").collect())
-                } else {
+                case "texts":
+                    blackHole(try db.values(String.self, "SELECT data FROM orders ORDER BY id").collect())
+                default:
                     let d = JSONValueDecoder()
                     blackHole(try texts.map { try d.decode(Order.self, from: $0) })
                 }
@@ -189,7 +193,7 @@ if args.count > 2 && args[1] == "profile" {
     case "none":
         blackHole(file)
     default:
-        print("profile decode|hand|encode|orders|stream|rows|column-texts|none [N]")
+        print("profile decode|hand|encode|orders|stream|rows|column-texts|texts|none [N]")
     }
     exit(0)
 }
