@@ -71,10 +71,15 @@ public final class RowDecoder: Decoder {
     /// The column a single-value decode reads (a nested RawRepresentable, Date …).
     @exclusivity(unchecked) @usableFromInline var currentColumn: Int32 = 0
     public var codingPath: [any CodingKey] = []
-    public var userInfo: [CodingUserInfoKey: Any] = [:]
+    public var userInfo: [CodingUserInfoKey: Any] = [:] {
+        didSet { jsonColumns.removeAll() }  // they hand it to nested values
+    }
     /// The last nested type ``decodeNested(_:_:)`` read from a column's JSON (not a
     /// ``DatabaseValueConvertible``): asked once, not on every row (a conformance lookup).
     @exclusivity(unchecked) @usableFromInline var lastJSONType: ObjectIdentifier?
+    /// Per column, the decoder of its nested values (made on the first row that reads one,
+    /// then reused: see ``JSONColumnDecoder``).
+    @exclusivity(unchecked) var jsonColumns: [JSONColumnDecoder?] = []
 
     /// The plan stops growing here (a type asking for more keys per row looks the rest up by name).
     @usableFromInline static var maxPlanCount: Int { 256 }
@@ -185,7 +190,7 @@ public final class RowDecoder: Decoder {
     }
 
     public func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        ColumnValueContainer(decoder: self, column: currentColumn)
+        ColumnValueContainer(statement: statement, column: currentColumn, json: nil)
     }
 
     @usableFromInline
@@ -218,10 +223,44 @@ public final class RowDecoder: Decoder {
         // Not a column value: a single-value wrapper (a RawRepresentable enum…) reads the
         // column itself; a nested struct, array, dictionary or set reads the column's JSON
         // text. Never the outer row's other columns.
+        let value: T
         do {
-            return try JSONColumnDecoder.decode(T.self, statement: statement, column: c, key: key, userInfo: userInfo)
+            value = try jsonColumn(c, key).decodeValue(T.self)
         } catch {
+            endJSONValue(c)
             throw statement.decodingError(error, column: Int(c), type: T.self)
+        }
+        endJSONValue(c)
+        return value
+    }
+
+    /// The decoder of column `c`'s nested values, the one of the last row when its coding path is `key`'s.
+    @inline(__always)
+    func jsonColumn<Key: CodingKey>(_ c: Int32, _ key: Key) -> JSONColumnDecoder {
+        let i = Int(c)
+        if _fastPath(i < jsonColumns.count), let d = jsonColumns[i], _fastPath(d.isPath(of: key)) { return d }
+        return newJSONColumn(c, key)
+    }
+
+    /// A decoder for column `c`'s nested values, kept for the next rows (not inlined: the
+    /// generic code it needs would be set up on every row).
+    @inline(never)
+    func newJSONColumn<Key: CodingKey>(_ c: Int32, _ key: Key) -> JSONColumnDecoder {
+        let i = Int(c)
+        if i >= jsonColumns.count { jsonColumns += repeatElement(nil, count: i + 1 - jsonColumns.count) }
+        let d = JSONColumnDecoder(statement: statement, column: c, key: key, lifetime: .row, userInfo: userInfo)
+        jsonColumns[i] = d
+        return d
+    }
+
+    /// Column `c`'s value is decoded: its decoder serves the next row, unless the type kept
+    /// it (then it is retired, and the next row gets a new one).
+    @inline(__always)
+    func endJSONValue(_ c: Int32) {
+        let i = Int(c)
+        if _slowPath(i < jsonColumns.count && !isKnownUniquelyReferenced(&jsonColumns[i])) {
+            jsonColumns[i]?.retire()
+            jsonColumns[i] = nil
         }
     }
 }
@@ -295,7 +334,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             let c = d.column(for: key)
             guard c >= 0 else { throw d.missing(key, type) }
             do {
-                return try JSONColumnDecoder(statement: d.statement, column: c, codingPath: [key]).container(keyedBy: type)
+                return try JSONColumnDecoder(statement: d.statement, column: c, key: key, lifetime: .container).container(keyedBy: type)
             } catch {
                 throw d.statement.decodingError(error, column: Int(c), type: KeyedDecodingContainer<NestedKey>.self)
             }
@@ -307,7 +346,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
             let c = d.column(for: key)
             guard c >= 0 else { throw d.missing(key, [Any].self) }
             do {
-                return try JSONColumnDecoder(statement: d.statement, column: c, codingPath: [key]).unkeyedContainer()
+                return try JSONColumnDecoder(statement: d.statement, column: c, key: key, lifetime: .container).unkeyedContainer()
             } catch {
                 throw d.statement.decodingError(error, column: Int(c), type: [Any].self)
             }
@@ -315,35 +354,4 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
     func superDecoder() throws -> any Decoder { decoder }
     func superDecoder(forKey key: Key) throws -> any Decoder { decoder }
-}
-
-/// One column read as a single value (for `Decodable` wrappers and enums).
-struct ColumnValueContainer: SingleValueDecodingContainer {
-    let decoder: RowDecoder
-    let column: Int32
-    var codingPath: [any CodingKey] { [] }
-
-    func decodeNil() -> Bool { sqlite3_column_type(decoder.stmt, column) == SQLITE_NULL }
-    func read<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T { try T.decode(statement: decoder.stmt, column: column) }
-    func decode(_ type: Bool.Type) throws -> Bool { try read(type) }
-    func decode(_ type: String.Type) throws -> String { try read(type) }
-    func decode(_ type: Double.Type) throws -> Double { try read(type) }
-    func decode(_ type: Float.Type) throws -> Float { try read(type) }
-    func decode(_ type: Int.Type) throws -> Int { try read(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try read(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try read(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try read(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try read(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try read(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            return try convertible.decode(statement: decoder.stmt, column: column) as! T
-        }
-        // A wrapped nested value: the column's JSON (see ``JSONColumnDecoder``).
-        return try JSONColumnDecoder.decode(T.self, statement: decoder.statement, column: column, key: nil)
-    }
 }

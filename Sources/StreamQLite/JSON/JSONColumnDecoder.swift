@@ -11,43 +11,139 @@ import Foundation
 /// so a single-value type costs nothing more. The column must then hold TEXT that
 /// is one JSON value; anything else (an INTEGER, text that is not JSON) is an
 /// error naming the column and the SQL (added by the row decoder).
+///
+/// The row decoder keeps one per JSON column (``Lifetime/row``) and reuses it on
+/// every row with its tape decoder, options and coding path: a row's nested value
+/// costs the parse and the decode, nothing per row besides (no allocation, no lock,
+/// no copy of the text, which is parsed where SQLite holds it). What the type may
+/// keep beyond its `init(from:)` stays right: a kept container that holds the tape
+/// decoder (an unkeyed or single-value container) gets it, with its own copy of the
+/// text, and the next row a new one; a kept keyed container throws when used on a
+/// later row (the tape decoder's generation); a kept decoder or single-value
+/// container of this type throws once its row is over (``retire()``).
 final class JSONColumnDecoder: Decoder {
+    /// How long the decoder and what it hands out are used.
+    enum Lifetime {
+        /// One column on every row of a statement (the row decoder's): the tape decoder is
+        /// kept from row to row; ``decodeValue(_:)`` per row.
+        case row
+        /// One value (``decode(_:statement:column:key:userInfo:)``): the tape decoder comes
+        /// from the pool and goes back after it.
+        case value
+        /// One container that may outlive the row (a row type's `nestedContainer(keyedBy:forKey:)`):
+        /// the tape decoder and a copy of the text are its own, its containers retain it.
+        case container
+    }
+
     let statement: Statement
     let column: Int32
-    let codingPath: [any CodingKey]
+    /// The property's key (none for a value read from a single-value container).
+    private(set) var codingPath: [any CodingKey]
     /// The row decoder's `userInfo` (`rows(T.self, userInfo:)`), handed to nested values too.
     let userInfo: [CodingUserInfoKey: Any]
-    /// The parsed JSON, once a container was asked for.
-    private var json: JSONTapeDecoder?
+    let lifetime: Lifetime
+    /// The options of the tape decoder: the library's conventions and `userInfo`, made once.
+    private let options: JSONValueDecoder.Options
+    /// The tape decoder (kept across rows with ``Lifetime/row``).
+    @exclusivity(unchecked) private var json: JSONTapeDecoder?
+    /// Whether `json` holds this value's JSON (parsed on the first container asked for).
+    @exclusivity(unchecked) private var parsed = false
+    /// The row is over and this decoder was not reused: reading through it is an error.
+    @exclusivity(unchecked) private(set) var retired = false
+    /// The key `codingPath` was made from: its type, and its bits when they identify it
+    /// (``RowDecoder/keyBits(_:)``), else its name.
+    private let keyType: ObjectIdentifier?
+    private let keyBits: UInt64?
+    private let keyName: String?
 
-    /// Whether the owner calls ``recycle()`` when done (then containers are reused).
-    private let recycles: Bool
+    /// The decoder of column `column`'s value for the property `key`.
+    convenience init<Key: CodingKey>(statement: Statement, column: Int32, key: Key, lifetime: Lifetime,
+                                     userInfo: [CodingUserInfoKey: Any] = [:]) {
+        let bits = RowDecoder.keyBits(key)
+        self.init(statement: statement, column: column, codingPath: [key], keyType: ObjectIdentifier(Key.self), keyBits: bits,
+                  keyName: bits == nil ? key.stringValue : nil, lifetime: lifetime, userInfo: userInfo)
+    }
 
-    init(statement: Statement, column: Int32, codingPath: [any CodingKey], recycles: Bool = false,
-         userInfo: [CodingUserInfoKey: Any] = [:]) {
+    /// The decoder of column `column`'s value read as a single value (no property, an empty coding path).
+    convenience init(statement: Statement, column: Int32, lifetime: Lifetime) {
+        self.init(statement: statement, column: column, codingPath: [], keyType: nil, keyBits: nil, keyName: nil, lifetime: lifetime, userInfo: [:])
+    }
+
+    private init(statement: Statement, column: Int32, codingPath: [any CodingKey], keyType: ObjectIdentifier?, keyBits: UInt64?,
+                 keyName: String?, lifetime: Lifetime, userInfo: [CodingUserInfoKey: Any]) {
         self.userInfo = userInfo
         self.statement = statement
         self.column = column
+        self.lifetime = lifetime
         self.codingPath = codingPath
-        self.recycles = recycles
+        self.keyType = keyType
+        self.keyBits = keyBits
+        self.keyName = keyName
+        var options = JSONColumnDecoder.options
+        if !userInfo.isEmpty { options.userInfo = userInfo }
+        self.options = options
     }
 
-    /// Decodes a `T` from column `column`, `key` being the property (the coding path's first element).
-    static func decode<T: Decodable>(_ type: T.Type, statement: Statement, column: Int32, key: (any CodingKey)?,
-                                     userInfo: [CodingUserInfoKey: Any] = [:]) throws -> T {
-        let decoder = JSONColumnDecoder(statement: statement, column: column, codingPath: key.map { [$0] } ?? [], recycles: true,
-                                        userInfo: userInfo)
-        defer { decoder.recycle() }
+    deinit {
+        if lifetime != .container { JSONTapeDecoder.pool.give(&json) }
+    }
+
+    /// Whether `key` is the key the coding path was made from (then the decoder serves it).
+    @inline(__always)
+    func isPath<Key: CodingKey>(of key: Key) -> Bool {
+        guard keyType == ObjectIdentifier(Key.self) else { return false }
+        if let keyBits { return RowDecoder.keyBits(key) == keyBits }
+        return key.stringValue == keyName
+    }
+
+    /// Decodes a `T` from column `column`, read once as a single value (``Lifetime/value``).
+    static func decode<T: Decodable>(_ type: T.Type, statement: Statement, column: Int32) throws -> T {
+        try JSONColumnDecoder(statement: statement, column: column, lifetime: .value).decodeValue(T.self)
+    }
+
+    /// Decodes the column's value on the current row as a `T`.
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        defer { endValue() }
         do {
-            return try T(from: decoder)
+            return try T(from: self)
         } catch let error as DecodingError {
-            throw decoder.describe(error)
+            throw describe(error)
         }
     }
 
-    /// Gives the tape back for the next row (once no container refers to it).
-    func recycle() {
-        JSONTapeDecoder.pool.give(&json)
+    /// The value is decoded: the tape decoder is kept for the next row (``Lifetime/row``) or
+    /// given back (``Lifetime/value``) — unless a container the type kept holds it: then it is
+    /// left to that container, reading its own copy of the text (SQLite's is gone at the next step).
+    private func endValue() {
+        if lifetime == .container { return }
+        if lifetime == .value { retired = true }
+        guard parsed else {
+            if lifetime == .value { JSONTapeDecoder.pool.give(&json) }
+            return
+        }
+        parsed = false
+        if !isKnownUniquelyReferenced(&json) {
+            json.unsafelyUnwrapped.readOwnCopyOfInput()
+            json = nil
+        } else if lifetime == .value || !json.unsafelyUnwrapped.isWorthKeeping {
+            JSONTapeDecoder.pool.give(&json)
+        } else if !json.unsafelyUnwrapped.retiredFrames.isEmpty {
+            json.unsafelyUnwrapped.endDocument()
+        }
+    }
+
+    /// The row decoder reads the column with another decoder from now on (this one is held
+    /// by what the type kept): reading through it throws.
+    func retire() {
+        retired = true
+    }
+
+    /// Throws when the decoder is used after its row (kept beyond `init(from:)`).
+    func checkCurrent() throws {
+        if _slowPath(retired) {
+            throw DatabaseError(code: SQLITE_MISUSE, message:
+                "a nested value's decoder or single-value container was used after its row was read (kept beyond init(from:)): it would read another row")
+        }
     }
 
     /// A decoding error inside the JSON as a ``DatabaseError`` naming where in the JSON it is.
@@ -58,7 +154,7 @@ final class JSONColumnDecoder: Decoder {
         @unknown default: return error
         }
         let inner = context.codingPath.dropFirst(codingPath.count)
-        guard json != nil || !inner.isEmpty else { return error }
+        guard parsed || !inner.isEmpty else { return error }
         var path = ""
         for k in inner {
             if let i = k.intValue, k is JSONIndexKey { path += "[\(i)]" } else { path += (path.isEmpty ? "" : ".") + k.stringValue }
@@ -69,7 +165,8 @@ final class JSONColumnDecoder: Decoder {
 
     /// The column's JSON, parsed on first use.
     func jsonDecoder(for type: Any.Type) throws -> JSONTapeDecoder {
-        if let json { return json }
+        if parsed, let json { return json }
+        try checkCurrent()
         let v: OpaquePointer = sqlite3_column_value(statement.handle, column)
         guard sqlite3_value_type(v) == SQLITE_TEXT else {
             throw DatabaseError(code: SQLITE_MISMATCH,
@@ -77,21 +174,18 @@ final class JSONColumnDecoder: Decoder {
         }
         let n = Int(sqlite3_value_bytes(v))
         let text = UnsafeRawBufferPointer(start: sqlite3_value_text(v), count: n)
-        // Recycled decoders come from the pool; one that hands out a container to keep is its own.
-        let decoder = recycles ? try JSONTapeDecoder.pool.take()
-            : JSONTapeDecoder(tape: try JSONTape(), input: UnsafeRawBufferPointer(start: nil, count: 0), options: JSONColumnDecoder.options)
-        if recycles { json = decoder }
-        // The decoder reads a copy: containers may outlive this column read. A recycled
-        // decoder copies into its own buffer, reused from row to row (no allocation per
-        // row); it only goes back to the pool when no container holds it.
-        let bytes: UnsafeRawBufferPointer
-        if recycles {
-            bytes = decoder.copyInput(text)
+        let decoder: JSONTapeDecoder
+        if let json {
+            decoder = json
+        } else if lifetime == .container {
+            decoder = JSONTapeDecoder(tape: try JSONTape(), input: UnsafeRawBufferPointer(start: nil, count: 0), options: options)
         } else {
-            let owned = JSONOwnedBytes(copying: text)
-            decoder.inputOwner = owned
-            bytes = owned.buffer
+            decoder = try JSONTapeDecoder.pool.take()
         }
+        json = decoder
+        // Parsed where SQLite holds the text (valid until the statement steps: the value is
+        // decoded before that, see endValue); a container that may outlive the row reads a copy.
+        let bytes = lifetime == .container ? decoder.copyInput(text) : text
         do {
             try decoder.tape.parse(bytes)
         } catch let failure as JSONParseFailure {
@@ -99,12 +193,10 @@ final class JSONColumnDecoder: Decoder {
             throw DatabaseError(code: SQLITE_MISMATCH, message:
                 "a nested \(type) is read from JSON text, but the column's text is not JSON (\(failure.message) at byte \(failure.offset)): '\(text)\(n > 60 ? "…" : "")'")
         }
-        var options = JSONColumnDecoder.options
-        if !userInfo.isEmpty { options.userInfo = userInfo }
         decoder.begin(input: bytes, options: options)
         decoder.basePath = codingPath
-        decoder.cachesContainers = recycles
-        json = decoder
+        decoder.cachesContainers = lifetime != .container
+        parsed = true
         return decoder
     }
 
@@ -120,11 +212,20 @@ final class JSONColumnDecoder: Decoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        JSONColumnValueContainer(decoder: self)
+        ColumnValueContainer(statement: statement, column: column, json: self)
     }
 }
 
-/// Bytes a decoder owns (a copy of a column's text).
+extension JSONTapeDecoder {
+    /// Points the decoder at its own copy of its input (whole documents), for containers
+    /// that keep reading it after the input's owner moved on (a column's text after the step).
+    func readOwnCopyOfInput() {
+        let copy = copyInput(UnsafeRawBufferPointer(start: input, count: inputCount))
+        input = copy.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self)
+    }
+}
+
+/// Bytes a decoder owns (a copy of a document's text).
 final class JSONOwnedBytes {
     let buffer: UnsafeRawBufferPointer
     init(copying bytes: UnsafeRawBufferPointer) {
@@ -133,49 +234,4 @@ final class JSONOwnedBytes {
         buffer = UnsafeRawBufferPointer(start: p, count: bytes.count)
     }
     deinit { buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() } }
-}
-
-/// A column read as one value: scalars through ``DatabaseValueConvertible``, anything else
-/// (a wrapped nested value) through the column's JSON.
-struct JSONColumnValueContainer: SingleValueDecodingContainer {
-    let decoder: JSONColumnDecoder
-    var codingPath: [any CodingKey] { decoder.codingPath }
-    var stmt: OpaquePointer { decoder.statement.handle }
-
-    /// SQL NULL, or JSON text `null`.
-    func decodeNil() -> Bool {
-        let v: OpaquePointer = sqlite3_column_value(stmt, decoder.column)
-        switch sqlite3_value_type(v) {
-        case SQLITE_NULL: return true
-        case SQLITE_TEXT:
-            guard sqlite3_value_bytes(v) < 64, let p = sqlite3_value_text(v) else { return false }
-            let text = UnsafeBufferPointer(start: p, count: Int(sqlite3_value_bytes(v)))
-            let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-            guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return false }
-            return text[first...last].elementsEqual("null".utf8)
-        default: return false
-        }
-    }
-
-    func read<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T { try T.decode(statement: stmt, column: decoder.column) }
-    func decode(_ type: Bool.Type) throws -> Bool { try read(type) }
-    func decode(_ type: String.Type) throws -> String { try read(type) }
-    func decode(_ type: Double.Type) throws -> Double { try read(type) }
-    func decode(_ type: Float.Type) throws -> Float { try read(type) }
-    func decode(_ type: Int.Type) throws -> Int { try read(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try read(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try read(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try read(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try read(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try read(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try read(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        if let convertible = T.self as? any DatabaseValueConvertible.Type {
-            return try convertible.decode(statement: stmt, column: decoder.column) as! T
-        }
-        return try T(from: decoder)
-    }
 }

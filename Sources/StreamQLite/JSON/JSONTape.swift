@@ -143,8 +143,7 @@ final class JSONDecoderPool: @unchecked Sendable {
         // Checked before any other reference to it is made here.
         guard isKnownUniquelyReferenced(&decoder) else { return }
         let d = decoder!
-        guard d.tape.state.pointee.capacity <= 1 << 16, d.tape.state.pointee.arena_capacity <= 1 << 20,
-              d.ownedInputCapacity <= 1 << 20 else { return }
+        guard d.isWorthKeeping else { return }
         d.tape.reset()
         lock.lock()
         if decoders.count < 8 { decoders.append(d) }
@@ -154,6 +153,12 @@ final class JSONDecoderPool: @unchecked Sendable {
 
 extension JSONTapeDecoder {
     static let pool = JSONDecoderPool()
+
+    /// Whether the decoder's memory is small enough to keep it for more documents (a decoder
+    /// grown by one large document is dropped, to bound the memory kept).
+    var isWorthKeeping: Bool {
+        tape.state.pointee.capacity <= 1 << 16 && tape.state.pointee.arena_capacity <= 1 << 20 && ownedInputCapacity <= 1 << 20
+    }
 }
 
 /// A syntax error found by the C parser, with its position in the input.
