@@ -132,7 +132,7 @@ test-swift: swift-toolchain
 # passed inout through generic code must not be a zero-sized struct under TSan:
 # Swift's instrumentation crashes the runtime on those (swiftlang/swift#35579).
 # scripts/tsan-suppressions.txt: one report of the Swift concurrency runtime itself (see there).
-# One test at a time (as fast here: TSan's own lock serializes much): in parallel, tests that
+# One test at a time (33 s here, 25–31 s in parallel): in parallel, tests that
 # block threads of Swift's pool starved others' tasks for over 10 s, and timed tests failed.
 test-swift-tsan: swift-toolchain
 	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan-suppressions.txt $${TSAN_OPTIONS:-}" \
