@@ -42,6 +42,8 @@ private final class Kept: @unchecked Sendable {
     /// Per row: what the containers kept from the row before read (or "threw").
     var earlier: [String] = []
     static let key = CodingUserInfoKey(rawValue: "kept")!
+    /// Drops what was kept (it refers back to this object through the decoders' userInfo).
+    func clear() { singleValue = nil; decoder = nil; unkeyed = []; keyed = nil }
 }
 
 private struct ReuseKey: CodingKey {
@@ -194,6 +196,7 @@ private struct ReuseKey: CodingKey {
         }
         let db = try Database()
         let kept = Kept()
+        defer { kept.clear() }
         let statement = try db.makeStatement("SELECT column1 AS label FROM (VALUES ('first'), ('second'), ('third'))")
         let rows = try statement.rows(Row.self, userInfo: [Kept.key: kept]).collect()
         #expect(rows.map(\.label.text) == ["first", "second", "third"])
@@ -219,6 +222,7 @@ private struct ReuseKey: CodingKey {
         func tags(_ i: Int) -> [String] { (0..<40).map { "\(i)-\($0)-" + String(repeating: "\(i % 10)", count: 200) } }
         for i in 0..<12 { try db.execute("INSERT INTO t VALUES (?, ?)", i, String(decoding: try JSONEncoder().encode(tags(i)), as: UTF8.self)) }
         let kept = Kept()
+        defer { kept.clear() }
         let statement = try db.makeStatement("SELECT tags FROM t ORDER BY i")
         let rows = try statement.rows(Row.self, userInfo: [Kept.key: kept]).collect()
         #expect(rows.map(\.tags.first) == (0..<12).map { tags($0)[0] })
@@ -252,6 +256,7 @@ private struct ReuseKey: CodingKey {
         }
         let db = try Database()
         let kept = Kept()
+        defer { kept.clear() }
         let statement = try db.makeStatement(#"SELECT column1 AS p FROM (VALUES ('{"x": 1}'), ('{"x": 2}'), ('{"x": 3}'))"#)
         let rows = try statement.rows(Row.self, userInfo: [Kept.key: kept]).collect()
         #expect(rows.map(\.p.x) == [1, 2, 3])
