@@ -13,6 +13,11 @@ public protocol Cursor: AnyObject {
 
 extension Cursor {
     /// All remaining elements in an array.
+    ///
+    /// Inlinable, so it is specialized for the caller's cursor type (unspecialized, each
+    /// append looked up the array's type metadata; `rows(OrderRow.self, …).collect()` in
+    /// CodableBenchmarks: 39,891 → 39,014 instructions a row).
+    @inlinable
     public func collect() throws -> [Element] {
         var result: [Element] = []
         while let e = try next() { result.append(e) }
@@ -20,6 +25,7 @@ extension Cursor {
     }
 
     /// Calls `body` for every remaining element.
+    @inlinable
     public func forEach(_ body: (Element) throws -> Void) throws {
         while let e = try next() { try body(e) }
     }
