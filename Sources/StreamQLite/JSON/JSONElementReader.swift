@@ -198,7 +198,7 @@ final class JSONElementReader {
     @inline(__always)
     private func prepare(_ d: JSONTapeDecoder) {
         consumed = true
-        d.generation &+= 1
+        d.advanceGeneration()
         d.tokens = tape.tokens
         d.arena = tape.arena
         d.input = UnsafePointer(window ?? UnsafeMutablePointer(bitPattern: 1)!)

@@ -35,10 +35,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     /// Throws when the container outlived its value's tokens (a streamed element).
     @inline(__always) func checkAlive() throws {
-        if _slowPath(frame.pointee.generation != with({ $0.generation })) {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
-                "A keyed container was used after its value was decoded: with streamed elements (elements(of:), a top-level array) a container is only valid while its element is decoded"))
-        }
+        if _slowPath(frame.pointee.generation != with({ $0.generation })) { throw decoder.expiredError() }
     }
 
     func keyNotFound(_ key: Key) -> DecodingError {

@@ -5,6 +5,7 @@ extension JSONTapeDecoder {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        if _slowPath(expired) { throw expiredError() }
         let i = current
         guard i >= 0 else { throw missingValue([String: Any].self) }
         let t = tokens[i]
@@ -19,6 +20,7 @@ extension JSONTapeDecoder {
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        if _slowPath(expired) { throw expiredError() }
         let i = current
         guard i >= 0 else { throw missingValue([Any].self) }
         let t = tokens[i]
@@ -33,7 +35,8 @@ extension JSONTapeDecoder {
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
-        JSONSingleValueContainer(decoder: self, index: current)
+        if _slowPath(expired) { throw expiredError() }
+        return JSONSingleValueContainer(decoder: self, index: current)
     }
 
     /// A keyed container for the object at `object`.
@@ -132,6 +135,7 @@ extension JSONTapeDecoder {
         d.current = i
         d.depth = depth
         d.cachesContainers = false
+        adopt(d)
         return d
     }
 

@@ -24,9 +24,14 @@ final class JSONTapeDecoder: Decoder {
     private var explicitBasePath: [any CodingKey] = []
     /// Streaming: the index of the element being decoded (its coding path, made when asked for).
     var baseElement: Int?
-    /// Bumped when the tape is reused for another value (streamed elements): a keyed
+    /// Bumped when the tape is reused for another value (``advanceGeneration()``): a
     /// container of an earlier value then refuses to read (its tokens are gone).
     var generation: UInt64 = 0
+    /// The super decoders handed out for the current value: they read this decoder's tape,
+    /// so they expire with the value (``advanceGeneration()``).
+    private var superDecoders: [JSONTapeDecoder] = []
+    /// A super decoder whose value's tokens are gone: it and its containers throw.
+    private(set) var expired = false
     var baseIndex = 0
     /// The token `container(keyedBy:)`, `unkeyedContainer()` and `singleValueContainer()` read.
     var current = 0
@@ -144,8 +149,33 @@ final class JSONTapeDecoder: Decoder {
         baseIndex = 0
         current = 0
         depth = 0
-        generation &+= 1
+        advanceGeneration()
         cachesContainers = true
+    }
+
+    /// The tape now holds another value: the containers and super decoders handed out for
+    /// the last one throw from now on rather than read the new one.
+    @inline(__always)
+    func advanceGeneration() {
+        generation &+= 1
+        if _slowPath(!superDecoders.isEmpty) { expireSuperDecoders() }
+    }
+
+    private func expireSuperDecoders() {
+        for d in superDecoders {
+            d.expired = true
+            d.advanceGeneration()
+        }
+        superDecoders.removeAll()
+    }
+
+    /// Records a super decoder reading this decoder's tape (see ``advanceGeneration()``).
+    func adopt(_ superDecoder: JSONTapeDecoder) { superDecoders.append(superDecoder) }
+
+    /// The error of a container (or super decoder) used after its value's tokens were reused.
+    func expiredError() -> DecodingError {
+        DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
+            "A decoder or container was used after its value was decoded: with streamed elements (elements(of:), a top-level array) or JSON columns read row by row, the decoder and containers an init(from:) receives are only valid while it runs"))
     }
 
     /// The document is done: containers kept by its types (against the rules) lose their

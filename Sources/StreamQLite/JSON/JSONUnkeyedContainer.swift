@@ -8,26 +8,35 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     /// The token of the next element.
     var position: Int
     var currentIndex = 0
+    /// The decoder's generation when the container was made (see ``JSONTapeDecoder/advanceGeneration()``).
+    let generation: UInt64
 
     init(decoder: JSONTapeDecoder, array: Int, end: Int) {
         self.decoder = decoder
         self.array = array
         self.end = end
         position = array + 1
+        generation = decoder.generation
     }
+
+    /// Whether the array's tokens are still on the tape.
+    @inline(__always) var alive: Bool { decoder.generation == generation }
 
     var codingPath: [any CodingKey] { decoder.path(to: array) }
 
     var count: Int? {
+        guard alive else { return nil }
         var n = 0
         var j = array + 1
         while j < end { n += 1; j = decoder.next(j) }
         return n
     }
 
-    var isAtEnd: Bool { position >= end }
+    /// False once expired, so that the next read throws rather than a loop ending early.
+    var isAtEnd: Bool { alive && position >= end }
 
     @inline(__always) func element<T>(_ type: T.Type) throws -> Int {
+        if _slowPath(!alive) { throw decoder.expiredError() }
         guard position < end else {
             throw DecodingError.valueNotFound(T.self, .init(
                 codingPath: codingPath + [JSONIndexKey(index: currentIndex)], debugDescription: "Unkeyed container is at end."))
@@ -70,6 +79,7 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { d, i, k in try d.unwrap(T.self, at: i) } }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
+        if _slowPath(!alive) { throw decoder.expiredError() }
         guard position < end else { return nil }
         if decoder.tokens[position].kind == JSONKind.null { advance(); return nil }
         return try decode(T.self)

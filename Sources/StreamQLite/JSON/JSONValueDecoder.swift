@@ -26,8 +26,9 @@ import Foundation
 ///
 /// The decoder and containers an `init(from:)` receives are valid while the
 /// `decode` call runs (as Codable intends: a type reads what it needs in its
-/// initializer); a container kept after its value of a streamed array was decoded
-/// throws rather than read another value.
+/// initializer); a container or super decoder kept after its value of a streamed
+/// array was decoded throws rather than read another value (the decoder itself
+/// cannot tell: keep values, not decoders).
 public struct JSONValueDecoder: Sendable {
     /// How JSON object keys are matched to coding keys.
     public enum KeyDecodingStrategy: Sendable {
