@@ -453,22 +453,40 @@ enum JSONScalar {
     case number(String)
 }
 
-/// A key ready to be written: its name (for sorting) and its bytes (`"name":`).
+/// A key ready to be written: its name (for sorting) and its bytes (`"name":`), and the
+/// coding key's own name (`stringValue`, before any key strategy) in memory that lives as long
+/// as the encoder: in an object opened for a one-byte key type it is written as a hand-written
+/// key is (``JSONOutput/handKey(_:_:)``, found by its address).
 struct JSONWrittenKey {
     var name: String
     var bytes: UnsafeMutablePointer<UInt8>
     /// -1: not made yet.
     var count: Int
+    var raw: UnsafeMutablePointer<UInt8>
+    var rawCount: Int
     init() {
         name = ""
         bytes = UnsafeMutablePointer(bitPattern: 1)!
         count = -1
+        raw = UnsafeMutablePointer(bitPattern: 1)!
+        rawCount = 0
     }
-    init(name: String, bytes: [UInt8]) {
+    init(name: String, bytes: [UInt8], raw: String) {
         self.name = name
         count = bytes.count
         self.bytes = .allocate(capacity: max(count, 1))
         self.bytes.initialize(from: bytes, count: count)
+        let utf8 = Array(raw.utf8)
+        rawCount = utf8.count
+        self.raw = .allocate(capacity: max(rawCount, 1))
+        self.raw.initialize(from: utf8, count: rawCount)
+    }
+
+    /// Frees the bytes (made ones only).
+    func free() {
+        guard count >= 0 else { return }
+        bytes.deallocate()
+        raw.deallocate()
     }
 }
 

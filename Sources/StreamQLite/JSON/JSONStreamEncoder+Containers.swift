@@ -7,7 +7,7 @@ extension JSONStreamEncoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         switch slot {
         case .empty:
-            let id = out.open(object: true, rawKeys: slotRawKeys)
+            let id = openObject(Key.self, rawKeys: slotRawKeys)
             slot = .container(id: id, object: true)
             return keyedContainer(Key.self, id: id)
         case .container(let id, true) where out.depth(of: id) != nil:

@@ -5,6 +5,8 @@ import Foundation
 /// `encode(to:)`.
 enum JSONEncodeKind {
     case plain
+    /// `Date`, `Data`, `URL`, `Decimal`: written as the options say (``JSONValueEncoder/Options/special(_:path:)``).
+    case special
     case hand(any JSONEncodable.Type)
     case array(any JSONArrayEncodable.Type)
     case stringKeyed(any JSONStringKeyedEncodable.Type)
@@ -34,6 +36,14 @@ extension Array: JSONArrayEncodable where Element: Encodable {
             for s in unsafeBitCast(self, to: [String].self) { e.out.beforeElement(); e.out.string(s) }
         } else if Element.self == Int.self {
             for v in unsafeBitCast(self, to: [Int].self) { e.out.beforeElement(); e.out.integer(Int64(v)) }
+        } else if case .plain = e.kind(of: Element.self), Element.self != Double.self, Element.self != Bool.self {
+            // What `encodeValue` would find for each element, found once.
+            try withUnsafeBufferPointer { elements in
+                for v in elements {
+                    e.out.beforeElement()
+                    try e.encodePlain(v, top: false)
+                }
+            }
         } else {
             try withUnsafeBufferPointer { elements in
                 for v in elements {
@@ -103,7 +113,9 @@ extension JSONStreamEncoder {
         let slot = kindTable + (Int(truncatingIfNeeded: UInt(bitPattern: id) >> 4) & (Self.kindSlots - 1))
         if _fastPath(slot.pointee.type == id) { return slot.pointee.kind }
         let kind: JSONEncodeKind
-        if !(T.self is AnyObject.Type), let hand = T.self as? any JSONEncodable.Type {
+        if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
+            kind = .special
+        } else if !(T.self is AnyObject.Type), let hand = T.self as? any JSONEncodable.Type {
             // Structs and enums only: a subclass may override `encode(to:)` (and inherits `encode(json:)`).
             kind = .hand(hand)
         } else if let array = T.self as? any JSONArrayEncodable.Type {
@@ -122,7 +134,7 @@ extension JSONStreamEncoder {
     @inline(__always)
     func encodeByKind<T: Encodable>(_ value: T) throws -> Bool {
         switch kind(of: T.self) {
-        case .plain: return false
+        case .plain, .special: return false
         case .hand(let hand): try encodeOpened(hand, value, self)
         case .array(let array): try encodeOpenedElements(array, value, self)
         case .stringKeyed(let dictionary): try encodeOpenedMembers(dictionary, value, self)

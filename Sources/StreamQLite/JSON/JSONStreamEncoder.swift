@@ -36,7 +36,7 @@ final class JSONStreamEncoder: Encoder {
 
     deinit {
         for (_, table) in keyTables {
-            for i in 0..<256 where table[i].count >= 0 { table[i].bytes.deallocate() }
+            for i in 0..<256 { table[i].free() }
             table.deinitialize(count: 256)
             table.deallocate()
         }
@@ -108,7 +108,8 @@ final class JSONStreamEncoder: Encoder {
     }
 
     func encodeOther<T: Encodable>(_ value: T, top: Bool) throws {
-        if let special = try options.special(value, path: codingPath) {
+        // The kind, kept per type, says whether `T` is one of the types `options.special` knows.
+        if case .special = kind(of: T.self), let special = try options.special(value, path: codingPath) {
             switch special {
             case .scalar(let s): out.scalar(s)
             case .encode(let body): try inSlot(top: top, rawKeys: false) { try body(self) }
@@ -116,6 +117,12 @@ final class JSONStreamEncoder: Encoder {
             return
         }
         if try encodeByKind(value) { return }
+        try encodePlain(value, top: top)
+    }
+
+    /// Encodes a value of a ``JSONEncodeKind/plain`` type: through its `encode(to:)`.
+    @inline(__always)
+    func encodePlain<T: Encodable>(_ value: T, top: Bool) throws {
         let rawKeys = options.snakeCase && value is JSONStringDictionaryEncodable
         try inSlot(top: top, rawKeys: rawKeys) { try value.encode(to: self) }
     }
@@ -138,7 +145,11 @@ final class JSONStreamEncoder: Encoder {
             _ = out.open(object: true)
             out.close()
         case .container:
-            out.close(downTo: slotDepth)
+            if _fastPath(out.frames.count == slotDepth &+ 1 && out.frames[slotDepth].hand) {
+                out.closeHand()
+            } else {
+                out.close(downTo: slotDepth)
+            }
         case .single:
             break
         }
@@ -148,8 +159,24 @@ final class JSONStreamEncoder: Encoder {
     @inline(__always)
     func beginMember<K: CodingKey>(_ key: K, _ id: UInt64) -> Bool {
         guard activate(id) else { return false }
-        writeKey(key)
-        return true
+        return writeKey(key)
+    }
+
+    /// Whether `K` is a one-byte trivial key type (synthesized `CodingKeys`): its keys are
+    /// known by their byte, their names kept per type (see ``writeKey(_:)``).
+    @inline(__always)
+    static func isByteKey<K: CodingKey>(_ type: K.Type) -> Bool {
+        _isPOD(K.self) && MemoryLayout<K>.size <= 1
+    }
+
+    /// Opens an object for a keyed container of `Key` (after its key or separator): for a
+    /// one-byte key type (and keys written as converted) an object whose members are kept as
+    /// a hand-written object's, by the addresses of their names: sorted and rid of duplicate
+    /// keys by the same plans per type and key sequence (``JSONOutput/fixHandMembers(_:)``).
+    @inline(__always)
+    func openObject<Key: CodingKey>(_ type: Key.Type, rawKeys: Bool = false) -> UInt64 {
+        if Self.isByteKey(Key.self) && !rawKeys { return out.openHand(ObjectIdentifier(Key.self)) }
+        return out.open(object: true, rawKeys: rawKeys)
     }
 
     /// A keyed container writing into object `id`.
@@ -230,17 +257,26 @@ final class JSONStreamEncoder: Encoder {
         return true
     }
 
-    /// The JSON key of `key` in the innermost object.
+    /// Writes the JSON key of `key` in the innermost object; false when the member must be
+    /// dropped (a key that is not one byte in an object opened for one-byte keys: restart).
     @inline(__always)
-    func writeKey<K: CodingKey>(_ key: K) {
-        if _isPOD(K.self) && MemoryLayout<K>.size <= 1 {
+    func writeKey<K: CodingKey>(_ key: K) -> Bool {
+        let hand = out.frames[out.frames.count &- 1].hand
+        if Self.isByteKey(K.self) {
             let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
             let table = keyTable(ObjectIdentifier(K.self))
             if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key.stringValue) }
-            out.key(written: table[byte], byte: Int16(byte), type: ObjectIdentifier(K.self))
-            return
+            if _fastPath(hand) {
+                out.handKey(table[byte].raw, table[byte].rawCount)
+            } else {
+                out.key(written: table[byte], byte: Int16(byte), type: ObjectIdentifier(K.self))
+            }
+            return true
         }
+        // Rare (two containers of different key types writing one object): the tree encoder writes it.
+        if hand { restart = true; return false }
         writeKeySlow(key)
+        return true
     }
 
     /// The table of a one-byte key type (the last few types are kept).
@@ -267,7 +303,7 @@ final class JSONStreamEncoder: Encoder {
         var bytes: [UInt8] = []
         appendJSONQuoted(name, to: &bytes, escapeSlash: options.escapeSlashes, escapeLineSeparators: false)
         bytes.append(contentsOf: options.pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
-        return JSONWrittenKey(name: name, bytes: bytes)
+        return JSONWrittenKey(name: name, bytes: bytes, raw: stringValue)
     }
 
     func writeKeySlow<K: CodingKey>(_ key: K) {

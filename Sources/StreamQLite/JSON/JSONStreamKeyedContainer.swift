@@ -50,7 +50,7 @@ struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
         let id = cell.pointee
         return with { e in
             guard e.beginMember(key, id) else { return e.keyedContainer(NestedKey.self, id: 0) }
-            return e.keyedContainer(NestedKey.self, id: e.out.open(object: true))
+            return e.keyedContainer(NestedKey.self, id: e.openObject(NestedKey.self))
         }
     }
 

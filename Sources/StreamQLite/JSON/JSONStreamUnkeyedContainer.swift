@@ -40,7 +40,7 @@ struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         guard begin() else { return encoder.keyedContainer(NestedKey.self, id: 0) }
-        return encoder.keyedContainer(NestedKey.self, id: encoder.out.open(object: true))
+        return encoder.keyedContainer(NestedKey.self, id: encoder.openObject(NestedKey.self))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
