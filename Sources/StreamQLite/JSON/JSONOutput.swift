@@ -129,6 +129,8 @@ struct JSONOutput: ~Copyable {
 
     /// Writes `s` as a quoted, escaped JSON string.
     mutating func string(_ s: String) {
+        // A native string's bytes where they are (no copy of the string: no retain and release).
+        if s.utf8.withContiguousStorageIfAvailable({ string($0) }) != nil { return }
         var s = s
         s.withUTF8 { string($0) }
     }

@@ -38,17 +38,20 @@ extension Array: JSONArrayEncodable where Element: Encodable {
             for v in unsafeBitCast(self, to: [Int].self) { e.out.beforeElement(); e.out.integer(Int64(v)) }
         } else if case .plain = e.kind(of: Element.self), Element.self != Double.self, Element.self != Bool.self {
             // What `encodeValue` would find for each element, found once.
+            // (By index: a `for` loop's iterator and `Optional<Element>` cost a metadata lookup per array.)
             try withUnsafeBufferPointer { elements in
-                for v in elements {
+                guard let base = elements.baseAddress else { return }
+                for i in 0..<elements.count {
                     e.out.beforeElement()
-                    try e.encodePlain(v, top: false)
+                    try e.encodePlain(base[i], top: false)
                 }
             }
         } else {
             try withUnsafeBufferPointer { elements in
-                for v in elements {
+                guard let base = elements.baseAddress else { return }
+                for i in 0..<elements.count {
                     e.out.beforeElement()
-                    try e.encodeValue(v)
+                    try e.encodeValue(base[i])
                 }
             }
         }
@@ -69,9 +72,13 @@ extension Dictionary: JSONStringKeyedEncodable where Key == String, Value: Encod
         _ = e.out.open(object: true, rawKeys: true)
         // Distinct keys: no duplicates to look for when the object closes (sorted there with `sortedKeys`).
         e.out.frames[depth].distinct = true
-        for (k, v) in self {
-            e.out.key(k, byte: -1, type: nil)
-            try e.encodeValue(v)
+        // By index: a `for` loop's iterator and `Optional<(Key, Value)>` cost metadata lookups per dictionary.
+        let keys = self.keys, values = self.values
+        var i = startIndex
+        while i != endIndex {
+            e.out.key(keys[i], byte: -1, type: nil)
+            try e.encodeValue(values[i])
+            i = index(after: i)
         }
         e.out.close(downTo: depth)
     }
