@@ -204,6 +204,34 @@ private struct Shapes {
         #expect(try paths(deep).ours == ["Index 1", "myURL", "Index 1", "myURL"])
     }
 
+    /// `[String: V]` with sorted keys (sorted in place, no arrays): keys of every length, that
+    /// share prefixes, need escaping, are not ASCII, in and out of order; nested dictionaries.
+    @Test func sortedDictionariesAgreeWithJSONEncoder() throws {
+        var r = Shapes(state: 5)
+        let alphabet = ["a", "b", "ab", "é", "e\u{301}", "/", "\"", "Z", "\u{7F}", "😀", "\n", "_"]
+        var values: [[String: [String: Int]]] = []
+        for _ in 0..<200 {
+            var outer: [String: [String: Int]] = [:]
+            for _ in 0..<(r.next() % 6) {
+                var inner: [String: Int] = [:]
+                for _ in 0..<(r.next() % 9) {
+                    inner[(0..<(r.next() % 4)).map { _ in r.pick(alphabet) }.joined()] = r.next() % 100
+                }
+                outer[(0..<(1 + r.next() % 3)).map { _ in r.pick(alphabet) }.joined()] = inner
+            }
+            values.append(outer)
+        }
+        for f in allFormattings {
+            #expect(bothEncode(values, f).ours == bothEncode(values, f).foundation, "\(f)")
+            let snake = bothEncode(values, f) { o, t in
+                o.keyEncodingStrategy = .convertToSnakeCase
+                t.keyEncodingStrategy = .convertToSnakeCase
+            }
+            #expect(snake.ours == snake.foundation, "snake_case \(f)")
+        }
+        #expect(try oursEncode(["b": 1, "a": 2, "ab": 3, "": 4, "B": 5], [.sortedKeys]) == #"{"":4,"B":5,"a":2,"ab":3,"b":1}"#)
+    }
+
     /// The same value encoded again by one encoder (its key names and plans kept) and by a
     /// new one: the same bytes.
     @Test func encodingAgainGivesTheSameBytes() throws {

@@ -329,6 +329,27 @@ struct JSONOutput: ~Copyable {
             for m in base..<(base + n) where !seen.insert(members[m].key).inserted { duplicates = true; break }
         }
         guard sortedKeys || duplicates else { return }
+        if !duplicates && !f.byteKeys {
+            // Sorted distinct keys (a dictionary's): an insertion sort of the positions in memory
+            // on the stack (no arrays per object).
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: n) { order in
+                var identity = true
+                for k in 0..<n {
+                    var j = k
+                    while j > 0 && jsonKeyPrecedes(members[base &+ k].key, members[base &+ order[j &- 1]].key) {
+                        order[j] = order[j &- 1]
+                        j &-= 1
+                    }
+                    order[j] = k
+                    if j != k { identity = false }
+                }
+                guard !identity else { return }
+                let starts = startBuffer(n)
+                for k in 0..<n { starts[k] = members[base &+ k].start }
+                rebuild(starts: starts, count: n, order: UnsafeBufferPointer(order))
+            }
+            return
+        }
         if !duplicates && f.byteKeys, let order = cachedOrder(f) {
             // The same keys in the same order as the last object of this key type: its order.
             rebuildMembers(base: base, count: n, order: order)
