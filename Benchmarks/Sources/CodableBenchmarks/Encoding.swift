@@ -87,6 +87,17 @@ func profileEncode(_ variant: String, _ n: Int) throws {
         let t = try measure(5) { try encodeProfiled { let b = try encoder.encode(values); size = b.count; blackHole(b) } }
         print(String(format: "%@: %.3f s, %.0f MB/s", variant, t, Double(size) / 1e6 / t))
     }
+    if variant.contains("-small") {
+        // One small value per call (an HTTP body, a message): the per-call set-up counts.
+        let values = (0..<(n / 10)).map { Hi(hi: $0, there: $0, comment: "comment") }
+        let foundation = JSONEncoder()
+        if variant.contains("-sorted") { foundation.outputFormatting = [.sortedKeys] }
+        let ours = try measure(5) { try encodeProfiled { for v in values { blackHole(try encoder.encode(v)) } } }
+        let theirs = variant.contains("-profile") ? .nan : try measure(5) { for v in values { blackHole(try foundation.encode(v)) } }
+        print(String(format: "%@: %d calls, ours %.3f µs a call, JSONEncoder %.3f µs a call: %.2f×", variant, values.count,
+                     ours / Double(values.count) * 1e6, theirs / Double(values.count) * 1e6, theirs / ours))
+        return
+    }
     if variant.contains("-orders") {
         let orders = (0..<(n / 10)).map(order)
         if hand { try run(try handTwin(orders, OrderHand.self)) } else { try run(orders) }

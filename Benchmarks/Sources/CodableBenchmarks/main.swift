@@ -155,6 +155,13 @@ if args.count > 2 && args[1] == "profile" {
     case "decode":
         let t = try measure(5) { blackHole(try JSONValueDecoder().decode([Hi].self, from: file)) }
         print(String(format: "decode: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))
+    case "decode-small":
+        // One small document per call (an HTTP body, a message): the per-call set-up counts.
+        let texts = (0..<(n / 10)).map { Array("{\"hi\": \($0), \"there\": \($0), \"comment\": \"comment\"}".utf8) }
+        let ours = try measure(5) { let d = JSONValueDecoder(); for t in texts { blackHole(try d.decode(Hi.self, from: t)) } }
+        let theirs = try measure(5) { let d = JSONDecoder(); for t in texts { blackHole(try d.decode(Hi.self, from: Data(t))) } }
+        print(String(format: "decode-small: %d calls, ours %.3f µs a call, JSONDecoder %.3f µs a call: %.2f×", texts.count,
+                     ours / Double(texts.count) * 1e6, theirs / Double(texts.count) * 1e6, theirs / ours))
     case "hand":
         let t = try measure(5) { blackHole(try JSONValueDecoder().decode([HiHand].self, from: file)) }
         print(String(format: "hand: %.3f s, %.0f MB/s", t, Double(file.count) / 1e6 / t))

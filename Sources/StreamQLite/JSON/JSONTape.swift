@@ -120,16 +120,12 @@ final class JSONTape {
 /// Decoders (each with its tape: a parser and its buffers) kept for reuse: decoding a
 /// small document, such as a JSON column of every row, then allocates nearly nothing,
 /// and the per-key-type memory of the last documents (key bytes, containers) is reused.
-final class JSONDecoderPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var decoders: [JSONTapeDecoder] = []
+final class JSONDecoderPool: Sendable {
+    private let pool = ReusePool<JSONTapeDecoder>()
 
     /// A decoder with an empty tape.
     func take() throws -> JSONTapeDecoder {
-        lock.lock()
-        let d = decoders.popLast()
-        lock.unlock()
-        if let d { return d }
+        if let d = pool.take() { return d }
         return JSONTapeDecoder(tape: try JSONTape(), input: UnsafeRawBufferPointer(start: nil, count: 0),
                                options: JSONValueDecoder.Options(JSONValueDecoder()))
     }
@@ -137,17 +133,12 @@ final class JSONDecoderPool: @unchecked Sendable {
     /// Gives a decoder back once nothing refers to it any more (no container kept beyond
     /// its decode); decoders grown large are dropped to bound the memory kept.
     func give(_ decoder: inout JSONTapeDecoder?) {
-        defer { decoder = nil }
-        guard decoder != nil else { return }
-        decoder!.endDocument()
-        // Checked before any other reference to it is made here.
-        guard isKnownUniquelyReferenced(&decoder) else { return }
-        let d = decoder!
-        guard d.isWorthKeeping else { return }
-        d.tape.reset()
-        lock.lock()
-        if decoders.count < 8 { decoders.append(d) }
-        lock.unlock()
+        decoder?.endDocument()
+        pool.give(&decoder) { d in
+            guard d.isWorthKeeping else { return false }
+            d.tape.reset()
+            return true
+        }
     }
 }
 

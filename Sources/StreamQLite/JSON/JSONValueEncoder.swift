@@ -114,9 +114,11 @@ public struct JSONValueEncoder: Sendable {
     /// let bytes = try JSONValueEncoder().encode(["id": 1])   // {"id":1}
     /// ```
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let encoder = JSONStreamEncoder(options: Options(self))
-        try encoder.encodeTop(value)
-        return Array(encoder.out.bytes)
+        var encoder: JSONStreamEncoder? = JSONStreamEncoder.take(Options(self))
+        try encoder!.encodeTop(value)
+        let bytes = Array(encoder!.out.bytes)
+        JSONStreamEncoder.give(&encoder)
+        return bytes
     }
 
     /// Writes the JSON text of `value` to `sink` (then flushes it).
@@ -126,9 +128,10 @@ public struct JSONValueEncoder: Sendable {
     /// try JSONValueEncoder().encode(report, into: &out)
     /// ```
     public func encode<T: Encodable>(_ value: T, into sink: inout some ByteSink) throws {
-        let encoder = JSONStreamEncoder(options: Options(self))
-        try encoder.encodeTop(value)
-        try sink.write(UnsafeRawBufferPointer(encoder.out.bytes))
+        var encoder: JSONStreamEncoder? = JSONStreamEncoder.take(Options(self))
+        try encoder!.encodeTop(value)
+        try sink.write(UnsafeRawBufferPointer(encoder!.out.bytes))
+        JSONStreamEncoder.give(&encoder)
         try sink.flush()
     }
 
