@@ -4,7 +4,7 @@
 // the ceiling. Prints medians (MB/s of JSON) and ratios.
 //
 //   swift run -c release --package-path Benchmarks CodableBenchmarks [N] [REPS]
-//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|hand|encode|orders|stream|rows|column-texts|texts|none [N]
+//   swift run -c release --package-path Benchmarks CodableBenchmarks profile decode|decode-small|hand|encode[-sorted][-hand|-orders|-small]|orders|stream|rows|column-texts|texts|none [N]
 //     (rows, column-texts, texts: N/10 orders in a JSON column read by rows(T.self), or each row's text by
 //     JSONValueDecoder, or each row's text as String; the measured part is `profiled`, see there)
 //   swift run -c release --package-path Benchmarks CodableBenchmarks stream-memory FILE_MB [keep]
