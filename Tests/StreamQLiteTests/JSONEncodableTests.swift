@@ -431,15 +431,6 @@ let ourFormattings: [JSONValueEncoder.OutputFormatting] = [
             }
         }
         // Out of order (superEncoder-free but nested-container misuse): the document falls back to the tree path.
-        struct OutOfOrder: Encodable {
-            enum K: String, CodingKey { case a, b, c }
-            func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: K.self)
-                var n = c.nestedContainer(keyedBy: K.self, forKey: .a)
-                try c.encode(1, forKey: .b)
-                try n.encode(2, forKey: .c)
-            }
-        }
         struct Doc: Encodable { var pointList: [Point]; var other: Int }
         struct RestartDoc: Encodable { var pointList: [Point]; var other: OutOfOrder }
         let points = (0..<6).map { Point(createdAt: $0, userName: "u\($0)", aURLValue: -$0, a1B: $0 % 2 == 0 ? $0 : nil) }
@@ -450,5 +441,17 @@ let ourFormattings: [JSONValueEncoder.OutputFormatting] = [
             let restarted = bothEncode(RestartDoc(pointList: points, other: OutOfOrder()), f, configure: snake)
             #expect(restarted.ours == restarted.foundation, "\(f)")
         }
+    }
+}
+
+/// Uses a nested container after writing to its parent (nested-container misuse, no
+/// superEncoder): the stream encoder restarts the whole document as a tree.
+struct OutOfOrder: Encodable {
+    enum K: String, CodingKey { case a, b, c }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: K.self)
+        var n = c.nestedContainer(keyedBy: K.self, forKey: .a)
+        try c.encode(1, forKey: .b)
+        try n.encode(2, forKey: .c)
     }
 }

@@ -136,21 +136,31 @@ private struct Shapes {
     }
 }
 
+/// `values` encode as `JSONEncoder` encodes them in every layout, with keys as declared and
+/// converted to snake_case (that run also with `snakeCaseAlso` applied to both encoders).
+func expectAgreementInEveryLayout<T: Encodable>(
+    _ values: T, snakeCaseAlso: @escaping (inout JSONValueEncoder, JSONEncoder) -> Void = { _, _ in },
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    for f in allFormattings {
+        let plain = bothEncode(values, f)
+        #expect(plain.ours == plain.foundation, "\(f)", sourceLocation: sourceLocation)
+        let snake = bothEncode(values, f) { o, t in
+            o.keyEncodingStrategy = .convertToSnakeCase
+            t.keyEncodingStrategy = .convertToSnakeCase
+            snakeCaseAlso(&o, t)
+        }
+        #expect(snake.ours == snake.foundation, "snake_case \(f)", sourceLocation: sourceLocation)
+    }
+}
+
 @Suite struct JSONEncoderSpeedTests {
     /// Objects of one key type: keys out of order, escaped, repeated (the later wins), coming
     /// and going between objects of the same type; in every layout and with snake_case.
     @Test func objectsOfOneByteKeyTypeAgreeWithJSONEncoder() throws {
         var r = Shapes(state: 7)
         let values = (0..<400).map { _ in r.shape(depth: 0, mixed: false) }
-        for f in allFormattings {
-            let plain = bothEncode(values, f)
-            #expect(plain.ours == plain.foundation, "\(f)")
-            let snake = bothEncode(values, f) { o, t in
-                o.keyEncodingStrategy = .convertToSnakeCase
-                t.keyEncodingStrategy = .convertToSnakeCase
-            }
-            #expect(snake.ours == snake.foundation, "snake_case \(f)")
-        }
+        expectAgreementInEveryLayout(values)
         // Every object alone too (no plan left over from the one before).
         for v in values.prefix(60) { #expect(bothEncode(v).ours == bothEncode(v).foundation) }
     }
@@ -160,16 +170,9 @@ private struct Shapes {
     @Test func objectsWrittenThroughSeveralKeyTypesAgreeWithJSONEncoder() throws {
         var r = Shapes(state: 11)
         let values = (0..<400).map { _ in r.shape(depth: 0, mixed: true) }
-        for f in allFormattings {
-            let plain = bothEncode(values, f)
-            #expect(plain.ours == plain.foundation, "\(f)")
-            let snake = bothEncode(values, f) { o, t in
-                o.keyEncodingStrategy = .convertToSnakeCase
-                t.keyEncodingStrategy = .convertToSnakeCase
-                o.dateEncodingStrategy = .millisecondsSince1970
-                t.dateEncodingStrategy = .millisecondsSince1970
-            }
-            #expect(snake.ours == snake.foundation, "snake_case \(f)")
+        expectAgreementInEveryLayout(values) { o, t in
+            o.dateEncodingStrategy = .millisecondsSince1970
+            t.dateEncodingStrategy = .millisecondsSince1970
         }
         // A string key after one-byte keys and before them, in one object.
         let mixed = Shape(plan: [.odd(.zed, 1), .text("Zed", true), .other(.a, "x"), .odd(.url, 2), .text("b", false)])

@@ -6,22 +6,8 @@ import Testing
 // fixed by 4e926e7 and 924e503): a subclass overriding encode(to:), a document restarted as a
 // tree under convertToSnakeCase, canonically equivalent keys.
 
-
-/// Uses a nested container after writing to its parent: the stream encoder restarts the
-/// whole document as a tree.
-private struct ReviewOutOfOrder: Encodable {
-    enum K: String, CodingKey { case a, b, c }
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: K.self)
-        var n = c.nestedContainer(keyedBy: K.self, forKey: .a)
-        try c.encode(1, forKey: .b)
-        try n.encode(2, forKey: .c)
-    }
-}
-
 private struct ReviewPlainDoc: Encodable { var point: ReviewHandPoint; var other: Int }
-private struct ReviewRestartDoc: Encodable { var point: ReviewHandPoint; var other: ReviewOutOfOrder }
-
+private struct ReviewRestartDoc: Encodable { var point: ReviewHandPoint; var other: OutOfOrder }
 
 /// Keys that are canonically equivalent Strings but different bytes ("é" precomposed and decomposed).
 private struct ReviewEquivalentKeys: Encodable, JSONEncodable {
@@ -42,8 +28,6 @@ private struct ReviewEquivalentKeysPlain: Encodable {
         try c.encode(2, forKey: JSONStringKey("e\u{301}"))
     }
 }
-
-
 
 /// A class hierarchy: the base writes itself by hand; the subclass adds a member the
 /// usual way (overriding encode(to:)), as Codable class hierarchies do.
@@ -81,7 +65,7 @@ private final class ReviewDerived: ReviewBase {
     @Test func aRestartedDocumentWritesHandKeysAsTheStreamDoes() throws {
         let point = ReviewHandPoint(createdAt: 5, userName: "x")
         let plain = try encodedByUs(ReviewPlainDoc(point: point, other: 1), snake: true)
-        let restarted = try encodedByUs(ReviewRestartDoc(point: point, other: ReviewOutOfOrder()), snake: true)
+        let restarted = try encodedByUs(ReviewRestartDoc(point: point, other: OutOfOrder()), snake: true)
         // The object under "point", cut out of each document.
         func pointPart(_ s: String) -> Substring {
             let start = s.range(of: "\"point\":")!.upperBound
@@ -89,7 +73,7 @@ private final class ReviewDerived: ReviewBase {
         }
         #expect(pointPart(plain) == pointPart(restarted), "\(plain) vs \(restarted)")
         // Foundation's own output for the restarted document, to show which one it matches.
-        let reference = try encodedByFoundation(ReviewRestartDoc(point: point, other: ReviewOutOfOrder()), snake: true)
+        let reference = try encodedByFoundation(ReviewRestartDoc(point: point, other: OutOfOrder()), snake: true)
         #expect(restarted == reference)
     }
 
