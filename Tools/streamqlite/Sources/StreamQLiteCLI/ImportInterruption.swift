@@ -5,13 +5,16 @@ import StreamQLite
 
 /// Ctrl-C during an `import`: SIGINT is caught (not fatal) and every statement of the
 /// connection stops from then on with `SQLITE_INTERRUPT`, so the import fails and its
-/// transaction is rolled back.
+/// transaction is rolled back; and no commit succeeds any more, so nothing is stored
+/// whatever runs after the interruption.
 ///
 /// `sqlite3_interrupt` alone would not do: it stops the statement running at that moment,
 /// and most of an import is spent reading and parsing between two `INSERT`s. A progress
 /// handler (every 1000 virtual-machine instructions) that answers "stop" once the signal
 /// came also stops the next `INSERT`. An interrupted write makes SQLite roll back the whole
-/// transaction itself.
+/// transaction itself: a statement run after that would run in autocommit mode, and the
+/// commit hook turns its commit into a rollback (a short statement may end before the
+/// progress handler is asked).
 final class ImportInterruption: @unchecked Sendable {
     private let lock = NSLock()
     private var signalled = false
@@ -31,6 +34,9 @@ final class ImportInterruption: @unchecked Sendable {
         sqlite3_progress_handler(handle, 1000, { context in
             Unmanaged<ImportInterruption>.fromOpaque(context!).takeUnretainedValue().requested ? 1 : 0
         }, Unmanaged.passUnretained(self).toOpaque())
+        sqlite3_commit_hook(handle, { context in
+            Unmanaged<ImportInterruption>.fromOpaque(context!).takeUnretainedValue().requested ? 1 : 0
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// True once Ctrl-C was pressed.
@@ -39,6 +45,7 @@ final class ImportInterruption: @unchecked Sendable {
     /// Takes the handlers off (before the connection closes); SIGINT ends the process again.
     func remove() {
         sqlite3_progress_handler(handle, 0, nil, nil)
+        sqlite3_commit_hook(handle, nil, nil)
         source.cancel()
         signal(SIGINT, SIG_DFL)
     }
