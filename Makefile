@@ -159,7 +159,7 @@ cli: swift-toolchain
 	swift build -c release --static-swift-stdlib --package-path $(CLI_DIR)
 
 install-cli: cli
-	install -D -m 755 $(CLI_BIN) $(DESTDIR)$(PREFIX)/bin/streamqlite
+	install -D -s -m 755 $(CLI_BIN) $(DESTDIR)$(PREFIX)/bin/streamqlite
 	@mkdir -p $(BUILD)/cli-completions
 	$(CLI_BIN) --generate-completion-script bash > $(BUILD)/cli-completions/streamqlite
 	$(CLI_BIN) --generate-completion-script zsh > $(BUILD)/cli-completions/_streamqlite
