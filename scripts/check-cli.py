@@ -15,6 +15,8 @@ data (sql/demo/create-usage.sql: the Usage table of `make demo`):
 - Ctrl-C (SIGINT) in the middle of a large import: exit 130, "rolled back", nothing stored,
   no journal left behind.
 - --help with examples, --version, completion scripts (bash -n checks the bash one).
+- the box table on a terminal narrowed to its width, and streamed past its 100-row sample;
+  the report on a terminal in block bars filling its width; a report of no rows.
 
 Usage: check-cli.py path/to/streamqlite
 """
@@ -63,6 +65,29 @@ def make_big_csv(path, n):
         f.write("id,name,amount,placed\n")
         for i in range(n):
             f.write(f"{i},item {i % 977},{(i * 7919) % 100000 / 100},2024-{1 + i % 12:02d}-{1 + i % 28:02d} 12:00:00\n")
+
+
+def run_in_pty(args, columns):
+    """Runs the tool with all three streams on a pseudo-terminal `columns` wide; returns
+    (exit status, everything it wrote, as the terminal got it)."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    p = subprocess.Popen([CLI, *args], stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    out = b""
+    while True:
+        r, _, _ = select.select([master], [], [], 30)
+        if not r:
+            break
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:     # EIO: the other side closed
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return p.wait(30), out.decode()
 
 
 class CLITest(unittest.TestCase):
@@ -191,6 +216,24 @@ class CLITest(unittest.TestCase):
                               "│ search  │   137 │   │ a\\nb │\n"
                               "└─────────┴───────┴───┴──────┘\n")
 
+    def test_query_on_a_terminal_is_a_box_table_that_fits(self):
+        status, text = run_in_pty(["query", self.usage_db, "SELECT FacetId || ' and a long tail of text' AS facet, "
+                                   "Value, Date FROM Usage ORDER BY rowid LIMIT 3"], 40)
+        self.assertEqual(status, 0, text)
+        lines = text.split("\r\n")
+        self.assertEqual(lines[:4], ["┌──────────────┬───────┬───────────────┐",
+                                     "│ facet        │ Value │ Date          │",
+                                     "├──────────────┼───────┼───────────────┤",
+                                     "│ search and … │   100 │ 2010-12-13 0… │"])   # 40 columns
+
+    def test_query_table_streams_past_its_sample_with_the_same_widths(self):
+        sql = ("WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < 200) "
+               "SELECT value AS n, CASE WHEN value = 150 THEN 'much wider than before' ELSE 'x' END AS t FROM s")
+        lines = run("query", self.usage_db, sql, "--format", "table").stdout.decode().splitlines()
+        self.assertEqual(len(lines), 200 + 4)
+        self.assertEqual(lines[152], "│ 150 │ … │")     # row 150 comes after the 100-row sample: cut to its width
+        self.assertEqual({len(l) for l in lines}, {11})
+
     def test_query_error_is_the_library_error(self):
         p = run("query", self.usage_db, "SELECT nope FROM Usage", check=False)
         self.assertEqual(p.returncode, 1)
@@ -246,6 +289,23 @@ class CLITest(unittest.TestCase):
         self.assertEqual([(s, v) for _, s, v in self.chart_rows(text)], sorted((s, str(n)) for s, n in counts.items()))
         self.assertTrue(text.startswith("count(*) per en_US week of Date, Usage\n"))
 
+    def test_report_on_a_terminal_fills_its_width_with_block_bars(self):
+        status, text = run_in_pty(["report", self.usage_db, "--table", "Usage", "--time", "Date", "--value", "sum(Visits)",
+                                   "--locale", "en_US"], 70)
+        self.assertEqual(status, 0, text)
+        lines = text.split("\r\n")
+        self.assertEqual(lines[0], "sum(Visits) per en_US week of Date, Usage")
+        self.assertEqual(lines[3], "2011-01  2010-12-26  " + "█" * 45 + " 384")   # the largest fills the room
+        self.assertEqual(lines[1], "2010-51  2010-12-12  " + "█" * 37 + "▌" + " " * 7 + " 320")   # 320/384 of 45 = 37.5
+        self.assertTrue(all(len(l) <= 70 for l in lines))
+
+    def test_report_of_no_rows(self):
+        db = self.path("none.db")
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE t(at TEXT)")
+        con.close()
+        self.assertEqual(run("report", db, "--table", "t", "--time", "at").stdout, b"count(*) per ISO week of at, t\n(no rows)\n")
+
     def test_report_rejects_bad_dates(self):
         p = run("report", self.usage_db, "--table", "Usage", "--time", "Date", "--from", "2011-02-30", check=False)
         self.assertEqual(p.returncode, 64)
@@ -255,26 +315,8 @@ class CLITest(unittest.TestCase):
 
     def test_progress_line_in_a_terminal(self):
         db = self.path("pty.db")
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-        p = subprocess.Popen([CLI, "import", db, self.big_csv, "--create", "--progress-interval", "0.05"],
-                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
-        os.close(slave)
-        out = b""
-        while True:
-            r, _, _ = select.select([master], [], [], 30)
-            if not r:
-                break
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-        os.close(master)
-        self.assertEqual(p.wait(30), 0)
-        text = out.decode()
+        status, text = run_in_pty(["import", db, self.big_csv, "--create", "--progress-interval", "0.05"], 100)
+        self.assertEqual(status, 0, text)
         frames = [f for f in text.split("\r\x1b[2K") if f.startswith("file ")]
         self.assertGreaterEqual(len(frames), 3, repr(text))
         size = os.path.getsize(self.big_csv) / 1024 / 1024
