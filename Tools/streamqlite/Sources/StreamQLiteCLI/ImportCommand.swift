@@ -59,6 +59,7 @@ struct ImportCommand: ParsableCommand {
         let sources = try files.map { try ImportSource(path: $0, format: format, table: table) }
         let options = ImportSettings(createTable: create, upsertKeys: upsert)
         try options.check(against: sources)
+        let existed = FileManager.default.fileExists(atPath: database)
         let db = try Database(path: database)
         let interruption = ImportInterruption(db)
         defer { interruption.remove() }
@@ -78,6 +79,8 @@ struct ImportCommand: ParsableCommand {
             }
         } catch {
             progress.clear()
+            interruption.remove()
+            removeIfCreatedEmpty(db, existed: existed)
             if interruption.requested {
                 Terminal.error("streamqlite import: interrupted (Ctrl-C): rolled back, nothing was stored\n")
                 throw ExitCode(130)
@@ -86,6 +89,13 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode.failure
         }
         progress.summary(stored: stored)
+    }
+
+    /// A failed import into a database file it created leaves no empty file behind.
+    private func removeIfCreatedEmpty(_ db: Database, existed: Bool) {
+        guard !existed, (try? db.value(Int.self, "SELECT count(*) FROM sqlite_master")) == 0 else { return }
+        try? db.closeConnection()
+        unlink(database)
     }
 }
 

@@ -20,6 +20,7 @@ final class ImportInterruption: @unchecked Sendable {
     private var signalled = false
     private let source: any DispatchSourceSignal
     private let handle: OpaquePointer?
+    private var removed = false
 
     init(_ db: Database) {
         handle = db.sqliteHandle
@@ -27,7 +28,11 @@ final class ImportInterruption: @unchecked Sendable {
         source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
         let interrupt = db.interruptHandle
         source.setEventHandler { [unowned self] in
-            lock.withLock { signalled = true }
+            let again = lock.withLock { () -> Bool in
+                defer { signalled = true }
+                return signalled
+            }
+            if again { Self.stopNow() }
             interrupt.interrupt()
         }
         source.resume()
@@ -39,11 +44,21 @@ final class ImportInterruption: @unchecked Sendable {
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// A second Ctrl-C, when the first has not stopped the import (a read waiting on a pipe
+    /// or FIFO that sends nothing runs no statement): the process ends at once (status 130). Nothing was
+    /// committed; the rollback journal undoes the import when the database is next opened.
+    private static func stopNow() -> Never {
+        Terminal.error("\nstreamqlite import: interrupted twice: stopped; nothing was stored (the journal undoes the import when the database is next opened)\n")
+        exit(130)
+    }
+
     /// True once Ctrl-C was pressed.
     var requested: Bool { lock.withLock { signalled } }
 
     /// Takes the handlers off (before the connection closes); SIGINT ends the process again.
     func remove() {
+        guard !removed else { return }
+        removed = true
         sqlite3_progress_handler(handle, 0, nil, nil)
         sqlite3_commit_hook(handle, nil, nil)
         source.cancel()

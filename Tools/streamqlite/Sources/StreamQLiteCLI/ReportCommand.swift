@@ -68,8 +68,9 @@ struct ReportCommand: ParsableCommand {
         let weeks: [WeeklyReport.Week]
         do {
             weeks = try report.weeks(in: db)
-        } catch {
-            Terminal.error("streamqlite report: \(error)\n")
+        } catch let error as DatabaseError {
+            // The statement is the tool's own: the message alone names the function and value.
+            Terminal.error("streamqlite report: \(error.message)\n")
             throw ExitCode.failure
         }
         let title = report.title
