@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A frame reads `file 1/2 orders.csv  12.0 MiB of 48.0 MiB (25%)  80,000 rows  160,000 rows/s  ETA 0:02`:
 /// bytes and percent of all files together, rows stored or read so far in all files, the rate since
-/// the start, and the time left at that byte rate (left out while unknown: a file of unknown size,
-/// or the first half second).
+/// the start, and the time left at that byte rate (left out for a file of unknown size). The first
+/// frame comes one interval after the start.
 final class ImportProgress {
     enum Mode { case terminal, lines, quiet }
 
@@ -91,7 +91,7 @@ final class ImportProgress {
         }
         parts.append("\(Self.count(allRows)) rows")
         if seconds > 0 { parts.append("\(Self.count(Int(Double(allRows) / seconds))) rows/s") }
-        if let totalBytes, seconds >= 0.5, done > 0 {
+        if let totalBytes, done > 0 {
             let left = Double(totalBytes - done) / (Double(done) / seconds)
             parts.append("ETA \(Self.clock(left))")
         }
