@@ -87,7 +87,9 @@ struct InsertBatcher<Element> {
     }
 
     /// Replays the rows of a failed batch one by one (the batch statement was undone
-    /// as a whole) and throws the error of the first row that fails.
+    /// as a whole) and throws the error of the first row that fails. No replay when the
+    /// failure ended the transaction (`SQLITE_INTERRUPT`, `SQLITE_FULL`, `RAISE(ROLLBACK)`…:
+    /// SQLite rolled it back itself): the rows would be stored, each in a transaction of its own.
     @inlinable
     func replayFailedBatch<Sink: RowSink>(
         code: Int32, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
@@ -95,7 +97,7 @@ struct InsertBatcher<Element> {
         let session = self.session
         let message = session.lastMessage
         let first = firstPending
-        if pending.count > 1 {
+        if pending.count > 1 && !session.db.isAutocommit {
             let single = try session.statement(rows: 1)
             for (i, element) in pending.enumerated() {
                 do { try bind(element, single, 0) } catch { throw session.wrap(error, row: first + i) }

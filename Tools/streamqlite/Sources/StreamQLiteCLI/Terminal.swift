@@ -1,0 +1,19 @@
+import Foundation
+
+/// What the tool asks of the terminal: whether a stream is one, and how wide it is.
+enum Terminal {
+    /// True when `descriptor` is a terminal (not a pipe or a file).
+    static func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+    /// The width of the terminal on `descriptor` in columns, or nil when it is not a terminal.
+    static func width(_ descriptor: Int32) -> Int? {
+        var size = winsize()
+        guard isTerminal(descriptor), ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
+    /// Writes `text` to standard error, unbuffered.
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}
