@@ -47,6 +47,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
+.PHONY: test-docs
 .PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean
 
@@ -73,7 +74,7 @@ $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 demo: deps ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-docs
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -142,6 +143,12 @@ test-swift-tsan: swift-toolchain
 # committed state) and runs README's Swift example.
 test-package: swift-toolchain
 	@bash scripts/check-package-consumer.sh
+
+# Every fenced block of README.md and docs/**/*.md, run as the text shows it
+# (scripts/check-docs.py; its header has the conventions): SQL through sqlite3 with the
+# extension, shell, and the Swift blocks as one package in build/doc-check/swift.
+test-docs: ext swift-toolchain
+	python3 scripts/check-docs.py
 
 # Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),
 # started on a free 127.0.0.1 port, every route exercised over HTTP, stopped by its PID.

@@ -265,14 +265,13 @@ def run_swift(docs_blocks, root, failures):
     os.makedirs(pkg, exist_ok=True)
     for old in glob.glob(os.path.join(pkg, "Sources", "*")):
         shutil.rmtree(old)
-    # Depended on by path: the identity of a path dependency is its folder's name.
-    identity = os.path.basename(REPO)
+    # By path, named: without `name:` the package's identity would be this clone's folder name.
     with open(os.path.join(pkg, "Package.swift"), "w") as fh:
         fh.write("// swift-tools-version:6.0\n// Written by scripts/check-docs.py: the Swift examples of the docs.\n"
                  "import PackageDescription\n\nlet package = Package(\n    name: \"DocExamples\",\n"
-                 f"    dependencies: [.package(path: {REPO!r})],\n    targets: [\n".replace("'", '"'))
+                 f"    dependencies: [.package(name: \"StreamQLite\", path: \"{REPO}\")],\n    targets: [\n")
         for name, *_ in targets:
-            fh.write(f"        .executableTarget(name: \"{name}\", dependencies: [.product(name: \"StreamQLite\", package: \"{identity}\")],\n"
+            fh.write(f"        .executableTarget(name: \"{name}\", dependencies: [.product(name: \"StreamQLite\", package: \"StreamQLite\")],\n"
                      "                          swiftSettings: [.swiftLanguageMode(.v6)]),\n")
         fh.write("    ]\n)\n")
     for name, doc, blocks, prog in targets:
@@ -296,7 +295,8 @@ def run_swift(docs_blocks, root, failures):
         d = scratch_for(root, doc, "-" + name)
         write_files(blocks, d)
         for run in (1, 2):
-            p = subprocess.run([os.path.join(bindir, name)], cwd=d, capture_output=True, text=True, timeout=300)
+            p = subprocess.run([os.path.join(bindir, name)], cwd=d, capture_output=True, text=True, timeout=300,
+                               env=dict(os.environ, SWIFT_BACKTRACE="enable=no"))
             parts = p.stdout.split("\x1edoc-block ")
             outputs = {}
             for part in parts[1:]:
