@@ -294,6 +294,7 @@ def run_swift(docs_blocks, root, failures):
     for name, doc, blocks, prog in targets:
         d = scratch_for(root, doc, "-" + name)
         write_files(blocks, d)
+        first = None
         for run in (1, 2):
             p = subprocess.run([os.path.join(bindir, name)], cwd=d, capture_output=True, text=True, timeout=300,
                                env=dict(os.environ, SWIFT_BACKTRACE="enable=no"))
@@ -306,8 +307,14 @@ def run_swift(docs_blocks, root, failures):
                 failures.append(f"{prog[0].where()}: the Swift program (blocks {', '.join(b.where() for b in prog)}) "
                                 f"failed on run {run} (exit {p.returncode}):\n{p.stdout.replace(chr(30), '')}{p.stderr}")
                 break
-            for j, b in enumerate(prog):
-                compare(b, outputs.get(j, ""), failures)
+            if run == 1:
+                first = p.stdout
+                for j, b in enumerate(prog):
+                    compare(b, outputs.get(j, ""), failures)
+            elif p.stdout != first:
+                failures.append(f"{prog[0].where()}: the Swift program printed something else on its second run "
+                                f"(it depends on what its first run left behind):\n--- first\n{first.replace(chr(30), '')}"
+                                f"--- second\n{p.stdout.replace(chr(30), '')}")
     return len(targets)
 
 
