@@ -47,7 +47,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: test-docs
+.PHONY: test-docs install
 .PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean
 
@@ -143,6 +143,17 @@ test-swift-tsan: swift-toolchain
 # committed state) and runs README's Swift example.
 test-package: swift-toolchain
 	@bash scripts/check-package-consumer.sh
+
+# make install PREFIX=/usr/local (DESTDIR too): PREFIX/lib/streamqlite.so (`.load
+# PREFIX/lib/streamqlite`: every function), PREFIX/lib/streamqlite_noread.so (a link to
+# it whose name makes SQLite call the no-read entry point: no json_stream/csv_stream),
+# and the C headers in PREFIX/include/streamqlite/.
+PREFIX ?= /usr/local
+install: ext
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/streamqlite
+	install -m 644 $(EXT) $(DESTDIR)$(PREFIX)/lib/streamqlite.so
+	ln -sf streamqlite.so $(DESTDIR)$(PREFIX)/lib/streamqlite_noread.so
+	install -m 644 Extension/include/*.h $(DESTDIR)$(PREFIX)/include/streamqlite/
 
 # Every fenced block of README.md and docs/**/*.md, run as the text shows it
 # (scripts/check-docs.py; its header has the conventions): SQL through sqlite3 with the

@@ -7,9 +7,10 @@
 
 What runs, and how
 ------------------
-Each Markdown file gets its own scratch folder (under build/doc-check/), holding
-`build` (a link to this repository's build/, so `.load ./build/streamqlite` works as
-written) and `sql` (a link to sql/, for the demo scripts). Blocks run in the order
+Each Markdown file gets its own scratch folder (under build/doc-check/), holding links
+to this repository's build/ (so `.load ./build/streamqlite` works as written), sql/,
+scripts/, Extension/ and Makefile (so `make install PREFIX=…` and the demo scripts run
+as written, from what looks like the repository's root). Blocks run in the order
 they appear:
 
   ```sql        fed to `sqlite3 -bail doc.db` in the scratch folder, with the extension
@@ -199,7 +200,7 @@ def scratch_for(root, doc, suffix=""):
     d = os.path.join(root, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    for link in ("build", "sql"):
+    for link in ("build", "sql", "Makefile", "Extension", "scripts"):
         os.symlink(os.path.join(REPO, link), os.path.join(d, link))
     return d
 
