@@ -47,7 +47,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: test-docs install
+.PHONY: test-docs install release test-release
 .PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean
 
@@ -74,7 +74,7 @@ $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 demo: deps ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-docs
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-docs test-release
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -154,6 +154,13 @@ install: ext
 	install -m 644 $(EXT) $(DESTDIR)$(PREFIX)/lib/streamqlite.so
 	ln -sf streamqlite.so $(DESTDIR)$(PREFIX)/lib/streamqlite_noread.so
 	install -m 644 Extension/include/*.h $(DESTDIR)$(PREFIX)/include/streamqlite/
+
+# make release VERSION=x.y.z: a clean tree, a CHANGELOG.md entry, SQ_VERSION, make test,
+# then an annotated tag (scripts/release.sh); test-release checks those refusals in a clone.
+release:
+	@bash scripts/release.sh "$(VERSION)"
+test-release:
+	@bash scripts/check-release.sh
 
 # Every fenced block of README.md and docs/**/*.md, run as the text shows it
 # (scripts/check-docs.py; its header has the conventions): SQL through sqlite3 with the

@@ -2,6 +2,8 @@
 import PackageDescription
 
 // StreamQLite: the Swift companion library of the StreamQLite SQLite extension.
+// MIT licence (LICENSE). Tested on Debian 12 (Linux); no `platforms:` are declared
+// because no Apple platform is built or tested.
 // The extension's C sources (Extension/src) are compiled into the CStreamQLite
 // target with SQLITE_CORE, so every connection the library opens gets the SQL
 // functions without loading a file. The system's SQLite and ICU are reached as
