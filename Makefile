@@ -47,7 +47,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: test-docs install release test-release
+.PHONY: test-docs install release test-release preload test-cluster
 .PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean
 
@@ -74,7 +74,7 @@ $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 demo: deps ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-docs test-release
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-docs test-release test-cluster
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -154,6 +154,18 @@ install: ext
 	install -m 644 $(EXT) $(DESTDIR)$(PREFIX)/lib/streamqlite.so
 	ln -sf streamqlite.so $(DESTDIR)$(PREFIX)/lib/streamqlite_noread.so
 	install -m 644 Extension/include/*.h $(DESTDIR)$(PREFIX)/include/streamqlite/
+
+# build/libstreamqlite-preload.so: the extension's functions in every connection of a
+# process it is preloaded into (sqlite3_auto_extension; a dqlite node: docs/cluster.md).
+PRELOAD = $(BUILD)/libstreamqlite-preload.so
+preload: $(PRELOAD)
+$(PRELOAD): Extension/preload/streamqlite_preload.c $(CORE_OBJ)
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -shared -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) -lm -ldl -lpthread
+
+# Three dqlite nodes (Debian's go-dqlite, on 127.0.0.1, the preload library in each)
+# answer the weekly report, lose their leader, and answer it the same (scripts/check-cluster.sh).
+test-cluster: ext $(PRELOAD)
+	@bash scripts/check-cluster.sh $(PRELOAD)
 
 # make release VERSION=x.y.z: a clean tree, a CHANGELOG.md entry, SQ_VERSION, make test,
 # then an annotated tag (scripts/release.sh); test-release checks those refusals in a clone.
