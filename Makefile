@@ -71,7 +71,11 @@ $(BUILD)/core/%.o: Extension/src/%.c $(HDR) Makefile
 $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) -lm
 
-demo: deps ext
+# Needs only the C build and sqlite3 (ensure-deps --demo), then a new make for the
+# pkg-config flags of what it may just have installed.
+demo:
+	@bash scripts/ensure-deps.sh --demo
+	@$(MAKE) --no-print-directory ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
 test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-docs test-release test-cluster
