@@ -47,7 +47,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: test-docs install release test-release preload test-cluster
+.PHONY: test-docs install release test-release preload test-cluster docs
 .PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean
 
@@ -170,6 +170,14 @@ $(PRELOAD): Extension/preload/streamqlite_preload.c $(CORE_OBJ)
 # answer the weekly report, lose their leader, and answer it the same (scripts/check-cluster.sh).
 test-cluster: ext $(PRELOAD)
 	@bash scripts/check-cluster.sh $(PRELOAD)
+
+# The Swift API reference (Sources/StreamQLite/StreamQLite.docc and the DocC comments) as
+# static HTML in build/docs (open build/docs/documentation/streamqlite/index.html through a
+# web server). The DocC plugin is a dependency only while STREAMQLITE_DOCS=1.
+docs: swift-toolchain
+	STREAMQLITE_DOCS=1 swift package --scratch-path .build-docs --allow-writing-to-directory $(BUILD)/docs \
+	  generate-documentation --target StreamQLite --output-path $(BUILD)/docs \
+	  --transform-for-static-hosting --hosting-base-path /
 
 # make release VERSION=x.y.z: a clean tree, a CHANGELOG.md entry, SQ_VERSION, make test,
 # then an annotated tag (scripts/release.sh); test-release checks those refusals in a clone.

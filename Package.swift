@@ -1,5 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
+import Foundation
 
 // StreamQLite: the Swift companion library of the StreamQLite SQLite extension.
 // MIT licence (LICENSE). Tested on Debian 12 (Linux); no `platforms:` are declared
@@ -51,3 +52,9 @@ let package = Package(
         ),
     ]
 )
+
+// `make docs` only: the DocC plugin, so that the library has no dependencies for its users
+// (STREAMQLITE_DOCS is set by the Makefile, which builds in its own .build-docs).
+if ProcessInfo.processInfo.environment["STREAMQLITE_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}
