@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Runs every fenced code block of README.md and docs/**/*.md, so examples cannot rot.
+"""Runs every fenced code block of README.md, CONTRIBUTING.md and docs/**/*.md, so examples cannot rot.
 
     python3 scripts/check-docs.py [--ext build/streamqlite.so] [--no-swift] [FILE.md ...]
 
-`make test-docs` (part of `make test`) runs it on README.md and every docs/**/*.md.
+`make test-docs` (part of `make test`) runs it on README.md, CONTRIBUTING.md and every
+docs/**/*.md.
 
 What runs, and how
 ------------------
@@ -325,7 +326,7 @@ def main():
     ap.add_argument("--no-swift", action="store_true", help="skip the Swift blocks")
     ap.add_argument("docs", nargs="*")
     args = ap.parse_args()
-    docs = args.docs or [os.path.join(REPO, "README.md")] + sorted(glob.glob(os.path.join(REPO, "docs", "**", "*.md"), recursive=True))
+    docs = args.docs or [os.path.join(REPO, "README.md"), os.path.join(REPO, "CONTRIBUTING.md")] + sorted(glob.glob(os.path.join(REPO, "docs", "**", "*.md"), recursive=True))
     docs = [os.path.abspath(d) for d in docs]
     ext = os.path.abspath(args.ext)
     if not os.path.exists(ext):
