@@ -188,8 +188,10 @@ test-release:
 
 # Every fenced block of README.md and docs/**/*.md, run as the text shows it
 # (scripts/check-docs.py; its header has the conventions): SQL through sqlite3 with the
-# extension, shell, and the Swift blocks as one package in build/doc-check/swift.
+# extension, shell, and the Swift blocks as one package in build/doc-check/swift. First
+# --self-test: the checker must reject scripts/check-docs-cases/broken-examples.md.
 test-docs: ext swift-toolchain
+	python3 scripts/check-docs.py --self-test
 	python3 scripts/check-docs.py
 
 # Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),

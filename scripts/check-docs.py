@@ -320,12 +320,31 @@ def run_swift(docs_blocks, root, failures):
     return len(targets)
 
 
+def self_test(args):
+    """The checker itself: every block of check-docs-cases/broken-examples.md must fail with
+    the message its `<!-- expect: … -->` line names, and nothing else may fail."""
+    case = os.path.join(REPO, "scripts", "check-docs-cases", "broken-examples.md")
+    expected = re.findall(r"<!-- expect: (.*?) -->", open(case, encoding="utf-8").read())
+    cmd = [sys.executable, os.path.abspath(__file__), "--ext", args.ext, case] + (["--no-swift"] if args.no_swift else [])
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if args.no_swift:
+        expected = [e for e in expected if "already exists" not in e]   # the Swift case
+    found = p.stderr.count("FAIL ")
+    missing = [e for e in expected if e not in p.stderr]
+    if p.returncode == 0 or missing or found != len(expected):
+        sys.exit(f"check-docs --self-test: FAILED: {found} failures, expected {len(expected)}; not seen: {missing}\n{p.stderr}")
+    print(f"check-docs --self-test: the {found} broken examples of {os.path.relpath(case, REPO)} are rejected")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ext", default=os.path.join(REPO, "build", "streamqlite.so"))
     ap.add_argument("--no-swift", action="store_true", help="skip the Swift blocks")
+    ap.add_argument("--self-test", action="store_true", help="check that scripts/check-docs-cases/broken-examples.md fails as it says")
     ap.add_argument("docs", nargs="*")
     args = ap.parse_args()
+    if args.self_test:
+        return self_test(args)
     docs = args.docs or [os.path.join(REPO, "README.md"), os.path.join(REPO, "CONTRIBUTING.md")] + sorted(glob.glob(os.path.join(REPO, "docs", "**", "*.md"), recursive=True))
     docs = [os.path.abspath(d) for d in docs]
     ext = os.path.abspath(args.ext)
