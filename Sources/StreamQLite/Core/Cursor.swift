@@ -6,6 +6,7 @@ import CStreamQLite
 /// The cursor resets its statement when it is exhausted, fails or is released,
 /// so a cached statement goes back to the cache in a clean state.
 public protocol Cursor: AnyObject {
+    /// What the cursor produces: a decoded row, a value, a tuple, a JSON element, a CSV record.
     associatedtype Element
     /// The next element, or nil when the statement is done.
     func next() throws -> Element?
