@@ -205,6 +205,7 @@ test-server: swift-toolchain
 PORT ?= 8080
 serve: swift-toolchain
 	@mkdir -p $(BUILD)
+	@test -d Examples/TasksServer/.build/release || echo "make serve: the first run builds the server and Hummingbird in release mode: over 10 minutes on 2 cores"
 	swift run -c release --package-path Examples/TasksServer TasksServer --port $(PORT) --db $(BUILD)/tasks.db --sample 10000
 
 # Every Extension/bench/bench-*.sh gets the extension's path; each prints its table.
