@@ -50,7 +50,8 @@ Directives are HTML comments (invisible on GitHub), on a line of their own befor
   -->
 
 Any other fenced block (```c, ```json without file=, a ```text block after nothing
-runnable) is an error unless marked skip, so every block is either run or says why not.
+runnable) is an error unless marked skip, so every block is either run or says why not;
+so is a fence that does not start its line (in a list item), which this script would miss.
 """
 import argparse
 import glob
@@ -161,6 +162,9 @@ def parse(doc):
                 raise DocError(f"{b.where()}: a ```{lang or '(no language)'} block is neither run nor a file= block: "
                                "mark it <!-- doc: skip WHY --> (see scripts/check-docs.py)")
             continue
+        if line.lstrip().startswith(("```", "~~~")):
+            raise DocError(f"{os.path.relpath(doc, REPO)}:{i + 1}: an indented code block is not checked: "
+                           "start its fence at the beginning of the line")
         if pending and line.strip():
             raise DocError(f"{os.path.relpath(doc, REPO)}:{i + 1}: directive {sorted(pending)} not followed by a code block")
         if line.strip():
