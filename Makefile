@@ -6,7 +6,12 @@
 #                   loading checks, ASan+UBSan run, fuzz smoke run, swift test (also under
 #                   the thread sanitizer: test-swift-tsan), and a new
 #                   package depending on this one by version (test-package), and the
-#                   tasks server example over HTTP (test-server)
+#                   tasks server example over HTTP (test-server); make release's checks
+#                   (test-release), a three-node dqlite cluster (test-cluster), and every
+#                   code block of README.md and docs/ (test-docs)
+#   make install    the extension and headers into PREFIX (default /usr/local)
+#   make docs       the Swift API reference (DocC) as static HTML in build/docs
+#   make release VERSION=x.y.z   checks, tests and tags a release
 #   make serve      the tasks server example (Examples/TasksServer) on port 8080
 #   make bench      benchmarks of the extension (see BENCHMARKS.md)
 
@@ -78,7 +83,8 @@ demo:
 	@$(MAKE) --no-print-directory ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-docs test-release test-cluster
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-release test-cluster \
+      test-swift test-swift-tsan test-package test-server test-docs
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
