@@ -6,7 +6,12 @@
 #                   loading checks, ASan+UBSan run, fuzz smoke run, swift test (also under
 #                   the thread sanitizer: test-swift-tsan), and a new
 #                   package depending on this one by version (test-package), and the
-#                   tasks server example over HTTP (test-server)
+#                   tasks server example over HTTP (test-server); make release's checks
+#                   (test-release), a three-node dqlite cluster (test-cluster), and every
+#                   code block of README.md and docs/ (test-docs)
+#   make install    the extension and headers into PREFIX (default /usr/local)
+#   make docs       the Swift API reference (DocC) as static HTML in build/docs
+#   make release VERSION=x.y.z   checks, tests and tags a release
 #   make serve      the tasks server example (Examples/TasksServer) on port 8080
 #   make bench      benchmarks of the extension (see BENCHMARKS.md)
 
@@ -47,6 +52,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
+.PHONY: test-docs install release test-release preload test-cluster docs
 .PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli
 
@@ -70,10 +76,15 @@ $(BUILD)/core/%.o: Extension/src/%.c $(HDR) Makefile
 $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) -lm
 
-demo: deps ext
+# Needs only the C build and sqlite3 (ensure-deps --demo), then a new make for the
+# pkg-config flags of what it may just have installed.
+demo:
+	@bash scripts/ensure-deps.sh --demo
+	@$(MAKE) --no-print-directory ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-cli
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-release test-cluster \
+      test-swift test-swift-tsan test-package test-server test-docs test-cli
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -143,6 +154,54 @@ test-swift-tsan: swift-toolchain
 test-package: swift-toolchain
 	@bash scripts/check-package-consumer.sh
 
+# make install PREFIX=/usr/local (DESTDIR too): PREFIX/lib/streamqlite.so (`.load
+# PREFIX/lib/streamqlite`: every function), PREFIX/lib/streamqlite_noread.so (a link to
+# it whose name makes SQLite call the no-read entry point: no json_stream/csv_stream),
+# and the C headers in PREFIX/include/streamqlite/.
+PREFIX ?= /usr/local
+install: ext
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/streamqlite
+	install -m 644 $(EXT) $(DESTDIR)$(PREFIX)/lib/streamqlite.so
+	ln -sf streamqlite.so $(DESTDIR)$(PREFIX)/lib/streamqlite_noread.so
+	install -m 644 Extension/include/*.h $(DESTDIR)$(PREFIX)/include/streamqlite/
+
+# build/libstreamqlite-preload.so: the extension's functions in every connection of a
+# process it is preloaded into (sqlite3_auto_extension; a dqlite node: docs/cluster.md).
+PRELOAD = $(BUILD)/libstreamqlite-preload.so
+preload: $(PRELOAD)
+$(PRELOAD): Extension/preload/streamqlite_preload.c $(CORE_OBJ)
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -shared -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) -lm -ldl -lpthread
+
+# Three dqlite nodes (Debian's go-dqlite, on 127.0.0.1, the preload library in each)
+# answer the weekly report, lose their leader, and answer it the same (scripts/check-cluster.sh).
+test-cluster: ext $(PRELOAD)
+	@bash scripts/check-cluster.sh $(PRELOAD)
+
+# The Swift API reference (Sources/StreamQLite/StreamQLite.docc and the DocC comments) as
+# static HTML in build/docs (open build/docs/documentation/streamqlite/index.html through a
+# web server). The DocC plugin is a dependency only while STREAMQLITE_DOCS=1. Then every
+# public declaration must have a doc comment (scripts/check-doc-coverage.py).
+docs: swift-toolchain
+	STREAMQLITE_DOCS=1 swift package --scratch-path .build-docs --allow-writing-to-directory $(BUILD)/docs \
+	  generate-documentation --target StreamQLite --output-path $(BUILD)/docs \
+	  --transform-for-static-hosting --hosting-base-path /
+	python3 scripts/check-doc-coverage.py
+
+# make release VERSION=x.y.z: a clean tree, a CHANGELOG.md entry, SQ_VERSION, make test,
+# then an annotated tag (scripts/release.sh); test-release checks those refusals in a clone.
+release:
+	@bash scripts/release.sh "$(VERSION)"
+test-release:
+	@bash scripts/check-release.sh
+
+# Every fenced block of README.md and docs/**/*.md, run as the text shows it
+# (scripts/check-docs.py; its header has the conventions): SQL through sqlite3 with the
+# extension, shell, and the Swift blocks as one package in build/doc-check/swift. First
+# --self-test: the checker must reject scripts/check-docs-cases/broken-examples.md.
+test-docs: ext swift-toolchain
+	python3 scripts/check-docs.py --self-test
+	python3 scripts/check-docs.py
+
 # Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),
 # started on a free 127.0.0.1 port, every route exercised over HTTP, stopped by its PID.
 test-server: swift-toolchain
@@ -185,6 +244,7 @@ test-cli: cli $(PYTHON)
 PORT ?= 8080
 serve: swift-toolchain
 	@mkdir -p $(BUILD)
+	@test -d Examples/TasksServer/.build/release || echo "make serve: the first run builds the server and Hummingbird in release mode: over 10 minutes on 2 cores"
 	swift run -c release --package-path Examples/TasksServer TasksServer --port $(PORT) --db $(BUILD)/tasks.db --sample 10000
 
 # Every Extension/bench/bench-*.sh gets the extension's path; each prints its table.

@@ -1,7 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
+import Foundation
 
 // StreamQLite: the Swift companion library of the StreamQLite SQLite extension.
+// MIT licence (LICENSE). Tested on Debian 12 (Linux); no `platforms:` are declared
+// because no Apple platform is built or tested.
 // The extension's C sources (Extension/src) are compiled into the CStreamQLite
 // target with SQLITE_CORE, so every connection the library opens gets the SQL
 // functions without loading a file. The system's SQLite and ICU are reached as
@@ -49,3 +52,9 @@ let package = Package(
         ),
     ]
 )
+
+// `make docs` only: the DocC plugin, so that the library has no dependencies for its users
+// (STREAMQLITE_DOCS is set by the Makefile, which builds in its own .build-docs).
+if ProcessInfo.processInfo.environment["STREAMQLITE_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

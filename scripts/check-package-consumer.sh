@@ -3,10 +3,12 @@
 # brand-new package in a temporary folder depends on a git clone of this
 # repository by URL and version tag,
 #     .package(url: "file://…/StreamQLite", from: "0.1.0")
-# builds, and runs the Swift example of README.md (the first ```swift block
-# under "## Swift library"), followed by two lines that print what it stored
-# and what an extension function answers; the output is compared with the
-# expected text.  SwiftPM refuses unsafe flags in a package depended on by
+# builds, and runs the Swift example of README.md: under "## Using the Swift
+# package", the manifest (the ```swift file=Package.swift block, its GitHub URL
+# replaced by the clone's file:// URL) and the first ```swift block with
+# `import StreamQLite` as main.swift, followed by two lines that print what it
+# stored and what an extension function answers; the output is compared with
+# the expected text.  SwiftPM refuses unsafe flags in a package depended on by
 # version, and an @inlinable API that needs a C module the consumer cannot see
 # fails to compile here, not in users' hands.
 #
@@ -28,36 +30,26 @@ git clone -q --no-checkout "$repo" "$tmp/StreamQLite"
 git -C "$tmp/StreamQLite" checkout -q --detach "$rev"
 git -C "$tmp/StreamQLite" tag -f 0.1.0 >/dev/null
 
-# 2. A new package that depends on it by URL and version.
+# 2. A new package that depends on it by URL and version: README's manifest.
 app="$tmp/Consumer"
-mkdir -p "$app/Sources/Consumer"
-cat > "$app/Package.swift" <<EOF
-// swift-tools-version:6.0
-import PackageDescription
-
-let package = Package(
-    name: "Consumer",
-    dependencies: [
-        .package(url: "file://$tmp/StreamQLite", from: "0.1.0"),
-    ],
-    targets: [
-        .executableTarget(
-            name: "Consumer",
-            dependencies: [.product(name: "StreamQLite", package: "StreamQLite")]
-        ),
-    ]
-)
-EOF
+mkdir -p "$app/Sources/App"
+section() {   # the README section "## Using the Swift package"
+  awk '/^## Using the Swift package/ { sec = 1; next } sec && /^## / { exit } sec { print }' "$tmp/StreamQLite/README.md"
+}
+url='https://github.com/streamqlite/StreamQLite.git'
+section | awk '/^```swift file=Package.swift/ { code = 1; next } code && /^```/ { exit } code { print }' \
+  | sed "s|$url|file://$tmp/StreamQLite|" > "$app/Package.swift"
+grep -q "file://$tmp/StreamQLite" "$app/Package.swift" \
+  || fail "README.md has no \`\`\`swift file=Package.swift block depending on $url under '## Using the Swift package'"
 
 # 3. README's example, as a reader would paste it, then two checking lines.
-awk '/^## Swift library/ { sec = 1; next }
-     sec && /^## / { exit }
-     sec && !code && /^```swift/ { code = 1; next }
-     code && /^```/ { exit }
-     code { print }' "$tmp/StreamQLite/README.md" > "$app/Sources/Consumer/main.swift"
-grep -q 'import StreamQLite' "$app/Sources/Consumer/main.swift" \
-  || fail "README.md has no \`\`\`swift block with 'import StreamQLite' under '## Swift library'"
-cat >> "$app/Sources/Consumer/main.swift" <<'EOF'
+section | awk '!code && /^```swift$/ { code = 1; n = 0; next }
+               code && /^```/ { if (found) exit; code = 0; next }
+               code { buf[++n] = $0; if ($0 ~ /import StreamQLite/) found = 1 }
+               END { for (i = 1; i <= n; i++) print buf[i] }' > "$app/Sources/App/main.swift"
+grep -q 'import StreamQLite' "$app/Sources/App/main.swift" \
+  || fail "README.md has no \`\`\`swift block with 'import StreamQLite' under '## Using the Swift package'"
+cat >> "$app/Sources/App/main.swift" <<'EOF'
 print("stored:", all.map { "\($0.id) \($0.title) \($0.done)" })
 print("locale_week:", try db.value(String.self, "SELECT locale_week('2011-01-02', 'en_US')") ?? "NULL")
 EOF
@@ -74,7 +66,7 @@ fi
 say "resolved StreamQLite $(git -C "$tmp/StreamQLite" rev-parse --short "$rev") as version 0.1.0 and built in $((SECONDS - start)) s"
 bin=$(swift build --package-path "$app" --scratch-path "$tmp/build" --show-bin-path)
 mkdir "$tmp/run"
-got=$(cd "$tmp/run" && "$bin/Consumer" 2>&1) || { printf '%s\n' "$got" >&2; fail "the README example exited with an error"; }
+got=$(cd "$tmp/run" && "$bin/App" 2>&1) || { printf '%s\n' "$got" >&2; fail "the README example exited with an error"; }
 if [ "$got" != "$expected" ]; then
   printf -- '--- expected\n%s\n--- got\n%s\n' "$expected" "$got" >&2
   fail "the README example printed something else"

@@ -5,6 +5,8 @@
 # everything is there.
 #
 #   bash scripts/ensure-deps.sh              install what is missing
+#   bash scripts/ensure-deps.sh --demo       only what `make demo` uses (the C build and sqlite3;
+#                                            no Python, no Swift packages, no venv)
 #   bash scripts/ensure-deps.sh --list       print the Debian packages this machine needs
 #   bash scripts/ensure-deps.sh --swift-bin  print the Swift toolchain's bin folder (empty: none)
 #   bash scripts/ensure-deps.sh --clang      print the clang for the ASan/UBSan and fuzz builds
@@ -18,9 +20,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# `make demo`: build the extension and run the sqlite3 shell.
+DEMO=(gcc libc6-dev make pkg-config sqlite3 libsqlite3-dev libicu-dev)
 # Build, demo and the C, SQL and Python suites (python3-icu: PyICU, the outside oracle of
 # scripts/check-ext-icu-oracle.py).
-BASE=(gcc libc6-dev make pkg-config sqlite3 libsqlite3-dev libicu-dev python3 python3-venv python3-icu)
+BASE=("${DEMO[@]}" python3 python3-venv python3-icu)
+# make test-cluster: three dqlite nodes (dqlite-demo) and the dqlite shell.
+CLUSTER=(go-dqlite)
 # A Swift toolchain's own runtime packages: the list of Swift's Linux
 # installation instructions for Debian 12 (swift.org, "Installation via
 # Tarball"), plus libstdc++-12-dev as in the official debian12 image.  Swift
@@ -49,7 +55,7 @@ clang_for_sanitizers() {
 }
 
 needed_packages() {
-  local p; p=("${BASE[@]}")
+  local p; p=("${BASE[@]}" "${CLUSTER[@]}")
   [ -n "$(swift_bin)" ] && p+=("${SWIFT_RUNTIME[@]}")
   [ "$(clang_for_sanitizers)" = clang ] && p+=("${DEBIAN_CLANG[@]}")
   p+=(${EXTRA_DEBS:-})
@@ -69,16 +75,18 @@ check_swift() {
   fi
 }
 
+demo_only=""
 case "${1:-}" in
+  --demo) demo_only=1 ;;
   --list) needed_packages; exit 0 ;;
   --swift-bin) swift_bin; exit 0 ;;
   --clang) clang_for_sanitizers; exit 0 ;;
   --check-swift) check_swift; exit ;;
   "") ;;
-  *) echo "usage: $0 [--list|--swift-bin|--clang|--check-swift]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--demo|--list|--swift-bin|--clang|--check-swift]" >&2; exit 2 ;;
 esac
 
-mapfile -t wanted < <(needed_packages)
+if [ -n "$demo_only" ]; then wanted=("${DEMO[@]}"); else mapfile -t wanted < <(needed_packages); fi
 missing=()
 for p in "${wanted[@]}"; do
   [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" = "ii " ] || missing+=("$p")
@@ -97,6 +105,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     cat "$log" >&2; echo "ensure-deps: apt-get failed installing ${missing[*]}" >&2; exit 1
   fi
 fi
+
+[ -n "$demo_only" ] && exit 0
 
 # The venv is made from Debian's python3, whose sqlite3 module can load extensions.
 if ! "$VENV/bin/python" -c 'import sqlite3, sys; sys.exit(sys.base_prefix != "/usr")' >/dev/null 2>&1; then

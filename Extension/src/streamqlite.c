@@ -7,7 +7,7 @@
 **     sqlite3> .load ./build/streamqlite
 **     sqlite3> SELECT streamqlite_version();
 **
-** SQL functions (see README.md for one section per function):
+** SQL functions (docs/sql/ has one page per area):
 **
 **   streamqlite_version()                  -> TEXT, e.g. '0.1.0'
 **
@@ -26,6 +26,13 @@
 **
 **     sqlite3> .load ./build/streamqlite sqlite3_streamqlite_noread_init
 **     datasette data.db --load-extension=build/streamqlite.so:sqlite3_streamqlite_noread_init
+**
+**   sqlite3_streamqlitenoread_init    the same as sqlite3_streamqlite_noread_init,
+**                                     under the name SQLite derives from a file named
+**                                     streamqlite_noread.so: `make install` puts that
+**                                     name beside streamqlite.so, so a host that can
+**                                     only name a file gets the no-read entry point
+**                                     by default (.load streamqlite_noread)
 **
 ** A json_stream or csv_stream table (CREATE VIRTUAL TABLE … USING
 ** json_stream/csv_stream) can only live in the temp schema, so no database
@@ -111,4 +118,12 @@ int sqlite3_streamqlite_noread_init(sqlite3 *db, char **pzErrMsg,
                                     const sqlite3_api_routines *pApi){
   SQLITE_EXTENSION_INIT2(pApi);
   return sq_register_all(db, pzErrMsg, 0);
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_streamqlitenoread_init(sqlite3 *db, char **pzErrMsg,
+                                   const sqlite3_api_routines *pApi){
+  return sqlite3_streamqlite_noread_init(db, pzErrMsg, pApi);
 }

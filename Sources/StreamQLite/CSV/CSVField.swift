@@ -8,6 +8,7 @@ public struct CSVField {
     /// or nil for a NULL field (an empty unquoted field, or the NULL text).
     public let bytes: UnsafeBufferPointer<UInt8>?
 
+    /// A field of these bytes (nil: NULL), for testing a ``DatabaseValueConvertible/decode(csvField:)``.
     @inlinable public init(bytes: UnsafeBufferPointer<UInt8>?) { self.bytes = bytes }
 
     /// The field's text, or nil for NULL.
@@ -24,8 +25,10 @@ public struct CSVFieldError: Error, Equatable {
     /// `'text' is not a T` (the text cut at 200 bytes), or `NULL for a non-optional T`.
     public var message: String
 
+    /// An error with this message.
     public init(message: String) { self.message = message }
 
+    /// The error for `field` not converting to `T`: `'text' is not a T`, or `NULL for a non-optional T`.
     public init<T>(field: CSVField, type: T.Type) {
         if let b = field.bytes {
             message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(T.self)"

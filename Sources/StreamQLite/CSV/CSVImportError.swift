@@ -19,6 +19,7 @@ public struct CSVImportError: Error, Equatable, CustomStringConvertible {
     /// What was reading: `importCSV` or `CSVRecordCursor`.
     public var function: String
 
+    /// An error with its position; each property above describes its argument.
     public init(message: String, line: Int = 0, byteOffset: Int = 0, record: Int? = nil,
                 field: Int? = nil, fieldName: String? = nil, function: String = "importCSV") {
         self.function = function

@@ -49,6 +49,7 @@ public final class DatabasePoolExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Queues `job` for the executor's threads; after shutdown it runs on the global concurrent executor.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         if !queue.push(job) {
@@ -57,6 +58,7 @@ public final class DatabasePoolExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// This executor as a task executor (for `withTaskExecutorPreference`).
     public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
 
     /// Lets the threads end once the queued jobs have run (the pool calls it when it goes away).

@@ -6,6 +6,7 @@ import CStreamQLite
 /// The cursor resets its statement when it is exhausted, fails or is released,
 /// so a cached statement goes back to the cache in a clean state.
 public protocol Cursor: AnyObject {
+    /// What the cursor produces: a decoded row, a value, a tuple, a JSON element, a CSV record.
     associatedtype Element
     /// The next element, or nil when the statement is done.
     func next() throws -> Element?
@@ -83,6 +84,23 @@ public final class RowCursor: StatementCursor {
     /// Calls `body` with every remaining row.
     public func forEach(_ body: (Row) throws -> Void) throws {
         while let row = try next() { try body(row) }
+    }
+
+    /// All remaining rows, each as its values in column order.
+    ///
+    /// A ``Row`` is a view valid until the next step, so the rows are copied into
+    /// ``DatabaseValue``s; the column names are the statement's ``Statement/columnNames``.
+    ///
+    /// ```swift
+    /// let rows = try db.rows("SELECT id, title FROM tasks ORDER BY id").collect()
+    /// // [[.integer(1), .text("milk")], [.integer(2), .text("eggs")]]
+    /// ```
+    public func collect() throws -> [[DatabaseValue]] {
+        var result: [[DatabaseValue]] = []
+        while let row = try next() {
+            result.append((0..<row.count).map { row.value(at: $0) })
+        }
+        return result
     }
 }
 

@@ -44,13 +44,17 @@ public final class Database {
         public var publicStatementArguments = false
         /// Allow ``Database/loadExtension(_:entryPoint:)`` (default false).
         public var allowsExtensionLoading = false
+        /// The defaults given above.
         public init() {}
     }
 
     /// Hit, miss and eviction counts of the statement cache.
     public struct CacheStatistics: Sendable, Equatable {
+        /// Statements found in the cache.
         public var hits = 0
+        /// Statements prepared because the cache had none free for the SQL.
         public var misses = 0
+        /// Statements dropped from the cache to keep it within its capacity (finalized then, or when their user releases them).
         public var evictions = 0
         /// Statements currently held by the cache.
         public var count = 0
@@ -371,7 +375,12 @@ public final class Database {
 
     /// How a transaction takes its locks.
     public enum TransactionKind: String, Sendable {
-        case deferred = "DEFERRED", immediate = "IMMEDIATE", exclusive = "EXCLUSIVE"
+        /// `BEGIN DEFERRED`: locks are taken by the first read and the first write.
+        case deferred = "DEFERRED"
+        /// `BEGIN IMMEDIATE`: the write lock at once, waiting up to the busy timeout (the default).
+        case immediate = "IMMEDIATE"
+        /// `BEGIN EXCLUSIVE`: as immediate; in WAL mode the same, otherwise readers are kept out too.
+        case exclusive = "EXCLUSIVE"
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.

@@ -58,11 +58,15 @@ public struct FunctionArguments {
 /// try db.createAggregate("product", argumentCount: 1, flags: .pure, Product.self)
 /// ```
 public protocol DatabaseAggregate {
+    /// The type of the group's result: what ``finalize()`` returns, stored as the SQL value.
     associatedtype Result: DatabaseValueConvertible
+    /// A new, empty group: one value per group of rows, made at the group's first row.
     init()
-    /// Adds one row.
+    /// Adds one row: `arguments` are the SQL arguments of that row. A thrown error ends the
+    /// statement with an SQL error naming the function.
     mutating func step(_ arguments: FunctionArguments) throws
-    /// The result for the group.
+    /// The result for the group, after its last row. A group with no rows (an aggregate
+    /// over an empty table) gets `init()` then `finalize()`.
     func finalize() throws -> Result
 }
 

@@ -28,7 +28,7 @@ public enum InvalidUTF8Policy: Sendable, Equatable {
 /// * REAL values are written in the shortest form that reads back to the same
 ///   `Double` (Swift's `description`): `0.1`, `1e-05`, `1.2345678901234568e+17`.
 ///   Integral values keep their `.0` (`3.0`), so REAL stays REAL when the JSON
-///   is read back (``Database/importJSON(bytes:into:options:)`` stores a number
+///   is read back (`Database.importJSON(bytes:into:options:)` stores a number
 ///   with a fraction or exponent as REAL). `-0.0` is written as `-0.0`.
 /// * NaN, +Infinity and -Infinity have no JSON form and are written as `null`.
 /// * BLOB values are written as a base64 string (RFC 4648, with padding).

@@ -40,17 +40,29 @@ public protocol RowSink {
     mutating func endResult() throws
 }
 
+/// Defaults: every event is ignored, except ``RowSink/json(_:column:)``, which forwards to
+/// ``RowSink/text(_:column:)``. A sink implements only the events it needs.
 extension RowSink {
+    /// Ignores the column names.
     public mutating func beginResult(columns: [String]) throws {}
+    /// Does nothing.
     public mutating func beginRow() throws {}
+    /// Ignores the NULL.
     public mutating func null(column: Int) throws {}
+    /// Ignores the value.
     public mutating func integer(_ value: Int64, column: Int) throws {}
+    /// Ignores the value.
     public mutating func double(_ value: Double, column: Int) throws {}
+    /// Ignores the value.
     public mutating func text(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {}
+    /// Hands the JSON text to ``RowSink/text(_:column:)``.
     public mutating func json(_ utf8: UnsafeBufferPointer<UInt8>, column: Int) throws {
         try text(utf8, column: column)
     }
+    /// Ignores the value.
     public mutating func blob(_ bytes: UnsafeRawBufferPointer, column: Int) throws {}
+    /// Does nothing.
     public mutating func endRow() throws {}
+    /// Does nothing.
     public mutating func endResult() throws {}
 }

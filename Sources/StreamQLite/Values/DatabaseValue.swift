@@ -5,10 +5,15 @@ import CStreamQLite
 /// The slow, general path of ``DatabaseValueConvertible``: user types convert
 /// to and from it; the built-in types read and bind SQLite values directly.
 public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
+    /// SQL NULL.
     case null
+    /// A 64-bit signed INTEGER.
     case integer(Int64)
+    /// An IEEE 754 double (REAL).
     case real(Double)
+    /// TEXT, as a Swift string (SQLite's bytes decoded as UTF-8).
     case text(String)
+    /// A BLOB's bytes.
     case blob([UInt8])
 
     /// Reads a protected or unprotected `sqlite3_value`.
