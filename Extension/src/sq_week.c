@@ -1289,6 +1289,16 @@ static void week_parse(sqlite3_context *ctx, SqWeekCache *c, int argc, sqlite3_v
     sq_err_arg(ctx, K_PARSE, "no such week in its year: key", argv[0]);
     return;
   }
+  if( ws < SQ_FIRST_DAY ){
+    sqlite3_str *s = sqlite3_str_new(0);
+    char *m;
+    sqlite3_str_appendf(s, "locale_week_parse: week key ");
+    sq_str_value(s, z, sqlite3_value_bytes(argv[0]), 1);
+    sqlite3_str_appendf(s, " starts before 0000-01-01");
+    m = sqlite3_str_finish(s);
+    if( m ){ sq_fail(ctx, m); sqlite3_free(m); } else sq_fail_nomem(ctx);
+    return;
+  }
   result_date(ctx, K_PARSE, ws, argv[0]);
 }
 
