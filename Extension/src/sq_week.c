@@ -228,13 +228,22 @@ typedef struct SqFmt {
   UCalendar *dcal;
 } SqFmt;
 
-/* A week label formatter: ICU's interval format of a locale and style */
+/* A week label formatter: ICU's interval format of a locale and style, and
+** the labels it made, by week (a direct-mapped memo: formatting costs ICU
+** several microseconds; a report has a few hundred or thousand weeks). */
 #define SQ_NLABEL 4
+#define SQ_NMEMO 2048
+typedef struct SqLabelMemo {
+  int64_t ws;                   /* the week's first day */
+  unsigned char len;            /* 0: empty slot */
+  char text[55];
+} SqLabelMemo;
 typedef struct SqLabelFmt {
   int used;
   char icu[SQ_KEYMAX];          /* SqLocale.icu */
   int style;                    /* 0 short, 1 medium, 2 long */
   UDateIntervalFormat *f;       /* in UTC */
+  SqLabelMemo *memo;            /* SQ_NMEMO slots (NULL: none yet) */
 } SqLabelFmt;
 
 typedef struct SqWeekCache {
@@ -265,6 +274,18 @@ static void fmt_clear(SqFmt *f){
   memset(f, 0, sizeof(*f));
 }
 
+/* The memo slot of the week starting on day ws (weeks in a row: slots in a row) */
+static int memo_slot(int64_t ws){
+  int64_t w = sq_floor_div(ws, 7) % SQ_NMEMO;
+  return (int)(w < 0 ? w + SQ_NMEMO : w);
+}
+
+static void label_clear(SqLabelFmt *F){
+  if( F->f ) udtitvfmt_close(F->f);
+  sqlite3_free(F->memo);
+  memset(F, 0, sizeof(*F));
+}
+
 static void cache_release(void *p){
   SqWeekCache *c = (SqWeekCache*)p;
   int i;
@@ -272,7 +293,7 @@ static void cache_release(void *p){
   for(i = 0; i < SQ_NLOC; i++) loc_clear(&c->loc[i]);
   for(i = 0; i < SQ_NZONE; i++) zone_clear(&c->zone[i]);
   for(i = 0; i < SQ_NFMT; i++) fmt_clear(&c->fmt[i]);
-  for(i = 0; i < SQ_NLABEL; i++) if( c->label[i].f ) udtitvfmt_close(c->label[i].f);
+  for(i = 0; i < SQ_NLABEL; i++) label_clear(&c->label[i]);
   sqlite3_free(c);
 }
 
@@ -1235,18 +1256,27 @@ static int week_label(sqlite3_context *ctx, SqKind k, SqWeekCache *c, const SqLo
   if( !F ){
     F = &c->label[c->label_next];
     c->label_next = (c->label_next + 1) % SQ_NLABEL;
-    if( F->f ) udtitvfmt_close(F->f);
-    memset(F, 0, sizeof(*F));
+    label_clear(F);
     F->f = udtitvfmt_open(L->icu, label_skeletons[style], -1, u"UTC", 3, &st);
     if( U_FAILURE(st) || !F->f ){
-      if( F->f ) udtitvfmt_close(F->f);
-      F->f = 0;
+      label_clear(F);
       sq_err(ctx, k, "ICU has no date interval format for locale", L->key);
       return -1;
     }
     memcpy(F->icu, L->icu, sizeof(F->icu));
     F->style = style;
     F->used = 1;
+    /* no memo without the memory for it: every label is then formatted */
+    F->memo = sqlite3_malloc64(sizeof(SqLabelMemo) * SQ_NMEMO);
+    if( F->memo ) memset(F->memo, 0, sizeof(SqLabelMemo) * SQ_NMEMO);
+  }
+  {
+    SqLabelMemo *m = F->memo ? &F->memo[memo_slot(ws)] : 0;
+    if( m && m->len && m->ws == ws ){
+      memcpy(out, m->text, m->len);
+      out[m->len] = 0;
+      return m->len;
+    }
   }
   ul = udtitvfmt_format(F->f, (UDate)(ws * 86400000.0), (UDate)((ws + 6) * 86400000.0),
                         u, (int32_t)(sizeof(u) / sizeof(u[0])), 0, &st);
@@ -1254,6 +1284,12 @@ static int week_label(sqlite3_context *ctx, SqKind k, SqWeekCache *c, const SqLo
   if( U_FAILURE(st) || st == U_STRING_NOT_TERMINATED_WARNING ){
     sq_err(ctx, k, "cannot write the week label in locale", L->key);
     return -1;
+  }
+  if( F->memo && ol > 0 && ol <= (int)sizeof(F->memo[0].text) ){
+    SqLabelMemo *m = &F->memo[memo_slot(ws)];
+    m->ws = ws;
+    m->len = (unsigned char)ol;
+    memcpy(m->text, out, (size_t)ol);
   }
   return ol;
 }

@@ -94,6 +94,16 @@ SELECT locale_week_label('2011-01-31', 'en_US'), locale_week_label('2010-12-30',
 SELECT locale_week_label('2011-01-31', 'en_US', 'UTC', 'short'), locale_week_label('2011-01-31', 'en_US', 'UTC', 'long'), locale_week_label('2011-01-31', 'de_DE', 'UTC', 'long');
 -- => 1/30/2011 – 2/5/2011|January 30 – February 5, 2011|31. Januar – 6. Februar 2011
 
+-- labels are remembered by week: weeks 2048 apart, and weeks before 1970, keep their own
+SELECT locale_week_label(column2, 'en_US') FROM (VALUES (1, '2011-01-05'), (2, '2050-04-06'), (3, '2011-01-05'), (4, '1969-12-31'), (5, '1900-01-01'), (6, '1969-12-31'), (7, '1900-01-03')) ORDER BY column1;
+-- => Jan 2 – 8, 2011
+-- => Apr 3 – 9, 2050
+-- => Jan 2 – 8, 2011
+-- => Dec 28, 1969 – Jan 3, 1970
+-- => Dec 31, 1899 – Jan 6, 1900
+-- => Dec 28, 1969 – Jan 3, 1970
+-- => Dec 31, 1899 – Jan 6, 1900
+
 SELECT locale_week_label('2011-01-02T03:00Z', 'en_US', 'America/New_York');
 -- => Dec 26, 2010 – Jan 1, 2011
 
