@@ -13,6 +13,49 @@
 **   locale_week_rules(locale)                    -> TEXT (JSON)
 **   format_date(pattern, time [, locale [, tz]]) -> TEXT (ICU date pattern)
 **
+** Weekly reports (docs/sql/weeks-reports.md has an example of each):
+**
+**   locale_week_end(time [, locale [, tz]])      -> TEXT 'YYYY-MM-DD' (start + 6)
+**   locale_week_parse(key [, locale])            -> TEXT 'YYYY-MM-DD'
+**   locale_week_of_month(time, locale [, tz])    -> INTEGER 0..6 (ICU's W)
+**   locale_week_label(time, locale [, tz [, style]]) -> TEXT ('Jan 2 – 8, 2011')
+**   SELECT * FROM locale_weeks(start, end, locale [, tz [, style]])
+**                              -> week, week_start, week_end, label
+**   mysql_week(time [, mode]), mysql_yearweek(time [, mode]) -> INTEGER
+**   fiscal_year, fiscal_quarter, fiscal_period, fiscal_week,
+**   fiscal_week_of_period, fiscal_weeks_in_year (time, calendar [, tz]) -> INTEGER
+**   fiscal_year_start, fiscal_year_end, fiscal_period_start,
+**   fiscal_period_end (time, calendar [, tz])    -> TEXT 'YYYY-MM-DD'
+**
+**   locale_week_parse: 'YYYY-WW' as locale_week writes it, or ISO
+**     'YYYY-Www' (no locale, or one with ISO rules), to the week's first
+**     day: locale_week_parse(locale_week(d, L), L) = locale_week_start(d, L)
+**     for every day; weeks 00, 54 and 53 of a 52-week year are errors.
+**   locale_week_label: ICU's date interval format of the week's first and
+**     last day, skeleton yMd (style 'short'), yMMMd ('medium', the
+**     default) or yMMMMd ('long'); from 1583-01-01 on (ICU is Julian
+**     before).  Labels are remembered per week (SqLabelFmt.memo).
+**   locale_weeks: every locale week that holds a day from start's local day
+**     to end's, in order, one row at a time (constant memory); end before
+**     start, and NULL arguments, are errors.
+**   mysql_week/mysql_yearweek: MySQL's WEEK(d, mode) and YEARWEEK(d, mode),
+**     modes 0..7 (default 0), from 0001-01-01 (MySQL's year 0 is not a leap
+**     year); the time's day in UTC.
+**   fiscal_*: calendar is 'nrf' or a comma-separated spec (any case):
+**       '4-5-4' | '4-4-5' | '5-4-4'        weeks per period in each quarter
+**       'last <weekday> of <month>'        the year ends on that day, or
+**       '<weekday> nearest end of <month>' on that weekday within 3 days
+**                                          of the month's last day
+**       'named by start year' | 'named by end year' (default): a year
+**                                          ending in <month> of Y is Y-1 | Y
+**       '53rd week in q1'..'q4' (default q4): the quarter whose last
+**                                          period gets the 53rd week
+**     'nrf' = '4-5-4, saturday nearest end of january, named by start
+**     year, 53rd week in q4' (the NRF retail calendar).  Weekdays and
+**     months in English, whole or their first three letters.
+**   These work in Gregorian weeks and months: a locale with another ICU
+**   calendar (@calendar=hebrew, …) is an error (locale_week_end excepted).
+**
 ** Examples (sqlite3 shell, after `.load ./build/streamqlite`):
 **
 **   SELECT locale_week('2011-01-02', 'en_US');          -- 2011-02
