@@ -153,7 +153,10 @@ int sq_fiscal_parse(const char *spec, int n, SqFiscalCal *cal, char *err, int er
   memset(cal, 0, sizeof(*cal));
   for(i = 0; i < n; i++){
     unsigned char c = (unsigned char)spec[i];
-    if( c < ' ' || c >= 0x7f ) return fail(err, errcap, "unexpected character in", spec, n);
+    if( c < ' ' || c >= 0x7f ){
+      snprintf(err, (size_t)errcap, "unexpected byte 0x%02X at byte %d", c, i + 1);
+      return 0;
+    }
   }
   while( pos <= n ){
     const char *w[SQ_MAXWORDS], *cz = spec + pos;

@@ -276,3 +276,6 @@ SELECT count(*) FROM locale_weeks('2011-01-01', '2011-03-01', 'en_US', 'Mars/Oly
 
 SELECT label FROM locale_weeks('1582-12-20', '1583-01-01', 'en_US');
 -- error: locale_weeks: cannot label a week before 1583-01-01 (ICU writes earlier days as Julian dates): time '1582-12-20'
+
+SELECT fiscal_year('2024-01-01', 'nrf' || char(233));
+-- error: fiscal_year: invalid calendar 'nrfé': unexpected byte 0xC3 at byte 4
