@@ -29,7 +29,8 @@ int sq_week_key_start(int year, int week, int first_day, int min_days, int64_t *
   int64_t s;
   if( week < 1 || week > 53 ) return 0;
   s = sq_week1_start(year, first_day, min_days) + 7 * (int64_t)(week - 1);
-  if( s >= sq_week1_start((int64_t)year + 1, first_day, min_days) ) return 0;
+  /* every week year has 52 weeks, some 53 */
+  if( week == 53 && s >= sq_week1_start((int64_t)year + 1, first_day, min_days) ) return 0;
   *start = s;
   return 1;
 }
