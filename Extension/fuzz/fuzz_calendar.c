@@ -74,8 +74,8 @@ static void check_key(const char *key, int n){
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const char *args[4] = {"nrf", "2011-02", "2011-01-02", "en_US"};
   int lens[4] = {3, 7, 10, 5};
-  size_t i, start = 0;
-  int na = 0, k;
+  size_t i;
+  int k;
   if( !db ){
     if( sqlite3_open(":memory:", &db) != SQLITE_OK ) abort();
     if( sqlite3_streamqlite_init(db, 0, 0) != SQLITE_OK ) abort();
@@ -84,14 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     }
   }
   if( size > 4096 ) return 0;
-  for(i = 0; i <= size && na < 4; i++){
-    if( i == size || data[i] == '\n' ){
-      args[na] = (const char*)data + start;
-      lens[na] = (int)(i - start);
-      na++;
-      start = i + 1;
-    }
-  }
+  split_args(data, size, args, lens, 4);
   check_fiscal(args[0], lens[0], args[2], lens[2]);
   check_key(args[1], lens[1]);
   for(k = 0; k < (int)(sizeof(sqls) / sizeof(sqls[0])); k++){

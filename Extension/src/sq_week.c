@@ -1463,15 +1463,14 @@ static void fiscal(sqlite3_context *ctx, SqWeekCache *c, SqKind k, int argc, sql
   }
 }
 
-/* The report functions (kinds from K_END on) */
+/* The report functions (kinds from K_END on), no argument NULL */
 static void sq_report_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value **argv){
   SqWeekCache *c = (SqWeekCache*)sqlite3_user_data(ctx);
   SqLocale *L;
   SqZone *Z = 0;
   SqTime T;
   int64_t day;
-  int i, style = 1;
-  for(i = 0; i < argc; i++) if( sqlite3_value_type(argv[i]) == SQLITE_NULL ) return;
+  int style = 1;
   switch( k ){
     case K_PARSE: week_parse(ctx, c, argc, argv); return;
     case K_MYSQL_WEEK: case K_MYSQL_YEARWEEK: mysql_week(ctx, k, argc, argv); return;
@@ -1685,8 +1684,8 @@ static void sq_week_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value 
   int i, time_idx, loc_idx, tz_idx, wy, wn;
   char buf[48], *p;
 
-  if( k >= K_END ){ sq_report_run(ctx, k, argc, argv); return; }
   for(i = 0; i < argc; i++) if( sqlite3_value_type(argv[i]) == SQLITE_NULL ) return;
+  if( k >= K_END ){ sq_report_run(ctx, k, argc, argv); return; }
   if( k == K_RULES ){
     L = get_locale(ctx, c, k, argv, 0);
     if( !L ) return;
