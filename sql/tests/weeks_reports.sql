@@ -239,6 +239,17 @@ SELECT week, label FROM locale_weeks('2010-12-20', '2011-01-16', 'de_DE', 'UTC',
 SELECT week FROM locale_weeks WHERE start_time = '2011-01-02T03:00Z' AND end_time = '2011-01-02T04:00Z' AND locale = 'en_US' AND tz = 'America/New_York';
 -- => 2011-01
 
+-- arguments from another table: one series per row
+CREATE TABLE ranges(a TEXT, b TEXT, l TEXT);
+INSERT INTO ranges VALUES ('2011-01-01', '2011-01-10', 'en_US'), ('2011-01-01', '2011-01-10', 'de_DE');
+SELECT r.l, w.week FROM ranges AS r, locale_weeks(r.a, r.b, r.l) AS w ORDER BY r.l, w.week;
+-- => de_DE|2010-52
+-- => de_DE|2011-01
+-- => de_DE|2011-02
+-- => en_US|2011-01
+-- => en_US|2011-02
+-- => en_US|2011-03
+
 CREATE TABLE sales(d TEXT, amount INT);
 INSERT INTO sales VALUES ('2011-01-03', 10), ('2011-01-05', 5), ('2011-01-20', 7);
 SELECT w.week, w.label, coalesce(sum(s.amount), 0) FROM locale_weeks('2011-01-01', '2011-01-31', 'en_US') AS w LEFT JOIN sales AS s ON locale_week(s.d, 'en_US') = w.week GROUP BY w.week ORDER BY w.week;
