@@ -293,3 +293,16 @@ SELECT label FROM locale_weeks('1582-12-20', '1583-01-01', 'en_US');
 
 SELECT fiscal_year('2024-01-01', 'nrf' || char(233));
 -- error: fiscal_year: invalid calendar 'nrfé': unexpected byte 0xC3 at byte 4
+
+-- wrong types
+SELECT fiscal_week(x'00', 'nrf');
+-- error: fiscal_week: time must be TEXT or a Julian day number, got blob
+
+SELECT * FROM locale_weeks(x'00', '2011-01-01', 'en_US');
+-- error: locale_weeks: time must be TEXT or a Julian day number, got blob
+
+SELECT mysql_week('2011-01-01', 1.5);
+-- error: mysql_week: mode must be an INTEGER 0..7, got real
+
+SELECT locale_week_of_month('2011-01-01', 5);
+-- error: locale_week_of_month: locale must be TEXT, got integer
