@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mysql_week and mysql_yearweek against MariaDB's WEEK() and YEARWEEK(), modes 0-7.
 
-Starts a throwaway mariadbd (Debian's mariadb-server) on a private socket and
+Starts a throwaway mariadbd (Debian's mariadb-server-core) on a private socket and
 data folder in a temporary folder (no network, no grant tables, stopped by its
 PID and removed at the end, whatever happens), sends it the same dates through
 the `mariadb` client and compares every result: every day from December 20 to
@@ -41,7 +41,7 @@ def dates():
 def mariadb_results(days, tmp):
     for tool in ("mariadbd", "mariadb-install-db", "mariadb"):
         if not shutil.which(tool) and not os.path.exists("/usr/sbin/" + tool):
-            sys.exit(f"check-ext-mysql-oracle: {tool} missing (apt-get install mariadb-server)")
+            sys.exit(f"check-ext-mysql-oracle: {tool} missing (apt-get install mariadb-server-core mariadb-client-core)")
     data, sock = os.path.join(tmp, "data"), os.path.join(tmp, "mysqld.sock")
     # MariaDB's programs run without the sanitizer runtime that make test-asan preloads
     env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}

@@ -21,8 +21,9 @@ cd "$(dirname "$0")/.."
 # Build, demo and the C, SQL and Python suites (python3-icu: PyICU, the outside oracle of
 # scripts/check-ext-icu-oracle.py).
 BASE=(gcc libc6-dev make pkg-config sqlite3 libsqlite3-dev libicu-dev python3 python3-venv python3-icu)
-# mariadb-server: the oracle of scripts/check-ext-mysql-oracle.py (a throwaway mariadbd).
-BASE+=(mariadb-server)
+# mariadbd and its client (the -core packages: no system service) for the oracle of
+# scripts/check-ext-mysql-oracle.py, which starts a throwaway server of its own.
+BASE+=(mariadb-server-core mariadb-client-core)
 # A Swift toolchain's own runtime packages: the list of Swift's Linux
 # installation instructions for Debian 12 (swift.org, "Installation via
 # Tarball"), plus libstdc++-12-dev as in the official debian12 image.  Swift
