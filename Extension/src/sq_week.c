@@ -1591,6 +1591,21 @@ static int lw_fail(sqlite3_vtab_cursor *p){
   return SQLITE_ERROR;
 }
 
+/* The same for an error about one of the two times, which the message
+** names: "locale_weeks: end_time: impossible date '2011-02-30'" */
+static int lw_fail_time(sqlite3_vtab_cursor *p, const char *arg){
+  const char *prefix = "locale_weeks: ";
+  size_t n = strlen(prefix);
+  char *m;
+  if( !pending_err ) return SQLITE_NOMEM;
+  if( strncmp(pending_err, prefix, n) == 0 ){
+    m = sqlite3_mprintf("%s%s: %s", prefix, arg, pending_err + n);
+    sqlite3_free(pending_err);
+    pending_err = m;
+  }
+  return lw_fail(p);
+}
+
 static int lw_filter(sqlite3_vtab_cursor *p, int idxNum, const char *idxStr,
                      int argc, sqlite3_value **argv){
   LwCursor *cur = (LwCursor*)p;
@@ -1617,9 +1632,11 @@ static int lw_filter(sqlite3_vtab_cursor *p, int idxNum, const char *idxStr,
   if( argc > 3 && !(Z = get_zone(0, c, K_SERIES, argv[3])) ) return lw_fail(p);
   cur->style = 1;
   if( argc > 4 && (cur->style = get_style(0, K_SERIES, argv[4])) < 0 ) return lw_fail(p);
-  if( !get_time(0, K_SERIES, argv[0], &T0) || !local_day(0, K_SERIES, &T0, Z, argv[0], &d0)
-      || !get_time(0, K_SERIES, argv[1], &T1) || !local_day(0, K_SERIES, &T1, Z, argv[1], &d1) ){
-    return lw_fail(p);
+  if( !get_time(0, K_SERIES, argv[0], &T0) || !local_day(0, K_SERIES, &T0, Z, argv[0], &d0) ){
+    return lw_fail_time(p, "start_time");
+  }
+  if( !get_time(0, K_SERIES, argv[1], &T1) || !local_day(0, K_SERIES, &T1, Z, argv[1], &d1) ){
+    return lw_fail_time(p, "end_time");
   }
   if( d1 < d0 ){
     sq_err_arg(0, K_SERIES, "end_time is before start_time: end_time", argv[1]);

@@ -283,7 +283,7 @@ SELECT count(*) FROM locale_weeks('2011-01-02', NULL, 'en_US');
 -- error: locale_weeks: end_time is NULL
 
 SELECT count(*) FROM locale_weeks('2011-02-30', '2011-03-01', 'en_US');
--- error: locale_weeks: impossible date '2011-02-30'
+-- error: locale_weeks: start_time: impossible date '2011-02-30'
 
 SELECT count(*) FROM locale_weeks('2011-01-01', '2011-03-01', 'en_US', 'Mars/Olympus');
 -- error: locale_weeks: unknown time zone 'Mars/Olympus'
@@ -299,7 +299,13 @@ SELECT fiscal_week(x'00', 'nrf');
 -- error: fiscal_week: time must be TEXT or a Julian day number, got blob
 
 SELECT * FROM locale_weeks(x'00', '2011-01-01', 'en_US');
--- error: locale_weeks: time must be TEXT or a Julian day number, got blob
+-- error: locale_weeks: start_time: time must be TEXT or a Julian day number, got blob
+
+SELECT * FROM locale_weeks('2011-01-01', '2011-13-01', 'en_US');
+-- error: locale_weeks: end_time: impossible date '2011-13-01'
+
+SELECT * FROM locale_weeks('2011-01-01', '9999-12-31T23:00Z', 'en_US', 'Asia/Tokyo');
+-- error: locale_weeks: end_time: time '9999-12-31T23:00Z' is out of range (years 0000-9999) in time zone 'Asia/Tokyo'
 
 SELECT mysql_week('2011-01-01', 1.5);
 -- error: mysql_week: mode must be an INTEGER 0..7, got real
