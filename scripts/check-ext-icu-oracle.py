@@ -14,15 +14,9 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from extcheck import connect_sqlite3, ext_path  # noqa: E402
+from extcheck import connect_sqlite3, ext_path, require_pyicu  # noqa: E402
 
-try:
-    import icu
-except ImportError:
-    # A venv without system site packages: rerun under Debian's python3, which has python3-icu.
-    if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
-        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
-    sys.exit("check-ext-icu-oracle: PyICU missing (apt-get install python3-icu)")
+icu = require_pyicu("check-ext-icu-oracle")
 
 LOCALES = ["en_US", "de_DE", "fr_FR", "en_GB", "pt_BR", "ar_EG", "he_IL", "ja_JP", "zh_CN",
            "ru_RU", "fa_IR", "hi_IN", "es_ES", "sv_SE", "nl_NL", "ar_SA", "en_AU", "ko_KR"]

@@ -27,6 +27,9 @@ DEMO=(gcc libc6-dev make pkg-config sqlite3 libsqlite3-dev libicu-dev)
 BASE=("${DEMO[@]}" python3 python3-venv python3-icu)
 # make test-cluster: three dqlite nodes (dqlite-demo) and the dqlite shell.
 CLUSTER=(go-dqlite)
+# mariadbd and its client (the -core packages: no system service) for the oracle of
+# scripts/check-ext-mysql-oracle.py, which starts a throwaway server of its own.
+BASE+=(mariadb-server-core mariadb-client-core)
 # A Swift toolchain's own runtime packages: the list of Swift's Linux
 # installation instructions for Debian 12 (swift.org, "Installation via
 # Tarball"), plus libstdc++-12-dev as in the official debian12 image.  Swift

@@ -72,6 +72,18 @@ class Tally:
         sys.exit(1 if self.failed else 0)
 
 
+def require_pyicu(script):
+    """PyICU (Debian's python3-icu), the oracle of the ICU checks: in a venv without system
+    site packages, the script runs again under Debian's python3, which has it."""
+    try:
+        import icu
+        return icu
+    except ImportError:
+        if sys.executable != "/usr/bin/python3" and os.path.exists("/usr/bin/python3"):
+            os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+        sys.exit(f"{script}: PyICU missing (apt-get install python3-icu)")
+
+
 def connect_sqlite3(ext, path=":memory:", **kwargs):
     """A Python sqlite3 connection (the system SQLite) with the extension loaded."""
     import sqlite3

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Locale-week functions against SQLite's built-in strftime (called by `make bench`):
-#   bash Extension/bench/bench-weeks.sh build/streamqlite.so [ROWS] [REPEAT]
+#   bash Extension/bench/bench-weeks.sh build/streamqlite.so [ROWS] [REPEAT] [EXPR...]
 # In ONE sqlite3 process, over the same table of ROWS (default 1,000,000)
 # dates, times each GROUP BY query REPEAT times (default 5) with `.timer on`
 # (interleaved: round after round), then prints the median real time of
-# each and its ratio to GROUP BY strftime('%Y-%W', d).
+# each and its ratio to GROUP BY strftime('%Y-%W', d).  EXPRs (SQL over the
+# date column d) replace the default list after the strftime baseline.
 set -euo pipefail
 ext=${1:-build/streamqlite.so}
 rows=${2:-1000000}
@@ -16,6 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 names=("strftime('%Y-%W', d)" "locale_week(d, 'en_US')" "locale_week_start(d, 'en_US')"
        "format_date('YYYY-ww', d, 'en_US')" "locale_week(d)" "format_date('EEE YYYY-ww', d, 'en_US')")
+if [ $# -gt 3 ]; then names=("${names[0]}" "${@:4}"); fi
 {
   echo ".load $ext_abs"
   # dates spread over 2000..2027, in a pseudo-random order

@@ -5,6 +5,7 @@
 **   whose first members are `unsigned char *b; size_t n, cap;` (the harnesses
 **   record what a parser emits for the whole input and for the same input cut
 **   into pieces, and compare the two records byte for byte);
+** - split_args(data, size, args, lens, max): the input as '\n'-separated arguments;
 ** - valid_utf8(s, n): a reference UTF-8 check (RFC 3629: no overlongs, no
 **   surrogates, nothing above U+10FFFF) written independently of the
 **   extension's own validator (sq_utf8_valid in sq_text.c), so that a bug there
@@ -25,6 +26,21 @@ static void fz_append(unsigned char **b, size_t *n, size_t *cap, const void *p, 
   *n += k;
 }
 #define rec_add(r, p, k) fz_append(&(r)->b, &(r)->n, &(r)->cap, (p), (k))
+
+/* Splits data on '\n' into at most `max` arguments (pointers into data, lengths);
+** arguments the input does not reach keep their defaults. */
+static void split_args(const unsigned char *data, size_t size, const char **args, int *lens, int max){
+  size_t i, start = 0;
+  int na = 0;
+  for(i = 0; i <= size && na < max; i++){
+    if( i == size || data[i] == '\n' ){
+      args[na] = (const char*)data + start;
+      lens[na] = (int)(i - start);
+      na++;
+      start = i + 1;
+    }
+  }
+}
 
 static int valid_utf8(const unsigned char *s, size_t n){
   size_t i = 0;

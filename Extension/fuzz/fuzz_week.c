@@ -16,6 +16,7 @@
 */
 #include "sq_internal.h"
 #include "sq_time.h"
+#include "fuzz_common.h"
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -45,8 +46,7 @@ static const char *const fnames[] = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const char *args[4] = {"2011-01-02", "en_US", "UTC", "YYYY-ww"};
   int lens[4] = {10, 5, 3, 7};
-  size_t i, start = 0;
-  int na = 0;
+  size_t i;
   SqTime t;
   if( !db ){
     if( sqlite3_open(":memory:", &db) != SQLITE_OK ) abort();
@@ -60,14 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
           " (SELECT format_date(?4 || '|EEE', ?1, ?2, ?3))", -1, &agree, 0) != SQLITE_OK ) abort();
   }
   if( size > 4096 ) return 0;
-  for(i = 0; i <= size && na < 4; i++){
-    if( i == size || data[i] == '\n' ){
-      args[na] = (const char*)data + start;
-      lens[na] = (int)(i - start);
-      na++;
-      start = i + 1;
-    }
-  }
+  split_args(data, size, args, lens, 4);
   /* direct parser invariants */
   if( sq_time_parse_text(args[0], lens[0], &t) == SQ_TIME_OK ){
     int64_t day = t.is_date ? t.day : sq_floor_div(t.ms, 86400000LL);

@@ -73,8 +73,7 @@ int sq_local_weekday(int64_t day, int first_day){
   return (sq_dow(day) - first_day + 7) % 7 + 1;
 }
 
-/* Day number of the first day of week 1 of year y. */
-static int64_t week1_start(int64_t y, int first_day, int min_days){
+int64_t sq_week1_start(int64_t y, int first_day, int min_days){
   int64_t jan1 = sq_days_from_civil(y, 1, 1);
   int64_t ws = jan1 - (sq_dow(jan1) - first_day + 7) % 7;
   /* days of that week that fall in year y */
@@ -90,13 +89,13 @@ void sq_week_of(int64_t day, int first_day, int min_days,
   ws = day - (sq_dow(day) - first_day + 7) % 7;
   wy = y;
   if( m == 12 && d >= 25 ){
-    int64_t next = week1_start(y + 1, first_day, min_days);
+    int64_t next = sq_week1_start(y + 1, first_day, min_days);
     if( ws >= next ){ wy = y + 1; w1 = next; goto done; }
   }
-  w1 = week1_start(y, first_day, min_days);
+  w1 = sq_week1_start(y, first_day, min_days);
   if( ws < w1 ){
     wy = y - 1;
-    w1 = week1_start(y - 1, first_day, min_days);
+    w1 = sq_week1_start(y - 1, first_day, min_days);
   }
 done:
   if( week_year ) *week_year = wy;

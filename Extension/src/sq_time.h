@@ -40,6 +40,8 @@ int64_t sq_floor_div(int64_t a, int64_t b);
 ** (1..7) days in the year.  Any output pointer may be NULL. */
 void sq_week_of(int64_t day, int first_day, int min_days,
                 int *week_year, int *week, int64_t *week_start);
+/* Day number of the first day of week 1 of week year y. */
+int64_t sq_week1_start(int64_t y, int first_day, int min_days);
 /* 1..7, 1 = first_day */
 int sq_local_weekday(int64_t day, int first_day);
 

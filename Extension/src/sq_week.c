@@ -13,6 +13,49 @@
 **   locale_week_rules(locale)                    -> TEXT (JSON)
 **   format_date(pattern, time [, locale [, tz]]) -> TEXT (ICU date pattern)
 **
+** Weekly reports (docs/sql/weeks-reports.md has an example of each):
+**
+**   locale_week_end(time [, locale [, tz]])      -> TEXT 'YYYY-MM-DD' (start + 6)
+**   locale_week_parse(key [, locale])            -> TEXT 'YYYY-MM-DD'
+**   locale_week_of_month(time, locale [, tz])    -> INTEGER 0..6 (ICU's W)
+**   locale_week_label(time, locale [, tz [, style]]) -> TEXT ('Jan 2 – 8, 2011')
+**   SELECT * FROM locale_weeks(start, end, locale [, tz [, style]])
+**                              -> week, week_start, week_end, label
+**   mysql_week(time [, mode]), mysql_yearweek(time [, mode]) -> INTEGER
+**   fiscal_year, fiscal_quarter, fiscal_period, fiscal_week,
+**   fiscal_week_of_period, fiscal_weeks_in_year (time, calendar [, tz]) -> INTEGER
+**   fiscal_year_start, fiscal_year_end, fiscal_period_start,
+**   fiscal_period_end (time, calendar [, tz])    -> TEXT 'YYYY-MM-DD'
+**
+**   locale_week_parse: 'YYYY-WW' as locale_week writes it, or ISO
+**     'YYYY-Www' (no locale, or one with ISO rules), to the week's first
+**     day: locale_week_parse(locale_week(d, L), L) = locale_week_start(d, L)
+**     for every day; weeks 00, 54 and 53 of a 52-week year are errors.
+**   locale_week_label: ICU's date interval format of the week's first and
+**     last day, skeleton yMd (style 'short'), yMMMd ('medium', the
+**     default) or yMMMMd ('long'); from 1583-01-01 on (ICU is Julian
+**     before).  Labels are remembered per week (SqLabelFmt.memo).
+**   locale_weeks: every locale week that holds a day from start's local day
+**     to end's, in order, one row at a time (constant memory); end before
+**     start, and NULL arguments, are errors.
+**   mysql_week/mysql_yearweek: MySQL's WEEK(d, mode) and YEARWEEK(d, mode),
+**     modes 0..7 (default 0), from 0001-01-01 (MySQL's year 0 is not a leap
+**     year); the time's day in UTC.
+**   fiscal_*: calendar is 'nrf' or a comma-separated spec (any case):
+**       '4-5-4' | '4-4-5' | '5-4-4'        weeks per period in each quarter
+**       'last <weekday> of <month>'        the year ends on that day, or
+**       '<weekday> nearest end of <month>' on that weekday within 3 days
+**                                          of the month's last day
+**       'named by start year' | 'named by end year' (default): a year
+**                                          ending in <month> of Y is Y-1 | Y
+**       '53rd week in q1'..'q4' (default q4): the quarter whose last
+**                                          period gets the 53rd week
+**     'nrf' = '4-5-4, saturday nearest end of january, named by start
+**     year, 53rd week in q4' (the NRF retail calendar).  Weekdays and
+**     months in English, whole or their first three letters.
+**   These work in Gregorian weeks and months: a locale with another ICU
+**   calendar (@calendar=hebrew, …) is an error (locale_week_end excepted).
+**
 ** Examples (sqlite3 shell, after `.load ./build/streamqlite`):
 **
 **   SELECT locale_week('2011-01-02', 'en_US');          -- 2011-02
@@ -136,6 +179,7 @@
 ** user data) and reused; week numbers are pure integer arithmetic per row.
 */
 #include "sq_internal.h"
+#include "sq_calendar.h"
 #include "sq_time.h"
 #include "sq_tzif.h"
 
@@ -145,6 +189,7 @@
 
 #include <unicode/ucal.h>
 #include <unicode/udat.h>
+#include <unicode/udateintervalformat.h>
 #include <unicode/uloc.h>
 #include <unicode/unumsys.h>
 #include <unicode/ustring.h>
@@ -226,11 +271,33 @@ typedef struct SqFmt {
   UCalendar *dcal;
 } SqFmt;
 
+/* A week label formatter: ICU's interval format of a locale and style, and
+** the labels it made, by week (a direct-mapped memo: formatting costs ICU
+** several microseconds; a report has a few hundred or thousand weeks). */
+#define SQ_NLABEL 4
+#define SQ_NMEMO 2048
+typedef struct SqLabelMemo {
+  int64_t ws;                   /* the week's first day */
+  unsigned char len;            /* 0: empty slot */
+  char text[55];
+} SqLabelMemo;
+typedef struct SqLabelFmt {
+  int used;
+  char icu[SQ_KEYMAX];          /* SqLocale.icu */
+  int style;                    /* 0 short, 1 medium, 2 long */
+  UDateIntervalFormat *f;       /* in UTC */
+  SqLabelMemo *memo;            /* SQ_NMEMO slots (NULL: none yet) */
+} SqLabelFmt;
+
 typedef struct SqWeekCache {
   int refs;
   SqLocale loc[SQ_NLOC];  int loc_next, loc_last;
   SqZone zone[SQ_NZONE];  int zone_next, zone_last;
   SqFmt fmt[SQ_NFMT];     int fmt_next, fmt_last;
+  SqLabelFmt label[SQ_NLABEL]; int label_next;
+  int fiscal_used, fiscal_keylen;      /* the last fiscal calendar spec */
+  char fiscal_key[SQ_KEYMAX];
+  SqFiscalCal fiscal;
 } SqWeekCache;
 
 static void loc_clear(SqLocale *L){
@@ -250,6 +317,18 @@ static void fmt_clear(SqFmt *f){
   memset(f, 0, sizeof(*f));
 }
 
+/* The memo slot of the week starting on day ws (weeks in a row: slots in a row) */
+static int memo_slot(int64_t ws){
+  int64_t w = sq_floor_div(ws, 7) % SQ_NMEMO;
+  return (int)(w < 0 ? w + SQ_NMEMO : w);
+}
+
+static void label_clear(SqLabelFmt *F){
+  if( F->f ) udtitvfmt_close(F->f);
+  sqlite3_free(F->memo);
+  memset(F, 0, sizeof(*F));
+}
+
 static void cache_release(void *p){
   SqWeekCache *c = (SqWeekCache*)p;
   int i;
@@ -257,45 +336,69 @@ static void cache_release(void *p){
   for(i = 0; i < SQ_NLOC; i++) loc_clear(&c->loc[i]);
   for(i = 0; i < SQ_NZONE; i++) zone_clear(&c->zone[i]);
   for(i = 0; i < SQ_NFMT; i++) fmt_clear(&c->fmt[i]);
+  for(i = 0; i < SQ_NLABEL; i++) label_clear(&c->label[i]);
   sqlite3_free(c);
 }
 
 /* ---- errors ------------------------------------------------------------ */
 
-typedef enum { K_WEEK, K_START, K_NUMBER, K_YEAR, K_WEEKDAY, K_RULES, K_FORMAT } SqKind;
+/* Every error goes through sq_fail(): into the function's result, or, for
+** the locale_weeks table (ctx NULL: no function call to fail), into
+** pending_err, which its xFilter takes over at once on the same thread. */
+static _Thread_local char *pending_err;
+static void sq_fail(sqlite3_context *ctx, const char *m){
+  if( ctx ){ sqlite3_result_error(ctx, m, -1); return; }
+  sqlite3_free(pending_err);
+  pending_err = sqlite3_mprintf("%s", m);
+}
+static void sq_fail_nomem(sqlite3_context *ctx){
+  if( ctx ){ sqlite3_result_error_nomem(ctx); return; }
+  sqlite3_free(pending_err);
+  pending_err = 0;
+}
 
-typedef struct SqFuncDef { const char *name; int nargs; SqKind kind; } SqFuncDef;
+typedef enum {
+  K_WEEK, K_START, K_NUMBER, K_YEAR, K_WEEKDAY, K_RULES, K_FORMAT,
+  K_END, K_PARSE, K_OF_MONTH, K_LABEL, K_MYSQL_WEEK, K_MYSQL_YEARWEEK,
+  K_FY, K_FQ, K_FP, K_FW, K_FWP, K_FYS, K_FYE, K_FPS, K_FPE, K_FWY,
+  K_SERIES                      /* the locale_weeks table (no scalar) */
+} SqKind;
 
-static const SqFuncDef sq_week_funcs[] = {
-  { "locale_week",        1, K_WEEK },
-  { "locale_week",        2, K_WEEK },
-  { "locale_week",        3, K_WEEK },
-  { "locale_week_start",  1, K_START },
-  { "locale_week_start",  2, K_START },
-  { "locale_week_start",  3, K_START },
-  { "locale_week_number", 2, K_NUMBER },
-  { "locale_week_number", 3, K_NUMBER },
-  { "locale_week_year",   2, K_YEAR },
-  { "locale_week_year",   3, K_YEAR },
-  { "locale_weekday",     2, K_WEEKDAY },
-  { "locale_weekday",     3, K_WEEKDAY },
-  { "locale_week_rules",  1, K_RULES },
-  { "format_date",        2, K_FORMAT },
-  { "format_date",        3, K_FORMAT },
-  { "format_date",        4, K_FORMAT },
+/* Function names by kind */
+static const char *const kind_names[] = {
+  "locale_week", "locale_week_start", "locale_week_number", "locale_week_year",
+  "locale_weekday", "locale_week_rules", "format_date",
+  "locale_week_end", "locale_week_parse", "locale_week_of_month", "locale_week_label",
+  "mysql_week", "mysql_yearweek",
+  "fiscal_year", "fiscal_quarter", "fiscal_period", "fiscal_week", "fiscal_week_of_period",
+  "fiscal_year_start", "fiscal_year_end", "fiscal_period_start", "fiscal_period_end",
+  "fiscal_weeks_in_year", "locale_weeks"
 };
 
-static const char *fname(SqKind k){
-  switch( k ){
-    case K_WEEK: return "locale_week";
-    case K_START: return "locale_week_start";
-    case K_NUMBER: return "locale_week_number";
-    case K_YEAR: return "locale_week_year";
-    case K_WEEKDAY: return "locale_weekday";
-    case K_RULES: return "locale_week_rules";
-    default: return "format_date";
-  }
-}
+/* One row per registered arity */
+typedef struct SqFuncDef { SqKind kind; int nargs; } SqFuncDef;
+
+static const SqFuncDef sq_week_funcs[] = {
+  { K_WEEK, 1 }, { K_WEEK, 2 }, { K_WEEK, 3 },
+  { K_START, 1 }, { K_START, 2 }, { K_START, 3 },
+  { K_NUMBER, 2 }, { K_NUMBER, 3 },
+  { K_YEAR, 2 }, { K_YEAR, 3 },
+  { K_WEEKDAY, 2 }, { K_WEEKDAY, 3 },
+  { K_RULES, 1 },
+  { K_FORMAT, 2 }, { K_FORMAT, 3 }, { K_FORMAT, 4 },
+  { K_END, 1 }, { K_END, 2 }, { K_END, 3 },
+  { K_PARSE, 1 }, { K_PARSE, 2 },
+  { K_OF_MONTH, 2 }, { K_OF_MONTH, 3 },
+  { K_LABEL, 2 }, { K_LABEL, 3 }, { K_LABEL, 4 },
+  { K_MYSQL_WEEK, 1 }, { K_MYSQL_WEEK, 2 },
+  { K_MYSQL_YEARWEEK, 1 }, { K_MYSQL_YEARWEEK, 2 },
+  { K_FY, 2 }, { K_FY, 3 }, { K_FQ, 2 }, { K_FQ, 3 }, { K_FP, 2 }, { K_FP, 3 },
+  { K_FW, 2 }, { K_FW, 3 }, { K_FWP, 2 }, { K_FWP, 3 }, { K_FYS, 2 }, { K_FYS, 3 },
+  { K_FYE, 2 }, { K_FYE, 3 }, { K_FPS, 2 }, { K_FPS, 3 }, { K_FPE, 2 }, { K_FPE, 3 },
+  { K_FWY, 2 }, { K_FWY, 3 },
+};
+
+static const char *fname(SqKind k){ return kind_names[k]; }
 
 /* "FUNCTION: WHAT 'VALUE'", the value as sq_str_value() writes it (cut
 ** to SQ_ECHO_MAX bytes, invalid UTF-8 and control characters escaped). */
@@ -306,8 +409,8 @@ static void sq_err_n(sqlite3_context *ctx, SqKind k, const char *what,
   sqlite3_str_appendf(s, "%s: %s ", fname(k), what);
   sq_str_value(s, val, n, 1);
   m = sqlite3_str_finish(s);
-  if( m ){ sqlite3_result_error(ctx, m, -1); sqlite3_free(m); }
-  else sqlite3_result_error_nomem(ctx);
+  if( m ){ sq_fail(ctx, m); sqlite3_free(m); }
+  else sq_fail_nomem(ctx);
 }
 static void sq_err(sqlite3_context *ctx, SqKind k, const char *what, const char *val){
   sq_err_n(ctx, k, what, val, (sqlite3_int64)strlen(val));
@@ -315,7 +418,7 @@ static void sq_err(sqlite3_context *ctx, SqKind k, const char *what, const char 
 /* The same for an argument: all its bytes (NULs included) */
 static void sq_err_arg(sqlite3_context *ctx, SqKind k, const char *what, sqlite3_value *v){
   const char *z = (const char*)sqlite3_value_text(v);
-  if( !z ){ sqlite3_result_error_nomem(ctx); return; }
+  if( !z ){ sq_fail_nomem(ctx); return; }
   sq_err_n(ctx, k, what, z, sqlite3_value_bytes(v));
 }
 
@@ -332,8 +435,8 @@ static const char *type_name(int t){
 static void sq_type_err(sqlite3_context *ctx, SqKind k, const char *arg,
                         const char *want, int t){
   char *m = sqlite3_mprintf("%s: %s must be %s, got %s", fname(k), arg, want, type_name(t));
-  if( m ){ sqlite3_result_error(ctx, m, -1); sqlite3_free(m); }
-  else sqlite3_result_error_nomem(ctx);
+  if( m ){ sq_fail(ctx, m); sqlite3_free(m); }
+  else sq_fail_nomem(ctx);
 }
 
 /* ---- locale validation --------------------------------------------------- */
@@ -582,7 +685,7 @@ static SqLocale *get_locale(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
     int t = sqlite3_value_type(argv[idx]);
     if( t != SQLITE_TEXT ){ sq_type_err(ctx, k, "locale", "TEXT", t); return 0; }
     arg = (const char*)sqlite3_value_text(argv[idx]);
-    if( !arg ){ sqlite3_result_error_nomem(ctx); return 0; }
+    if( !arg ){ sq_fail_nomem(ctx); return 0; }
     n = sqlite3_value_bytes(argv[idx]);
   }
   /* keys are compared with their lengths: 'en_US' || x'00' || 'x' is not
@@ -639,7 +742,7 @@ static SqZone *get_zone(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
   int t = sqlite3_value_type(v);
   if( t != SQLITE_TEXT ){ sq_type_err(ctx, k, "tz", "TEXT", t); return 0; }
   arg = (const char*)sqlite3_value_text(v);
-  if( !arg ){ sqlite3_result_error_nomem(ctx); return 0; }
+  if( !arg ){ sq_fail_nomem(ctx); return 0; }
   n = sqlite3_value_bytes(v);
   Z = &c->zone[c->zone_last];
   if( Z->used && Z->keylen == n && memcmp(Z->key, arg, n) == 0 ) return Z;
@@ -694,7 +797,7 @@ static SqZone *get_zone(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
       }
       if( rc == SQ_TZIF_NOMEM ){
         zone_clear(Z);
-        sqlite3_result_error_nomem(ctx);
+        sq_fail_nomem(ctx);
         return 0;
       }
       if( rc != SQ_TZIF_OK && rc != SQ_TZIF_NOFILE ){
@@ -780,7 +883,7 @@ static int get_time(sqlite3_context *ctx, SqKind k, sqlite3_value *v, SqTime *T)
   {
     const char *z = (const char*)sqlite3_value_text(v);
     int n = sqlite3_value_bytes(v);
-    if( !z ){ sqlite3_result_error_nomem(ctx); return 0; }
+    if( !z ){ sq_fail_nomem(ctx); return 0; }
     if( (int)strlen(z) != n ){ sq_err_n(ctx, k, "invalid time", z, n); return 0; }
     rc = sq_time_parse_text(z, n, T);
     switch( rc ){
@@ -805,8 +908,8 @@ static void sq_err_in_zone(sqlite3_context *ctx, SqKind k, sqlite3_value *tv,
   sq_str_value(s, Z->key, Z->keylen, 1);
   if( tail ) sqlite3_str_appendf(s, " %s", tail);
   m = sqlite3_str_finish(s);
-  if( m ){ sqlite3_result_error(ctx, m, -1); sqlite3_free(m); }
-  else sqlite3_result_error_nomem(ctx);
+  if( m ){ sq_fail(ctx, m); sqlite3_free(m); }
+  else sq_fail_nomem(ctx);
 }
 
 /* Local calendar day of T (argument tv) in zone Z (NULL = UTC); 0 + error
@@ -1092,8 +1195,8 @@ static void format_date_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone 
         m = sqlite3_mprintf("format_date: ICU's time zone data disagrees with the system's for "
                             "'%s' at '%04d-%02d-%02dT%02d:%02d:%02dZ'; use a pattern without "
                             "zone fields", Z->key, y, mo, d, hh, mi, ss);
-        if( m ){ sqlite3_result_error(ctx, m, -1); sqlite3_free(m); }
-        else sqlite3_result_error_nomem(ctx);
+        if( m ){ sq_fail(ctx, m); sqlite3_free(m); }
+        else sq_fail_nomem(ctx);
         return;
       }
     }
@@ -1103,12 +1206,12 @@ static void format_date_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone 
     /* no output limit: a pattern of 159 bytes can ask for a lot */
     st = U_ZERO_ERROR;
     u = sqlite3_malloc64(((sqlite3_uint64)ul + 1) * sizeof(UChar));
-    if( !u ){ sqlite3_result_error_nomem(ctx); return; }
+    if( !u ){ sq_fail_nomem(ctx); return; }
     ul = udat_format(fmt, when, u, ul + 1, 0, &st);
   }
   if( U_SUCCESS(st) && (sqlite3_int64)ul * 3 >= (sqlite3_int64)sizeof(ostack) ){
     o = sqlite3_malloc64((sqlite3_uint64)ul * 3 + 1);
-    if( !o ){ if( u != ustack ) sqlite3_free(u); sqlite3_result_error_nomem(ctx); return; }
+    if( !o ){ if( u != ustack ) sqlite3_free(u); sq_fail_nomem(ctx); return; }
   }
   if( U_SUCCESS(st) ){
     u_strToUTF8(o, o == ostack ? (int32_t)sizeof(ostack) : ul * 3 + 1, &ol, u, ul, &st);
@@ -1122,6 +1225,471 @@ static void format_date_icu(sqlite3_context *ctx, SqFmt *F, SqLocale *L, SqZone 
   if( o != ostack ) sqlite3_free(o);
 }
 
+/* ---- weekly reports: series, end, key, week of month, label ------------- */
+
+/* 'YYYY-MM-DD' of day, or an error when it is outside years 0000..9999
+** (a week, period or fiscal year can end beyond the last day of 9999). */
+static void result_date(sqlite3_context *ctx, SqKind k, int64_t day, sqlite3_value *tv){
+  char buf[16], *p;
+  int y, m, d;
+  if( day < SQ_FIRST_DAY || day > SQ_LAST_DAY ){
+    sq_err_arg(ctx, k, "has a result out of range (years 0000-9999) for time", tv);
+    return;
+  }
+  sq_civil_from_days(day, &y, &m, &d);
+  p = put_num(buf, y, 4); *p++ = '-';
+  p = put_num(p, m, 2); *p++ = '-';
+  p = put_num(p, d, 2);
+  sqlite3_result_text(ctx, buf, (int)(p - buf), SQLITE_TRANSIENT);
+}
+
+/* The first day of the locale week holding `day` */
+static int64_t week_start_of(int64_t day, const SqLocale *L){
+  return day - (sq_dow(day) - L->first_day + 7) % 7;
+}
+
+/* Refuses a locale whose weeks ICU counts in another calendar (hebrew, …):
+** the report functions work in Gregorian weeks and months. */
+static int gregorian_only(sqlite3_context *ctx, SqKind k, const SqLocale *L){
+  char what[160];
+  if( L->cal_kind != CAL_ICU ) return 1;
+  snprintf(what, sizeof what, "works in the Gregorian calendar, not %s: locale", L->calname);
+  sq_err(ctx, k, what, L->key);
+  return 0;
+}
+
+static const char *const label_styles[3] = { "short", "medium", "long" };
+static const UChar *const label_skeletons[3] = { u"yMd", u"yMMMd", u"yMMMMd" };
+
+/* Style argument (TEXT short/medium/long) -> 0..2, or -1 after an error */
+static int get_style(sqlite3_context *ctx, SqKind k, sqlite3_value *v){
+  const char *z;
+  int i, t = sqlite3_value_type(v);
+  if( t != SQLITE_TEXT ){ sq_type_err(ctx, k, "style", "TEXT", t); return -1; }
+  z = (const char*)sqlite3_value_text(v);
+  if( !z ){ sq_fail_nomem(ctx); return -1; }
+  for(i = 0; i < 3; i++){
+    if( (int)strlen(label_styles[i]) == sqlite3_value_bytes(v) && strcmp(z, label_styles[i]) == 0 ) return i;
+  }
+  sq_err_arg(ctx, k, "unknown style (short, medium or long)", v);
+  return -1;
+}
+
+/* The week from `ws` to ws + 6 as the locale writes a date interval
+** ("Jan 2 – 8, 2011"), NUL-terminated UTF-8 in out (cap bytes): its
+** length, or -1 after an error. */
+static int week_label(sqlite3_context *ctx, SqKind k, SqWeekCache *c, const SqLocale *L,
+                      int style, int64_t ws, sqlite3_value *tv, char *out, int cap){
+  SqLabelFmt *F = 0;
+  UErrorCode st = U_ZERO_ERROR;
+  UChar u[128];
+  int32_t ul, ol = 0;
+  int i;
+  if( L->cal_kind != CAL_ICU && ws < SQ_DAY_1583 ){
+    sq_err_arg(ctx, k, "cannot label a week before 1583-01-01 (ICU writes earlier days as "
+               "Julian dates): time", tv);
+    return -1;
+  }
+  for(i = 0; i < SQ_NLABEL; i++){
+    if( c->label[i].used && c->label[i].style == style && strcmp(c->label[i].icu, L->icu) == 0 ){
+      F = &c->label[i];
+      break;
+    }
+  }
+  if( !F ){
+    F = &c->label[c->label_next];
+    c->label_next = (c->label_next + 1) % SQ_NLABEL;
+    label_clear(F);
+    F->f = udtitvfmt_open(L->icu, label_skeletons[style], -1, u"UTC", 3, &st);
+    if( U_FAILURE(st) || !F->f ){
+      label_clear(F);
+      sq_err(ctx, k, "ICU has no date interval format for locale", L->key);
+      return -1;
+    }
+    memcpy(F->icu, L->icu, sizeof(F->icu));
+    F->style = style;
+    F->used = 1;
+    /* no memo without the memory for it: every label is then formatted */
+    F->memo = sqlite3_malloc64(sizeof(SqLabelMemo) * SQ_NMEMO);
+    if( F->memo ) memset(F->memo, 0, sizeof(SqLabelMemo) * SQ_NMEMO);
+  }
+  {
+    SqLabelMemo *m = F->memo ? &F->memo[memo_slot(ws)] : 0;
+    if( m && m->len && m->ws == ws ){
+      memcpy(out, m->text, m->len);
+      out[m->len] = 0;
+      return m->len;
+    }
+  }
+  ul = udtitvfmt_format(F->f, (UDate)(ws * 86400000.0), (UDate)((ws + 6) * 86400000.0),
+                        u, (int32_t)(sizeof(u) / sizeof(u[0])), 0, &st);
+  if( U_SUCCESS(st) ) u_strToUTF8(out, cap, &ol, u, ul, &st);
+  if( U_FAILURE(st) || st == U_STRING_NOT_TERMINATED_WARNING ){
+    sq_err(ctx, k, "cannot write the week label in locale", L->key);
+    return -1;
+  }
+  if( F->memo && ol > 0 && ol <= (int)sizeof(F->memo[0].text) ){
+    SqLabelMemo *m = &F->memo[memo_slot(ws)];
+    m->ws = ws;
+    m->len = (unsigned char)ol;
+    memcpy(m->text, out, (size_t)ol);
+  }
+  return ol;
+}
+
+/* locale_week_parse(key [, locale]) */
+static void week_parse(sqlite3_context *ctx, SqWeekCache *c, int argc, sqlite3_value **argv){
+  SqLocale *L;
+  const char *z;
+  int y, w, iso, t = sqlite3_value_type(argv[0]);
+  int64_t ws;
+  if( t != SQLITE_TEXT ){ sq_type_err(ctx, K_PARSE, "key", "TEXT", t); return; }
+  L = get_locale(ctx, c, K_PARSE, argv, argc > 1 ? 1 : -1);
+  if( !L || !gregorian_only(ctx, K_PARSE, L) ) return;
+  z = (const char*)sqlite3_value_text(argv[0]);
+  if( !z ){ sq_fail_nomem(ctx); return; }
+  if( !sq_week_key_parse(z, sqlite3_value_bytes(argv[0]), &y, &w, &iso) ){
+    sq_err_arg(ctx, K_PARSE, "invalid week key (YYYY-WW, or ISO YYYY-Www)", argv[0]);
+    return;
+  }
+  if( iso && !(L->first_day == UCAL_MONDAY && L->min_days == 4) ){
+    sqlite3_str *s = sqlite3_str_new(0);
+    char *m;
+    sqlite3_str_appendf(s, "locale_week_parse: ISO week key ");
+    sq_str_value(s, z, sqlite3_value_bytes(argv[0]), 1);
+    sqlite3_str_appendf(s, " with locale ");
+    sq_str_value(s, L->key, L->keylen, 1);
+    sqlite3_str_appendf(s, ", whose weeks are not ISO weeks (Monday, 4 days): write YYYY-WW");
+    m = sqlite3_str_finish(s);
+    if( m ){ sq_fail(ctx, m); sqlite3_free(m); } else sq_fail_nomem(ctx);
+    return;
+  }
+  if( !sq_week_key_start(y, w, L->first_day, L->min_days, &ws) ){
+    sq_err_arg(ctx, K_PARSE, "no such week in its year: key", argv[0]);
+    return;
+  }
+  if( ws < SQ_FIRST_DAY ){
+    sqlite3_str *s = sqlite3_str_new(0);
+    char *m;
+    sqlite3_str_appendf(s, "locale_week_parse: week key ");
+    sq_str_value(s, z, sqlite3_value_bytes(argv[0]), 1);
+    sqlite3_str_appendf(s, " starts before 0000-01-01");
+    m = sqlite3_str_finish(s);
+    if( m ){ sq_fail(ctx, m); sqlite3_free(m); } else sq_fail_nomem(ctx);
+    return;
+  }
+  result_date(ctx, K_PARSE, ws, argv[0]);
+}
+
+/* mysql_week(time [, mode]), mysql_yearweek(time [, mode]) */
+static void mysql_week(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value **argv){
+  SqTime T;
+  int64_t day;
+  int mode = 0, y, w, yy, mm, dd;
+  if( argc > 1 ){
+    int t = sqlite3_value_type(argv[1]);
+    sqlite3_int64 v;
+    if( t != SQLITE_INTEGER ){ sq_type_err(ctx, k, "mode", "an INTEGER 0..7", t); return; }
+    v = sqlite3_value_int64(argv[1]);
+    if( v < 0 || v > 7 ){ sq_err_arg(ctx, k, "mode out of range (0..7):", argv[1]); return; }
+    mode = (int)v;
+  }
+  if( !get_time(ctx, k, argv[0], &T) || !local_day(ctx, k, &T, 0, argv[0], &day) ) return;
+  sq_civil_from_days(day, &yy, &mm, &dd);
+  if( yy < 1 ){
+    sq_err_arg(ctx, k, "time before 0001-01-01 (MySQL's year 0 has no leap day):", argv[0]);
+    return;
+  }
+  w = sq_mysql_week(day, mode, k == K_MYSQL_YEARWEEK, &y);
+  if( k == K_MYSQL_WEEK ) sqlite3_result_int(ctx, w);
+  else sqlite3_result_int64(ctx, (sqlite3_int64)y * 100 + w);
+}
+
+/* The calendar argument, parsed (the last one is cached) */
+static const SqFiscalCal *get_fiscal(sqlite3_context *ctx, SqWeekCache *c, SqKind k,
+                                     sqlite3_value *v){
+  const char *z;
+  char err[200];
+  int n, t = sqlite3_value_type(v);
+  if( t != SQLITE_TEXT ){ sq_type_err(ctx, k, "calendar", "TEXT", t); return 0; }
+  z = (const char*)sqlite3_value_text(v);
+  if( !z ){ sq_fail_nomem(ctx); return 0; }
+  n = sqlite3_value_bytes(v);
+  if( c->fiscal_used && c->fiscal_keylen == n && memcmp(c->fiscal_key, z, n) == 0 ) return &c->fiscal;
+  c->fiscal_used = 0;
+  if( n >= SQ_KEYMAX ){ sq_err_arg(ctx, k, "calendar too long (at most 159 bytes):", v); return 0; }
+  if( (int)strlen(z) != n ){
+    sq_err_arg(ctx, k, "invalid calendar", v);
+    return 0;
+  }
+  if( !sq_fiscal_parse(z, n, &c->fiscal, err, (int)sizeof err) ){
+    sqlite3_str *s = sqlite3_str_new(0);
+    char *m;
+    sqlite3_str_appendf(s, "%s: invalid calendar ", fname(k));
+    sq_str_value(s, z, n, 1);
+    sqlite3_str_appendf(s, ": %s", err);
+    m = sqlite3_str_finish(s);
+    if( m ){ sq_fail(ctx, m); sqlite3_free(m); } else sq_fail_nomem(ctx);
+    return 0;
+  }
+  memcpy(c->fiscal_key, z, n);
+  c->fiscal_keylen = n;
+  c->fiscal_used = 1;
+  return &c->fiscal;
+}
+
+/* fiscal_*(time, calendar [, tz]) */
+static void fiscal(sqlite3_context *ctx, SqWeekCache *c, SqKind k, int argc, sqlite3_value **argv){
+  const SqFiscalCal *F;
+  SqFiscalDay D;
+  SqZone *Z = 0;
+  SqTime T;
+  int64_t day;
+  if( !(F = get_fiscal(ctx, c, k, argv[1])) ) return;
+  if( argc > 2 && !(Z = get_zone(ctx, c, k, argv[2])) ) return;
+  if( !get_time(ctx, k, argv[0], &T) || !local_day(ctx, k, &T, Z, argv[0], &day) ) return;
+  sq_fiscal_of(F, day, &D);
+  switch( k ){
+    case K_FY: sqlite3_result_int(ctx, D.year); break;
+    case K_FQ: sqlite3_result_int(ctx, D.quarter); break;
+    case K_FP: sqlite3_result_int(ctx, D.period); break;
+    case K_FW: sqlite3_result_int(ctx, D.week); break;
+    case K_FWP: sqlite3_result_int(ctx, D.week_of_period); break;
+    case K_FWY: sqlite3_result_int(ctx, D.weeks_in_year); break;
+    case K_FYS: result_date(ctx, k, D.year_start, argv[0]); break;
+    case K_FYE: result_date(ctx, k, D.year_end, argv[0]); break;
+    case K_FPS: result_date(ctx, k, D.period_start, argv[0]); break;
+    default: result_date(ctx, k, D.period_end, argv[0]); break;
+  }
+}
+
+/* The report functions (kinds from K_END on), no argument NULL */
+static void sq_report_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value **argv){
+  SqWeekCache *c = (SqWeekCache*)sqlite3_user_data(ctx);
+  SqLocale *L;
+  SqZone *Z = 0;
+  SqTime T;
+  int64_t day;
+  int style = 1;
+  switch( k ){
+    case K_PARSE: week_parse(ctx, c, argc, argv); return;
+    case K_MYSQL_WEEK: case K_MYSQL_YEARWEEK: mysql_week(ctx, k, argc, argv); return;
+    case K_END: case K_OF_MONTH: case K_LABEL: break;
+    default: fiscal(ctx, c, k, argc, argv); return;
+  }
+  L = get_locale(ctx, c, k, argv, argc > 1 ? 1 : -1);
+  if( !L || (k != K_END && !gregorian_only(ctx, k, L)) ) return;
+  if( argc > 2 && !(Z = get_zone(ctx, c, k, argv[2])) ) return;
+  if( argc > 3 && (style = get_style(ctx, k, argv[3])) < 0 ) return;
+  if( !get_time(ctx, k, argv[0], &T) || !local_day(ctx, k, &T, Z, argv[0], &day) ) return;
+  if( k == K_END ){
+    result_date(ctx, k, week_start_of(day, L) + 6, argv[0]);
+  }else if( k == K_OF_MONTH ){
+    sqlite3_result_int(ctx, sq_week_of_month(day, L->first_day, L->min_days));
+  }else{
+    char out[384];
+    int n = week_label(ctx, k, c, L, style, week_start_of(day, L), argv[0], out, (int)sizeof out);
+    if( n >= 0 ) sqlite3_result_text(ctx, out, n, SQLITE_TRANSIENT);
+  }
+}
+
+/* ---- locale_weeks: the week series -------------------------------------- */
+
+/* Columns; the arguments are the hidden ones, in order */
+#define LW_WEEK 0
+#define LW_START 1
+#define LW_END 2
+#define LW_LABEL 3
+#define LW_ARG_START 4     /* start_time, end_time, locale, tz, style */
+#define LW_NARGS 5
+
+typedef struct LwTable {
+  sqlite3_vtab base;
+  SqWeekCache *c;
+} LwTable;
+
+typedef struct LwCursor {
+  sqlite3_vtab_cursor base;
+  int64_t ws, last;              /* this week's first day; the last week's */
+  SqLocale loc;                  /* a copy: the cache may recycle its entry */
+  int style;
+  sqlite3_value *start_arg;      /* for error messages */
+} LwCursor;
+
+static int lw_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                      sqlite3_vtab **pp, char **err){
+  LwTable *t;
+  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(week TEXT, week_start TEXT, week_end TEXT, "
+      "label TEXT, start_time HIDDEN, end_time HIDDEN, locale HIDDEN, tz HIDDEN, style HIDDEN)");
+  if( rc != SQLITE_OK ) return rc;
+  t = sqlite3_malloc(sizeof(*t));
+  if( !t ) return SQLITE_NOMEM;
+  memset(t, 0, sizeof(*t));
+  t->c = (SqWeekCache*)aux;
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  *pp = &t->base;
+  return SQLITE_OK;
+}
+
+static int lw_disconnect(sqlite3_vtab *p){ sqlite3_free(p); return SQLITE_OK; }
+
+/* idxNum: bit i set when hidden argument i has an = constraint */
+static int lw_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
+  int i, pos[LW_NARGS], mask = 0, n = 0;
+  for(i = 0; i < LW_NARGS; i++) pos[i] = -1;
+  for(i = 0; i < info->nConstraint; i++){
+    const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+    int a = k->iColumn - LW_ARG_START;
+    if( a < 0 || a >= LW_NARGS ) continue;
+    if( !k->usable || k->op != SQLITE_INDEX_CONSTRAINT_EQ ) return SQLITE_CONSTRAINT;
+    pos[a] = i;
+  }
+  for(i = 0; i < LW_NARGS; i++){
+    if( pos[i] < 0 ) continue;
+    mask |= 1 << i;
+    info->aConstraintUsage[pos[i]].argvIndex = ++n;
+    info->aConstraintUsage[pos[i]].omit = 1;
+  }
+  if( (mask & 7) != 7 || (mask & 16 && !(mask & 8)) ){
+    sqlite3_free(tab->zErrMsg);
+    tab->zErrMsg = sqlite3_mprintf("locale_weeks: needs start_time, end_time and locale "
+                                   "(then tz, then style)");
+    return SQLITE_ERROR;
+  }
+  info->idxNum = mask;
+  info->estimatedCost = 10;
+  info->estimatedRows = 1000;
+  if( info->nOrderBy == 1 && info->aOrderBy[0].iColumn <= LW_END && !info->aOrderBy[0].desc ){
+    info->orderByConsumed = 1;
+  }
+  return SQLITE_OK;
+}
+
+static int lw_open(sqlite3_vtab *p, sqlite3_vtab_cursor **pp){
+  LwCursor *cur = sqlite3_malloc(sizeof(*cur));
+  if( !cur ) return SQLITE_NOMEM;
+  memset(cur, 0, sizeof(*cur));
+  cur->last = -1;
+  *pp = &cur->base;
+  return SQLITE_OK;
+}
+
+static int lw_close(sqlite3_vtab_cursor *p){
+  LwCursor *cur = (LwCursor*)p;
+  sqlite3_value_free(cur->start_arg);
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
+/* Takes the error the helpers left in pending_err (none: out of memory) */
+static int lw_fail(sqlite3_vtab_cursor *p){
+  sqlite3_vtab *t = p->pVtab;
+  if( !pending_err ) return SQLITE_NOMEM;
+  sqlite3_free(t->zErrMsg);
+  t->zErrMsg = pending_err;
+  pending_err = 0;
+  return SQLITE_ERROR;
+}
+
+/* The same for an error about one of the two times, which the message
+** names: "locale_weeks: end_time: impossible date '2011-02-30'" */
+static int lw_fail_time(sqlite3_vtab_cursor *p, const char *arg){
+  const char *prefix = "locale_weeks: ";
+  size_t n = strlen(prefix);
+  char *m;
+  if( !pending_err ) return SQLITE_NOMEM;
+  if( strncmp(pending_err, prefix, n) == 0 ){
+    m = sqlite3_mprintf("%s%s: %s", prefix, arg, pending_err + n);
+    sqlite3_free(pending_err);
+    pending_err = m;
+  }
+  return lw_fail(p);
+}
+
+static int lw_filter(sqlite3_vtab_cursor *p, int idxNum, const char *idxStr,
+                     int argc, sqlite3_value **argv){
+  LwCursor *cur = (LwCursor*)p;
+  SqWeekCache *c = ((LwTable*)p->pVtab)->c;
+  const char *const names[LW_NARGS] = { "start_time", "end_time", "locale", "tz", "style" };
+  SqLocale *L;
+  SqZone *Z = 0;
+  SqTime T0, T1;
+  int64_t d0, d1;
+  int i;
+  cur->ws = 0;
+  cur->last = -1;
+  for(i = 0; i < argc; i++){
+    if( sqlite3_value_type(argv[i]) == SQLITE_NULL ){
+      sqlite3_free(p->pVtab->zErrMsg);
+      p->pVtab->zErrMsg = sqlite3_mprintf("locale_weeks: %s is NULL", names[i]);
+      return SQLITE_ERROR;
+    }
+  }
+  L = get_locale(0, c, K_SERIES, argv, 2);
+  if( !L || !gregorian_only(0, K_SERIES, L) ) return lw_fail(p);
+  cur->loc = *L;
+  cur->loc.cal = 0;                   /* not needed: no ICU calendar in a copy */
+  if( argc > 3 && !(Z = get_zone(0, c, K_SERIES, argv[3])) ) return lw_fail(p);
+  cur->style = 1;
+  if( argc > 4 && (cur->style = get_style(0, K_SERIES, argv[4])) < 0 ) return lw_fail(p);
+  if( !get_time(0, K_SERIES, argv[0], &T0) || !local_day(0, K_SERIES, &T0, Z, argv[0], &d0) ){
+    return lw_fail_time(p, "start_time");
+  }
+  if( !get_time(0, K_SERIES, argv[1], &T1) || !local_day(0, K_SERIES, &T1, Z, argv[1], &d1) ){
+    return lw_fail_time(p, "end_time");
+  }
+  if( d1 < d0 ){
+    sq_err_arg(0, K_SERIES, "end_time is before start_time: end_time", argv[1]);
+    return lw_fail(p);
+  }
+  sqlite3_value_free(cur->start_arg);
+  if( !(cur->start_arg = sqlite3_value_dup(argv[0])) ) return SQLITE_NOMEM;
+  cur->ws = week_start_of(d0, &cur->loc);
+  cur->last = week_start_of(d1, &cur->loc);
+  return SQLITE_OK;
+}
+
+static int lw_next(sqlite3_vtab_cursor *p){ ((LwCursor*)p)->ws += 7; return SQLITE_OK; }
+static int lw_eof(sqlite3_vtab_cursor *p){
+  LwCursor *cur = (LwCursor*)p;
+  return cur->ws > cur->last;
+}
+
+static int lw_column(sqlite3_vtab_cursor *p, sqlite3_context *ctx, int col){
+  LwCursor *cur = (LwCursor*)p;
+  char buf[384], *o;
+  int wy, wn, n;
+  switch( col ){
+    case LW_WEEK:
+      sq_week_of(cur->ws, cur->loc.first_day, cur->loc.min_days, &wy, &wn, 0);
+      o = put_num(buf, wy, 4);
+      *o++ = '-';
+      o = put_num(o, wn, 2);
+      sqlite3_result_text(ctx, buf, (int)(o - buf), SQLITE_TRANSIENT);
+      break;
+    case LW_START: result_date(ctx, K_SERIES, cur->ws, cur->start_arg); break;
+    case LW_END: result_date(ctx, K_SERIES, cur->ws + 6, cur->start_arg); break;
+    case LW_LABEL:
+      n = week_label(ctx, K_SERIES, ((LwTable*)p->pVtab)->c, &cur->loc, cur->style, cur->ws,
+                     cur->start_arg, buf, (int)sizeof buf);
+      if( n >= 0 ) sqlite3_result_text(ctx, buf, n, SQLITE_TRANSIENT);
+      break;
+    default: break;    /* the hidden arguments: NULL */
+  }
+  return SQLITE_OK;
+}
+
+static int lw_rowid(sqlite3_vtab_cursor *p, sqlite3_int64 *rowid){
+  *rowid = ((LwCursor*)p)->ws;
+  return SQLITE_OK;
+}
+
+static sqlite3_module lw_module = {
+  0, 0, lw_connect, lw_best_index, lw_disconnect, 0, lw_open, lw_close, lw_filter,
+  lw_next, lw_eof, lw_column, lw_rowid,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+
 /* ---- the SQL function ---------------------------------------------------- */
 
 static void sq_week_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value **argv){
@@ -1129,16 +1697,17 @@ static void sq_week_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value 
   SqLocale *L;
   SqZone *Z = 0;
   SqTime T;
-  int64_t day, ws;
+  int64_t day;
   int i, time_idx, loc_idx, tz_idx, wy, wn;
   char buf[48], *p;
 
   for(i = 0; i < argc; i++) if( sqlite3_value_type(argv[i]) == SQLITE_NULL ) return;
+  if( k >= K_END ){ sq_report_run(ctx, k, argc, argv); return; }
   if( k == K_RULES ){
     L = get_locale(ctx, c, k, argv, 0);
     if( !L ) return;
     p = sqlite3_mprintf("{\"first_day\":\"%s\",\"min_days\":%d}", day_names[L->first_day], L->min_days);
-    if( !p ){ sqlite3_result_error_nomem(ctx); return; }
+    if( !p ){ sq_fail_nomem(ctx); return; }
     sqlite3_result_text(ctx, p, -1, sqlite3_free);
     return;
   }
@@ -1156,7 +1725,7 @@ static void sq_week_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value 
   if( k == K_FORMAT ){
     const char *pat = (const char*)sqlite3_value_text(argv[0]);
     SqFmt *F;
-    if( !pat ){ sqlite3_result_error_nomem(ctx); return; }
+    if( !pat ){ sq_fail_nomem(ctx); return; }
     if( (int)strlen(pat) != sqlite3_value_bytes(argv[0]) ){ sq_err_arg(ctx, k, "invalid pattern", argv[0]); return; }
     F = get_fmt(ctx, c, pat, L, Z);
     if( !F ) return;
@@ -1196,16 +1765,9 @@ static void sq_week_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value 
       p = put_num(p, wn, 2);
       sqlite3_result_text(ctx, buf, (int)(p - buf), SQLITE_TRANSIENT);
       break;
-    case K_START: {
-      int y, m, d;
-      ws = day - (sq_dow(day) - L->first_day + 7) % 7;
-      sq_civil_from_days(ws, &y, &m, &d);
-      p = put_num(buf, y, 4); *p++ = '-';
-      p = put_num(p, m, 2); *p++ = '-';
-      p = put_num(p, d, 2);
-      sqlite3_result_text(ctx, buf, (int)(p - buf), SQLITE_TRANSIENT);
+    case K_START:
+      result_date(ctx, k, week_start_of(day, L), argv[time_idx]);
       break;
-    }
     case K_NUMBER:
       sq_week_of(day, L->first_day, L->min_days, 0, &wn, 0);
       sqlite3_result_int(ctx, wn);
@@ -1232,10 +1794,28 @@ SQ_WRAP(f_year, K_YEAR)
 SQ_WRAP(f_weekday, K_WEEKDAY)
 SQ_WRAP(f_rules, K_RULES)
 SQ_WRAP(f_format, K_FORMAT)
+SQ_WRAP(f_end, K_END)
+SQ_WRAP(f_parse, K_PARSE)
+SQ_WRAP(f_of_month, K_OF_MONTH)
+SQ_WRAP(f_label, K_LABEL)
+SQ_WRAP(f_mysql_week, K_MYSQL_WEEK)
+SQ_WRAP(f_mysql_yearweek, K_MYSQL_YEARWEEK)
+SQ_WRAP(f_fy, K_FY)
+SQ_WRAP(f_fq, K_FQ)
+SQ_WRAP(f_fp, K_FP)
+SQ_WRAP(f_fw, K_FW)
+SQ_WRAP(f_fwp, K_FWP)
+SQ_WRAP(f_fys, K_FYS)
+SQ_WRAP(f_fye, K_FYE)
+SQ_WRAP(f_fps, K_FPS)
+SQ_WRAP(f_fpe, K_FPE)
+SQ_WRAP(f_fwy, K_FWY)
 
 int sq_week_register(sqlite3 *db){
   static void (*const impl[])(sqlite3_context*, int, sqlite3_value**) = {
-    f_week, f_start, f_number, f_year, f_weekday, f_rules, f_format
+    f_week, f_start, f_number, f_year, f_weekday, f_rules, f_format,
+    f_end, f_parse, f_of_month, f_label, f_mysql_week, f_mysql_yearweek,
+    f_fy, f_fq, f_fp, f_fw, f_fwp, f_fys, f_fye, f_fps, f_fpe, f_fwy
   };
   SqWeekCache *c;
   size_t i;
@@ -1246,9 +1826,13 @@ int sq_week_register(sqlite3 *db){
   c->refs = 1;          /* held during registration */
   for(i = 0; rc == SQLITE_OK && i < sizeof(sq_week_funcs) / sizeof(sq_week_funcs[0]); i++){
     c->refs++;          /* xDestroy runs on failure too */
-    rc = sqlite3_create_function_v2(db, sq_week_funcs[i].name, sq_week_funcs[i].nargs,
+    rc = sqlite3_create_function_v2(db, fname(sq_week_funcs[i].kind), sq_week_funcs[i].nargs,
         SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, c,
         impl[sq_week_funcs[i].kind], 0, 0, cache_release);
+  }
+  if( rc == SQLITE_OK ){
+    c->refs++;
+    rc = sqlite3_create_module_v2(db, "locale_weeks", &lw_module, c, cache_release);
   }
   cache_release(c);
   return rc;

@@ -18,4 +18,5 @@ sqlite3 -bail "$db" <<SQL
 .read $here/create-usage.sql
 SELECT 'rows: ' || count(*) || ', from ' || min(Date) || ' to ' || max(Date) FROM Usage;
 .read $here/weekly-report.sql
+.read $here/week-reports.sql
 SQL
