@@ -198,7 +198,9 @@ test-release:
 # (scripts/check-docs.py; its header has the conventions): SQL through sqlite3 with the
 # extension, shell, and the Swift blocks as one package in build/doc-check/swift. First
 # --self-test: the checker must reject scripts/check-docs-cases/broken-examples.md.
-test-docs: ext swift-toolchain
+# cli: docs/cli.md's sh blocks run the release build of the streamqlite tool, which
+# check-docs.py puts on their PATH.
+test-docs: ext swift-toolchain cli
 	python3 scripts/check-docs.py --self-test
 	python3 scripts/check-docs.py
 

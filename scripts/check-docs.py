@@ -19,7 +19,10 @@ they appear:
                 the block's own line numbers) unless the block loads it itself. Every SQL block of one file works on the same doc.db, so a
                 block may use the tables an earlier block made; dot-commands (`.mode`,
                 `.param`) last for their block only.
-  ```sh         run by `bash -e -o pipefail` in the scratch folder (```bash too).
+  ```sh         run by `bash -e -o pipefail` in the scratch folder (```bash too), with
+                the command-line tool's build folder, Tools/streamqlite/.build/release,
+                first on PATH when `make cli` has built the tool there, so `streamqlite`
+                runs as written (`make test-docs` builds it first).
   ```swift      compiled and run: the Swift blocks of one file, in order, are one
                 program (one executable target's main.swift); `<!-- doc: new -->` before
                 a block starts another program. All programs of all files are targets of
@@ -224,6 +227,10 @@ def run_shell_blocks(doc, blocks, ext, root, failures):
     venv_py = os.path.join(REPO, ".venv", "bin", "python")
     if os.path.exists(venv_py):
         env.setdefault("PYTHON", venv_py)
+    # The `streamqlite` command-line tool (docs/cli.md), as `make cli` builds it.
+    cli_dir = os.path.join(REPO, "Tools", "streamqlite", ".build", "release")
+    if os.path.exists(os.path.join(cli_dir, "streamqlite")):
+        env["PATH"] = cli_dir + os.pathsep + env.get("PATH", "")
     n = 0
     for b in blocks:
         if b.skip or b.file or b.lang not in ("sql", "sh", "bash"):
