@@ -6,6 +6,7 @@
 #include "sq_internal.h"
 #include "sq_csv_ingest.h"
 #include "sq_json.h"
+#include "sq_number.h"
 
 #include <float.h>
 #include <math.h>
@@ -43,96 +44,21 @@ int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char *
 
 /* ------------------------------------------------------------ values */
 
-/* The general case of sq_csv_value_fits (exponents, integers of 19 digits
-** or more, values of 300 characters or more). */
-static unsigned value_fits_full(const char *s, size_t n){
-  unsigned r = 1u<<SQ_CSV_T_TEXT;
-  size_t i = 0, a, b, k;
-  int neg = 0, integer = 1, sig = 0;
-  size_t first = (size_t)-1, last = 0;
-  double d;
-  if( i<n && s[i]=='-' ){ neg = 1; i++; }
-  if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-  a = i;
-  if( s[i]=='0' ) i++; else while( i<n && s[i]>='0' && s[i]<='9' ) i++;
-  if( i<n && s[i]=='.' ){
-    i++;
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
-    integer = 0;
-  }
-  b = i;                            /* the mantissa is s[a..b) */
-  if( i<n && (s[i]=='e' || s[i]=='E') ){
-    i++;
-    if( i<n && (s[i]=='+' || s[i]=='-') ) i++;
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
-    integer = 0;
-  }
-  if( i!=n ) return r;
-  if( integer && !(neg && b-a==1 && s[a]=='0') ){
-    int64_t v;
-    if( sq_json_number_int64(s, n, &v) ) r |= 1u<<SQ_CSV_T_INTEGER;
-  }
-  /* significant digits: from the first to the last non-zero digit */
-  for(k=a; k<b; k++){
-    if( s[k]>='1' && s[k]<='9' ){ if( first==(size_t)-1 ) first = k; last = k; }
-  }
-  if( first!=(size_t)-1 ){
-    for(k=first; k<=last; k++) if( s[k]!='.' ) sig++;
-  }
-  if( sig>DBL_DIG ) return r;
-  if( b==n && n<300 ){
-    /* no exponent and fewer than 300 characters: between 1e-300 and 1e300,
-    ** nothing to overflow or underflow (no strtod needed) */
-    return r | (1u<<SQ_CSV_T_REAL);
-  }
-  d = sq_json_number_double(s, n);
-  /* a zero is only a zero when it is written as one (1e-400 underflows) */
-  if( isfinite(d) && (first==(size_t)-1 ? d==0.0 : fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;
-  return r;
-}
-
-/* One pass over the common values — no exponent, an integer of at most 18
-** digits or a decimal fraction, fewer than 300 characters — with the same
-** answer as value_fits_full (test_csv checks the two agree on every short
-** string over the number alphabet and on generated long ones); anything
-** else goes there.  The typed table and importCSV call this once per value
-** of an inferred INTEGER/REAL column. */
+/* Which inferred types a value fits, by the one number rule (sq_number.h):
+** INTEGER when it is an integer written canonically (02134 is not: ZIP
+** codes stay TEXT); REAL when it is a number whose double keeps every digit
+** (at most 15 significant) — not beyond the range of a double, not below
+** its smallest normal value, not a negative zero.  The typed table and
+** importCSV call this once per value of an inferred INTEGER/REAL column. */
 unsigned sq_csv_value_fits(const char *s, size_t n){
   unsigned r = 1u<<SQ_CSV_T_TEXT;
-  size_t i = 0, a, first = (size_t)-1, last = 0, dot = (size_t)-1;
-  int neg = 0, integer = 1;
-  if( n>=300 ) return value_fits_full(s, n);
-  if( i<n && s[i]=='-' ){ neg = 1; i++; }
-  if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-  a = i;
-  if( s[i]=='0' ){
-    i++;
-  }else{
-    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
-      if( s[i]!='0' ){ if( first==(size_t)-1 ) first = i; last = i; }
-    }
+  sq_number v;
+  int k = sq_number_text(s, n, &v);
+  if( k==SQ_NUMBER_INTEGER && v.canonical ) r |= 1u<<SQ_CSV_T_INTEGER;
+  if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG ){
+    r |= 1u<<SQ_CSV_T_REAL;
   }
-  if( integer && i-a>18 && (i>=n || s[i]!='.') ){
-    /* a long integer (or a long mantissa with an exponent) */
-    return value_fits_full(s, n);
-  }
-  if( i<n && s[i]=='.' ){
-    dot = i++;
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
-      if( s[i]!='0' ){ if( first==(size_t)-1 ) first = i; last = i; }
-    }
-    integer = 0;
-  }
-  if( i<n && (s[i]=='e' || s[i]=='E') ) return value_fits_full(s, n);
-  if( i!=n ) return r;
-  if( integer && !(neg && i-a==1 && s[a]=='0') ) r |= 1u<<SQ_CSV_T_INTEGER;
-  /* significant digits: from the first to the last non-zero digit */
-  if( first!=(size_t)-1 && last-first+1-(dot>first && dot<last) > DBL_DIG ) return r;
-  /* no exponent and fewer than 300 characters: nothing to overflow or underflow */
-  return r | (1u<<SQ_CSV_T_REAL);
+  return r;
 }
 
 static const char *type_name(int t){

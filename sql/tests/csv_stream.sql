@@ -225,7 +225,8 @@ SELECT id, typeof(id), amount, typeof(amount), created_at FROM inf;
 -- => 2|integer|NULL|null|2024-05-02
 -- => 3|integer|7.0|real|NULL
 
--- never lossy: zip codes with leading zeros, long integers, many digits stay TEXT
+-- never lossy: zip codes with leading zeros, long integers, many digits stay TEXT;
+-- so does a negative zero (SQLite keeps no sign on a zero in a table)
 SELECT writefile('zip.csv', 'zip,big,pi,n,neg
 02134,12345678901234567890,3.14159265358979323,1,-0
 90210,1,2,2,-1
@@ -236,9 +237,11 @@ CREATE VIRTUAL TABLE temp.zip USING csv_stream(filename='zip.csv'); SELECT name,
 -- => big|TEXT
 -- => pi|TEXT
 -- => n|INTEGER
--- => neg|REAL
+-- => neg|TEXT
 SELECT zip, big, pi FROM zip WHERE n = 1;
 -- => 02134|12345678901234567890|3.14159265358979323
+CREATE TABLE zipped AS SELECT * FROM zip; SELECT neg, typeof(neg) FROM zipped WHERE n = 1;
+-- => -0|text
 
 -- a later value that does not fit its inferred column: an error with its line
 SELECT writefile('late.csv', 'id,qty
@@ -289,3 +292,43 @@ PRAGMA trusted_schema = ON; SELECT * FROM v_planted;
 -- the user's own statements still work
 SELECT value->>'name' FROM csv_stream('people.csv') WHERE idx = 1;
 -- => Doe
+
+-- ---------------------------------------------------------------- numbers a REAL cannot keep
+-- (sq_number.h, docs/sql/conversions.md): beyond the range of a double, below its
+-- smallest normal value, a negative zero — kept as text, strict=1 an error
+SELECT writefile('range.csv', 'id,amount
+3,1e400
+5,-1e400
+6,1e-400
+7,-0.0
+8,2.5e-308
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.rng USING csv_stream(filename='range.csv', columns='id INTEGER, amount REAL');
+SELECT id, amount, typeof(amount) FROM rng;
+-- => 3|1e400|text
+-- => 5|-1e400|text
+-- => 6|1e-400|text
+-- => 7|-0.0|text
+-- => 8|2.5e-308|real
+SELECT writefile('big.csv', 'id,amount
+3,1e400
+') + writefile('tiny.csv', 'id,amount
+6,1e-400
+') + writefile('negzero.csv', 'id,amount
+7,-0.0
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.s1 USING csv_stream(filename='big.csv', columns='id INTEGER, amount REAL', strict=1); SELECT * FROM s1;
+-- error: csv_stream: big.csv: line 2, byte 12, field 2 (amount): '1e400' is beyond the range of a REAL (it would be stored as infinity), column amount is REAL (strict mode)
+CREATE VIRTUAL TABLE temp.s2 USING csv_stream(filename='tiny.csv', columns='id INTEGER, amount REAL', strict=1); SELECT * FROM s2;
+-- error: csv_stream: tiny.csv: line 2, byte 12, field 2 (amount): '1e-400' is below the smallest normal REAL, 2.2250738585072014e-308 (it would be stored as 0.0 or lose digits), column amount is REAL (strict mode)
+CREATE VIRTUAL TABLE temp.s3 USING csv_stream(filename='negzero.csv', columns='id INTEGER, amount REAL', strict=1); SELECT * FROM s3;
+-- error: csv_stream: negzero.csv: line 2, byte 12, field 2 (amount): '-0.0' is a negative zero (SQLite keeps no sign on a zero: it would be stored as 0), column amount is REAL (strict mode)
+SELECT writefile('range.json', '[{"i":1E-400,"r":1E-400},{"i":-0.0,"r":-0.0},{"i":2.0,"r":2}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.jrng USING json_stream(filename='range.json', columns='i INTEGER, r REAL');
+SELECT i, typeof(i), r, typeof(r) FROM jrng;
+-- => 1E-400|text|1E-400|text
+-- => -0.0|text|-0.0|text
+-- => 2|integer|2.0|real
