@@ -137,24 +137,26 @@ typedef struct sq_csv_ingest_error {
   const char *name;        /* the field's header name, or NULL */
 } sq_csv_ingest_error;
 
-/* ---- header names (the one rule: an empty name is cN, names equal
-** ignoring ASCII case are an error) ------------------------------------- */
+/* ---- header names (the one rule: an empty name is cN — cN_2, cN_3, …
+** when the header has cN itself; names equal ignoring ASCII case, or
+** holding a NUL byte, are an error) ---------------------------------------- */
 
 typedef struct sq_csv_names sq_csv_names;
 sq_csv_names *sq_csv_names_new(void);
 void sq_csv_names_free(sq_csv_names *h);
 void sq_csv_names_clear(sq_csv_names *h);
 /* Adds the name of header field e->field (in order).  0; 1 when it equals
-** an earlier name ignoring ASCII case (*dup: that field, 0-based); 2 when
-** out of memory. */
+** an earlier name ignoring ASCII case (*dup: that field, 0-based) or holds
+** a NUL byte (*dup: -1); 2 when out of memory.  A name made for an empty
+** header name may change until the header ends: read names after it. */
 int sq_csv_names_add(sq_csv_names *h, const sq_csv_event *e, int64_t *dup);
 int sq_csv_names_count(const sq_csv_names *h);
 /* Name of field i (NUL terminated), or NULL past the header. */
 const char *sq_csv_names_get(const sq_csv_names *h, int i, size_t *len);
-/* The error for a repeated name (code SQ_CSV_IE_HEADER) into *e, its
-** message written to buf[0..nbuf). */
-void sq_csv_names_dup_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
-                            sq_csv_ingest_error *err, char *buf, size_t nbuf);
+/* The error for sq_csv_names_add's 1 (code SQ_CSV_IE_HEADER) into *err,
+** its message written to buf[0..nbuf). */
+void sq_csv_names_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
+                        sq_csv_ingest_error *err, char *buf, size_t nbuf);
 
 /* ---- inference ---------------------------------------------------------- */
 

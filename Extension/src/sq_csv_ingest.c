@@ -126,6 +126,7 @@ struct sq_csv_names {
   int n, cap;
   char **z;
   size_t *len;
+  unsigned char *gen;          /* 1: a name made for an empty header name */
 };
 
 sq_csv_names *sq_csv_names_new(void){
@@ -145,6 +146,7 @@ void sq_csv_names_free(sq_csv_names *h){
   sq_csv_names_clear(h);
   sqlite3_free(h->z);
   sqlite3_free(h->len);
+  sqlite3_free(h->gen);
   sqlite3_free(h);
 }
 
@@ -159,6 +161,27 @@ static int ascii_ieq(const char *a, const char *b, size_t n){
   return 1;
 }
 
+/* The field (0-based) among the first h->n whose name equals z[0..n)
+** ignoring ASCII case, or -1. */
+static int names_find(const sq_csv_names *h, const char *z, size_t n){
+  int i;
+  for(i=0; i<h->n; i++){
+    if( h->len[i]==n && ascii_ieq(h->z[i], z, n) ) return i;
+  }
+  return -1;
+}
+
+/* A name for field i whose header name is empty: cN (N = i+1), else the
+** first free cN_2, cN_3, … */
+static char *names_make(const sq_csv_names *h, int i){
+  int k;
+  for(k=1; ; k++){
+    char *z = k==1 ? sqlite3_mprintf("c%d", i+1) : sqlite3_mprintf("c%d_%d", i+1, k);
+    if( !z || names_find(h, z, strlen(z))<0 ) return z;
+    sqlite3_free(z);
+  }
+}
+
 int sq_csv_names_add(sq_csv_names *h, const sq_csv_event *e, int64_t *dup){
   char *z;
   size_t n = e->len;
@@ -167,33 +190,46 @@ int sq_csv_names_add(sq_csv_names *h, const sq_csv_event *e, int64_t *dup){
     int cap = h->cap ? h->cap*2 : 16;
     char **a = sqlite3_realloc64(h->z, sizeof(char*)*(sqlite3_uint64)cap);
     size_t *l;
+    unsigned char *g;
     if( !a ) return 2;
     h->z = a;
     l = sqlite3_realloc64(h->len, sizeof(size_t)*(sqlite3_uint64)cap);
     if( !l ) return 2;
     h->len = l;
+    g = sqlite3_realloc64(h->gen, (sqlite3_uint64)cap);
+    if( !g ) return 2;
+    h->gen = g;
     h->cap = cap;
   }
+  i = -1;
   if( n==0 ){
-    z = sqlite3_mprintf("c%d", h->n+1);
+    z = names_make(h, h->n);
     if( !z ) return 2;
+    h->gen[h->n] = 1;
     n = strlen(z);
   }else{
+    if( memchr(e->text, 0, n) ){ *dup = -1; return 1; }
+    i = names_find(h, e->text, n);
+    if( i>=0 && !h->gen[i] ){ *dup = i; return 1; }
     z = sqlite3_malloc64((sqlite3_uint64)n+1);
     if( !z ) return 2;
     memcpy(z, e->text, n);
     z[n] = 0;
-  }
-  for(i=0; i<h->n; i++){
-    if( h->len[i]==n && ascii_ieq(h->z[i], z, n) ){
-      *dup = i;
-      sqlite3_free(z);
-      return 1;
-    }
+    h->gen[h->n] = 0;
   }
   h->z[h->n] = z;
   h->len[h->n] = n;
   h->n++;
+  if( i>=0 ){
+    /* a name made for an empty header name gives way to the header's own */
+    char *w;
+    h->len[i] = 0;             /* (not found while a new one is made) */
+    w = names_make(h, i);
+    if( !w ){ h->len[i] = strlen(h->z[i]); return 2; }
+    sqlite3_free(h->z[i]);
+    h->z[i] = w;
+    h->len[i] = strlen(w);
+  }
   return 0;
 }
 
@@ -205,17 +241,21 @@ const char *sq_csv_names_get(const sq_csv_names *h, int i, size_t *len){
   return h->z[i];
 }
 
-void sq_csv_names_dup_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
-                            sq_csv_ingest_error *err, char *buf, size_t nbuf){
+void sq_csv_names_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
+                        sq_csv_ingest_error *err, char *buf, size_t nbuf){
   sqlite3_str *s = sqlite3_str_new(0);
   char *m;
   sqlite3_str_appendall(s, "header name ");
   sq_str_value(s, e->text ? e->text : "", (sqlite3_int64)e->len, 1);
-  sqlite3_str_appendf(s, " repeats field %lld (", (long long)dup+1);
-  sq_str_value(s, h->z[dup], (sqlite3_int64)h->len[dup], 1);
-  sqlite3_str_appendall(s, "): header names must differ, also ignoring case");
+  if( dup<0 ){
+    sqlite3_str_appendall(s, " holds a NUL byte, which no column name can");
+  }else{
+    sqlite3_str_appendf(s, " repeats field %lld (", (long long)dup+1);
+    sq_str_value(s, h->z[dup], (sqlite3_int64)h->len[dup], 1);
+    sqlite3_str_appendall(s, "): header names must differ, also ignoring case");
+  }
   m = sqlite3_str_finish(s);
-  sqlite3_snprintf((int)nbuf, buf, "%s", m ? m : "repeated header name");
+  sqlite3_snprintf((int)nbuf, buf, "%s", m ? m : "bad header name");
   sqlite3_free(m);
   memset(err, 0, sizeof(*err));
   err->code = SQ_CSV_IE_HEADER;
@@ -272,7 +312,7 @@ static int infer_event(void *u, const sq_csv_event *e){
       int rc = sq_csv_names_add(f->names, e, &dup);
       if( rc==1 ){
         sq_csv_ingest_error x;
-        sq_csv_names_dup_error(f->names, e, dup, &x, f->dupbuf, sizeof f->dupbuf);
+        sq_csv_names_error(f->names, e, dup, &x, f->dupbuf, sizeof f->dupbuf);
         own_set(&f->err, x.code, 0, x.message, x.line, x.offset, x.column, -1, x.field, 0);
         return 2;
       }
@@ -483,7 +523,7 @@ static int drv_event(void *u, const sq_csv_event *e){
       rc = sq_csv_names_add(d->names, e, &dup);
       if( rc==1 ){
         sq_csv_ingest_error x;
-        sq_csv_names_dup_error(d->names, e, dup, &x, d->dupbuf, sizeof d->dupbuf);
+        sq_csv_names_error(d->names, e, dup, &x, d->dupbuf, sizeof d->dupbuf);
         own_set(&d->err, x.code, 0, x.message, x.line, x.offset, x.column, -1, x.field, 0);
         return 2;
       }

@@ -242,6 +242,7 @@ static char *cs_option_part(void *ctx, const char *z, int n){
   char *key, *value, *err;
   int rc = sq_arg_keyvalue(z, n, &key, &value);
   if( rc==1 ) return sqlite3_mprintf("csv_stream: expected key=value, got '%.*s'", n, z);
+  if( rc==3 || rc==4 ) return sqlite3_mprintf("csv_stream: option '%.*s': %s", n, z, sq_arg_value_error(rc));
   if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
   err = cs_option(x->p, key, value, x->typed);
   sqlite3_free(key);
@@ -298,7 +299,9 @@ static char *cs_add_column(void *ctx, const char *z, int n){
   char *name, *type;
   CsCol *a;
   int rc = sq_arg_column(z, n, &name, &type);
-  if( rc==1 ) return sqlite3_mprintf("csv_stream: bad column definition '%.*s'", n, z);
+  if( rc==1 || rc==5 ){
+    return sqlite3_mprintf("csv_stream: bad column definition '%.*s': %s", n, z, sq_arg_column_error(rc));
+  }
   if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
   a = sqlite3_realloc64(vt->aCol, sizeof(CsCol)*(sqlite3_uint64)(vt->nCol+1));
   if( !a ){ sqlite3_free(name); sqlite3_free(type); return sqlite3_mprintf("csv_stream: out of memory"); }
@@ -317,6 +320,7 @@ static char *cs_check_key(void *ctx, const char *z, int n){
   char *col, *key;
   int i, rc = sq_arg_keyvalue(z, n, &col, &key);
   if( rc==1 ) return sqlite3_mprintf("csv_stream: keys: expected column=header name, got '%.*s'", n, z);
+  if( rc==3 || rc==4 ) return sqlite3_mprintf("csv_stream: keys: '%.*s': %s", n, z, sq_arg_value_error(rc));
   if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
   for(i=0; i<vt->nCol; i++) if( sqlite3_stricmp(vt->aCol[i].name, col)==0 ) break;
   sqlite3_free(key);
@@ -463,12 +467,12 @@ static int cs_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     }
     if( !err && !vt->opt.file ) err = sqlite3_mprintf("csv_stream: missing filename= option");
     if( !err && vt->opt.columns ){
-      err = sq_arg_split(vt->opt.columns, cs_add_column, vt);
+      err = sq_arg_split(vt->opt.columns, "csv_stream: columns", cs_add_column, vt);
       if( !err && vt->nCol==0 ) err = sqlite3_mprintf("csv_stream: columns= declares no column");
     }else if( !err ){
       err = cs_infer(vt);
     }
-    if( !err && vt->opt.keys ) err = sq_arg_split(vt->opt.keys, cs_check_key, vt);
+    if( !err && vt->opt.keys ) err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_check_key, vt);
     if( !err ){
       sqlite3_str *s = sqlite3_str_new(db);
       for(i=0; i<vt->nCol; i++){
@@ -615,7 +619,7 @@ static int cs_tvf_event(void *u, const sq_csv_event *e){
       if( rc==1 ){
         sq_csv_ingest_error x;
         char buf[512];
-        sq_csv_names_dup_error(c->names, e, dup, &x, buf, sizeof buf);
+        sq_csv_names_error(c->names, e, dup, &x, buf, sizeof buf);
         if( !c->zErr ) c->zErr = cs_error_msg(c->zFile, &x);
         return 2;
       }
@@ -836,7 +840,7 @@ static int cs_make_driver(CsCursor *c){
     }
   }
   if( vt->opt.keys ){
-    char *err = sq_arg_split(vt->opt.keys, cs_map_key, c->g);
+    char *err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_map_key, c->g);
     if( err ) return cs_set_error(c, err);
   }
   sq_ingest_set_strict(c->g, vt->opt.strict);
@@ -907,7 +911,7 @@ static int cs_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       char *err;
       x.p = &c->opt;
       x.typed = 0;
-      err = sq_arg_split(zOpt, cs_option_part, &x);
+      err = sq_arg_split(zOpt, "csv_stream: options", cs_option_part, &x);
       if( err ) return cs_set_error(c, err);
     }
     c->opt.o.max_field = (size_t)c->max_rec;

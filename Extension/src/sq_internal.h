@@ -33,12 +33,19 @@ void sq_file_close(sq_file *f);
 
 /* Virtual-table arguments (sq_args.c): key=value with an optionally
 ** quoted value; comma-separated lists; "name TYPE" columns; booleans
-** 1/0/true/false/yes/no/on/off.  Returns 0, 1 (malformed), 2 (no memory). */
+** 1/0/true/false/yes/no/on/off.  Returns 0, 1 (malformed), 2 (no memory),
+** 3 (an empty value: '' is written for one), 4 (a quote not closed),
+** 5 (a column type that names no type); *_error(rc): the words for 1/3/4/5.
+** sq_arg_split: an empty item is an error "WHAT: item N is empty in '…'";
+** a blank list has no items. */
 typedef char *(*sq_arg_part_fn)(void *ctx, const char *part, int n);
 char *sq_arg_unquote(const char *z, int n);
-char *sq_arg_split(const char *z, sq_arg_part_fn f, void *ctx);
+int sq_arg_value(const char *z, int n, char **out);
+const char *sq_arg_value_error(int rc);
+char *sq_arg_split(const char *z, const char *what, sq_arg_part_fn f, void *ctx);
 int sq_arg_keyvalue(const char *z, int n, char **key, char **value);
 int sq_arg_column(const char *z, int n, char **name, char **type);
+const char *sq_arg_column_error(int rc);
 int sq_arg_bool(const char *v, int *out);
 
 /* xBestIndex of the file-reading tables (json_stream, csv_stream; sq_args.c):

@@ -215,24 +215,16 @@ static char *js_msg(const char *before, const char *v, sqlite3_int64 n, const ch
 
 static char *js_add_column(void *ctx, const char *z, int n){
   JsVtab *vt = ctx;
-  const char *s = z, *e = z+n;
   char *name, *type;
   JsCol *a;
-  if( *s=='"' || *s=='`' || *s=='[' ){
-    char q = *s=='[' ? ']' : *s;
-    const char *b = ++s;
-    while( s<e && *s!=q ) s++;
-    if( s>=e ) return js_msg("bad column definition ", z, n, "");
-    name = sqlite3_mprintf("%.*s", (int)(s-b), b);
-    s++;
-  }else{
-    const char *b = s;
-    while( s<e && *s!=' ' && *s!='\t' && *s!='\n' ) s++;
-    name = sqlite3_mprintf("%.*s", (int)(s-b), b);
+  int rc = sq_arg_column(z, n, &name, &type);
+  if( rc==1 || rc==5 ){
+    char *m = js_msg("bad column definition ", z, n, ": ");
+    char *err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_column_error(rc));
+    sqlite3_free(m);
+    return err;
   }
-  if( !name ) return sqlite3_mprintf("json_stream: out of memory");
-  while( s<e && (*s==' ' || *s=='\t' || *s=='\n') ) s++;
-  type = sqlite3_mprintf("%.*s", (int)(e-s), s);
+  if( rc ) return sqlite3_mprintf("json_stream: out of memory");
   a = sqlite3_realloc64(vt->aCol, sizeof(JsCol)*(sqlite3_uint64)(vt->nCol+1));
   if( !a || !type ){
     sqlite3_free(name); sqlite3_free(type);
@@ -364,8 +356,14 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
       if( !eq ){ err = js_msg("expected key=value, got ", a, -1, ""); break; }
       nk = (int)(eq-a);
       while( nk>0 && (a[nk-1]==' ' || a[nk-1]=='\t') ) nk--;
-      v = sq_arg_unquote(eq+1, (int)strlen(eq+1));
-      if( !v ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
+      rc = sq_arg_value(eq+1, (int)strlen(eq+1), &v);
+      if( rc==3 || rc==4 ){
+        char *m = js_msg("option ", a, -1, ": ");
+        err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_value_error(rc));
+        sqlite3_free(m);
+        break;
+      }
+      if( rc ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
       if( nk==8 && sqlite3_strnicmp(a, "filename", 8)==0 ){ sqlite3_free(vt->zFile); vt->zFile = v; }
       else if( nk==7 && sqlite3_strnicmp(a, "columns", 7)==0 ){ sqlite3_free(zColumns); zColumns = v; }
       else if( nk==4 && sqlite3_strnicmp(a, "path", 4)==0 ){ sqlite3_free(vt->zPath); vt->zPath = v; }
@@ -383,9 +381,9 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     }
     if( !err && !vt->zFile ) err = sqlite3_mprintf("json_stream: missing filename= option");
     if( !err && !zColumns ) err = sqlite3_mprintf("json_stream: missing columns= option");
-    if( !err ) err = sq_arg_split(zColumns, js_add_column, vt);
+    if( !err ) err = sq_arg_split(zColumns, "json_stream: columns", js_add_column, vt);
     if( !err && vt->nCol==0 ) err = sqlite3_mprintf("json_stream: columns= declares no column");
-    if( !err && zKeys ) err = sq_arg_split(zKeys, js_add_rename, vt);
+    if( !err && zKeys ) err = sq_arg_split(zKeys, "json_stream: keys", js_add_rename, vt);
     if( !err ){
       /* the core checks the path and the columns now, not at the first scan */
       sq_ingest *g = js_make_core(vt, 0, vt->zPath, &err);

@@ -60,8 +60,33 @@ SELECT writefile('pipe.csv', 'a|b
 ''x|y''|z
 ') > 0;
 -- => 1
-SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote=''');
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote="''"');
 -- => {"a":"x|y","b":"z"}
+
+-- options say what they mean or are an error: no empty values (an empty one is
+-- written ''), no empty items, no unclosed quotes, no column type that names no type
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote=''');
+-- error: csv_stream: option 'quote='': a quote that is not closed
+SELECT value FROM csv_stream('pipe.csv', 'header=0, quote=,');
+-- error: csv_stream: option 'quote=': no value (an empty value is written '')
+SELECT value FROM csv_stream('pipe.csv', 'header=1,,,');
+-- error: csv_stream: options: item 2 is empty in 'header=1,,,' (a comma too many?)
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote=''''');
+-- error: csv_stream: pipe.csv: line 2, byte 10, field 3: record has 3 fields, the first record has 2
+CREATE VIRTUAL TABLE temp.o1 USING csv_stream(filename='pipe.csv', columns='a INTEGER,,');
+-- error: csv_stream: columns: item 2 is empty in 'a INTEGER,,' (a comma too many?)
+CREATE VIRTUAL TABLE temp.o2 USING csv_stream(filename='pipe.csv', header=0, columns='a b c d');
+-- error: csv_stream: bad column definition 'a b c d': the type names no type (INTEGER, REAL, TEXT, BLOB, NUMERIC, DATE, …): a comma left out?
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=''');
+-- error: csv_stream: option 'delimiter='': a quote that is not closed
+CREATE VIRTUAL TABLE temp.o4 USING json_stream(filename='x.json', columns='a b c d');
+-- error: json_stream: bad column definition 'a b c d': the type names no type
+CREATE VIRTUAL TABLE temp.o5 USING json_stream(filename='x.json', columns='a TEXT', path=);
+-- error: json_stream: option 'path=': no value (an empty value is written '')
+CREATE VIRTUAL TABLE temp.o6 USING csv_stream(filename='pipe.csv', header=0, columns='a VARCHAR(10), b DECIMAL(10,2), "c d" BOOLEAN'); SELECT name, type FROM pragma_table_info('o6');
+-- => a|TEXT
+-- => b|NUMERIC
+-- => c d|NUMERIC
 
 -- ragged records: an error by default, padded on request
 SELECT writefile('ragged.csv', 'a,b,c
@@ -332,3 +357,27 @@ SELECT i, typeof(i), r, typeof(r) FROM jrng;
 -- => 1E-400|text|1E-400|text
 -- => -0.0|text|-0.0|text
 -- => 2|integer|2.0|real
+
+-- ---------------------------------------------------------------- header names
+-- a name made for an empty header name never takes a name the header has
+SELECT writefile('gen.csv', 'a,,c2
+1,2,3
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.gen USING csv_stream(filename='gen.csv'); SELECT name FROM pragma_table_info('gen');
+-- => a
+-- => c2_2
+-- => c2
+SELECT * FROM gen;
+-- => 1|2|3
+SELECT value FROM csv_stream('gen.csv');
+-- => {"a":"1","c2_2":"2","c2":"3"}
+-- a NUL byte in a header name: an error naming it (no column name can hold one)
+SELECT writefile('nul.csv', CAST(x'6100622c630a312c320a' AS BLOB)) > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.nul USING csv_stream(filename='nul.csv'); SELECT * FROM nul;
+-- error: csv_stream: nul.csv: line 1, byte 0, field 1: header name 'a\x00b' holds a NUL byte, which no column name can
+SELECT writefile('nul2.csv', CAST(x'612c61000a310a' AS BLOB)) > 0;
+-- => 1
+SELECT * FROM csv_stream('nul2.csv');
+-- error: csv_stream: nul2.csv: line 1, byte 2, field 2: header name 'a\x00' holds a NUL byte, which no column name can
