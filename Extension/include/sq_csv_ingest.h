@@ -166,8 +166,10 @@ typedef struct sq_csv_infer sq_csv_infer;
 sq_csv_infer *sq_csv_infer_new(const sq_csv_options *o, int records);
 void sq_csv_infer_free(sq_csv_infer *f);
 /* Feeds bytes: SQ_INGEST_OK (more wanted), SQ_INGEST_PAUSED (enough
-** records: stop reading; the rest of the chunk is not needed) or
-** SQ_INGEST_ERROR. */
+** records, or SQ_CSV_INFER_MAX_BYTES bytes: stop reading; the rest of the
+** chunk is not needed; a record cut there is not looked at and is no
+** error) or SQ_INGEST_ERROR. */
+#define SQ_CSV_INFER_MAX_BYTES ((uint64_t)16 << 20)
 int sq_csv_infer_feed(sq_csv_infer *f, const void *bytes, size_t n);
 /* End of input before enough records.  An input without any record is an
 ** error when a header is expected ("empty file: no header"). */

@@ -299,6 +299,8 @@ struct sq_csv_infer {
   InferCol *cols;
   char **gen;                  /* generated names (no header) */
   int done;
+  int cut;                     /* stopped at SQ_CSV_INFER_MAX_BYTES */
+  uint64_t bytes;              /* bytes fed */
   const char *bad;             /* bad option */
   OwnError err;
   char dupbuf[512];
@@ -398,6 +400,13 @@ int sq_csv_infer_feed(sq_csv_infer *f, const void *bytes, size_t n){
   if( f->done ) return SQ_INGEST_PAUSED;
   rc = sq_csv_feed(f->p, bytes, n);
   if( rc==SQ_CSV_ERROR ) return infer_fail_reader(f);
+  f->bytes += n;
+  if( !f->done && f->bytes>=SQ_CSV_INFER_MAX_BYTES ){
+    /* enough bytes: the records read so far decide; the one the sample
+    ** cuts is not an error (the reader reads it whole later) */
+    f->done = 1;
+    f->cut = 1;
+  }
   return f->done ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
 }
 
@@ -407,7 +416,12 @@ int sq_csv_infer_finish(sq_csv_infer *f){
   if( f->bad ){ own_set(&f->err, SQ_CSV_IE_OPTION, 0, f->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
   if( !f->done && sq_csv_finish(f->p)==SQ_CSV_ERROR ) return infer_fail_reader(f);
   if( f->o.header ){
-    if( sq_csv_records(f->p)==0 ){
+    if( f->cut && sq_csv_names_count(f->names)==0 ){
+      own_set(&f->err, SQ_CSV_IE_HEADER, 0, "no whole header in the first 16 MiB, which type inference reads",
+              0, 0, 0, -1, -1, 0);
+      return SQ_INGEST_ERROR;
+    }
+    if( sq_csv_records(f->p)==0 && !f->cut ){
       own_set(&f->err, SQ_CSV_IE_HEADER, 0, "empty file: no header to name the columns",
               0, 0, 0, -1, -1, 0);
       return SQ_INGEST_ERROR;

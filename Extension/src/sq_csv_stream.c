@@ -131,7 +131,6 @@
 
 #define CS_CHUNK       (64*1024)
 #define CS_MAX_RECORD  ((sqlite3_int64)64 << 20)
-#define CS_MAX_SAMPLE  ((size_t)16 << 20)   /* bytes inference may read */
 #define CS_SUBTYPE     74                   /* 'J': SQLite's JSON subtype */
 
 /* ------------------------------------------------------------ options */
@@ -393,7 +392,7 @@ static char *cs_infer(CsVtab *vt){
     total += (size_t)n;
     irc = sq_csv_infer_feed(inf, buf, (size_t)n);
     if( irc==SQ_INGEST_ERROR ) break;
-    if( irc==SQ_INGEST_PAUSED || total>=CS_MAX_SAMPLE ){
+    if( irc==SQ_INGEST_PAUSED ){
       irc = sq_csv_infer_finish(inf);
       break;
     }

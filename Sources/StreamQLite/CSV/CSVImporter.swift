@@ -22,8 +22,6 @@ final class CSVImporter: ChunkedImporter {
     private var sample: [UInt8] = []
     private(set) var consumed = 0
 
-    /// The most bytes inference reads (as `csv_stream`'s).
-    private static let maxSample = 16 << 20
 
     init(db: Database, table: String, options: CSVImportOptions, progress: ((CSVImportProgress) -> Void)?) throws {
         self.db = db
@@ -145,7 +143,7 @@ final class CSVImporter: ChunkedImporter {
             sample.append(contentsOf: bytes)
             let rc = sq_csv_infer_feed(f, bytes.baseAddress, bytes.count)
             if rc == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
-            if rc == SQ_INGEST_PAUSED || sample.count >= Self.maxSample {
+            if rc == SQ_INGEST_PAUSED {
                 if sq_csv_infer_finish(f) == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
                 try createFromInference()
             }
