@@ -266,6 +266,7 @@ typedef struct CsVtab {
   int64_t inferred_from;
   /* a pipe read by inference: its open file and the bytes read, for the
   ** first scan */
+  int read_once;       /* typed: a scan has read a pipe, FIFO or terminal */
   int has_pending;
   sq_file pending;
   unsigned char *sample;
@@ -527,6 +528,7 @@ typedef struct CsCursor {
   CsVtab *vt;
   sq_file f;
   int fopen;
+  char *zOnce;                /* a pipe, FIFO or terminal this cursor has read */
   char *zFile;
   char *zOptions;
   CsOpts opt;                 /* the function's options */
@@ -701,6 +703,7 @@ static int cs_close(sqlite3_vtab_cursor *cur){
   sqlite3_free(c->val.z);
   sqlite3_free(c->keys.z);
   sqlite3_free(c->keyoff);
+  sqlite3_free(c->zOnce);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -924,8 +927,14 @@ static int cs_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     if( rc==2 ) return SQLITE_NOMEM;
     if( rc ) return cs_set_error(c, sqlite3_mprintf("csv_stream: %s", why_opt));
   }
+  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
+    return cs_set_error(c, cs_file_msg(zFile, SQ_FILE_READ_ONCE));
+  }
   if( vt->typed && vt->has_pending ){
     /* the first scan of a pipe continues where inference stopped */
+    vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
     c->f = vt->pending;
     c->fopen = 1;
     c->replay = vt->sample;
@@ -941,6 +950,11 @@ static int cs_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     return rc;
   }
   c->fopen = 1;
+  if( !c->f.regular ){
+    if( vt->typed ) vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
+  }
   return cs_advance(c);
 }
 

@@ -30,6 +30,11 @@ typedef struct sq_file { sqlite3 *db; int fd; int reads; int regular; } sq_file;
 int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);
 sqlite3_int64 sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr);
 void sq_file_close(sq_file *f);
+/* A pipe, FIFO or terminal gives its bytes once: the tables refuse a second
+** scan of one (a typed table: any second scan; the table-valued function: a
+** cursor scanning the same name again, as the inner side of a join does). */
+#define SQ_FILE_READ_ONCE "cannot be read twice: a pipe, FIFO or terminal gives its bytes once, " \
+  "and this is a second scan of it (store the rows first: CREATE TEMP TABLE copy AS SELECT …)"
 
 /* Virtual-table arguments (sq_args.c): key=value with an optionally
 ** quoted value; comma-separated lists; "name TYPE" columns; booleans

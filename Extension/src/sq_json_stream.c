@@ -173,12 +173,14 @@ typedef struct JsVtab {
   char *zPath;        /* typed: the path= option */
   int nCol;
   JsCol *aCol;
+  int read_once;      /* typed: a scan has read a pipe, FIFO or terminal */
 } JsVtab;
 
 typedef struct JsCursor {
   sqlite3_vtab_cursor base;
   JsVtab *vt;
   sq_file file;             /* the input (sq_file.c) */
+  char *zOnce;              /* a pipe, FIFO or terminal this cursor has read */
   char *zFile;              /* as given (for messages and the column) */
   char *zPathArg;
   sq_ingest *g;             /* the core, for this scan */
@@ -464,6 +466,7 @@ static int js_close(sqlite3_vtab_cursor *cur){
   JsCursor *c = (JsCursor*)cur;
   js_reset(c);
   sqlite3_free(c->chunk);
+  sqlite3_free(c->zOnce);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -621,6 +624,9 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->input_eof = 0;
   c->finished = 0;
   c->eof = 0;
+  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
+    return js_error(c, SQ_FILE_READ_ONCE, 0, 0, -1, 0, 0);
+  }
   {
     char *zOpenErr = 0;
     if( sq_file_open(&c->file, vt->db, zFile, &zOpenErr)!=SQLITE_OK ){
@@ -628,6 +634,11 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       sqlite3_free(zOpenErr);
       return rc;
     }
+  }
+  if( !c->file.regular ){
+    if( vt->typed ) vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
   }
   return js_advance(c);
 }
