@@ -229,7 +229,7 @@ extern "C" {
 #define SQ_INGEST_E_NONE       0
 #define SQ_INGEST_E_JSON       1   /* JSON syntax/UTF-8/depth/truncation (sq_json.h) */
 #define SQ_INGEST_E_LAYOUT     2   /* not an array of objects, path not found… */
-#define SQ_INGEST_E_STRICT     3   /* strict mode: unknown key, lossy value */
+#define SQ_INGEST_E_STRICT     3   /* strict mode: unknown key, lossy value; any mode: a number the column would change */
 #define SQ_INGEST_E_AMBIGUOUS  4   /* a key matching two configured keys ignoring case */
 #define SQ_INGEST_E_OMITTED    5   /* a key for a DEFAULT column the first record left out */
 #define SQ_INGEST_E_TOO_BIG    6   /* record limit exceeded */

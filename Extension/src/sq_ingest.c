@@ -1015,15 +1015,22 @@ static int ing_double_is_int64(double d, int64_t *out){
   return 1;
 }
 
-/* The refusal of a number (sq_number.h) for column col, in strict mode. */
+/* A number that an INTEGER, REAL or NUMERIC column would change, whatever
+** the mode: kept as text it would fare no better, since SQLite's column
+** affinity turns such text into the same changed number on INSERT ('1e400'
+** into a REAL column is Inf, '-0' is 0). */
+#define ING_NUMBER_CHANGED(k) ((k)==SQ_NUMBER_INFINITE || (k)==SQ_NUMBER_TINY || (k)==SQ_NUMBER_NEG_ZERO)
+
+/* The refusal of a number (sq_number.h) for column col: strict mode, or a
+** number the column would change (ING_NUMBER_CHANGED). */
 static int ing_fail_number(sq_ingest *g, const sq_ingest_pos *pos, const char *v, size_t n,
                            int quoted, int kind, int col){
   int aff = g->cols[col].aff;
-  const char *why = kind==SQ_NUMBER_NOT || kind==SQ_NUMBER_REAL
+  const char *why = kind==SQ_NUMBER_NOT || kind==SQ_NUMBER_REAL || kind==SQ_NUMBER_INTEGER
       ? (aff==SQ_INGEST_AFF_INTEGER ? "is not an integer" : "is not a number")
       : sq_number_refusal(kind);
-  char *after = sqlite3_mprintf(" %s, column %s is %s (strict mode)", why, g->cols[col].name,
-                                ing_aff_name(aff));
+  char *after = sqlite3_mprintf(" %s, column %s is %s%s", why, g->cols[col].name,
+                                ing_aff_name(aff), ING_NUMBER_CHANGED(kind) ? "" : " (strict mode)");
   int rc;
   if( !after ) return ing_nomem(g);
   rc = ing_fail_value(g, pos, "", v, n, quoted, after);
@@ -1105,7 +1112,9 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
           return SQ_INGEST_OK;
         }
       }
-      if( strict ) return ing_fail_number(g, pos, z, n, 0, k, col);
+      if( strict || (ING_NUMBER_CHANGED(k) && aff!=SQ_INGEST_AFF_BLOB) ){
+        return ing_fail_number(g, pos, z, n, 0, k, col);
+      }
       return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
     }
     case SQ_INGEST_K_STRING: {
@@ -1132,7 +1141,11 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
           sl->r = v.r;
           return SQ_INGEST_OK;
         }
-        if( strict ) return ing_fail_number(g, pos, z, n, 1, k, col);
+        if( strict || ING_NUMBER_CHANGED(k) ) return ing_fail_number(g, pos, z, n, 1, k, col);
+      }else if( aff==SQ_INGEST_AFF_NUMERIC && n>0 && (z[0]=='-' || (unsigned)(z[0]-'0')<=9) ){
+        sq_number v;
+        int k = sq_number_text(z, n, &v);
+        if( ING_NUMBER_CHANGED(k) ) return ing_fail_number(g, pos, z, n, 1, k, col);
       }
       return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
     }
