@@ -44,7 +44,7 @@ def load_table():
 
 # Refusals that are errors in every mode: kept as text, SQLite's column affinity
 # would change them all the same on INSERT ('1e400' into a REAL column is Inf).
-CHANGED = ("beyond the range of a REAL", "below the smallest normal REAL", "negative zero")
+CHANGED = ("beyond the range of a REAL", "too close to zero for a REAL", "negative zero")
 
 
 def same_double(a, b):

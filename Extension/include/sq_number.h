@@ -14,20 +14,20 @@
 ** no NaN or Infinity, no thousands separators.
 **
 **   SQ_NUMBER_INTEGER   -?[0-9]+ within 64 bits; i, and r = (double)i
-**   SQ_NUMBER_REAL      any other number whose double is finite and either
-**                       normal (|r| >= 2.2250738585072014e-308) or a zero
-**                       written as one; r (the nearest double)
+**   SQ_NUMBER_REAL      any other number whose double is finite, and not
+**                       0.0 unless written as a zero; r (the nearest double,
+**                       as strtod gives it: subnormals too)
 **   SQ_NUMBER_NOT       not a number
 **   SQ_NUMBER_INFINITE  beyond the range of a double (1e400: would be ±inf)
-**   SQ_NUMBER_TINY      not zero, but below the smallest normal double
-**                       (1e-400 would be 0.0, 1e-310 loses digits)
+**   SQ_NUMBER_TINY      not zero, but closer to it than any double
+**                       (1e-400 would be 0.0)
 **   SQ_NUMBER_NEG_ZERO  a negative zero (-0, -0.0, -0e5): SQLite keeps no
 **                       sign on a zero in a table, so it would come back 0
 **
 ** digits: the significant digits (first to last non-zero digit of the
-** mantissa; 0 for a zero): at most 15 (DBL_DIG) and the double gives the
-** text's value back exactly.  canonical: an integer written as SQLite
-** writes it (no leading zeros).
+** mantissa; 0 for a zero): at most 15 (DBL_DIG) and a normal double
+** (|r| >= DBL_MIN) gives the text's value back exactly.  canonical: an
+** integer written as SQLite writes it (no leading zeros).
 */
 #ifndef SQ_NUMBER_H
 #define SQ_NUMBER_H

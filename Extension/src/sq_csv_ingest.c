@@ -47,15 +47,16 @@ int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char *
 /* Which inferred types a value fits, by the one number rule (sq_number.h):
 ** INTEGER when it is an integer written canonically (02134 is not: ZIP
 ** codes stay TEXT); REAL when it is a number whose double keeps every digit
-** (at most 15 significant) — not beyond the range of a double, not below
-** its smallest normal value, not a negative zero.  The typed table and
+** (at most 15 significant, a normal double or zero) — not beyond the range
+** of a double, not a negative zero.  The typed table and
 ** importCSV call this once per value of an inferred INTEGER/REAL column. */
 unsigned sq_csv_value_fits(const char *s, size_t n){
   unsigned r = 1u<<SQ_CSV_T_TEXT;
   sq_number v;
   int k = sq_number_text(s, n, &v);
   if( k==SQ_NUMBER_INTEGER && v.canonical ) r |= 1u<<SQ_CSV_T_INTEGER;
-  if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG ){
+  if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG
+      && (v.r==0.0 || fabs(v.r)>=DBL_MIN) ){
     r |= 1u<<SQ_CSV_T_REAL;
   }
   return r;

@@ -12,7 +12,6 @@
 #include "sq_number.h"
 #include "sq_json.h"
 
-#include <float.h>
 #include <math.h>
 
 /* Exact powers of ten (every one up to 1e22 is a double exactly). */
@@ -82,11 +81,11 @@ int sq_number_text(const char *s, size_t n, sq_number *out){
     double d = (double)m;
     d = e<0 ? d/kPow10[-e] : d*kPow10[e];
     out->r = neg ? -d : d;
-    return SQ_NUMBER_REAL;        /* between 1e-22 and 2^53·1e22: normal */
+    return SQ_NUMBER_REAL;        /* between 1e-22 and 2^53·1e22 */
   }
   out->r = sq_json_number_double(s, n);
   if( !isfinite(out->r) ) return SQ_NUMBER_INFINITE;
-  if( fabs(out->r)<DBL_MIN ) return SQ_NUMBER_TINY;
+  if( out->r==0.0 ) return SQ_NUMBER_TINY;     /* non-zero digits, yet 0.0 */
   return SQ_NUMBER_REAL;
 }
 
@@ -94,8 +93,7 @@ const char *sq_number_refusal(int kind){
   switch( kind ){
     case SQ_NUMBER_NOT:      return "is not a number";
     case SQ_NUMBER_INFINITE: return "is beyond the range of a REAL (it would be stored as infinity)";
-    case SQ_NUMBER_TINY:     return "is below the smallest normal REAL, 2.2250738585072014e-308 "
-                                    "(it would be stored as 0.0 or lose digits)";
+    case SQ_NUMBER_TINY:     return "is too close to zero for a REAL (it would be stored as 0.0)";
     case SQ_NUMBER_NEG_ZERO: return "is a negative zero (SQLite keeps no sign on a zero: it would be stored as 0)";
     default:                 return "";
   }

@@ -319,8 +319,8 @@ SELECT value->>'name' FROM csv_stream('people.csv') WHERE idx = 1;
 -- => Doe
 
 -- ---------------------------------------------------------------- numbers a column would change
--- (sq_number.h, docs/sql/conversions.md): beyond the range of a double, below its
--- smallest normal value, a negative zero — an error in every mode, since kept as
+-- (sq_number.h, docs/sql/conversions.md): beyond the range of a double, so close
+-- to zero that it would be 0.0, a negative zero — an error in every mode, since kept as
 -- text SQLite's column affinity would change them all the same on INSERT
 SELECT writefile('big.csv', 'id,amount
 3,1e400
@@ -331,12 +331,13 @@ SELECT writefile('big.csv', 'id,amount
 ') + writefile('fine.csv', 'id,amount
 8,2.5e-308
 9,N/A
+10,4.9e-324
 ') > 0;
 -- => 1
 CREATE VIRTUAL TABLE temp.s1 USING csv_stream(filename='big.csv', columns='id INTEGER, amount REAL'); SELECT * FROM s1;
 -- error: csv_stream: big.csv: line 2, byte 12, field 2 (amount): '1e400' is beyond the range of a REAL (it would be stored as infinity), column amount is REAL
 CREATE VIRTUAL TABLE temp.s2 USING csv_stream(filename='tiny.csv', columns='id INTEGER, amount REAL', strict=1); SELECT * FROM s2;
--- error: csv_stream: tiny.csv: line 2, byte 12, field 2 (amount): '1e-400' is below the smallest normal REAL, 2.2250738585072014e-308 (it would be stored as 0.0 or lose digits), column amount is REAL
+-- error: csv_stream: tiny.csv: line 2, byte 12, field 2 (amount): '1e-400' is too close to zero for a REAL (it would be stored as 0.0), column amount is REAL
 CREATE VIRTUAL TABLE temp.s3 USING csv_stream(filename='negzero.csv', columns='id INTEGER, amount REAL'); SELECT * FROM s3;
 -- error: csv_stream: negzero.csv: line 2, byte 12, field 2 (amount): '-0.0' is a negative zero (SQLite keeps no sign on a zero: it would be stored as 0), column amount is REAL
 CREATE VIRTUAL TABLE temp.s4 USING csv_stream(filename='big.csv', columns='id INTEGER, amount NUMERIC'); SELECT * FROM s4;
@@ -347,10 +348,11 @@ CREATE VIRTUAL TABLE temp.fine USING csv_stream(filename='fine.csv', columns='id
 SELECT id, amount, typeof(amount) FROM fine;
 -- => 8|2.5e-308|real
 -- => 9|N/A|text
+-- => 10|4.94065645841247e-324|real
 SELECT writefile('range.json', '[{"i":1E-400}]') + writefile('negzero.json', '[{"i":-0.0}]') + writefile('two.json', '[{"i":2.0,"r":2}]') > 0;
 -- => 1
 CREATE VIRTUAL TABLE temp.j1 USING json_stream(filename='range.json', columns='i INTEGER'); SELECT * FROM j1;
--- error: json_stream: range.json: line 1, byte 6, element 0, key 'i': 1E-400 is below the smallest normal REAL
+-- error: json_stream: range.json: line 1, byte 6, element 0, key 'i': 1E-400 is too close to zero for a REAL
 CREATE VIRTUAL TABLE temp.j2 USING json_stream(filename='negzero.json', columns='i INTEGER'); SELECT * FROM j2;
 -- error: -0.0 is a negative zero (SQLite keeps no sign on a zero: it would be stored as 0), column i is INTEGER
 CREATE VIRTUAL TABLE temp.j3 USING json_stream(filename='two.json', columns='i INTEGER, r REAL');
