@@ -107,14 +107,22 @@ void sq_csv_options_init(sq_csv_options *o);
 ** *why, static text) or 2 when out of memory. */
 int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char **why);
 
-/* Inferred column types. */
+/* Inferred column types: INTEGER, REAL (sq_number.h), DATE (every value a
+** calendar day YYYY-MM-DD), DATETIME (every value a date-time or date
+** starting YYYY-MM-DD, as sq_date.h reads it: stored as the one date text,
+** so that text order is time order and `=` matches a Swift Date), TEXT. */
 #define SQ_CSV_T_TEXT     1
 #define SQ_CSV_T_INTEGER  2
 #define SQ_CSV_T_REAL     3
+#define SQ_CSV_T_DATE     4
+#define SQ_CSV_T_DATETIME 5
 #define SQ_CSV_INFER_DEFAULT 1000
 
 /* Which inferred types a value fits (bit (1<<SQ_CSV_T_*); TEXT always). */
 unsigned sq_csv_value_fits(const char *text, size_t n);
+/* The declared type of an inferred column: "INTEGER", "REAL", "DATE",
+** "DATETIME" or "TEXT". */
+const char *sq_csv_type_name(int type);
 
 /* Error codes. */
 #define SQ_CSV_IE_NONE     0

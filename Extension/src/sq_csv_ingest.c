@@ -7,6 +7,7 @@
 #include "sq_csv_ingest.h"
 #include "sq_json.h"
 #include "sq_number.h"
+#include "sq_date.h"
 
 #include <float.h>
 #include <math.h>
@@ -58,12 +59,24 @@ unsigned sq_csv_value_fits(const char *s, size_t n){
   if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG
       && (v.r==0.0 || fabs(v.r)>=DBL_MIN) ){
     r |= 1u<<SQ_CSV_T_REAL;
+  }else if( k==SQ_NUMBER_NOT && n>=10 && n<64 && s[4]=='-' && s[7]=='-'
+            && (unsigned)(s[0]-'0')<=9 && (unsigned)(s[5]-'0')<=9 ){
+    char out[SQ_DATE_TEXT_MAX];
+    int m = sq_date_normalize(s, (int)n, out);
+    if( m==10 ) r |= (1u<<SQ_CSV_T_DATE) | (1u<<SQ_CSV_T_DATETIME);
+    else if( m>0 ) r |= 1u<<SQ_CSV_T_DATETIME;
   }
   return r;
 }
 
-static const char *type_name(int t){
-  return t==SQ_CSV_T_INTEGER ? "INTEGER" : t==SQ_CSV_T_REAL ? "REAL" : "TEXT";
+const char *sq_csv_type_name(int t){
+  switch( t ){
+    case SQ_CSV_T_INTEGER:  return "INTEGER";
+    case SQ_CSV_T_REAL:     return "REAL";
+    case SQ_CSV_T_DATE:     return "DATE";
+    case SQ_CSV_T_DATETIME: return "DATETIME";
+    default:                return "TEXT";
+  }
 }
 
 /* ------------------------------------------------------------ errors */
@@ -288,7 +301,7 @@ static void reader_error(const sq_csv_parser *p, int header, const sq_csv_names 
 
 /* ------------------------------------------------------------ inference */
 
-typedef struct InferCol { int any, all_int, all_real; } InferCol;
+typedef struct InferCol { int any, all_int, all_real, all_date, all_datetime; } InferCol;
 
 struct sq_csv_infer {
   sq_csv_options o;
@@ -338,7 +351,10 @@ static int infer_event(void *u, const sq_csv_event *e){
         f->cols = a;
         f->cap = cap;
       }
-      for(i=f->ncol; i<n; i++){ f->cols[i].any = 0; f->cols[i].all_int = 1; f->cols[i].all_real = 1; }
+      for(i=f->ncol; i<n; i++){
+        InferCol *c = &f->cols[i];
+        c->any = 0; c->all_int = c->all_real = c->all_date = c->all_datetime = 1;
+      }
       f->ncol = n;
     }
     if( !(e->flags & SQ_CSV_F_NULL) ){
@@ -347,6 +363,8 @@ static int infer_event(void *u, const sq_csv_event *e){
       c->any = 1;
       if( !(fits & (1u<<SQ_CSV_T_INTEGER)) ) c->all_int = 0;
       if( !(fits & (1u<<SQ_CSV_T_REAL)) ) c->all_real = 0;
+      if( !(fits & (1u<<SQ_CSV_T_DATE)) ) c->all_date = 0;
+      if( !(fits & (1u<<SQ_CSV_T_DATETIME)) ) c->all_datetime = 0;
     }
     return SQ_CSV_CONTINUE;
   }
@@ -434,7 +452,7 @@ int sq_csv_infer_finish(sq_csv_infer *f){
       InferCol *a = sqlite3_realloc64(f->cols, sizeof(InferCol)*(sqlite3_uint64)n);
       if( !a ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
       f->cols = a;
-      for(i=f->ncol; i<n; i++){ a[i].any = 0; a[i].all_int = 1; a[i].all_real = 1; }
+      for(i=f->ncol; i<n; i++){ a[i].any = 0; a[i].all_int = a[i].all_real = a[i].all_date = a[i].all_datetime = 1; }
       f->ncol = f->cap = n;
     }
   }else{
@@ -468,6 +486,8 @@ int sq_csv_infer_type(const sq_csv_infer *f, int i){
   if( !c->any ) return SQ_CSV_T_TEXT;
   if( c->all_int ) return SQ_CSV_T_INTEGER;
   if( c->all_real ) return SQ_CSV_T_REAL;
+  if( c->all_date ) return SQ_CSV_T_DATE;
+  if( c->all_datetime ) return SQ_CSV_T_DATETIME;
   return SQ_CSV_T_TEXT;
 }
 
@@ -515,8 +535,10 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
                       "%lld records (declare the column's type to accept such values)",
                       d->req[e->field]==SQ_CSV_T_INTEGER
                         ? "an integer written canonically (no leading zeros, no sign +, within 64 bits)"
-                        : "a number of at most 15 significant digits",
-                      type_name(d->req[e->field]), (long long)d->inferred_from);
+                      : d->req[e->field]==SQ_CSV_T_REAL ? "a number of at most 15 significant digits"
+                      : d->req[e->field]==SQ_CSV_T_DATE ? "a date YYYY-MM-DD"
+                      : "a date or date-time starting YYYY-MM-DD",
+                      sq_csv_type_name(d->req[e->field]), (long long)d->inferred_from);
   m = sqlite3_str_finish(s);
   own_set(&d->err, SQ_CSV_IE_FIT, 0, m ? m : "out of memory", e->line, e->offset, e->column,
           sq_ingest_records(d->g), (int64_t)e->field, name);
@@ -626,7 +648,7 @@ int sq_csv_ingest_require(sq_csv_ingest *d, int field, int type, int64_t inferre
     d->req = a;
     d->nreq = field+1;
   }
-  d->req[field] = (unsigned char)(type==SQ_CSV_T_INTEGER || type==SQ_CSV_T_REAL ? type : 0);
+  d->req[field] = (unsigned char)(type==SQ_CSV_T_TEXT ? 0 : type);
   d->inferred_from = inferred_from;
   return SQ_INGEST_OK;
 }

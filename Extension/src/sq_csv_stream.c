@@ -418,7 +418,7 @@ static char *cs_infer(CsVtab *vt){
   for(i=0; i<vt->nCol; i++){
     int t = sq_csv_infer_type(inf, i);
     vt->aCol[i].name = sqlite3_mprintf("%s", sq_csv_infer_name(inf, i));
-    vt->aCol[i].type = sqlite3_mprintf("%s", t==SQ_CSV_T_INTEGER ? "INTEGER" : t==SQ_CSV_T_REAL ? "REAL" : "TEXT");
+    vt->aCol[i].type = sqlite3_mprintf("%s", sq_csv_type_name(t));
     vt->aCol[i].inferred = t;
     if( !vt->aCol[i].name || !vt->aCol[i].type ){ sq_csv_infer_free(inf); sq_file_close(&f); return sqlite3_mprintf("csv_stream: out of memory"); }
   }
@@ -476,10 +476,8 @@ static int cs_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     if( !err ){
       sqlite3_str *s = sqlite3_str_new(db);
       for(i=0; i<vt->nCol; i++){
-        /* the affinity's name: the type as written goes to the core */
-        int aff = sq_ingest_affinity(vt->aCol[i].type, -1);
-        const char *t = aff==SQ_INGEST_AFF_INTEGER ? "INTEGER" : aff==SQ_INGEST_AFF_TEXT ? "TEXT"
-                      : aff==SQ_INGEST_AFF_REAL ? "REAL" : aff==SQ_INGEST_AFF_NUMERIC ? "NUMERIC" : "";
+        /* the type as written goes to the core; the table declares its kind */
+        const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
         sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
       }
       sqlite3_str_appendall(s, ")");

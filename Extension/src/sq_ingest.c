@@ -255,7 +255,19 @@ int sq_ingest_affinity(const char *type, int n){
 int sq_ingest_type_is_date(const char *type, int n){
   if( !type ) return 0;
   if( n<0 ) n = (int)strlen(type);
-  return ing_contains_ci(type, n, "DATE") || ing_contains_ci(type, n, "TIME");
+  return ing_contains_ci(type, n, "TIME") ? 2 : ing_contains_ci(type, n, "DATE") ? 1 : 0;
+}
+
+const char *sq_ingest_declared_type(const char *type, int n){
+  int aff = sq_ingest_affinity(type, n), d = sq_ingest_type_is_date(type, n);
+  if( aff==SQ_INGEST_AFF_NUMERIC && d ) return d==2 ? "DATETIME" : "DATE";
+  switch( aff ){
+    case SQ_INGEST_AFF_INTEGER: return "INTEGER";
+    case SQ_INGEST_AFF_TEXT: return "TEXT";
+    case SQ_INGEST_AFF_REAL: return "REAL";
+    case SQ_INGEST_AFF_NUMERIC: return "NUMERIC";
+    default: return "";
+  }
 }
 
 static const char *ing_aff_name(int aff){
@@ -420,7 +432,7 @@ int sq_ingest_set_column_type(sq_ingest *g, int column, int affinity, int is_dat
     return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "no column %d or no affinity %d", column, affinity);
   }
   g->cols[column].aff = affinity;
-  g->cols[column].is_date = is_date!=0;
+  g->cols[column].is_date = is_date<0 ? 0 : is_date>2 ? 2 : is_date;
   return SQ_INGEST_OK;
 }
 
@@ -1121,6 +1133,11 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
       if( g->cols[col].is_date ){
         char out[SQ_DATE_TEXT_MAX];
         int k = n<256 ? sq_date_normalize(z, (int)n, out) : -1;
+        if( k==10 && g->cols[col].is_date==2 ){
+          /* a bare date in an instant (TIME) column: its midnight, in full */
+          memcpy(out+10, " 00:00:00.000", 13);
+          k = 23;
+        }
         if( k>=0 ) return ing_put_text(g, sl, SQ_INGEST_V_TEXT, out, (size_t)k, pos);
         if( strict ){
           return ing_fail_col(g, pos, z, n, 1,

@@ -394,12 +394,8 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     if( !err ){
       sqlite3_str *s = sqlite3_str_new(db);
       for(i=0; i<vt->nCol; i++){
-        /* the declared type is re-declared as its affinity's name */
-        int aff = sq_ingest_affinity(vt->aCol[i].type, -1);
-        const char *t = aff==SQ_INGEST_AFF_INTEGER ? "INTEGER"
-                      : aff==SQ_INGEST_AFF_TEXT ? "TEXT"
-                      : aff==SQ_INGEST_AFF_REAL ? "REAL"
-                      : aff==SQ_INGEST_AFF_NUMERIC ? "NUMERIC" : "";
+        /* the type as written goes to the core; the table declares its kind */
+        const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
         sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
       }
       sqlite3_str_appendall(s, ")");

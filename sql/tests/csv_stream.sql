@@ -195,9 +195,10 @@ CREATE VIRTUAL TABLE temp.incoming USING csv_stream(
   columns='id INTEGER, name TEXT, amount REAL, created DATETIME',
   keys='created=created_at');
 INSERT INTO people SELECT * FROM incoming;
+-- a DATETIME column holds instants: a bare date is its midnight, in the one date text
 SELECT id, name, amount, typeof(amount), created FROM people;
 -- => 1|Smith, John|12.5|real|2024-05-01 12:00:00.000
--- => 2|Doe|NULL|null|2024-05-02
+-- => 2|Doe|NULL|null|2024-05-02 00:00:00.000
 -- => 3|two
 -- => lines|7.0|real|NULL
 
@@ -244,11 +245,29 @@ SELECT name, type FROM pragma_table_info('inf');
 -- => name|TEXT
 -- => amount|REAL
 -- => note|TEXT
--- => created_at|TEXT
+-- => created_at|DATETIME
 SELECT id, typeof(id), amount, typeof(amount), created_at FROM inf;
--- => 1|integer|12.5|real|2024-05-01 12:00:00
--- => 2|integer|NULL|null|2024-05-02
+-- => 1|integer|12.5|real|2024-05-01 12:00:00.000
+-- => 2|integer|NULL|null|2024-05-02 00:00:00.000
 -- => 3|integer|7.0|real|NULL
+-- timestamps with offsets are inferred DATETIME and stored as UTC date text: text order is
+-- time order and = matches the text a Swift Date binds; a column of bare dates is DATE
+SELECT writefile('sold.csv', 'sold_at,day,note
+2025-01-01T08:51:00Z,2025-01-01,2025-01-01T08:51:00Z
+2025-01-01T06:30:00+05:00,2024-12-31,soon
+2025-01-01 01:00,2025-02-28,
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.sold USING csv_stream(filename='sold.csv'); SELECT name, type FROM pragma_table_info('sold');
+-- => sold_at|DATETIME
+-- => day|DATE
+-- => note|TEXT
+SELECT sold_at, day FROM sold ORDER BY sold_at;
+-- => 2025-01-01 01:00:00.000|2025-02-28
+-- => 2025-01-01 01:30:00.000|2024-12-31
+-- => 2025-01-01 08:51:00.000|2025-01-01
+SELECT count(*) FROM sold WHERE sold_at >= '2025-01-01 05:00:00.000';
+-- => 1
 
 -- never lossy: zip codes with leading zeros, long integers, many digits stay TEXT;
 -- so does a negative zero (SQLite keeps no sign on a zero in a table)

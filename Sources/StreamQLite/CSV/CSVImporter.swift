@@ -118,7 +118,7 @@ final class CSVImporter: ChunkedImporter {
         var columns: [(name: String, type: String, inferred: Int32)] = []
         for i in 0..<sq_csv_infer_count(f) {
             let t = sq_csv_infer_type(f, i)
-            let type = t == SQ_CSV_T_INTEGER ? "INTEGER" : t == SQ_CSV_T_REAL ? "REAL" : "TEXT"
+            let type = String(cString: sq_csv_type_name(t))
             columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
         }
         let sql = "CREATE TABLE " + sqQuoteQualifiedName(table) + " ("
