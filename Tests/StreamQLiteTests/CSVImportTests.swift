@@ -38,7 +38,7 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
             3,"two
             lines",7,,,"",z
             """#
-        var reports: [CSVImportProgress] = []
+        var reports: [ImportProgress] = []
         let n = try db.importCSV(bytes: Array(csv.utf8), into: "people",
                                  options: .init(renames: ["date_of_birth": "born"]), progress: { reports.append($0) })
         #expect(n == 3)
@@ -47,7 +47,7 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
             "2,Doe,<null>,null,1985-01-31,2024-05-02 10:00:00.000,NULL,person",
             "3,\"two\nlines\",7.0,real,<null>,<null>,'',person",
         ])
-        #expect(reports.last == CSVImportProgress(bytes: csv.utf8.count, rows: 3))
+        #expect(reports.last == ImportProgress(bytes: csv.utf8.count, rows: 3))
     }
 
     @Test func optionsDelimiterQuoteNullEmptyPadAndNoHeader() throws {

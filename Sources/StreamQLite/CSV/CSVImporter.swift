@@ -12,7 +12,7 @@ final class CSVImporter: ChunkedImporter {
     let db: Database
     let table: String
     let options: CSVImportOptions
-    let progress: ((CSVImportProgress) -> Void)?
+    let progress: ((ImportProgress) -> Void)?
 
     private var core: OpaquePointer?
     private var driver: OpaquePointer?
@@ -23,7 +23,7 @@ final class CSVImporter: ChunkedImporter {
     private(set) var consumed = 0
 
 
-    init(db: Database, table: String, options: CSVImportOptions, progress: ((CSVImportProgress) -> Void)?) throws {
+    init(db: Database, table: String, options: CSVImportOptions, progress: ((ImportProgress) -> Void)?) throws {
         self.db = db
         self.table = table
         self.options = options
@@ -151,7 +151,7 @@ final class CSVImporter: ChunkedImporter {
             try feedDriver(bytes)
         }
         consumed += bytes.count
-        progress?(CSVImportProgress(bytes: consumed, rows: rows))
+        progress?(ImportProgress(bytes: consumed, rows: rows))
     }
 
     private func feedDriver(_ bytes: UnsafeRawBufferPointer) throws {
@@ -171,7 +171,7 @@ final class CSVImporter: ChunkedImporter {
         if sq_csv_ingest_finish(driver) == SQ_INGEST_ERROR { throw error(sq_csv_ingest_error_info(driver)) }
         let stored: Int
         do { stored = try writer!.finish() } catch { throw converted(error) }
-        progress?(CSVImportProgress(bytes: consumed, rows: stored))
+        progress?(ImportProgress(bytes: consumed, rows: stored))
         return stored
     }
 
