@@ -54,17 +54,27 @@ int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char *
 unsigned sq_csv_value_fits(const char *s, size_t n){
   unsigned r = 1u<<SQ_CSV_T_TEXT;
   sq_number v;
-  int k = sq_number_text(s, n, &v);
+  int k;
+  if( sq_number_small_integer(s, n, &v.i) ){
+    /* at most 18 digits: REAL when at most 15 are significant */
+    size_t a = s[0]=='-', j = n;
+    if( s[a]=='0' && n-a>1 ) return r;                 /* leading zeros */
+    while( j>a+1 && s[j-1]=='0' ) j--;
+    return r | (1u<<SQ_CSV_T_INTEGER) | (j-a<=DBL_DIG ? 1u<<SQ_CSV_T_REAL : 0);
+  }
+  if( sq_number_small_decimal(s, n, &v.r) ) return r | (1u<<SQ_CSV_T_REAL);
+  k = sq_number_text(s, n, &v);
   if( k==SQ_NUMBER_INTEGER && v.canonical ) r |= 1u<<SQ_CSV_T_INTEGER;
   if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG
       && (v.r==0.0 || fabs(v.r)>=DBL_MIN) ){
     r |= 1u<<SQ_CSV_T_REAL;
   }else if( k==SQ_NUMBER_NOT && n>=10 && n<64 && s[4]=='-' && s[7]=='-'
             && (unsigned)(s[0]-'0')<=9 && (unsigned)(s[5]-'0')<=9 ){
-    char out[SQ_DATE_TEXT_MAX];
-    int m = sq_date_normalize(s, (int)n, out);
-    if( m==10 ) r |= (1u<<SQ_CSV_T_DATE) | (1u<<SQ_CSV_T_DATETIME);
-    else if( m>0 ) r |= 1u<<SQ_CSV_T_DATETIME;
+    int64_t ms;
+    if( sq_date_parse_ms(s, (int)n, &ms)==0 ){
+      /* YYYY-MM-DD is the one time value of 10 bytes starting so */
+      r |= n==10 ? (1u<<SQ_CSV_T_DATE) | (1u<<SQ_CSV_T_DATETIME) : 1u<<SQ_CSV_T_DATETIME;
+    }
   }
   return r;
 }

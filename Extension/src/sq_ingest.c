@@ -1147,7 +1147,13 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
       }
       if( aff==SQ_INGEST_AFF_INTEGER || aff==SQ_INGEST_AFF_REAL ){
         sq_number v;
-        int k = sq_number_text(z, n, &v);
+        int k;
+        if( aff==SQ_INGEST_AFF_INTEGER ? sq_number_small_integer(z, n, &sl->i)
+                                       : sq_number_small_decimal(z, n, &sl->r) ){
+          sl->type = aff==SQ_INGEST_AFF_INTEGER ? SQ_INGEST_V_INTEGER : SQ_INGEST_V_REAL;
+          return SQ_INGEST_OK;
+        }
+        k = sq_number_text(z, n, &v);
         if( k==SQ_NUMBER_INTEGER && aff==SQ_INGEST_AFF_INTEGER ){
           sl->type = SQ_INGEST_V_INTEGER;
           sl->i = v.i;

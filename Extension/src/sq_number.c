@@ -14,43 +14,38 @@
 
 #include <math.h>
 
-/* Exact powers of ten (every one up to 1e22 is a double exactly). */
-static const double kPow10[23] = {
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
-};
-
 int sq_number_text(const char *s, size_t n, sq_number *out){
-  size_t i = 0, a, nint = 0;
-  int neg = 0, ndig = 0, sig = 0, pending = 0, real = 0;
+  size_t i = 0, a, nint;
+  int neg = 0, nd = 0, last = 0, real = 0;
+  unsigned d;
   uint64_t m = 0;
   int64_t e = 0;
   if( i<n && s[i]=='-' ){ neg = 1; i++; }
   if( i>=n || (unsigned)(s[i]-'0')>9 ) return SQ_NUMBER_NOT;
   a = i;
-  /* The mantissa's digits, ignoring the point, as m·10^e: leading zeros
-  ** skipped; zeros after a non-zero digit wait in `pending` until another
-  ** non-zero digit comes (then they are digits of m) or the mantissa ends
-  ** (then they are a power of ten); m holds the first 19 significant
-  ** digits, each one past those adds 1 to e; each fraction digit takes 1
-  ** from e. */
-  for(;;){
-    for(; i<n && (unsigned)(s[i]-'0')<=9; i++){
-      unsigned d = (unsigned)(s[i]-'0');
-      if( real ) e--;
-      if( d==0 ){ if( sig ) pending++; continue; }
-      sig += pending + 1;
-      for(; pending>0; pending--){ if( ndig<19 ){ m *= 10; ndig++; }else e++; }
-      if( ndig<19 ){ m = m*10 + d; ndig++; }else e++;
-    }
-    if( real ) break;
-    nint = i - a;
-    if( i>=n || s[i]!='.' ) break;
+  /* The mantissa's digits from the first non-zero one, ignoring the point,
+  ** as m·10^e: m holds the first 19 (each integer digit past those adds 1
+  ** to e; each fraction digit before them takes 1 from e); nd counts
+  ** them, `last` is the count at the last non-zero one (the significant
+  ** digits). */
+  for(; i<n && (d = (unsigned)(s[i]-'0'))<=9; i++){
+    if( nd==0 && d==0 ) continue;
+    nd++;
+    if( d ) last = nd;
+    if( nd<=19 ) m = m*10 + d; else e++;
+  }
+  nint = i - a;
+  if( i<n && s[i]=='.' ){
     i++;
     real = 1;
     if( i>=n || (unsigned)(s[i]-'0')>9 ) return SQ_NUMBER_NOT;
+    for(; i<n && (d = (unsigned)(s[i]-'0'))<=9; i++){
+      if( nd==0 && d==0 ){ e--; continue; }
+      nd++;
+      if( d ) last = nd;
+      if( nd<=19 ){ m = m*10 + d; e--; }
+    }
   }
-  e += pending;
   if( i<n && (s[i]=='e' || s[i]=='E') ){
     int64_t x = 0;
     int esign = 1;
@@ -64,23 +59,28 @@ int sq_number_text(const char *s, size_t n, sq_number *out){
     e += esign*x;
   }
   if( i!=n ) return SQ_NUMBER_NOT;
-  out->digits = sig;
+  out->digits = last;
   out->canonical = !(nint>1 && s[a]=='0');
-  if( sig==0 && neg ) return SQ_NUMBER_NEG_ZERO;
+  if( last==0 && neg ) return SQ_NUMBER_NEG_ZERO;
+  if( !real && nd<=18 ){                 /* at most 18 digits: m is exact */
+    out->i = neg ? -(int64_t)m : (int64_t)m;
+    out->r = (double)out->i;
+    return SQ_NUMBER_INTEGER;
+  }
   if( !real && sq_json_number_int64(s, n, &out->i) ){
     out->r = (double)out->i;
     return SQ_NUMBER_INTEGER;
   }
   /* a REAL is written as JSON writes it: no leading zeros */
   if( !out->canonical ) return SQ_NUMBER_NOT;
-  if( sig==0 ){
+  if( last==0 ){
     out->r = 0.0;
     return SQ_NUMBER_REAL;
   }
   if( m<=((uint64_t)1<<53) && e>=-22 && e<=22 ){
-    double d = (double)m;
-    d = e<0 ? d/kPow10[-e] : d*kPow10[e];
-    out->r = neg ? -d : d;
+    double v = (double)m;
+    v = e<0 ? v/sq_number_pow10[-e] : v*sq_number_pow10[e];
+    out->r = neg ? -v : v;
     return SQ_NUMBER_REAL;        /* between 1e-22 and 2^53·1e22 */
   }
   out->r = sq_json_number_double(s, n);
