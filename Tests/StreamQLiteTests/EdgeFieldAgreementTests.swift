@@ -92,28 +92,27 @@ import Testing
         for row in Self.rows {
             let file = Array("v\n".utf8) + row.raw + [0x0A]
             let name = String(decoding: row.raw, as: UTF8.self).debugDescription
-            // Int: the INTEGER column's answer
-            let ints: [(String, () throws -> Int?)] = [
-                ("CSVRecordCursor", { try CSVRecordCursor(IntField.self, bytes: file).collect()[0].v }),
-                ("CSVRowCursor", { try CSVRowCursor(IntField.self, bytes: file).collect()[0].v }),
-            ]
-            for (cursor, read) in ints {
-                switch row.asInteger {
-                case "null": #expect(try read() == nil, "\(cursor) Int \(name)")
-                case "i": #expect(try read() == Int(row.text!)!, "\(cursor) Int \(name)")
-                default: expectRefusal(row.asInteger, "\(cursor) Int \(name)") { _ = try read() }
-                }
-            }
-            let doubles: [(String, () throws -> Double?)] = [
-                ("CSVRecordCursor", { try CSVRecordCursor(DoubleField.self, bytes: file).collect()[0].v }),
-                ("CSVRowCursor", { try CSVRowCursor(DoubleField.self, bytes: file).collect()[0].v }),
-            ]
-            for (cursor, read) in doubles {
-                switch row.asReal {
-                case "null": #expect(try read() == nil, "\(cursor) Double \(name)")
-                case "r": #expect(try read()?.bitPattern == Double(row.text!)!.bitPattern, "\(cursor) Double \(name)")
-                default: expectRefusal(row.asReal, "\(cursor) Double \(name)") { _ = try read() }
-                }
+            // Int: the INTEGER column's answer; Double: the REAL column's (the same bits)
+            try expectCursors(IntField.self, file, row.asInteger, "Int \(name)") { $0.v.map { Int64($0) } }
+                wanted: { Int64(row.text!)! }
+            try expectCursors(DoubleField.self, file, row.asReal, "Double \(name)") { $0.v.map { Int64(bitPattern: $0.bitPattern) } }
+                wanted: { Int64(bitPattern: Double(row.text!)!.bitPattern) }
+        }
+    }
+
+    /// Both cursors read `file` into `T`; `value` is the field as comparable bits, `wanted`
+    /// those of the expected value (`want` "i"/"r"), nil for "null", else a refusal.
+    func expectCursors<T: Decodable & RowDecodable>(_ type: T.Type, _ file: [UInt8], _ want: String, _ what: String,
+                                                    _ value: (T) -> Int64?, wanted: () -> Int64) throws {
+        let reads: [(String, () throws -> T)] = [
+            ("CSVRecordCursor", { try CSVRecordCursor(T.self, bytes: file).collect()[0] }),
+            ("CSVRowCursor", { try CSVRowCursor(T.self, bytes: file).collect()[0] }),
+        ]
+        for (cursor, read) in reads {
+            switch want {
+            case "null": #expect(try value(read()) == nil, "\(cursor) \(what)")
+            case "i", "r": #expect(try value(read()) == wanted(), "\(cursor) \(what)")
+            default: expectRefusal(want, "\(cursor) \(what)") { _ = try read() }
             }
         }
     }
