@@ -284,6 +284,9 @@ struct InsertTestFastTask: RowEncodable, Equatable {
             #expect(got.first?.at == day && got.first?.week == "2011-01-02", "\(number): \(String(describing: got.first?.at))")
             #expect(try db.value(Date.self, "SELECT \(number)") == day)
         }
+        // rows(Date.self): the same rule (it read a number as seconds since 2001, and refused date text)
+        #expect(try db.rows(Date.self, "SELECT 1293926400 UNION ALL SELECT 2455563.5 UNION ALL SELECT '2011-01-02'").collect()
+                == [day, day, day])
         #expect(Date.fromDatabaseValue(.real(2455563.5)) == day)
         #expect(Date.fromDatabaseValue(.integer(1_000_000)) == nil)   // a Julian day before the year 0000
         #expect(throws: DatabaseError.self) { try db.value(Date.self, "SELECT 1000000") }
