@@ -3,7 +3,8 @@
 sqlite3_interrupt(); data that comes late and in pieces is read completely;
 a typed table whose column types are inferred from a FIFO or /dev/stdin
 gets every record (the bytes read for inference are replayed by the first
-scan).
+scan); a second scan of /dev/stdin (a join with itself, a second SELECT)
+is an error, for csv_stream and json_stream.
 
 Host: Python's sqlite3 module (the system SQLite) for the FIFO checks, the
 sqlite3 shell for /dev/stdin.  Each interrupted query must end with an
@@ -90,6 +91,24 @@ def stdin_checks():
                            input=data, capture_output=True, timeout=30)
         tally.check(r.returncode == 0 and r.stdout.decode() == want,
               f"/dev/stdin: {sql}: rc={r.returncode} out={r.stdout!r} err={r.stderr!r}, want {want!r}")
+    # a second scan of a pipe is an error, never an empty or short result
+    once = "cannot be read twice: a pipe, FIFO or terminal gives its bytes once"
+    for sql, want in (
+            ("CREATE VIRTUAL TABLE temp.t USING csv_stream(filename='/dev/stdin', header=0);"
+             " SELECT count(*) FROM t a, t b;", "csv_stream: /dev/stdin: " + once),
+            ("CREATE VIRTUAL TABLE temp.t USING csv_stream(filename='/dev/stdin', columns='id, name, qty');"
+             " SELECT count(*) FROM t; SELECT count(*) FROM t;", "csv_stream: /dev/stdin: " + once),
+            ("SELECT count(*) FROM csv_stream('/dev/stdin') a, csv_stream('/dev/stdin') b;",
+             "csv_stream: /dev/stdin: " + once),
+            ("CREATE VIRTUAL TABLE temp.j USING json_stream(filename='/dev/stdin', columns='v');"
+             " SELECT count(*) FROM j; SELECT count(*) FROM j;", "json_stream: /dev/stdin: " + once),
+            ("SELECT count(*) FROM json_stream('/dev/stdin') a, json_stream('/dev/stdin') b;",
+             "json_stream: /dev/stdin: " + once)):
+        stdin = b"[{\"v\": 1}, {\"v\": 2}]" if "json" in sql else data
+        r = subprocess.run(["sqlite3", ":memory:", "-cmd", f".load {ext[:-3]}", sql],
+                           input=stdin, capture_output=True, timeout=30)
+        tally.check(r.returncode != 0 and want in r.stderr.decode(),
+                    f"/dev/stdin read twice: {sql}: rc={r.returncode} out={r.stdout!r} err={r.stderr!r}, want {want!r}")
 
 
 

@@ -15,13 +15,17 @@
 ** ingest core (sq_csv_ingest.h: header names, coercion into INTEGER, REAL,
 ** DATE and TEXT columns, a field required to fit INTEGER, names feeding two
 ** columns or one column fed by two names), whole and cut: the same rows
-** and the same error.
+** and the same error.  The whole input (up to 79 bytes) also goes through
+** the one number rule (sq_number.h) against strtod/strtoll: an accepted
+** number is their value bit for bit, a refusal is true of strtod's double.
 */
 #include "sq_internal.h"
 #include "sq_csv.h"
+#include "sq_number.h"
 #include "sq_csv_ingest.h"
 
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +205,29 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   sq_ingest_free(g);
 }
 
+/* sq_number_text against strtod/strtoll (the C locale). */
+static void number_oracle(const uint8_t *data, size_t size){
+  char buf[80];
+  sq_number v;
+  double d;
+  int k;
+  if( size>=sizeof buf ) return;
+  k = sq_number_text((const char*)data, size, &v);
+  if( k==SQ_NUMBER_NOT ) return;
+  if( memchr(data, 0, size) ) abort();           /* a NUL is never a number */
+  memcpy(buf, data, size);
+  buf[size] = 0;
+  d = strtod(buf, 0);
+  switch( k ){
+    case SQ_NUMBER_INTEGER: if( v.i!=strtoll(buf, 0, 10) || v.r!=(double)v.i ) abort(); break;
+    case SQ_NUMBER_REAL:    if( memcmp(&d, &v.r, sizeof d)!=0 || (d==0.0 && signbit(d)) ) abort(); break;
+    case SQ_NUMBER_INFINITE: if( isfinite(d) ) abort(); break;
+    case SQ_NUMBER_TINY:    if( d!=0.0 ) abort(); break;
+    case SQ_NUMBER_NEG_ZERO: if( d!=0.0 || !signbit(d) ) abort(); break;
+    default: abort();
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   Rec whole, cut;
   sq_csv_parser *p;
@@ -209,6 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const uint8_t *doc;
   size_t n;
   uint8_t a = 0, b = 0;
+  number_oracle(data, size);
   if( size>=2 ){ a = data[0]; b = data[1]; doc = data+2; n = size-2; }
   else{ doc = data; n = size; }
 

@@ -107,14 +107,22 @@ void sq_csv_options_init(sq_csv_options *o);
 ** *why, static text) or 2 when out of memory. */
 int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char **why);
 
-/* Inferred column types. */
+/* Inferred column types: INTEGER, REAL (sq_number.h), DATE (every value a
+** calendar day YYYY-MM-DD), DATETIME (every value a date-time or date
+** starting YYYY-MM-DD, as sq_date.h reads it: stored as the one date text,
+** so that text order is time order and `=` matches a Swift Date), TEXT. */
 #define SQ_CSV_T_TEXT     1
 #define SQ_CSV_T_INTEGER  2
 #define SQ_CSV_T_REAL     3
+#define SQ_CSV_T_DATE     4
+#define SQ_CSV_T_DATETIME 5
 #define SQ_CSV_INFER_DEFAULT 1000
 
 /* Which inferred types a value fits (bit (1<<SQ_CSV_T_*); TEXT always). */
 unsigned sq_csv_value_fits(const char *text, size_t n);
+/* The declared type of an inferred column: "INTEGER", "REAL", "DATE",
+** "DATETIME" or "TEXT". */
+const char *sq_csv_type_name(int type);
 
 /* Error codes. */
 #define SQ_CSV_IE_NONE     0
@@ -137,24 +145,26 @@ typedef struct sq_csv_ingest_error {
   const char *name;        /* the field's header name, or NULL */
 } sq_csv_ingest_error;
 
-/* ---- header names (the one rule: an empty name is cN, names equal
-** ignoring ASCII case are an error) ------------------------------------- */
+/* ---- header names (the one rule: an empty name is cN — cN_2, cN_3, …
+** when the header has cN itself; names equal ignoring ASCII case, or
+** holding a NUL byte, are an error) ---------------------------------------- */
 
 typedef struct sq_csv_names sq_csv_names;
 sq_csv_names *sq_csv_names_new(void);
 void sq_csv_names_free(sq_csv_names *h);
 void sq_csv_names_clear(sq_csv_names *h);
 /* Adds the name of header field e->field (in order).  0; 1 when it equals
-** an earlier name ignoring ASCII case (*dup: that field, 0-based); 2 when
-** out of memory. */
+** an earlier name ignoring ASCII case (*dup: that field, 0-based) or holds
+** a NUL byte (*dup: -1); 2 when out of memory.  A name made for an empty
+** header name may change until the header ends: read names after it. */
 int sq_csv_names_add(sq_csv_names *h, const sq_csv_event *e, int64_t *dup);
 int sq_csv_names_count(const sq_csv_names *h);
 /* Name of field i (NUL terminated), or NULL past the header. */
 const char *sq_csv_names_get(const sq_csv_names *h, int i, size_t *len);
-/* The error for a repeated name (code SQ_CSV_IE_HEADER) into *e, its
-** message written to buf[0..nbuf). */
-void sq_csv_names_dup_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
-                            sq_csv_ingest_error *err, char *buf, size_t nbuf);
+/* The error for sq_csv_names_add's 1 (code SQ_CSV_IE_HEADER) into *err,
+** its message written to buf[0..nbuf). */
+void sq_csv_names_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
+                        sq_csv_ingest_error *err, char *buf, size_t nbuf);
 
 /* ---- inference ---------------------------------------------------------- */
 
@@ -164,8 +174,10 @@ typedef struct sq_csv_infer sq_csv_infer;
 sq_csv_infer *sq_csv_infer_new(const sq_csv_options *o, int records);
 void sq_csv_infer_free(sq_csv_infer *f);
 /* Feeds bytes: SQ_INGEST_OK (more wanted), SQ_INGEST_PAUSED (enough
-** records: stop reading; the rest of the chunk is not needed) or
-** SQ_INGEST_ERROR. */
+** records, or SQ_CSV_INFER_MAX_BYTES bytes: stop reading; the rest of the
+** chunk is not needed; a record cut there is not looked at and is no
+** error) or SQ_INGEST_ERROR. */
+#define SQ_CSV_INFER_MAX_BYTES ((uint64_t)16 << 20)
 int sq_csv_infer_feed(sq_csv_infer *f, const void *bytes, size_t n);
 /* End of input before enough records.  An input without any record is an
 ** error when a header is expected ("empty file: no header"). */

@@ -35,6 +35,15 @@ int sq_date_format_ms(int64_t ms, char *out);
 ** SQ_TIME_* codes of sq_time.h). */
 int sq_date_parse_ms(const char *z, int n, int64_t *ms);
 
+/* A number as a time value: SQLite's 'auto' rule, which StreamQLite applies
+** on every path (the SQL week functions, Swift's Date from a stored number):
+** from 0 to 5373484.5 (exclusive) it is a Julian day number (SQLite's own
+** reading of a number: 2455563.5 is 2011-01-02), else Unix seconds
+** (1293926400 is 2011-01-02).  Sets *seconds (since 1970-01-01T00:00Z) and
+** returns 0, or SQ_TIME_RANGE outside the years 0000-9999.  The one
+** ambiguity: Unix seconds of 1970-01-20 to 1970-03-04 read as Julian days. */
+int sq_date_number_seconds(double x, double *seconds);
+
 /* Normalizes a time value z[0..n) into the date text at out (as
 ** sq_date_format_ms); returns its length, or -1 when z is not a time value.
 ** A bare date (YYYY-MM-DD) stays a bare date: it is a calendar day, not an

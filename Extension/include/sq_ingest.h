@@ -229,7 +229,7 @@ extern "C" {
 #define SQ_INGEST_E_NONE       0
 #define SQ_INGEST_E_JSON       1   /* JSON syntax/UTF-8/depth/truncation (sq_json.h) */
 #define SQ_INGEST_E_LAYOUT     2   /* not an array of objects, path not found… */
-#define SQ_INGEST_E_STRICT     3   /* strict mode: unknown key, lossy value */
+#define SQ_INGEST_E_STRICT     3   /* strict mode: unknown key, lossy value; any mode: a number the column would change */
 #define SQ_INGEST_E_AMBIGUOUS  4   /* a key matching two configured keys ignoring case */
 #define SQ_INGEST_E_OMITTED    5   /* a key for a DEFAULT column the first record left out */
 #define SQ_INGEST_E_TOO_BIG    6   /* record limit exceeded */
@@ -291,15 +291,24 @@ void sq_ingest_set_row_callback(sq_ingest *g, sq_ingest_row_callback on_row, voi
 void sq_ingest_reset(sq_ingest *g);
 
 /* SQLite's affinity of a declared type (n < 0: NUL terminated), and
-** whether it declares a date column (contains DATE or TIME). */
+** whether it declares a date column: 2 when it contains TIME (DATETIME,
+** TIMESTAMP: instants; a bare date is stored as its midnight UTC in full,
+** '2024-05-02 00:00:00.000', so that it equals that instant's text), 1 when
+** it contains DATE only (calendar days: a bare date stays '2024-05-02'),
+** else 0. */
 int sq_ingest_affinity(const char *type, int n);
 int sq_ingest_type_is_date(const char *type, int n);
+/* What a virtual table declares for a column of that type: the affinity's
+** name (INTEGER, TEXT, REAL, NUMERIC, "" for BLOB), or DATETIME / DATE for
+** a date column of NUMERIC affinity — the same affinity and date kind. */
+const char *sq_ingest_declared_type(const char *type, int n);
 
 /* Appends a column; returns its index, or -1 (error: empty name). Lengths
 ** < 0: NUL terminated; type may be NULL (no declared type: BLOB). */
 int sq_ingest_add_column(sq_ingest *g, const char *name, int nname,
                          const char *type, int ntype, unsigned flags);
-/* Overrides a column's affinity (SQ_INGEST_AFF_*) and date flag. */
+/* Overrides a column's affinity (SQ_INGEST_AFF_*) and date kind (0, 1, 2:
+** as sq_ingest_type_is_date). */
 int sq_ingest_set_column_type(sq_ingest *g, int column, int affinity, int is_date);
 int sq_ingest_column_count(const sq_ingest *g);
 const char *sq_ingest_column_name(const sq_ingest *g, int column);

@@ -36,11 +36,23 @@ char *sq_arg_unquote(const char *z, int n){
   return sqlite3_mprintf("%.*s", n, z);
 }
 
-char *sq_arg_split(const char *z, sq_arg_part_fn f, void *ctx){
-  int depth = 0;
+int sq_arg_value(const char *z, int n, char **out){
+  *out = 0;
+  while( n>0 && is_blank(*z) ){ z++; n--; }
+  while( n>0 && is_blank(z[n-1]) ) n--;
+  if( n==0 ) return 3;
+  if( (z[0]=='\'' || z[0]=='"') && (n<2 || z[n-1]!=z[0]) ) return 4;
+  *out = sq_arg_unquote(z, n);
+  return *out ? 0 : 2;
+}
+
+char *sq_arg_split(const char *z, const char *what, sq_arg_part_fn f, void *ctx){
+  int depth = 0, item = 0, blank = 1;
   const char *b = z, *s = z;
   char quote = 0;
-  for(;; s++){
+  for(s=z; *s; s++) if( !is_blank(*s) ){ blank = 0; break; }
+  if( blank ) return 0;
+  for(s=z;; s++){
     char c = *s;
     if( quote ){
       if( c==quote ) quote = 0;
@@ -53,9 +65,17 @@ char *sq_arg_split(const char *z, sq_arg_part_fn f, void *ctx){
     else if( c==')' ) depth--;
     if( c==0 || (c==',' && depth==0) ){
       const char *e = s;
+      item++;
       while( b<e && is_blank(*b) ) b++;
       while( e>b && is_blank(e[-1]) ) e--;
-      if( e>b ){
+      if( e==b ){
+        sqlite3_str *m = sqlite3_str_new(0);
+        sqlite3_str_appendf(m, "%s: item %d is empty in ", what, item);
+        sq_str_value(m, z, (sqlite3_int64)strlen(z), 1);
+        sqlite3_str_appendall(m, " (a comma too many?)");
+        return sqlite3_str_finish(m);
+      }
+      {
         char *err = f(ctx, b, (int)(e-b));
         if( err ) return err;
       }
@@ -69,14 +89,37 @@ char *sq_arg_split(const char *z, sq_arg_part_fn f, void *ctx){
 int sq_arg_keyvalue(const char *z, int n, char **key, char **value){
   const char *eq = memchr(z, '=', (size_t)n);
   const char *k = z, *ke;
+  int rc;
   *key = *value = 0;
   if( !eq ) return 1;
   ke = eq;
   while( k<ke && is_blank(*k) ) k++;
   while( ke>k && is_blank(ke[-1]) ) ke--;
+  rc = sq_arg_value(eq+1, (int)(z+n-(eq+1)), value);
+  if( rc==3 || rc==4 ) return rc;
   *key = sqlite3_mprintf("%.*s", (int)(ke-k), k);
-  *value = sq_arg_unquote(eq+1, (int)(z+n-(eq+1)));
   if( !*key || !*value ){ sqlite3_free(*key); sqlite3_free(*value); *key = *value = 0; return 2; }
+  return 0;
+}
+
+const char *sq_arg_value_error(int rc){
+  return rc==3 ? "no value (an empty value is written '')"
+       : rc==4 ? "a quote that is not closed"
+       : "expected key=value";
+}
+
+/* A declared type names a type when it holds one of the words SQLite's
+** affinity rule looks for (INT, CHAR, CLOB, TEXT, BLOB, REAL, FLOA, DOUB)
+** or NUM, DEC, BOOL, DATE, TIME, JSON (ASCII case ignored): so
+** columns='a b c d', commas left out, is not column a of type 'b c d'. */
+static int type_is_known(const char *t){
+  static const char *const words[] = { "INT", "CHAR", "CLOB", "TEXT", "BLOB", "REAL", "FLOA", "DOUB",
+                                       "NUM", "DEC", "BOOL", "DATE", "TIME", "JSON" };
+  size_t i, k, n = strlen(t);
+  for(i=0; i<sizeof words/sizeof words[0]; i++){
+    size_t w = strlen(words[i]);
+    for(k=0; k+w<=n; k++) if( sqlite3_strnicmp(t+k, words[i], (int)w)==0 ) return 1;
+  }
   return 0;
 }
 
@@ -107,7 +150,16 @@ int sq_arg_column(const char *z, int n, char **name, char **type){
   *type = sqlite3_mprintf("%.*s", (int)(e-s), s);
   if( !*name || !*type ){ sqlite3_free(*name); sqlite3_free(*type); *name = *type = 0; return 2; }
   if( (*name)[0]==0 ){ sqlite3_free(*name); sqlite3_free(*type); *name = *type = 0; return 1; }
+  if( (*type)[0] && !type_is_known(*type) ){
+    sqlite3_free(*name); sqlite3_free(*type); *name = *type = 0;
+    return 5;
+  }
   return 0;
+}
+
+const char *sq_arg_column_error(int rc){
+  return rc==5 ? "the type names no type (INTEGER, REAL, TEXT, BLOB, NUMERIC, DATE, …): a comma left out?"
+               : "expected a name and an optional type";
 }
 
 int sq_arg_bool(const char *v, int *out){

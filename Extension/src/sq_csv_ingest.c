@@ -6,6 +6,8 @@
 #include "sq_internal.h"
 #include "sq_csv_ingest.h"
 #include "sq_json.h"
+#include "sq_number.h"
+#include "sq_date.h"
 
 #include <float.h>
 #include <math.h>
@@ -43,100 +45,48 @@ int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char *
 
 /* ------------------------------------------------------------ values */
 
-/* The general case of sq_csv_value_fits (exponents, integers of 19 digits
-** or more, values of 300 characters or more). */
-static unsigned value_fits_full(const char *s, size_t n){
+/* Which inferred types a value fits, by the one number rule (sq_number.h):
+** INTEGER when it is an integer written canonically (02134 is not: ZIP
+** codes stay TEXT); REAL when it is a number whose double keeps every digit
+** (at most 15 significant, a normal double or zero) — not beyond the range
+** of a double, not a negative zero.  The typed table and
+** importCSV call this once per value of an inferred INTEGER/REAL column. */
+unsigned sq_csv_value_fits(const char *s, size_t n){
   unsigned r = 1u<<SQ_CSV_T_TEXT;
-  size_t i = 0, a, b, k;
-  int neg = 0, integer = 1, sig = 0;
-  size_t first = (size_t)-1, last = 0;
-  double d;
-  if( i<n && s[i]=='-' ){ neg = 1; i++; }
-  if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-  a = i;
-  if( s[i]=='0' ) i++; else while( i<n && s[i]>='0' && s[i]<='9' ) i++;
-  if( i<n && s[i]=='.' ){
-    i++;
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
-    integer = 0;
+  sq_number v;
+  int k;
+  if( sq_number_small_integer(s, n, &v.i) ){
+    /* at most 18 digits: REAL when at most 15 are significant */
+    size_t a = s[0]=='-', j = n;
+    if( s[a]=='0' && n-a>1 ) return r;                 /* leading zeros */
+    while( j>a+1 && s[j-1]=='0' ) j--;
+    return r | (1u<<SQ_CSV_T_INTEGER) | (j-a<=DBL_DIG ? 1u<<SQ_CSV_T_REAL : 0);
   }
-  b = i;                            /* the mantissa is s[a..b) */
-  if( i<n && (s[i]=='e' || s[i]=='E') ){
-    i++;
-    if( i<n && (s[i]=='+' || s[i]=='-') ) i++;
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-    while( i<n && s[i]>='0' && s[i]<='9' ) i++;
-    integer = 0;
+  if( sq_number_small_decimal(s, n, &v.r) ) return r | (1u<<SQ_CSV_T_REAL);
+  k = sq_number_text(s, n, &v);
+  if( k==SQ_NUMBER_INTEGER && v.canonical ) r |= 1u<<SQ_CSV_T_INTEGER;
+  if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG
+      && (v.r==0.0 || fabs(v.r)>=DBL_MIN) ){
+    r |= 1u<<SQ_CSV_T_REAL;
+  }else if( k==SQ_NUMBER_NOT && n>=10 && n<64 && s[4]=='-' && s[7]=='-'
+            && (unsigned)(s[0]-'0')<=9 && (unsigned)(s[5]-'0')<=9 ){
+    int64_t ms;
+    if( sq_date_parse_ms(s, (int)n, &ms)==0 ){
+      /* YYYY-MM-DD is the one time value of 10 bytes starting so */
+      r |= n==10 ? (1u<<SQ_CSV_T_DATE) | (1u<<SQ_CSV_T_DATETIME) : 1u<<SQ_CSV_T_DATETIME;
+    }
   }
-  if( i!=n ) return r;
-  if( integer && !(neg && b-a==1 && s[a]=='0') ){
-    int64_t v;
-    if( sq_json_number_int64(s, n, &v) ) r |= 1u<<SQ_CSV_T_INTEGER;
-  }
-  /* significant digits: from the first to the last non-zero digit */
-  for(k=a; k<b; k++){
-    if( s[k]>='1' && s[k]<='9' ){ if( first==(size_t)-1 ) first = k; last = k; }
-  }
-  if( first!=(size_t)-1 ){
-    for(k=first; k<=last; k++) if( s[k]!='.' ) sig++;
-  }
-  if( sig>DBL_DIG ) return r;
-  if( b==n && n<300 ){
-    /* no exponent and fewer than 300 characters: between 1e-300 and 1e300,
-    ** nothing to overflow or underflow (no strtod needed) */
-    return r | (1u<<SQ_CSV_T_REAL);
-  }
-  d = sq_json_number_double(s, n);
-  /* a zero is only a zero when it is written as one (1e-400 underflows) */
-  if( isfinite(d) && (first==(size_t)-1 ? d==0.0 : fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;
   return r;
 }
 
-/* One pass over the common values — no exponent, an integer of at most 18
-** digits or a decimal fraction, fewer than 300 characters — with the same
-** answer as value_fits_full (test_csv checks the two agree on every short
-** string over the number alphabet and on generated long ones); anything
-** else goes there.  The typed table and importCSV call this once per value
-** of an inferred INTEGER/REAL column. */
-unsigned sq_csv_value_fits(const char *s, size_t n){
-  unsigned r = 1u<<SQ_CSV_T_TEXT;
-  size_t i = 0, a, first = (size_t)-1, last = 0, dot = (size_t)-1;
-  int neg = 0, integer = 1;
-  if( n>=300 ) return value_fits_full(s, n);
-  if( i<n && s[i]=='-' ){ neg = 1; i++; }
-  if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-  a = i;
-  if( s[i]=='0' ){
-    i++;
-  }else{
-    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
-      if( s[i]!='0' ){ if( first==(size_t)-1 ) first = i; last = i; }
-    }
+const char *sq_csv_type_name(int t){
+  switch( t ){
+    case SQ_CSV_T_INTEGER:  return "INTEGER";
+    case SQ_CSV_T_REAL:     return "REAL";
+    case SQ_CSV_T_DATE:     return "DATE";
+    case SQ_CSV_T_DATETIME: return "DATETIME";
+    default:                return "TEXT";
   }
-  if( integer && i-a>18 && (i>=n || s[i]!='.') ){
-    /* a long integer (or a long mantissa with an exponent) */
-    return value_fits_full(s, n);
-  }
-  if( i<n && s[i]=='.' ){
-    dot = i++;
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return r;
-    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
-      if( s[i]!='0' ){ if( first==(size_t)-1 ) first = i; last = i; }
-    }
-    integer = 0;
-  }
-  if( i<n && (s[i]=='e' || s[i]=='E') ) return value_fits_full(s, n);
-  if( i!=n ) return r;
-  if( integer && !(neg && i-a==1 && s[a]=='0') ) r |= 1u<<SQ_CSV_T_INTEGER;
-  /* significant digits: from the first to the last non-zero digit */
-  if( first!=(size_t)-1 && last-first+1-(dot>first && dot<last) > DBL_DIG ) return r;
-  /* no exponent and fewer than 300 characters: nothing to overflow or underflow */
-  return r | (1u<<SQ_CSV_T_REAL);
-}
-
-static const char *type_name(int t){
-  return t==SQ_CSV_T_INTEGER ? "INTEGER" : t==SQ_CSV_T_REAL ? "REAL" : "TEXT";
 }
 
 /* ------------------------------------------------------------ errors */
@@ -200,6 +150,7 @@ struct sq_csv_names {
   int n, cap;
   char **z;
   size_t *len;
+  unsigned char *gen;          /* 1: a name made for an empty header name */
 };
 
 sq_csv_names *sq_csv_names_new(void){
@@ -219,6 +170,7 @@ void sq_csv_names_free(sq_csv_names *h){
   sq_csv_names_clear(h);
   sqlite3_free(h->z);
   sqlite3_free(h->len);
+  sqlite3_free(h->gen);
   sqlite3_free(h);
 }
 
@@ -233,6 +185,27 @@ static int ascii_ieq(const char *a, const char *b, size_t n){
   return 1;
 }
 
+/* The field (0-based) among the first h->n whose name equals z[0..n)
+** ignoring ASCII case, or -1. */
+static int names_find(const sq_csv_names *h, const char *z, size_t n){
+  int i;
+  for(i=0; i<h->n; i++){
+    if( h->len[i]==n && ascii_ieq(h->z[i], z, n) ) return i;
+  }
+  return -1;
+}
+
+/* A name for field i whose header name is empty: cN (N = i+1), else the
+** first free cN_2, cN_3, … */
+static char *names_make(const sq_csv_names *h, int i){
+  int k;
+  for(k=1; ; k++){
+    char *z = k==1 ? sqlite3_mprintf("c%d", i+1) : sqlite3_mprintf("c%d_%d", i+1, k);
+    if( !z || names_find(h, z, strlen(z))<0 ) return z;
+    sqlite3_free(z);
+  }
+}
+
 int sq_csv_names_add(sq_csv_names *h, const sq_csv_event *e, int64_t *dup){
   char *z;
   size_t n = e->len;
@@ -241,33 +214,46 @@ int sq_csv_names_add(sq_csv_names *h, const sq_csv_event *e, int64_t *dup){
     int cap = h->cap ? h->cap*2 : 16;
     char **a = sqlite3_realloc64(h->z, sizeof(char*)*(sqlite3_uint64)cap);
     size_t *l;
+    unsigned char *g;
     if( !a ) return 2;
     h->z = a;
     l = sqlite3_realloc64(h->len, sizeof(size_t)*(sqlite3_uint64)cap);
     if( !l ) return 2;
     h->len = l;
+    g = sqlite3_realloc64(h->gen, (sqlite3_uint64)cap);
+    if( !g ) return 2;
+    h->gen = g;
     h->cap = cap;
   }
+  i = -1;
   if( n==0 ){
-    z = sqlite3_mprintf("c%d", h->n+1);
+    z = names_make(h, h->n);
     if( !z ) return 2;
+    h->gen[h->n] = 1;
     n = strlen(z);
   }else{
+    if( memchr(e->text, 0, n) ){ *dup = -1; return 1; }
+    i = names_find(h, e->text, n);
+    if( i>=0 && !h->gen[i] ){ *dup = i; return 1; }
     z = sqlite3_malloc64((sqlite3_uint64)n+1);
     if( !z ) return 2;
     memcpy(z, e->text, n);
     z[n] = 0;
-  }
-  for(i=0; i<h->n; i++){
-    if( h->len[i]==n && ascii_ieq(h->z[i], z, n) ){
-      *dup = i;
-      sqlite3_free(z);
-      return 1;
-    }
+    h->gen[h->n] = 0;
   }
   h->z[h->n] = z;
   h->len[h->n] = n;
   h->n++;
+  if( i>=0 ){
+    /* a name made for an empty header name gives way to the header's own */
+    char *w;
+    h->len[i] = 0;             /* (not found while a new one is made) */
+    w = names_make(h, i);
+    if( !w ){ h->len[i] = strlen(h->z[i]); return 2; }
+    sqlite3_free(h->z[i]);
+    h->z[i] = w;
+    h->len[i] = strlen(w);
+  }
   return 0;
 }
 
@@ -279,17 +265,21 @@ const char *sq_csv_names_get(const sq_csv_names *h, int i, size_t *len){
   return h->z[i];
 }
 
-void sq_csv_names_dup_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
-                            sq_csv_ingest_error *err, char *buf, size_t nbuf){
+void sq_csv_names_error(const sq_csv_names *h, const sq_csv_event *e, int64_t dup,
+                        sq_csv_ingest_error *err, char *buf, size_t nbuf){
   sqlite3_str *s = sqlite3_str_new(0);
   char *m;
   sqlite3_str_appendall(s, "header name ");
   sq_str_value(s, e->text ? e->text : "", (sqlite3_int64)e->len, 1);
-  sqlite3_str_appendf(s, " repeats field %lld (", (long long)dup+1);
-  sq_str_value(s, h->z[dup], (sqlite3_int64)h->len[dup], 1);
-  sqlite3_str_appendall(s, "): header names must differ, also ignoring case");
+  if( dup<0 ){
+    sqlite3_str_appendall(s, " holds a NUL byte, which no column name can");
+  }else{
+    sqlite3_str_appendf(s, " repeats field %lld (", (long long)dup+1);
+    sq_str_value(s, h->z[dup], (sqlite3_int64)h->len[dup], 1);
+    sqlite3_str_appendall(s, "): header names must differ, also ignoring case");
+  }
   m = sqlite3_str_finish(s);
-  sqlite3_snprintf((int)nbuf, buf, "%s", m ? m : "repeated header name");
+  sqlite3_snprintf((int)nbuf, buf, "%s", m ? m : "bad header name");
   sqlite3_free(m);
   memset(err, 0, sizeof(*err));
   err->code = SQ_CSV_IE_HEADER;
@@ -321,7 +311,7 @@ static void reader_error(const sq_csv_parser *p, int header, const sq_csv_names 
 
 /* ------------------------------------------------------------ inference */
 
-typedef struct InferCol { int any, all_int, all_real; } InferCol;
+typedef struct InferCol { int any, all_int, all_real, all_date, all_datetime; } InferCol;
 
 struct sq_csv_infer {
   sq_csv_options o;
@@ -333,6 +323,8 @@ struct sq_csv_infer {
   InferCol *cols;
   char **gen;                  /* generated names (no header) */
   int done;
+  int cut;                     /* stopped at SQ_CSV_INFER_MAX_BYTES */
+  uint64_t bytes;              /* bytes fed */
   const char *bad;             /* bad option */
   OwnError err;
   char dupbuf[512];
@@ -346,7 +338,7 @@ static int infer_event(void *u, const sq_csv_event *e){
       int rc = sq_csv_names_add(f->names, e, &dup);
       if( rc==1 ){
         sq_csv_ingest_error x;
-        sq_csv_names_dup_error(f->names, e, dup, &x, f->dupbuf, sizeof f->dupbuf);
+        sq_csv_names_error(f->names, e, dup, &x, f->dupbuf, sizeof f->dupbuf);
         own_set(&f->err, x.code, 0, x.message, x.line, x.offset, x.column, -1, x.field, 0);
         return 2;
       }
@@ -369,7 +361,10 @@ static int infer_event(void *u, const sq_csv_event *e){
         f->cols = a;
         f->cap = cap;
       }
-      for(i=f->ncol; i<n; i++){ f->cols[i].any = 0; f->cols[i].all_int = 1; f->cols[i].all_real = 1; }
+      for(i=f->ncol; i<n; i++){
+        InferCol *c = &f->cols[i];
+        c->any = 0; c->all_int = c->all_real = c->all_date = c->all_datetime = 1;
+      }
       f->ncol = n;
     }
     if( !(e->flags & SQ_CSV_F_NULL) ){
@@ -378,6 +373,8 @@ static int infer_event(void *u, const sq_csv_event *e){
       c->any = 1;
       if( !(fits & (1u<<SQ_CSV_T_INTEGER)) ) c->all_int = 0;
       if( !(fits & (1u<<SQ_CSV_T_REAL)) ) c->all_real = 0;
+      if( !(fits & (1u<<SQ_CSV_T_DATE)) ) c->all_date = 0;
+      if( !(fits & (1u<<SQ_CSV_T_DATETIME)) ) c->all_datetime = 0;
     }
     return SQ_CSV_CONTINUE;
   }
@@ -432,6 +429,13 @@ int sq_csv_infer_feed(sq_csv_infer *f, const void *bytes, size_t n){
   if( f->done ) return SQ_INGEST_PAUSED;
   rc = sq_csv_feed(f->p, bytes, n);
   if( rc==SQ_CSV_ERROR ) return infer_fail_reader(f);
+  f->bytes += n;
+  if( !f->done && f->bytes>=SQ_CSV_INFER_MAX_BYTES ){
+    /* enough bytes: the records read so far decide; the one the sample
+    ** cuts is not an error (the reader reads it whole later) */
+    f->done = 1;
+    f->cut = 1;
+  }
   return f->done ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
 }
 
@@ -441,7 +445,12 @@ int sq_csv_infer_finish(sq_csv_infer *f){
   if( f->bad ){ own_set(&f->err, SQ_CSV_IE_OPTION, 0, f->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
   if( !f->done && sq_csv_finish(f->p)==SQ_CSV_ERROR ) return infer_fail_reader(f);
   if( f->o.header ){
-    if( sq_csv_records(f->p)==0 ){
+    if( f->cut && sq_csv_names_count(f->names)==0 ){
+      own_set(&f->err, SQ_CSV_IE_HEADER, 0, "no whole header in the first 16 MiB, which type inference reads",
+              0, 0, 0, -1, -1, 0);
+      return SQ_INGEST_ERROR;
+    }
+    if( sq_csv_records(f->p)==0 && !f->cut ){
       own_set(&f->err, SQ_CSV_IE_HEADER, 0, "empty file: no header to name the columns",
               0, 0, 0, -1, -1, 0);
       return SQ_INGEST_ERROR;
@@ -453,7 +462,7 @@ int sq_csv_infer_finish(sq_csv_infer *f){
       InferCol *a = sqlite3_realloc64(f->cols, sizeof(InferCol)*(sqlite3_uint64)n);
       if( !a ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
       f->cols = a;
-      for(i=f->ncol; i<n; i++){ a[i].any = 0; a[i].all_int = 1; a[i].all_real = 1; }
+      for(i=f->ncol; i<n; i++){ a[i].any = 0; a[i].all_int = a[i].all_real = a[i].all_date = a[i].all_datetime = 1; }
       f->ncol = f->cap = n;
     }
   }else{
@@ -487,6 +496,8 @@ int sq_csv_infer_type(const sq_csv_infer *f, int i){
   if( !c->any ) return SQ_CSV_T_TEXT;
   if( c->all_int ) return SQ_CSV_T_INTEGER;
   if( c->all_real ) return SQ_CSV_T_REAL;
+  if( c->all_date ) return SQ_CSV_T_DATE;
+  if( c->all_datetime ) return SQ_CSV_T_DATETIME;
   return SQ_CSV_T_TEXT;
 }
 
@@ -534,8 +545,10 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
                       "%lld records (declare the column's type to accept such values)",
                       d->req[e->field]==SQ_CSV_T_INTEGER
                         ? "an integer written canonically (no leading zeros, no sign +, within 64 bits)"
-                        : "a number of at most 15 significant digits",
-                      type_name(d->req[e->field]), (long long)d->inferred_from);
+                      : d->req[e->field]==SQ_CSV_T_REAL ? "a number of at most 15 significant digits"
+                      : d->req[e->field]==SQ_CSV_T_DATE ? "a date YYYY-MM-DD"
+                      : "a date or date-time starting YYYY-MM-DD",
+                      sq_csv_type_name(d->req[e->field]), (long long)d->inferred_from);
   m = sqlite3_str_finish(s);
   own_set(&d->err, SQ_CSV_IE_FIT, 0, m ? m : "out of memory", e->line, e->offset, e->column,
           sq_ingest_records(d->g), (int64_t)e->field, name);
@@ -557,7 +570,7 @@ static int drv_event(void *u, const sq_csv_event *e){
       rc = sq_csv_names_add(d->names, e, &dup);
       if( rc==1 ){
         sq_csv_ingest_error x;
-        sq_csv_names_dup_error(d->names, e, dup, &x, d->dupbuf, sizeof d->dupbuf);
+        sq_csv_names_error(d->names, e, dup, &x, d->dupbuf, sizeof d->dupbuf);
         own_set(&d->err, x.code, 0, x.message, x.line, x.offset, x.column, -1, x.field, 0);
         return 2;
       }
@@ -645,7 +658,7 @@ int sq_csv_ingest_require(sq_csv_ingest *d, int field, int type, int64_t inferre
     d->req = a;
     d->nreq = field+1;
   }
-  d->req[field] = (unsigned char)(type==SQ_CSV_T_INTEGER || type==SQ_CSV_T_REAL ? type : 0);
+  d->req[field] = (unsigned char)(type==SQ_CSV_T_TEXT ? 0 : type);
   d->inferred_from = inferred_from;
   return SQ_INGEST_OK;
 }

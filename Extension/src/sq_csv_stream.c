@@ -131,7 +131,6 @@
 
 #define CS_CHUNK       (64*1024)
 #define CS_MAX_RECORD  ((sqlite3_int64)64 << 20)
-#define CS_MAX_SAMPLE  ((size_t)16 << 20)   /* bytes inference may read */
 #define CS_SUBTYPE     74                   /* 'J': SQLite's JSON subtype */
 
 /* ------------------------------------------------------------ options */
@@ -242,6 +241,7 @@ static char *cs_option_part(void *ctx, const char *z, int n){
   char *key, *value, *err;
   int rc = sq_arg_keyvalue(z, n, &key, &value);
   if( rc==1 ) return sqlite3_mprintf("csv_stream: expected key=value, got '%.*s'", n, z);
+  if( rc==3 || rc==4 ) return sqlite3_mprintf("csv_stream: option '%.*s': %s", n, z, sq_arg_value_error(rc));
   if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
   err = cs_option(x->p, key, value, x->typed);
   sqlite3_free(key);
@@ -266,6 +266,7 @@ typedef struct CsVtab {
   int64_t inferred_from;
   /* a pipe read by inference: its open file and the bytes read, for the
   ** first scan */
+  int read_once;       /* typed: a scan has read a pipe, FIFO or terminal */
   int has_pending;
   sq_file pending;
   unsigned char *sample;
@@ -298,7 +299,9 @@ static char *cs_add_column(void *ctx, const char *z, int n){
   char *name, *type;
   CsCol *a;
   int rc = sq_arg_column(z, n, &name, &type);
-  if( rc==1 ) return sqlite3_mprintf("csv_stream: bad column definition '%.*s'", n, z);
+  if( rc==1 || rc==5 ){
+    return sqlite3_mprintf("csv_stream: bad column definition '%.*s': %s", n, z, sq_arg_column_error(rc));
+  }
   if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
   a = sqlite3_realloc64(vt->aCol, sizeof(CsCol)*(sqlite3_uint64)(vt->nCol+1));
   if( !a ){ sqlite3_free(name); sqlite3_free(type); return sqlite3_mprintf("csv_stream: out of memory"); }
@@ -317,6 +320,7 @@ static char *cs_check_key(void *ctx, const char *z, int n){
   char *col, *key;
   int i, rc = sq_arg_keyvalue(z, n, &col, &key);
   if( rc==1 ) return sqlite3_mprintf("csv_stream: keys: expected column=header name, got '%.*s'", n, z);
+  if( rc==3 || rc==4 ) return sqlite3_mprintf("csv_stream: keys: '%.*s': %s", n, z, sq_arg_value_error(rc));
   if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
   for(i=0; i<vt->nCol; i++) if( sqlite3_stricmp(vt->aCol[i].name, col)==0 ) break;
   sqlite3_free(key);
@@ -389,7 +393,7 @@ static char *cs_infer(CsVtab *vt){
     total += (size_t)n;
     irc = sq_csv_infer_feed(inf, buf, (size_t)n);
     if( irc==SQ_INGEST_ERROR ) break;
-    if( irc==SQ_INGEST_PAUSED || total>=CS_MAX_SAMPLE ){
+    if( irc==SQ_INGEST_PAUSED ){
       irc = sq_csv_infer_finish(inf);
       break;
     }
@@ -414,7 +418,7 @@ static char *cs_infer(CsVtab *vt){
   for(i=0; i<vt->nCol; i++){
     int t = sq_csv_infer_type(inf, i);
     vt->aCol[i].name = sqlite3_mprintf("%s", sq_csv_infer_name(inf, i));
-    vt->aCol[i].type = sqlite3_mprintf("%s", t==SQ_CSV_T_INTEGER ? "INTEGER" : t==SQ_CSV_T_REAL ? "REAL" : "TEXT");
+    vt->aCol[i].type = sqlite3_mprintf("%s", sq_csv_type_name(t));
     vt->aCol[i].inferred = t;
     if( !vt->aCol[i].name || !vt->aCol[i].type ){ sq_csv_infer_free(inf); sq_file_close(&f); return sqlite3_mprintf("csv_stream: out of memory"); }
   }
@@ -463,19 +467,17 @@ static int cs_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     }
     if( !err && !vt->opt.file ) err = sqlite3_mprintf("csv_stream: missing filename= option");
     if( !err && vt->opt.columns ){
-      err = sq_arg_split(vt->opt.columns, cs_add_column, vt);
+      err = sq_arg_split(vt->opt.columns, "csv_stream: columns", cs_add_column, vt);
       if( !err && vt->nCol==0 ) err = sqlite3_mprintf("csv_stream: columns= declares no column");
     }else if( !err ){
       err = cs_infer(vt);
     }
-    if( !err && vt->opt.keys ) err = sq_arg_split(vt->opt.keys, cs_check_key, vt);
+    if( !err && vt->opt.keys ) err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_check_key, vt);
     if( !err ){
       sqlite3_str *s = sqlite3_str_new(db);
       for(i=0; i<vt->nCol; i++){
-        /* the affinity's name: the type as written goes to the core */
-        int aff = sq_ingest_affinity(vt->aCol[i].type, -1);
-        const char *t = aff==SQ_INGEST_AFF_INTEGER ? "INTEGER" : aff==SQ_INGEST_AFF_TEXT ? "TEXT"
-                      : aff==SQ_INGEST_AFF_REAL ? "REAL" : aff==SQ_INGEST_AFF_NUMERIC ? "NUMERIC" : "";
+        /* the type as written goes to the core; the table declares its kind */
+        const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
         sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
       }
       sqlite3_str_appendall(s, ")");
@@ -524,6 +526,7 @@ typedef struct CsCursor {
   CsVtab *vt;
   sq_file f;
   int fopen;
+  char *zOnce;                /* a pipe, FIFO or terminal this cursor has read */
   char *zFile;
   char *zOptions;
   CsOpts opt;                 /* the function's options */
@@ -615,7 +618,7 @@ static int cs_tvf_event(void *u, const sq_csv_event *e){
       if( rc==1 ){
         sq_csv_ingest_error x;
         char buf[512];
-        sq_csv_names_dup_error(c->names, e, dup, &x, buf, sizeof buf);
+        sq_csv_names_error(c->names, e, dup, &x, buf, sizeof buf);
         if( !c->zErr ) c->zErr = cs_error_msg(c->zFile, &x);
         return 2;
       }
@@ -698,6 +701,7 @@ static int cs_close(sqlite3_vtab_cursor *cur){
   sqlite3_free(c->val.z);
   sqlite3_free(c->keys.z);
   sqlite3_free(c->keyoff);
+  sqlite3_free(c->zOnce);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -836,7 +840,7 @@ static int cs_make_driver(CsCursor *c){
     }
   }
   if( vt->opt.keys ){
-    char *err = sq_arg_split(vt->opt.keys, cs_map_key, c->g);
+    char *err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_map_key, c->g);
     if( err ) return cs_set_error(c, err);
   }
   sq_ingest_set_strict(c->g, vt->opt.strict);
@@ -907,7 +911,7 @@ static int cs_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       char *err;
       x.p = &c->opt;
       x.typed = 0;
-      err = sq_arg_split(zOpt, cs_option_part, &x);
+      err = sq_arg_split(zOpt, "csv_stream: options", cs_option_part, &x);
       if( err ) return cs_set_error(c, err);
     }
     c->opt.o.max_field = (size_t)c->max_rec;
@@ -921,8 +925,14 @@ static int cs_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     if( rc==2 ) return SQLITE_NOMEM;
     if( rc ) return cs_set_error(c, sqlite3_mprintf("csv_stream: %s", why_opt));
   }
+  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
+    return cs_set_error(c, cs_file_msg(zFile, SQ_FILE_READ_ONCE));
+  }
   if( vt->typed && vt->has_pending ){
     /* the first scan of a pipe continues where inference stopped */
+    vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
     c->f = vt->pending;
     c->fopen = 1;
     c->replay = vt->sample;
@@ -938,6 +948,11 @@ static int cs_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     return rc;
   }
   c->fopen = 1;
+  if( !c->f.regular ){
+    if( vt->typed ) vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
+  }
   return cs_advance(c);
 }
 

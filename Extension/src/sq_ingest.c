@@ -13,6 +13,7 @@
 #include "sq_ingest.h"
 #include "sq_json.h"
 #include "sq_date.h"
+#include "sq_number.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -254,7 +255,19 @@ int sq_ingest_affinity(const char *type, int n){
 int sq_ingest_type_is_date(const char *type, int n){
   if( !type ) return 0;
   if( n<0 ) n = (int)strlen(type);
-  return ing_contains_ci(type, n, "DATE") || ing_contains_ci(type, n, "TIME");
+  return ing_contains_ci(type, n, "TIME") ? 2 : ing_contains_ci(type, n, "DATE") ? 1 : 0;
+}
+
+const char *sq_ingest_declared_type(const char *type, int n){
+  int aff = sq_ingest_affinity(type, n), d = sq_ingest_type_is_date(type, n);
+  if( aff==SQ_INGEST_AFF_NUMERIC && d ) return d==2 ? "DATETIME" : "DATE";
+  switch( aff ){
+    case SQ_INGEST_AFF_INTEGER: return "INTEGER";
+    case SQ_INGEST_AFF_TEXT: return "TEXT";
+    case SQ_INGEST_AFF_REAL: return "REAL";
+    case SQ_INGEST_AFF_NUMERIC: return "NUMERIC";
+    default: return "";
+  }
 }
 
 static const char *ing_aff_name(int aff){
@@ -419,7 +432,7 @@ int sq_ingest_set_column_type(sq_ingest *g, int column, int affinity, int is_dat
     return ing_fail_pos(g, SQ_INGEST_E_CONFIG, 0, 0, 0, "no column %d or no affinity %d", column, affinity);
   }
   g->cols[column].aff = affinity;
-  g->cols[column].is_date = is_date!=0;
+  g->cols[column].is_date = is_date<0 ? 0 : is_date>2 ? 2 : is_date;
   return SQ_INGEST_OK;
 }
 
@@ -1014,77 +1027,27 @@ static int ing_double_is_int64(double d, int64_t *out){
   return 1;
 }
 
-/* sq_json_number_int64 (-?[0-9]+ within 64 bits) without the call for
-** up to 18 digits, which cannot overflow. */
-ING_INLINE int ing_int64(const char *z, size_t n, int64_t *out){
-  size_t k = n>0 && z[0]=='-';
-  if( n>k && n-k<=18 ){
-    uint64_t v = 0;
-    size_t j;
-    for(j=k; j<n; j++){
-      unsigned d = (unsigned)(z[j]-'0');
-      if( d>9 ) return 0;
-      v = v*10 + d;
-    }
-    *out = k ? -(int64_t)v : (int64_t)v;
-    return 1;
-  }
-  return sq_json_number_int64(z, n, out);
-}
+/* A number that an INTEGER, REAL or NUMERIC column would change, whatever
+** the mode: kept as text it would fare no better, since SQLite's column
+** affinity turns such text into the same changed number on INSERT ('1e400'
+** into a REAL column is Inf, '-0' is 0). */
+#define ING_NUMBER_CHANGED(k) ((k)==SQ_NUMBER_INFINITE || (k)==SQ_NUMBER_TINY || (k)==SQ_NUMBER_NEG_ZERO)
 
-/* Exact powers of ten (every one up to 1e22 is a double exactly). */
-static const double kPow10[23] = {
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
-};
-
-/* A JSON number literal (the syntax of ing_is_json_number) read as a
-** double, straight from the bytes: 1 and *out, or 0 when s[0..n) is no
-** such literal.  When the digits form an integer m below 2^53 and the
-** decimal exponent e is within ±22, m and 10^|e| are both exact doubles
-** and one IEEE multiplication or division rounds correctly (Clinger's fast
-** path) — the same double strtod gives; everything else goes through
-** sq_json_number_double (strtod).  Most REAL fields of a CSV file take
-** the fast path: no copy, no locale lookup, no strtod. */
-static int ing_number_double(const char *s, size_t n, double *out){
-  size_t i = 0;
-  int neg = 0, ndig = 0, frac = 0, esign = 1;
-  uint64_t m = 0;
-  int64_t e = 0;
-  if( i<n && s[i]=='-' ){ neg = 1; i++; }
-  if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
-  if( s[i]=='0' ){
-    i++;
-  }else{
-    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
-      if( ndig<19 ){ m = m*10 + (uint64_t)(s[i]-'0'); if( m ) ndig++; }else ndig = 99;
-    }
-  }
-  if( i<n && s[i]=='.' ){
-    i++;
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
-    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
-      if( ndig<19 ){ m = m*10 + (uint64_t)(s[i]-'0'); if( m ) ndig++; frac++; }else ndig = 99;
-    }
-  }
-  if( i<n && (s[i]=='e' || s[i]=='E') ){
-    i++;
-    if( i<n && (s[i]=='+' || s[i]=='-') ){ if( s[i]=='-' ) esign = -1; i++; }
-    if( i>=n || s[i]<'0' || s[i]>'9' ) return 0;
-    for(; i<n && s[i]>='0' && s[i]<='9'; i++){
-      if( e<100000 ) e = e*10 + (s[i]-'0');
-    }
-  }
-  if( i!=n ) return 0;
-  e = esign*e - frac;
-  if( ndig<=19 && m<=((uint64_t)1<<53) && e>=-22 && e<=22 ){
-    double d = (double)m;
-    d = e<0 ? d/kPow10[-e] : d*kPow10[e];
-    *out = neg ? -d : d;
-    return 1;
-  }
-  *out = sq_json_number_double(s, n);
-  return 1;
+/* The refusal of a number (sq_number.h) for column col: strict mode, or a
+** number the column would change (ING_NUMBER_CHANGED). */
+static int ing_fail_number(sq_ingest *g, const sq_ingest_pos *pos, const char *v, size_t n,
+                           int quoted, int kind, int col){
+  int aff = g->cols[col].aff;
+  const char *why = kind==SQ_NUMBER_NOT || kind==SQ_NUMBER_REAL || kind==SQ_NUMBER_INTEGER
+      ? (aff==SQ_INGEST_AFF_INTEGER ? "is not an integer" : "is not a number")
+      : sq_number_refusal(kind);
+  char *after = sqlite3_mprintf(" %s, column %s is %s%s", why, g->cols[col].name,
+                                ing_aff_name(aff), ING_NUMBER_CHANGED(kind) ? "" : " (strict mode)");
+  int rc;
+  if( !after ) return ing_nomem(g);
+  rc = ing_fail_value(g, pos, "", v, n, quoted, after);
+  sqlite3_free(after);
+  return rc;
 }
 
 ING_INLINE int ing_put_text(sq_ingest *g, sq_ingest_value *sl, int type, const char *z, size_t n,
@@ -1117,27 +1080,28 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
       return SQ_INGEST_OK;
     }
     case SQ_INGEST_K_NUMBER: {
-      int64_t i = 0;
-      int fits;
-      double d;
-      if( integer && n<=18 ){
-        /* up to 18 characters (-?[0-9]+, checked by the parser or by
-        ** sq_ingest_value_event) always fit: read here, without a call */
-        size_t k = z[0]=='-';
-        uint64_t v = 0;
-        for(; k<n; k++) v = v*10 + (uint64_t)(z[k]-'0');
-        i = z[0]=='-' ? -(int64_t)v : (int64_t)v;
-        fits = 1;
-      }else{
-        fits = integer && sq_json_number_int64(z, n, &i);
-      }
+      sq_number v;
+      int k;
       if( aff==SQ_INGEST_AFF_TEXT ) return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
-      if( fits && aff!=SQ_INGEST_AFF_REAL ){
-        sl->type = SQ_INGEST_V_INTEGER;
-        sl->i = i;
+      if( integer && n<=18 && !(z[0]=='-' && z[1]=='0') ){
+        /* up to 18 characters of -?[1-9][0-9]* (the parser or
+        ** sq_ingest_value_event checked the syntax) always fit: read here,
+        ** without a call */
+        size_t j = z[0]=='-';
+        uint64_t u = 0;
+        for(; j<n; j++) u = u*10 + (uint64_t)(z[j]-'0');
+        v.i = z[0]=='-' ? -(int64_t)u : (int64_t)u;
+        v.r = (double)v.i;
+        k = SQ_NUMBER_INTEGER;
+      }else{
+        k = sq_number_text(z, n, &v);
+      }
+      if( k==SQ_NUMBER_INTEGER ){
+        if( aff==SQ_INGEST_AFF_REAL ){ sl->type = SQ_INGEST_V_REAL; sl->r = v.r; }
+        else{ sl->type = SQ_INGEST_V_INTEGER; sl->i = v.i; }
         return SQ_INGEST_OK;
       }
-      if( integer && !fits && aff!=SQ_INGEST_AFF_REAL ){
+      if( k==SQ_NUMBER_REAL && integer && aff!=SQ_INGEST_AFF_REAL ){
         /* beyond 64 bits: the literal */
         if( strict ){
           return ing_fail_col(g, pos, z, n, 0,
@@ -1145,30 +1109,35 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
         }
         return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
       }
-      if( fits ) d = (double)i;
-      else if( !ing_number_double(z, n, &d) ) d = sq_json_number_double(z, n);
-      if( aff==SQ_INGEST_AFF_INTEGER ){
+      if( k==SQ_NUMBER_REAL ){
         int64_t e;
-        if( ing_double_is_int64(d, &e) ){
+        /* an integral value written with a fraction or exponent (2.0, 1e3)
+        ** is that integer when its digits are all kept (15 at most) */
+        if( aff==SQ_INGEST_AFF_INTEGER && v.digits<=15 && ing_double_is_int64(v.r, &e) ){
           sl->type = SQ_INGEST_V_INTEGER;
           sl->i = e;
           return SQ_INGEST_OK;
         }
-        if( strict ){
-          return ing_fail_col(g, pos, z, n, 0, " is not an integer, column %s is INTEGER (strict mode)", col);
+        if( !(strict && aff==SQ_INGEST_AFF_INTEGER) ){
+          sl->type = SQ_INGEST_V_REAL;
+          sl->r = v.r;
+          return SQ_INGEST_OK;
         }
-      }else if( strict && !isfinite(d) ){
-        return ing_fail_col(g, pos, z, n, 0,
-            " is beyond the range of a REAL (it would be stored as infinity), column %s (strict mode)", col);
       }
-      sl->type = SQ_INGEST_V_REAL;
-      sl->r = d;
-      return SQ_INGEST_OK;
+      if( strict || (ING_NUMBER_CHANGED(k) && aff!=SQ_INGEST_AFF_BLOB) ){
+        return ing_fail_number(g, pos, z, n, 0, k, col);
+      }
+      return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
     }
     case SQ_INGEST_K_STRING: {
       if( g->cols[col].is_date ){
         char out[SQ_DATE_TEXT_MAX];
         int k = n<256 ? sq_date_normalize(z, (int)n, out) : -1;
+        if( k==10 && g->cols[col].is_date==2 ){
+          /* a bare date in an instant (TIME) column: its midnight, in full */
+          memcpy(out+10, " 00:00:00.000", 13);
+          k = 23;
+        }
         if( k>=0 ) return ing_put_text(g, sl, SQ_INGEST_V_TEXT, out, (size_t)k, pos);
         if( strict ){
           return ing_fail_col(g, pos, z, n, 1,
@@ -1176,30 +1145,30 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
         }
         return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
       }
-      if( aff==SQ_INGEST_AFF_INTEGER ){
-        int64_t i;
-        if( ing_int64(z, n, &i) ){
+      if( aff==SQ_INGEST_AFF_INTEGER || aff==SQ_INGEST_AFF_REAL ){
+        sq_number v;
+        int k;
+        if( aff==SQ_INGEST_AFF_INTEGER ? sq_number_small_integer(z, n, &sl->i)
+                                       : sq_number_small_decimal(z, n, &sl->r) ){
+          sl->type = aff==SQ_INGEST_AFF_INTEGER ? SQ_INGEST_V_INTEGER : SQ_INGEST_V_REAL;
+          return SQ_INGEST_OK;
+        }
+        k = sq_number_text(z, n, &v);
+        if( k==SQ_NUMBER_INTEGER && aff==SQ_INGEST_AFF_INTEGER ){
           sl->type = SQ_INGEST_V_INTEGER;
-          sl->i = i;
+          sl->i = v.i;
           return SQ_INGEST_OK;
         }
-        if( strict ){
-          return ing_fail_col(g, pos, z, n, 1, " is not an integer, column %s is INTEGER (strict mode)", col);
-        }
-      }else if( aff==SQ_INGEST_AFF_REAL ){
-        double d;
-        if( ing_number_double(z, n, &d) ){
-          if( strict && !isfinite(d) ){
-            return ing_fail_col(g, pos, z, n, 1,
-                " is beyond the range of a REAL (it would be stored as infinity), column %s (strict mode)", col);
-          }
+        if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && aff==SQ_INGEST_AFF_REAL ){
           sl->type = SQ_INGEST_V_REAL;
-          sl->r = d;
+          sl->r = v.r;
           return SQ_INGEST_OK;
         }
-        if( strict ){
-          return ing_fail_col(g, pos, z, n, 1, " is not a number, column %s is REAL (strict mode)", col);
-        }
+        if( strict || ING_NUMBER_CHANGED(k) ) return ing_fail_number(g, pos, z, n, 1, k, col);
+      }else if( aff==SQ_INGEST_AFF_NUMERIC && n>0 && (z[0]=='-' || (unsigned)(z[0]-'0')<=9) ){
+        sq_number v;
+        int k = sq_number_text(z, n, &v);
+        if( ING_NUMBER_CHANGED(k) ) return ing_fail_number(g, pos, z, n, 1, k, col);
       }
       return ing_put_text(g, sl, SQ_INGEST_V_TEXT, z, n, pos);
     }

@@ -30,15 +30,27 @@ typedef struct sq_file { sqlite3 *db; int fd; int reads; int regular; } sq_file;
 int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);
 sqlite3_int64 sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr);
 void sq_file_close(sq_file *f);
+/* A pipe, FIFO or terminal gives its bytes once: the tables refuse a second
+** scan of one (a typed table: any second scan; the table-valued function: a
+** cursor scanning the same name again, as the inner side of a join does). */
+#define SQ_FILE_READ_ONCE "cannot be read twice: a pipe, FIFO or terminal gives its bytes once, " \
+  "and this is a second scan of it (store the rows first: CREATE TEMP TABLE copy AS SELECT …)"
 
 /* Virtual-table arguments (sq_args.c): key=value with an optionally
 ** quoted value; comma-separated lists; "name TYPE" columns; booleans
-** 1/0/true/false/yes/no/on/off.  Returns 0, 1 (malformed), 2 (no memory). */
+** 1/0/true/false/yes/no/on/off.  Returns 0, 1 (malformed), 2 (no memory),
+** 3 (an empty value: '' is written for one), 4 (a quote not closed),
+** 5 (a column type that names no type); *_error(rc): the words for 1/3/4/5.
+** sq_arg_split: an empty item is an error "WHAT: item N is empty in '…'";
+** a blank list has no items. */
 typedef char *(*sq_arg_part_fn)(void *ctx, const char *part, int n);
 char *sq_arg_unquote(const char *z, int n);
-char *sq_arg_split(const char *z, sq_arg_part_fn f, void *ctx);
+int sq_arg_value(const char *z, int n, char **out);
+const char *sq_arg_value_error(int rc);
+char *sq_arg_split(const char *z, const char *what, sq_arg_part_fn f, void *ctx);
 int sq_arg_keyvalue(const char *z, int n, char **key, char **value);
 int sq_arg_column(const char *z, int n, char **name, char **type);
+const char *sq_arg_column_error(int rc);
 int sq_arg_bool(const char *v, int *out);
 
 /* xBestIndex of the file-reading tables (json_stream, csv_stream; sq_args.c):

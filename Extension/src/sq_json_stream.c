@@ -173,12 +173,14 @@ typedef struct JsVtab {
   char *zPath;        /* typed: the path= option */
   int nCol;
   JsCol *aCol;
+  int read_once;      /* typed: a scan has read a pipe, FIFO or terminal */
 } JsVtab;
 
 typedef struct JsCursor {
   sqlite3_vtab_cursor base;
   JsVtab *vt;
   sq_file file;             /* the input (sq_file.c) */
+  char *zOnce;              /* a pipe, FIFO or terminal this cursor has read */
   char *zFile;              /* as given (for messages and the column) */
   char *zPathArg;
   sq_ingest *g;             /* the core, for this scan */
@@ -215,24 +217,16 @@ static char *js_msg(const char *before, const char *v, sqlite3_int64 n, const ch
 
 static char *js_add_column(void *ctx, const char *z, int n){
   JsVtab *vt = ctx;
-  const char *s = z, *e = z+n;
   char *name, *type;
   JsCol *a;
-  if( *s=='"' || *s=='`' || *s=='[' ){
-    char q = *s=='[' ? ']' : *s;
-    const char *b = ++s;
-    while( s<e && *s!=q ) s++;
-    if( s>=e ) return js_msg("bad column definition ", z, n, "");
-    name = sqlite3_mprintf("%.*s", (int)(s-b), b);
-    s++;
-  }else{
-    const char *b = s;
-    while( s<e && *s!=' ' && *s!='\t' && *s!='\n' ) s++;
-    name = sqlite3_mprintf("%.*s", (int)(s-b), b);
+  int rc = sq_arg_column(z, n, &name, &type);
+  if( rc==1 || rc==5 ){
+    char *m = js_msg("bad column definition ", z, n, ": ");
+    char *err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_column_error(rc));
+    sqlite3_free(m);
+    return err;
   }
-  if( !name ) return sqlite3_mprintf("json_stream: out of memory");
-  while( s<e && (*s==' ' || *s=='\t' || *s=='\n') ) s++;
-  type = sqlite3_mprintf("%.*s", (int)(e-s), s);
+  if( rc ) return sqlite3_mprintf("json_stream: out of memory");
   a = sqlite3_realloc64(vt->aCol, sizeof(JsCol)*(sqlite3_uint64)(vt->nCol+1));
   if( !a || !type ){
     sqlite3_free(name); sqlite3_free(type);
@@ -364,8 +358,14 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
       if( !eq ){ err = js_msg("expected key=value, got ", a, -1, ""); break; }
       nk = (int)(eq-a);
       while( nk>0 && (a[nk-1]==' ' || a[nk-1]=='\t') ) nk--;
-      v = sq_arg_unquote(eq+1, (int)strlen(eq+1));
-      if( !v ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
+      rc = sq_arg_value(eq+1, (int)strlen(eq+1), &v);
+      if( rc==3 || rc==4 ){
+        char *m = js_msg("option ", a, -1, ": ");
+        err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_value_error(rc));
+        sqlite3_free(m);
+        break;
+      }
+      if( rc ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
       if( nk==8 && sqlite3_strnicmp(a, "filename", 8)==0 ){ sqlite3_free(vt->zFile); vt->zFile = v; }
       else if( nk==7 && sqlite3_strnicmp(a, "columns", 7)==0 ){ sqlite3_free(zColumns); zColumns = v; }
       else if( nk==4 && sqlite3_strnicmp(a, "path", 4)==0 ){ sqlite3_free(vt->zPath); vt->zPath = v; }
@@ -383,9 +383,9 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     }
     if( !err && !vt->zFile ) err = sqlite3_mprintf("json_stream: missing filename= option");
     if( !err && !zColumns ) err = sqlite3_mprintf("json_stream: missing columns= option");
-    if( !err ) err = sq_arg_split(zColumns, js_add_column, vt);
+    if( !err ) err = sq_arg_split(zColumns, "json_stream: columns", js_add_column, vt);
     if( !err && vt->nCol==0 ) err = sqlite3_mprintf("json_stream: columns= declares no column");
-    if( !err && zKeys ) err = sq_arg_split(zKeys, js_add_rename, vt);
+    if( !err && zKeys ) err = sq_arg_split(zKeys, "json_stream: keys", js_add_rename, vt);
     if( !err ){
       /* the core checks the path and the columns now, not at the first scan */
       sq_ingest *g = js_make_core(vt, 0, vt->zPath, &err);
@@ -394,12 +394,8 @@ static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     if( !err ){
       sqlite3_str *s = sqlite3_str_new(db);
       for(i=0; i<vt->nCol; i++){
-        /* the declared type is re-declared as its affinity's name */
-        int aff = sq_ingest_affinity(vt->aCol[i].type, -1);
-        const char *t = aff==SQ_INGEST_AFF_INTEGER ? "INTEGER"
-                      : aff==SQ_INGEST_AFF_TEXT ? "TEXT"
-                      : aff==SQ_INGEST_AFF_REAL ? "REAL"
-                      : aff==SQ_INGEST_AFF_NUMERIC ? "NUMERIC" : "";
+        /* the type as written goes to the core; the table declares its kind */
+        const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
         sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
       }
       sqlite3_str_appendall(s, ")");
@@ -466,6 +462,7 @@ static int js_close(sqlite3_vtab_cursor *cur){
   JsCursor *c = (JsCursor*)cur;
   js_reset(c);
   sqlite3_free(c->chunk);
+  sqlite3_free(c->zOnce);
   sqlite3_free(c);
   return SQLITE_OK;
 }
@@ -623,6 +620,9 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->input_eof = 0;
   c->finished = 0;
   c->eof = 0;
+  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
+    return js_error(c, SQ_FILE_READ_ONCE, 0, 0, -1, 0, 0);
+  }
   {
     char *zOpenErr = 0;
     if( sq_file_open(&c->file, vt->db, zFile, &zOpenErr)!=SQLITE_OK ){
@@ -630,6 +630,11 @@ static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
       sqlite3_free(zOpenErr);
       return rc;
     }
+  }
+  if( !c->file.regular ){
+    if( vt->typed ) vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
   }
   return js_advance(c);
 }

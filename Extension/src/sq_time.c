@@ -191,6 +191,28 @@ int sq_time_from_julian(double jd, SqTime *out){
   return SQ_TIME_OK;
 }
 
+int sq_date_number_seconds(double x, double *seconds){
+  if( x>=0.0 && x<5373484.5 ){
+    if( x<1721059.5 ) return SQ_TIME_RANGE;      /* a Julian day before 0000-01-01 */
+    *seconds = (x - 2440587.5) * 86400.0;
+    return SQ_TIME_OK;
+  }
+  /* -62167219200 = 0000-01-01T00:00Z; 253402300800 = 10000-01-01T00:00Z */
+  if( !(x>=-62167219200.0 && x<253402300800.0) ) return SQ_TIME_RANGE;
+  *seconds = x;
+  return SQ_TIME_OK;
+}
+
+int sq_time_from_number(double x, SqTime *out){
+  double s;
+  if( x>=0.0 && x<5373484.5 ) return sq_time_from_julian(x, out);
+  if( sq_date_number_seconds(x, &s)!=SQ_TIME_OK ) return SQ_TIME_RANGE;
+  out->is_date = 0;
+  out->day = 0;
+  out->ms = (int64_t)floor(s * 1000.0 + 0.5);
+  return SQ_TIME_OK;
+}
+
 int sq_time_parse_text(const char *z, int n, SqTime *out){
   int i, y, m, d, off = 0, has_time = 0;
   int64_t tod = 0, day;

@@ -26,6 +26,9 @@ typedef struct SqTime {
 
 int sq_time_parse_text(const char *z, int n, SqTime *out);
 int sq_time_from_julian(double jd, SqTime *out);
+/* A number as a time value (sq_date.h, sq_date_number_seconds: a Julian
+** day from 0 to 5373484.5, else Unix seconds). */
+int sq_time_from_number(double x, SqTime *out);
 
 int64_t sq_days_from_civil(int64_t y, int m, int d);
 void sq_civil_from_days(int64_t z, int *y, int *m, int *d);

@@ -80,7 +80,9 @@
 ** time: what SQLite's date functions accept, with the same meaning:
 **   'YYYY-MM-DD', 'YYYY-MM-DD HH:MM[:SS[.SSS]]' ('T' may replace the space),
 **   'HH:MM[:SS[.SSS]]' (on 2000-01-01), optionally followed by 'Z' or
-**   '±HH:MM', or a Julian day number (REAL, INTEGER or numeric text).
+**   '±HH:MM', a Julian day number (numeric text), or a REAL or INTEGER
+**   by SQLite's 'auto' rule (sq_date.h): a Julian day from 0 to 5373484.5,
+**   else Unix seconds — as Swift reads a stored number into a Date.
 **   A date without a time part is a calendar date and is never shifted.
 **   A timestamp is UTC unless it carries an offset, and is converted into
 **   tz (default UTC) before its week is computed.  'now' is rejected: these
@@ -867,17 +869,17 @@ static int zone_local_to_utc(SqZone *Z, int64_t local, int64_t *ms){
 static int get_time(sqlite3_context *ctx, SqKind k, sqlite3_value *v, SqTime *T){
   int t = sqlite3_value_type(v), rc;
   if( t == SQLITE_INTEGER || t == SQLITE_FLOAT ){
-    double jd = sqlite3_value_double(v);
-    rc = sq_time_from_julian(jd, T);
+    rc = sq_time_from_number(sqlite3_value_double(v), T);
     if( rc != SQ_TIME_OK ){
       const char *txt = (const char*)sqlite3_value_text(v);
-      sq_err(ctx, k, "time out of range (years 0000-9999)", txt ? txt : "?");
+      sq_err(ctx, k, "time out of range (years 0000-9999; a number is a Julian day from 0 to 5373484.5, "
+             "else Unix seconds)", txt ? txt : "?");
       return 0;
     }
     return 1;
   }
   if( t != SQLITE_TEXT ){
-    sq_type_err(ctx, k, "time", "TEXT or a Julian day number", t);
+    sq_type_err(ctx, k, "time", "TEXT or a number (a Julian day, or Unix seconds)", t);
     return 0;
   }
   {

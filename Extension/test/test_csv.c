@@ -691,11 +691,14 @@ static void test_value_fits(void){
     /* T=TEXT 2, I=INTEGER 4, R=REAL 8 */
     {"0", 2|4|8}, {"12", 2|4|8}, {"-12", 2|4|8}, {"9223372036854775807", 2|4},
     {"-9223372036854775808", 2|4}, {"9223372036854775808", 2}, {"007", 2}, {"+1", 2},
-    {"-0", 2|8}, {"1.0", 2|8}, {"1.50", 2|8}, {"12.5e3", 2|8}, {"1E-5", 2|8},
+    {"-0", 2}, {"-0.0", 2}, {"-0e3", 2}, {"0e3", 2|8}, {"1.0", 2|8}, {"1.50", 2|8}, {"12.5e3", 2|8}, {"1E-5", 2|8},
     {"123456789012345", 2|4|8}, {"1234567890123456", 2|4}, {"0.1234567890123456", 2},
     {"100000000000000000000", 2|8}, {"1e400", 2}, {"1e-400", 2}, {"0.0", 2|8},
     {".5", 2}, {"5.", 2}, {"1,5", 2}, {" 1", 2}, {"1 ", 2}, {"", 2}, {"NaN", 2},
-    {"Infinity", 2}, {"0x10", 2}, {"2024-05-01", 2}, {"-", 2}, {"1e", 2},
+    {"Infinity", 2}, {"0x10", 2}, {"-", 2}, {"1e", 2},
+    /* D=DATE 16, DT=DATETIME 32 */
+    {"2024-05-01", 2|16|32}, {"2024-05-01T12:00:00Z", 2|32}, {"2024-05-01 12:00:00.5+02:00", 2|32},
+    {"2024-02-30", 2}, {"2024-05-01x", 2}, {"12:00", 2}, {"2460431.5", 2|8}, {"20240501", 2|4|8},
   };
   size_t i;
   char longv[400];
@@ -719,8 +722,8 @@ static void test_value_fits(void){
   SQ_CHECK(sq_csv_value_fits(longv, 320)==2);
 }
 
-/* The reference for the one-pass sq_csv_value_fits: the two-pass rule as it
-** was written first (kept here verbatim, independent of the fast path). */
+/* The reference for sq_csv_value_fits (one pass through sq_number_text): a
+** two-pass rule written independently of it. */
 static unsigned ref_value_fits(const char *s, size_t n){
   unsigned r = 1u<<SQ_CSV_T_TEXT;
   size_t i = 0, a, b, k;
@@ -757,6 +760,7 @@ static unsigned ref_value_fits(const char *s, size_t n){
     for(k=first; k<=last; k++) if( s[k]!='.' ) sig++;
   }
   if( sig>DBL_DIG ) return r;
+  if( neg && first==(size_t)-1 ) return r;    /* a negative zero: SQLite would keep 0 */
   if( b==n && n<300 ) return r | (1u<<SQ_CSV_T_REAL);
   d = sq_json_number_double(s, n);
   if( isfinite(d) && (first==(size_t)-1 ? d==0.0 : fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;

@@ -16,6 +16,7 @@
 #include "sq_ingest.h"
 #include "sq_test.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -232,7 +233,6 @@ static void test_coercion_lenient(void){
   coerce("true",                       "1|r1|1|1|1|1");
   coerce("false",                      "0|r0|0|0|0|0");
   coerce("12",                         "12|r12|'12'|12|12|'12'");
-  coerce("-0",                         "0|r0|'-0'|0|0|'-0'");
   coerce("12.5",                       "r12.5|r12.5|'12.5'|r12.5|r12.5|'12.5'");
   coerce("12.0",                       "12|r12|'12.0'|r12|r12|'12.0'");
   coerce("1.50",                       "r1.5|r1.5|'1.50'|r1.5|r1.5|'1.50'");
@@ -243,18 +243,45 @@ static void test_coercion_lenient(void){
   coerce("9223372036854775808",        "'9223372036854775808'|r9.2233720368547758e+18|'9223372036854775808'|'9223372036854775808'|'9223372036854775808'|'9223372036854775808'");
   coerce("123456789012345678901234",   "'123456789012345678901234'|r1.2345678901234569e+23|'123456789012345678901234'|'123456789012345678901234'|'123456789012345678901234'|'123456789012345678901234'");
   coerce("9.3e18",                     "r9.3e+18|r9.3e+18|'9.3e18'|r9.3e+18|r9.3e+18|'9.3e18'");
-  coerce("1e400",                      "rinf|rinf|'1e400'|rinf|rinf|'1e400'");
-  coerce("-1e400",                     "r-inf|r-inf|'-1e400'|r-inf|r-inf|'-1e400'");
   coerce("\"12\"",                     "12|r12|'12'|'12'|'12'|'12'");
-  coerce("\"-007\"",                   "-7|'-007'|'-007'|'-007'|'-007'|'-007'");
+  coerce("\"-007\"",                   "-7|r-7|'-007'|'-007'|'-007'|'-007'");
   coerce("\"1.5\"",                    "'1.5'|r1.5|'1.5'|'1.5'|'1.5'|'1.5'");
-  coerce("\"1e400\"",                  "'1e400'|rinf|'1e400'|'1e400'|'1e400'|'1e400'");
   coerce("\"x1\"",                     "'x1'|'x1'|'x1'|'x1'|'x1'|'x1'");
   coerce("\" 7\"",                     "' 7'|' 7'|' 7'|' 7'|' 7'|' 7'");
   coerce("\"\"",                       "''|''|''|''|''|''");
   coerce("\"99999999999999999999\"",   "'99999999999999999999'|r1e+20|'99999999999999999999'|'99999999999999999999'|'99999999999999999999'|'99999999999999999999'");
   coerce("[]",                         "j'[]'|j'[]'|j'[]'|j'[]'|j'[]'|j'[]'");
   coerce("{\"a\":[1, {}]}",            "j'{\"a\":[1,{}]}'|j'{\"a\":[1,{}]}'|j'{\"a\":[1,{}]}'|j'{\"a\":[1,{}]}'|j'{\"a\":[1,{}]}'|j'{\"a\":[1,{}]}'");
+}
+
+/* A number that an INTEGER, REAL or NUMERIC column would change (beyond the
+** range of a double, below its smallest normal value, a negative zero) is
+** an error in every mode: as text, SQLite's affinity would change it all
+** the same on INSERT.  TEXT and untyped (BLOB) columns keep the text. */
+static void test_coercion_changed_numbers(void){
+  static const char *const values[] = { "-0", "-0.0", "1e400", "-1e400", "1E-400", "\"1e400\"", "\"-0\"", "\"4.9e-325\"" };
+  static const char *const types[] = { "INTEGER", "REAL", "NUMERIC" };
+  size_t i, t;
+  for(i=0; i<sizeof values/sizeof values[0]; i++){
+    char spec[64], doc[128], want[128];
+    const char *v = values[i];
+    int quoted = v[0]=='"';
+    for(t=0; t<3; t++){
+      snprintf(spec, sizeof spec, "c c %s", types[t]);
+      snprintf(doc, sizeof doc, "[{\"c\": %s}]", v);
+      snprintf(want, sizeof want, "%s%.*s%s ", quoted ? "'" : "", (int)strlen(v)-2*quoted, v+quoted, quoted ? "'" : "");
+      expect_end(spec, doc, want);
+      expect_end(spec, doc, types[t]);
+    }
+    snprintf(doc, sizeof doc, "[{\"t\": %s, \"b\": %s}]", v, v);
+    snprintf(want, sizeof want, "#0 @1:1:2 '%.*s'|'%.*s'\nOK 1", (int)strlen(v)-2*quoted, v+quoted,
+             (int)strlen(v)-2*quoted, v+quoted);
+    expect("c t TEXT;c b", doc, want);
+  }
+  expect_end("c c REAL", "[{\"c\": 1e400}]",
+             "ERR 3 @7:1:8 rec=0 key='c': 1e400 is beyond the range of a REAL (it would be stored as infinity), column c is REAL");
+  expect_end("c c INTEGER", "[{\"c\": -0}]",
+             "-0 is a negative zero (SQLite keeps no sign on a zero: it would be stored as 0), column c is INTEGER");
 }
 
 /* Strict mode: the one-column doc [{"c": VALUE}] into a column of `type`. */
@@ -270,14 +297,14 @@ static void test_coercion_strict(void){
   expect("strict;" SIX, "[{\"i\":12.0,\"r\":\"2.5\",\"t\":1.50,\"n\":\"x\",\"b\":true,\"v\":null}]",
          "#0 @1:1:2 12|r2.5|'1.50'|'x'|1|N\nOK 1");
   strict1("INTEGER", "1.5", "ERR 3 @7:1:8 rec=0 key='c': 1.5 is not an integer, column c is INTEGER (strict mode)");
-  strict1("INTEGER", "1e400", "ERR 3 @7:1:8 rec=0 key='c': 1e400 is not an integer, column c is INTEGER (strict mode)");
+  strict1("INTEGER", "1e400", "ERR 3 @7:1:8 rec=0 key='c': 1e400 is beyond the range of a REAL (it would be stored as infinity), column c is INTEGER");
   strict1("INT", "123456789012345678901234", "123456789012345678901234 is out of the 64-bit integer range, column c (strict mode)");
   strict1("NUMERIC", "123456789012345678901234", "is out of the 64-bit integer range");
   strict1("INTEGER", "\"x1\"", "ERR 3 @7:1:8 rec=0 key='c': 'x1' is not an integer, column c is INTEGER (strict mode)");
   strict1("INTEGER", "\"1.0\"", "'1.0' is not an integer");
   strict1("REAL", "\"high\"", "'high' is not a number, column c is REAL (strict mode)");
   strict1("REAL", "\"1.\"", "'1.' is not a number");
-  strict1("REAL", "1e400", "1e400 is beyond the range of a REAL (it would be stored as infinity), column c (strict mode)");
+  strict1("REAL", "1e400", "1e400 is beyond the range of a REAL (it would be stored as infinity), column c is REAL");
   strict1("DOUBLE", "\"-1e400\"", "'-1e400' is beyond the range of a REAL");
   strict1("NUMERIC", "-1e400", "-1e400 is beyond the range of a REAL");
   strict1("", "1e999", "1e999 is beyond the range of a REAL");
@@ -307,7 +334,7 @@ static void test_dates(void){
          " {\"d\": \"2024-05-01T00:30:00.123456+01:00\", \"dt\": \"2024-02-29T23:59:59.5-01:30\", \"ts\": \"1969-12-31T23:00:00-02:00\"},\n"
          " {\"d\": \"soon\", \"dt\": 12, \"ts\": 12.5},\n"
          " {\"d\": \"2023-02-29\", \"dt\": \"2024-05-01T25:00\", \"ts\": \"\"}]",
-         "#0 @1:1:2 '2024-05-01'|'2024-05-01 12:00:00.000'|'2024-05-01 12:00:00.500'\n"
+         "#0 @1:1:2 '2024-05-01 00:00:00.000'|'2024-05-01 12:00:00.000'|'2024-05-01 12:00:00.500'\n"
          "#1 @90:2:2 '2024-04-30 23:30:00.123'|'2024-03-01 01:29:59.500'|'1970-01-01 01:00:00.000'\n"
          "#2 @206:3:2 'soon'|'12'|r12.5\n"
          "#3 @244:4:2 '2023-02-29'|'2024-05-01T25:00'|''\n"
@@ -673,7 +700,8 @@ static void test_field_text_same_as_events(void){
 /* REAL columns read numbers straight from the field bytes (a fast path for
 ** short mantissas and small exponents): every value must be the double
 ** strtod gives, bit for bit — decimal and exponent forms, 15 to 20 digits,
-** the 2^53 boundary, subnormals, overflow, negative zero. */
+** the 2^53 boundary, subnormals; and an error for what a REAL cannot
+** keep (sq_number.h): overflow, underflow to 0.0, negative zero. */
 static double g_real;
 static int g_real_type;
 static int on_real(void *u, const sq_ingest_row *r){
@@ -681,6 +709,11 @@ static int on_real(void *u, const sq_ingest_row *r){
   g_real_type = r->values[0].type;
   g_real = r->values[0].r;
   return SQ_INGEST_CONTINUE;
+}
+/* A non-zero digit before any exponent. */
+static int nonzero_mantissa(const char *s){
+  for(; *s && *s!='e' && *s!='E'; s++) if( *s>='1' && *s<='9' ) return 1;
+  return 0;
 }
 static void test_real_from_bytes(void){
   static const char *const fixed[] = {
@@ -704,6 +737,7 @@ static void test_real_from_bytes(void){
     char b[64];
     const char *s;
     double want;
+    int refused;
     if( i<n ){
       s = fixed[i];
     }else{
@@ -719,15 +753,37 @@ static void test_real_from_bytes(void){
       s = b;
     }
     want = strtod(s, 0);
+    /* what a REAL cannot keep is an error: infinity, a non-zero value
+    ** that would be 0.0, a negative zero */
+    refused = !isfinite(want) || (want==0.0 && (signbit(want) || nonzero_mantissa(s)));
+    if( refused ){
+      /* each in a core of its own (an error ends a core's input) */
+      int form;
+      for(form=0; form<2; form++){
+        sq_ingest *e = sq_ingest_new(on_real, 0);
+        int rc;
+        SQ_CHECK(sq_ingest_add_column(e, "r", -1, "REAL", -1, 0)==0);
+        SQ_CHECK(sq_ingest_begin_record(e, &pos)==SQ_INGEST_OK);
+        if( form==0 ){
+          rc = sq_ingest_field_text(e, 0, s, strlen(s), &pos);
+        }else{
+          SQ_CHECK(sq_ingest_field_index(e, 0, &pos)==SQ_INGEST_OK);
+          rc = sq_ingest_value_event(e, SQ_INGEST_K_NUMBER, s, strlen(s), &pos);
+        }
+        if( rc!=SQ_INGEST_ERROR || sq_ingest_error_info(e)->code!=SQ_INGEST_E_STRICT ){
+          if( bad++<5 ) fprintf(stderr, "%s '%s': not refused\n", form ? "NUMBER" : "REAL", s);
+        }
+        sq_ingest_free(e);
+      }
+      continue;
+    }
     SQ_CHECK(sq_ingest_begin_record(g, &pos)==SQ_INGEST_OK);
     SQ_CHECK(sq_ingest_field_text(g, 0, s, strlen(s), &pos)==SQ_INGEST_OK);
     SQ_CHECK(sq_ingest_end_record(g, &pos)==SQ_INGEST_OK);
     if( g_real_type!=SQ_INGEST_V_REAL || memcmp(&g_real, &want, sizeof want)!=0 ){
-      if( bad++<5 ) fprintf(stderr, "REAL '%s': got %.17g, strtod %.17g\n", s, g_real, want);
+      if( bad++<5 ) fprintf(stderr, "REAL '%s': got %.17g (type %d), strtod %.17g\n", s, g_real, g_real_type, want);
     }
-    /* a JSON number token: the same double (an integer token -0 is 0 by
-    ** the coercion table: the integer, then REAL) */
-    if( strcmp(s, "-0")==0 ) continue;
+    /* a JSON number token: the same */
     SQ_CHECK(sq_ingest_begin_record(g, &pos)==SQ_INGEST_OK);
     SQ_CHECK(sq_ingest_field_index(g, 0, &pos)==SQ_INGEST_OK);
     SQ_CHECK(sq_ingest_value_event(g, SQ_INGEST_K_NUMBER, s, strlen(s), &pos)==SQ_INGEST_OK);
@@ -742,6 +798,7 @@ static void test_real_from_bytes(void){
 
 int main(void){
   test_coercion_lenient();
+  test_coercion_changed_numbers();
   test_coercion_strict();
   test_dates();
   test_key_rule();

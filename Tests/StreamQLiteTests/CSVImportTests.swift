@@ -38,7 +38,7 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
             3,"two
             lines",7,,,"",z
             """#
-        var reports: [CSVImportProgress] = []
+        var reports: [ImportProgress] = []
         let n = try db.importCSV(bytes: Array(csv.utf8), into: "people",
                                  options: .init(renames: ["date_of_birth": "born"]), progress: { reports.append($0) })
         #expect(n == 3)
@@ -47,7 +47,7 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
             "2,Doe,<null>,null,1985-01-31,2024-05-02 10:00:00.000,NULL,person",
             "3,\"two\nlines\",7.0,real,<null>,<null>,'',person",
         ])
-        #expect(reports.last == CSVImportProgress(bytes: csv.utf8.count, rows: 3))
+        #expect(reports.last == ImportProgress(bytes: csv.utf8.count, rows: 3))
     }
 
     @Test func optionsDelimiterQuoteNullEmptyPadAndNoHeader() throws {
@@ -96,7 +96,7 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
         let csv = "zip,qty,price,when,flag\n02134,1,2.50,2024-05-01,true\n90210,2,3,2024-05-02,false\n"
         #expect(try db.importCSV(bytes: Array(csv.utf8), into: "shop", options: .init(createTable: true)) == 2)
         #expect(try rows("SELECT name || ' ' || type FROM pragma_table_info('shop')")
-                == ["zip TEXT", "qty INTEGER", "price REAL", "when TEXT", "flag TEXT"])
+                == ["zip TEXT", "qty INTEGER", "price REAL", "when DATE", "flag TEXT"])
         #expect(try rows("SELECT zip, qty, typeof(qty), price FROM shop") == ["02134,1,integer,2.5", "90210,2,integer,3.0"])
         // a later value that does not fit: an error with its line; nothing created or stored
         let late = "id,qty\n1,10\n2,20\n3,N/A\n"
@@ -107,6 +107,28 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
             #expect(e.line == 4 && e.field == 2 && e.fieldName == "qty" && e.message.hasPrefix("'N/A' is not an integer"))
         }
         #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'late'") == 0)
+    }
+
+    /// Timestamps with `T`, `Z` or an offset are inferred DATETIME and stored as the one date
+    /// text (UTC): `>=` with a bound `Date` compares instants, as Python's `zoneinfo` does.
+    @Test func inferredTimestampsCompareWithBoundDates() throws {
+        var csv = "sold_at,n\n"
+        var want = 0
+        let cut = Date(timeIntervalSince1970: 1_735_707_600)            // 2025-01-01T05:00:00Z
+        for i in 0..<600 {
+            let at = Date(timeIntervalSince1970: 1_735_660_800 + Double(i) * 151)   // from 2025-01-01T00:00Z
+            let f = ISO8601DateFormatter()
+            f.timeZone = TimeZone(secondsFromGMT: [0, 3600 * 5, -3600 * 8][i % 3])
+            csv += f.string(from: at) + ",\(i)\n"                    // 2025-01-01T08:51:00Z, …+05:00, …-08:00
+            if at >= cut { want += 1 }
+        }
+        try db.importCSV(bytes: Array(csv.utf8), into: "sales", options: .init(createTable: true))
+        #expect(try rows("SELECT type FROM pragma_table_info('sales') WHERE name = 'sold_at'") == ["DATETIME"])
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sales WHERE sold_at >= ?", cut) == want)
+        // a bare date in a declared DATETIME column is that midnight's text, equal to the Date
+        try db.execute("CREATE TABLE days(at DATETIME)")
+        try db.importCSV(bytes: Array("at\n2024-05-02\n".utf8), into: "days")
+        #expect(try db.value(Int.self, "SELECT count(*) FROM days WHERE at = ?", Date(timeIntervalSince1970: 1_714_608_000)) == 1)
     }
 
     @Test func fromAsyncChunksOfAnySizeAndFromAFile() async throws {

@@ -34,6 +34,17 @@ let csvTrickyTexts = [
         #expect(throws: CSVWriterError.self) { try db.csvString("SELECT 1", options: .init(delimiter: "é")) }
     }
 
+    /// `''` is written `""` with any NULL text: the reader takes an empty unquoted field for
+    /// NULL, so an empty unquoted `''` read back with `null=NA` would be NULL.
+    @Test func emptyTextStaysApartFromNullWithANullText() throws {
+        let db = try Database()
+        let csv = try db.csvString("SELECT '' AS e, NULL AS n", options: .init(nullText: "NA", lineEnding: .lf))
+        #expect(csv == "e,n\n\"\",NA\n")
+        try db.execute("CREATE TABLE back(e TEXT, n TEXT)")
+        try db.importCSV(bytes: Array(csv.utf8), into: "back", options: .init(nullText: "NA"))
+        #expect(try db.rows(String?.self, "SELECT quote(e) || '|' || quote(n) FROM back").collect() == ["''|NULL"])
+    }
+
     @Test func invalidUTF8IsReplacedOrRejected() throws {
         let db = try Database()
         let sql = "SELECT CAST(x'61ff62' AS TEXT) AS t"

@@ -32,7 +32,8 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         let rows = try jsonTestQuery(db, "SELECT id, title, score, done, added, tags, note, created FROM tasks ORDER BY id")
         #expect(rows[0] == [.int(17), .text("Write docs"), .real(2.5), .int(1), .text("2024-05-01 12:00:00.000"),
                             .text(#"["docs",{"k":"v\"q"}]"#), .text("12.50"), .text("default")])
-        #expect(rows[1] == [.int(18), .text("B"), .real(3), .int(0), .text("2024-05-02"), .null, .null, .text("default")])
+        // a bare date in a DATETIME column is its midnight, in full (equal to that instant's text)
+        #expect(rows[1] == [.int(18), .text("B"), .real(3), .int(0), .text("2024-05-02 00:00:00.000"), .null, .null, .text("default")])
     }
 
     @Test func ndjsonRowsAreReadLineByLine() throws {
@@ -148,7 +149,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
 
     @Test func datesAreValidatedAndNormalizedToTheOneDateTextInUTC() throws {
         let cases: [(String, String)] = [
-            ("2024-05-01", "2024-05-01"),
+            ("2024-05-01", "2024-05-01 00:00:00.000"),
             ("2024-05-01T12:00:00Z", "2024-05-01 12:00:00.000"),
             ("2024-05-01 12:00", "2024-05-01 12:00:00.000"),
             ("2024-05-01T00:30:00.123456+01:00", "2024-04-30 23:30:00.123"),
@@ -271,12 +272,12 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         let json = "[" + (0..<5000).map { "{\"id\": \($0), \"title\": \"task \($0)\", \"score\": \(Double($0) / 8)}" }
             .joined(separator: ",\n") + "]"
         try json.write(toFile: path, atomically: true, encoding: .utf8)
-        var reports: [JSONImportProgress] = []
+        var reports: [ImportProgress] = []
         let n = try db.importJSON(contentsOf: URL(fileURLWithPath: path), into: "tasks",
                                   options: .init(chunkSize: 4096)) { reports.append($0) }
         #expect(n == 5000)
         #expect(reports.count > 10)
-        #expect(reports.last == JSONImportProgress(bytes: json.utf8.count, rows: 5000))
+        #expect(reports.last == ImportProgress(bytes: json.utf8.count, rows: 5000))
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytes <= $1.bytes && $0.rows <= $1.rows })
         #expect(throws: JSONImportError.self) { try db.importJSON(contentsOfFile: path + ".missing", into: "tasks") }
     }

@@ -31,9 +31,9 @@ import Testing
     [{"n": 1, "I": 12, "R": 12, "T": 12, "NUM": 12, "U": 12},
      {"n": 2, "i": 12.0, "r": 1.50, "t": 1.50, "num": 1.50, "u": 1.50},
      {"n": 3, "i": 9223372036854775807, "r": 9223372036854775808, "t": 123456789012345678901234, "num": 123456789012345678901234, "u": -0},
-     {"n": 4, "i": 1e400, "r": -1e400, "t": 1e400, "num": 1e3, "u": 2.5e-3},
+     {"n": 4, "i": 1e3, "r": 4.9e-324, "t": 1e400, "num": 1e3, "u": 1e400},
      {"n": 5, "i": "12", "r": "7", "t": "x", "num": "12", "u": "", "d": "2024-05-01T14:00:00+02:00", "dd": "2024-05-01"},
-     {"n": 6, "i": "x1", "r": "1e400", "t": "", "num": "", "d": "2024-05-01 12:00:00.5Z", "dd": "2024-02-29T23:59:59.5-01:30"},
+     {"n": 6, "i": "x1", "r": "-2.5e-3", "t": "", "num": "", "d": "2024-05-01 12:00:00.5Z", "dd": "2024-02-29T23:59:59.5-01:30"},
      {"n": 7, "i": true, "r": true, "t": true, "num": false, "u": false, "d": "1969-12-31T23:00:00-02:00", "dd": "soon"},
      {"n": 8, "i": null, "r": null, "t": null, "d": "2024-05-01", "dd": 2460431.5},
      {"n": 9, "t": ["a\bb", "\f\n\r\t\"\\\/", "\u0001\u001f\u007f", "é\u2028😀", {"k\tk": {"": []}}],
@@ -81,7 +81,28 @@ import Testing
         #expect(byN[7]?[4] == .real(1) && byN[7]?[6] == .text("1"))                              // booleans
         #expect(byN[9]?[6] == .text(#"["a\bb","\f\n\r\t\"\\/","\u0001\u001f\#u{7f}","é\#u{2028}😀",{"k\tk":{"":[]}}]"#))
         #expect(byN[3]?[2] == .int(Int64.max) && byN[3]?[8] == .real(1.2345678901234568e+23))
-        #expect(byN[4]?[2] == .real(.infinity) && byN[4]?[4] == .real(-.infinity))
+        #expect(byN[4]?[2] == .int(1000) && byN[4]?[4] == .real(4.9e-324))                      // a subnormal
+        #expect(byN[4]?[6] == .text("1e400") && byN[4]?[10] == .text("1e400"))                  // TEXT, untyped: kept
+        #expect(byN[3]?[10] == .text("-0"))                                                      // untyped: kept
+    }
+
+    /// A number the column would change is an error on both paths, in every mode:
+    /// as text, SQLite's affinity would store Inf or 0 all the same.
+    @Test func numbersAColumnWouldChangeAreErrorsOnBothPaths() throws {
+        for (column, value, words) in [("i INTEGER", "1e400", "beyond the range of a REAL"), ("r REAL", "-1e400", "beyond the range"),
+                                       ("r REAL", "1E-400", "too close to zero"), ("i INTEGER", "-0.0", "negative zero"),
+                                       ("n NUMERIC", "\"1e999\"", "beyond the range")] {
+            let db = try Database()
+            let name = column.split(separator: " ")[0]
+            let document = "[{\"\(name)\": \(value)}]"
+            let file = dir.appendingPathComponent("changed-\(UInt32.random(in: 0...UInt32.max)).json")
+            try Data(document.utf8).write(to: file)
+            try db.execute("CREATE TABLE t(\(column))")
+            #expect { try db.importJSON(bytes: Array(document.utf8), into: "t") } throws: { "\($0)".contains(words) }
+            try db.execute("CREATE VIRTUAL TABLE temp.s USING json_stream(filename='\(file.path)', columns='\(column)')")
+            #expect { try db.execute("INSERT INTO t SELECT * FROM s") } throws: { "\($0)".contains(words) }
+            #expect(try db.scalarText("SELECT count(*) FROM t") == "0")
+        }
     }
 
     @Test func theNestedJSONTextAgreesWithPythonsJSON() throws {

@@ -272,4 +272,23 @@ struct InsertTestFastTask: RowEncodable, Equatable {
         try db.insert(contentsOf: [Ev(at: d, n: 2)], into: "ev", options: .init(dateEncoding: .unixSeconds))
         #expect(try jsonTestQuery(db, "SELECT at FROM ev ORDER BY n") == [[.text("2024-05-01 12:00:00.250")], [.real(1_714_564_800.25)]])
     }
+
+    /// A stored number is one instant in SQL and in Swift: SQLite's 'auto' rule (a Julian
+    /// day from 0 to 5373484.5, else Unix seconds) on both paths; outside 0000-9999 an error.
+    @Test func aStoredNumberIsTheSameInstantInSQLAndSwift() throws {
+        struct At: RowDecodable { var at: Date; var week: String
+            init(row: Row) throws { at = try row[0]; week = try row[1] } }
+        let day = Date(timeIntervalSince1970: 1_293_926_400)       // 2011-01-02T00:00Z
+        for number in ["2455563.5", "1293926400", "1293926400.0"] {
+            let got = try db.rows(At.self, "SELECT \(number), locale_week_start(\(number), 'en_US')").collect()
+            #expect(got.first?.at == day && got.first?.week == "2011-01-02", "\(number): \(String(describing: got.first?.at))")
+            #expect(try db.value(Date.self, "SELECT \(number)") == day)
+        }
+        // rows(Date.self): the same rule (it read a number as seconds since 2001, and refused date text)
+        #expect(try db.rows(Date.self, "SELECT 1293926400 UNION ALL SELECT 2455563.5 UNION ALL SELECT '2011-01-02'").collect()
+                == [day, day, day])
+        #expect(Date.fromDatabaseValue(.real(2455563.5)) == day)
+        #expect(Date.fromDatabaseValue(.integer(1_000_000)) == nil)   // a Julian day before the year 0000
+        #expect(throws: DatabaseError.self) { try db.value(Date.self, "SELECT 1000000") }
+    }
 }

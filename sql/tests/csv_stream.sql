@@ -60,8 +60,33 @@ SELECT writefile('pipe.csv', 'a|b
 ''x|y''|z
 ') > 0;
 -- => 1
-SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote=''');
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote="''"');
 -- => {"a":"x|y","b":"z"}
+
+-- options say what they mean or are an error: no empty values (an empty one is
+-- written ''), no empty items, no unclosed quotes, no column type that names no type
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote=''');
+-- error: csv_stream: option 'quote='': a quote that is not closed
+SELECT value FROM csv_stream('pipe.csv', 'header=0, quote=,');
+-- error: csv_stream: option 'quote=': no value (an empty value is written '')
+SELECT value FROM csv_stream('pipe.csv', 'header=1,,,');
+-- error: csv_stream: options: item 2 is empty in 'header=1,,,' (a comma too many?)
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=|, quote=''''');
+-- error: csv_stream: pipe.csv: line 2, byte 10, field 3: record has 3 fields, the first record has 2
+CREATE VIRTUAL TABLE temp.o1 USING csv_stream(filename='pipe.csv', columns='a INTEGER,,');
+-- error: csv_stream: columns: item 2 is empty in 'a INTEGER,,' (a comma too many?)
+CREATE VIRTUAL TABLE temp.o2 USING csv_stream(filename='pipe.csv', header=0, columns='a b c d');
+-- error: csv_stream: bad column definition 'a b c d': the type names no type (INTEGER, REAL, TEXT, BLOB, NUMERIC, DATE, …): a comma left out?
+SELECT value FROM csv_stream('pipe.csv', 'delimiter=''');
+-- error: csv_stream: option 'delimiter='': a quote that is not closed
+CREATE VIRTUAL TABLE temp.o4 USING json_stream(filename='x.json', columns='a b c d');
+-- error: json_stream: bad column definition 'a b c d': the type names no type
+CREATE VIRTUAL TABLE temp.o5 USING json_stream(filename='x.json', columns='a TEXT', path=);
+-- error: json_stream: option 'path=': no value (an empty value is written '')
+CREATE VIRTUAL TABLE temp.o6 USING csv_stream(filename='pipe.csv', header=0, columns='a VARCHAR(10), b DECIMAL(10,2), "c d" BOOLEAN'); SELECT name, type FROM pragma_table_info('o6');
+-- => a|TEXT
+-- => b|NUMERIC
+-- => c d|NUMERIC
 
 -- ragged records: an error by default, padded on request
 SELECT writefile('ragged.csv', 'a,b,c
@@ -170,9 +195,10 @@ CREATE VIRTUAL TABLE temp.incoming USING csv_stream(
   columns='id INTEGER, name TEXT, amount REAL, created DATETIME',
   keys='created=created_at');
 INSERT INTO people SELECT * FROM incoming;
+-- a DATETIME column holds instants: a bare date is its midnight, in the one date text
 SELECT id, name, amount, typeof(amount), created FROM people;
 -- => 1|Smith, John|12.5|real|2024-05-01 12:00:00.000
--- => 2|Doe|NULL|null|2024-05-02
+-- => 2|Doe|NULL|null|2024-05-02 00:00:00.000
 -- => 3|two
 -- => lines|7.0|real|NULL
 
@@ -219,13 +245,32 @@ SELECT name, type FROM pragma_table_info('inf');
 -- => name|TEXT
 -- => amount|REAL
 -- => note|TEXT
--- => created_at|TEXT
+-- => created_at|DATETIME
 SELECT id, typeof(id), amount, typeof(amount), created_at FROM inf;
--- => 1|integer|12.5|real|2024-05-01 12:00:00
--- => 2|integer|NULL|null|2024-05-02
+-- => 1|integer|12.5|real|2024-05-01 12:00:00.000
+-- => 2|integer|NULL|null|2024-05-02 00:00:00.000
 -- => 3|integer|7.0|real|NULL
+-- timestamps with offsets are inferred DATETIME and stored as UTC date text: text order is
+-- time order and = matches the text a Swift Date binds; a column of bare dates is DATE
+SELECT writefile('sold.csv', 'sold_at,day,note
+2025-01-01T08:51:00Z,2025-01-01,2025-01-01T08:51:00Z
+2025-01-01T06:30:00+05:00,2024-12-31,soon
+2025-01-01 01:00,2025-02-28,
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.sold USING csv_stream(filename='sold.csv'); SELECT name, type FROM pragma_table_info('sold');
+-- => sold_at|DATETIME
+-- => day|DATE
+-- => note|TEXT
+SELECT sold_at, day FROM sold ORDER BY sold_at;
+-- => 2025-01-01 01:00:00.000|2025-02-28
+-- => 2025-01-01 01:30:00.000|2024-12-31
+-- => 2025-01-01 08:51:00.000|2025-01-01
+SELECT count(*) FROM sold WHERE sold_at >= '2025-01-01 05:00:00.000';
+-- => 1
 
--- never lossy: zip codes with leading zeros, long integers, many digits stay TEXT
+-- never lossy: zip codes with leading zeros, long integers, many digits stay TEXT;
+-- so does a negative zero (SQLite keeps no sign on a zero in a table)
 SELECT writefile('zip.csv', 'zip,big,pi,n,neg
 02134,12345678901234567890,3.14159265358979323,1,-0
 90210,1,2,2,-1
@@ -236,9 +281,11 @@ CREATE VIRTUAL TABLE temp.zip USING csv_stream(filename='zip.csv'); SELECT name,
 -- => big|TEXT
 -- => pi|TEXT
 -- => n|INTEGER
--- => neg|REAL
+-- => neg|TEXT
 SELECT zip, big, pi FROM zip WHERE n = 1;
 -- => 02134|12345678901234567890|3.14159265358979323
+CREATE TABLE zipped AS SELECT * FROM zip; SELECT neg, typeof(neg) FROM zipped WHERE n = 1;
+-- => -0|text
 
 -- a later value that does not fit its inferred column: an error with its line
 SELECT writefile('late.csv', 'id,qty
@@ -289,3 +336,80 @@ PRAGMA trusted_schema = ON; SELECT * FROM v_planted;
 -- the user's own statements still work
 SELECT value->>'name' FROM csv_stream('people.csv') WHERE idx = 1;
 -- => Doe
+
+-- ---------------------------------------------------------------- numbers a column would change
+-- (sq_number.h, docs/sql/conversions.md): beyond the range of a double, so close
+-- to zero that it would be 0.0, a negative zero — an error in every mode, since kept as
+-- text SQLite's column affinity would change them all the same on INSERT
+SELECT writefile('big.csv', 'id,amount
+3,1e400
+') + writefile('tiny.csv', 'id,amount
+6,1e-400
+') + writefile('negzero.csv', 'id,amount
+7,-0.0
+') + writefile('fine.csv', 'id,amount
+8,2.5e-308
+9,N/A
+10,4.9e-324
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.s1 USING csv_stream(filename='big.csv', columns='id INTEGER, amount REAL'); SELECT * FROM s1;
+-- error: csv_stream: big.csv: line 2, byte 12, field 2 (amount): '1e400' is beyond the range of a REAL (it would be stored as infinity), column amount is REAL
+CREATE VIRTUAL TABLE temp.s2 USING csv_stream(filename='tiny.csv', columns='id INTEGER, amount REAL', strict=1); SELECT * FROM s2;
+-- error: csv_stream: tiny.csv: line 2, byte 12, field 2 (amount): '1e-400' is too close to zero for a REAL (it would be stored as 0.0), column amount is REAL
+CREATE VIRTUAL TABLE temp.s3 USING csv_stream(filename='negzero.csv', columns='id INTEGER, amount REAL'); SELECT * FROM s3;
+-- error: csv_stream: negzero.csv: line 2, byte 12, field 2 (amount): '-0.0' is a negative zero (SQLite keeps no sign on a zero: it would be stored as 0), column amount is REAL
+CREATE VIRTUAL TABLE temp.s4 USING csv_stream(filename='big.csv', columns='id INTEGER, amount NUMERIC'); SELECT * FROM s4;
+-- error: '1e400' is beyond the range of a REAL (it would be stored as infinity), column amount is NUMERIC
+CREATE VIRTUAL TABLE temp.s5 USING csv_stream(filename='big.csv', columns='id INTEGER, amount'); SELECT amount, typeof(amount) FROM s5;
+-- => 1e400|text
+CREATE VIRTUAL TABLE temp.fine USING csv_stream(filename='fine.csv', columns='id INTEGER, amount REAL');
+SELECT id, amount, typeof(amount) FROM fine;
+-- => 8|2.5e-308|real
+-- => 9|N/A|text
+-- => 10|4.94065645841247e-324|real
+SELECT writefile('range.json', '[{"i":1E-400}]') + writefile('negzero.json', '[{"i":-0.0}]') + writefile('two.json', '[{"i":2.0,"r":2}]') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.j1 USING json_stream(filename='range.json', columns='i INTEGER'); SELECT * FROM j1;
+-- error: json_stream: range.json: line 1, byte 6, element 0, key 'i': 1E-400 is too close to zero for a REAL
+CREATE VIRTUAL TABLE temp.j2 USING json_stream(filename='negzero.json', columns='i INTEGER'); SELECT * FROM j2;
+-- error: -0.0 is a negative zero (SQLite keeps no sign on a zero: it would be stored as 0), column i is INTEGER
+CREATE VIRTUAL TABLE temp.j3 USING json_stream(filename='two.json', columns='i INTEGER, r REAL');
+SELECT i, typeof(i), r, typeof(r) FROM j3;
+-- => 2|integer|2.0|real
+
+-- ---------------------------------------------------------------- header names
+-- a name made for an empty header name never takes a name the header has
+SELECT writefile('gen.csv', 'a,,c2
+1,2,3
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.gen USING csv_stream(filename='gen.csv'); SELECT name FROM pragma_table_info('gen');
+-- => a
+-- => c2_2
+-- => c2
+SELECT * FROM gen;
+-- => 1|2|3
+SELECT value FROM csv_stream('gen.csv');
+-- => {"a":"1","c2_2":"2","c2":"3"}
+-- a NUL byte in a header name: an error naming it (no column name can hold one)
+SELECT writefile('nul.csv', CAST(x'6100622c630a312c320a' AS BLOB)) > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.nul USING csv_stream(filename='nul.csv'); SELECT * FROM nul;
+-- error: csv_stream: nul.csv: line 1, byte 0, field 1: header name 'a\x00b' holds a NUL byte, which no column name can
+SELECT writefile('nul2.csv', CAST(x'612c61000a310a' AS BLOB)) > 0;
+-- => 1
+SELECT * FROM csv_stream('nul2.csv');
+-- error: csv_stream: nul2.csv: line 1, byte 2, field 2: header name 'a\x00' holds a NUL byte, which no column name can
+
+-- ---------------------------------------------------------------- inference reads at most 16 MiB
+-- 1000 records of 18 KB: inference stops inside record 933, which is no error
+SELECT writefile('long.csv', 'a,b,c' || char(10) || (WITH RECURSIVE s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 999)
+  SELECT group_concat(i || ',"' || replace(hex(zeroblob(9000)), '0', 'x') || '",' || i || '.5', char(10)) FROM s) || char(10)) > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.long USING csv_stream(filename='long.csv'); SELECT name, type FROM pragma_table_info('long');
+-- => a|INTEGER
+-- => b|TEXT
+-- => c|REAL
+SELECT count(*), sum(length(b)), max(c) FROM long;
+-- => 1000|18000000|999.5

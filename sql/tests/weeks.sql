@@ -232,10 +232,17 @@ SELECT locale_week('now', 'en_US');
 -- error: locale_week: non-deterministic time (pass a value) 'now'
 
 SELECT locale_week_start(x'00', 'en_US');
--- error: locale_week_start: time must be TEXT or a Julian day number, got blob
+-- error: locale_week_start: time must be TEXT or a number (a Julian day, or Unix seconds), got blob
 
-SELECT locale_week(-1.5, 'en_US');
--- error: locale_week: time out of range (years 0000-9999) '-1.5'
+-- a stored number is an instant by SQLite's 'auto' rule, as Swift reads it: a Julian
+-- day from 0 to 5373484.5, else Unix seconds (-1.5 is 1969-12-31T23:59:58.5Z)
+SELECT locale_week(2455563.5, 'en_US'), locale_week(1293926400, 'en_US'), locale_week(-1.5, 'en_US'),
+       locale_week_start(1293926400.0, 'de_DE');
+-- => 2011-02|2011-02|1970-01|2010-12-27
+SELECT locale_week(1000000, 'en_US');
+-- error: locale_week: time out of range (years 0000-9999; a number is a Julian day from 0 to 5373484.5, else Unix seconds) '1000000'
+SELECT locale_week(253402300800, 'en_US');
+-- error: locale_week: time out of range (years 0000-9999; a number is a Julian day from 0 to 5373484.5, else Unix seconds) '253402300800'
 
 SELECT locale_week_year('2011-02-29 10:00', 'en_US');
 -- error: locale_week_year: impossible date '2011-02-29 10:00'

@@ -22,7 +22,8 @@ public struct CSVField {
 /// ``DatabaseValueConvertible/decode(csvField:)``; ``CSVRowCursor`` turns it into a
 /// ``CSVImportError`` naming line, byte, record, field and header name.
 public struct CSVFieldError: Error, Equatable {
-    /// `'text' is not a T` (the text cut at 200 bytes), or `NULL for a non-optional T`.
+    /// `'text' is not a T` (the text cut at 200 bytes; for a number type, why the number
+    /// does not fit when it is one), or `NULL for a non-optional T`.
     public var message: String
 
     /// An error with this message.
@@ -31,7 +32,9 @@ public struct CSVFieldError: Error, Equatable {
     /// The error for `field` not converting to `T`: `'text' is not a T`, or `NULL for a non-optional T`.
     public init<T>(field: CSVField, type: T.Type) {
         if let b = field.bytes {
-            message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(T.self)"
+            let why = T.self is any BinaryFloatingPoint.Type || T.self is any FixedWidthInteger.Type
+                ? CSVText.refusal(b) : ""
+            message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(T.self)\(why)"
         } else {
             message = "NULL for a non-optional \(T.self)"
         }
@@ -42,22 +45,48 @@ public struct CSVFieldError: Error, Equatable {
 /// (`Decodable`) and ``CSVRowCursor`` (``RowDecodable``): nil when the text does not convert.
 @usableFromInline
 enum CSVText {
-    /// `-?[0-9]+` within 64 bits (the number parser of `sq_json.h`), then within `T`.
+    /// The field's text as a number by the one rule of the C core (`sq_number.h`), which
+    /// the typed tables and `importCSV` apply too: the kind (`SQ_NUMBER_*`) and the value.
     @usableFromInline
-    static func integer<T: FixedWidthInteger>(_ b: UnsafeBufferPointer<UInt8>, as type: T.Type) -> T? {
-        var v: Int64 = 0
-        guard b.count > 0, UnsafeRawPointer(b.baseAddress!).withMemoryRebound(to: CChar.self, capacity: b.count, {
-            sq_json_number_int64($0, b.count, &v) != 0
-        }) else { return nil }
-        return T(exactly: v)
+    static func number(_ b: UnsafeBufferPointer<UInt8>) -> (kind: Int32, value: sq_number) {
+        var v = sq_number()
+        guard let base = b.baseAddress else { return (SQ_NUMBER_NOT, v) }
+        let k = UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: b.count) {
+            sq_number_text($0, b.count, &v)
+        }
+        return (k, v)
     }
 
-    /// Swift's parser (`1.5`, `1e-05`, `Infinity`, `nan`).
+    /// `-?[0-9]+` within 64 bits (``number(_:)``, not a negative zero), then within `T`.
     @usableFromInline
-    static func double(_ b: UnsafeBufferPointer<UInt8>) -> Double? { Double(Substring(decoding: b, as: UTF8.self)) }
+    static func integer<T: FixedWidthInteger>(_ b: UnsafeBufferPointer<UInt8>, as type: T.Type) -> T? {
+        let n = number(b)
+        return n.kind == SQ_NUMBER_INTEGER ? T(exactly: n.value.i) : nil
+    }
 
+    /// A number that a `REAL` keeps (``number(_:)``): no `NaN`, `inf`, hex, spaces,
+    /// nothing beyond the range of a double or below its smallest normal value, no negative zero.
     @usableFromInline
-    static func float(_ b: UnsafeBufferPointer<UInt8>) -> Float? { Float(Substring(decoding: b, as: UTF8.self)) }
+    static func double(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        let n = number(b)
+        return n.kind == SQ_NUMBER_INTEGER || n.kind == SQ_NUMBER_REAL ? n.value.r : nil
+    }
+
+    /// ``double(_:)`` rounded to a `Float`, when that is finite and normal (or a zero written as one).
+    @usableFromInline
+    static func float(_ b: UnsafeBufferPointer<UInt8>) -> Float? {
+        guard let d = double(b) else { return nil }
+        let f = Float(d)
+        return f.isFinite && (f.isNormal || d == 0) ? f : nil
+    }
+
+    /// Why a number type refuses the text, when the one rule says more than "not a number":
+    /// `" (it is beyond the range of a REAL …)"`, or "".
+    static func refusal(_ b: UnsafeBufferPointer<UInt8>) -> String {
+        let k = number(b).kind
+        guard k != SQ_NUMBER_NOT, k != SQ_NUMBER_INTEGER, k != SQ_NUMBER_REAL else { return "" }
+        return " (it \(String(cString: sq_number_refusal(k))))"
+    }
 
     /// `true`/`false`/`1`/`0`, ASCII case ignored.
     @usableFromInline

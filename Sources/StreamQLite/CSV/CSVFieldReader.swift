@@ -177,7 +177,7 @@ final class CSVFieldReader {
                 if rc == 1 {
                     var err = sq_csv_ingest_error()
                     var buf = [CChar](repeating: 0, count: 512)
-                    sq_csv_names_dup_error(names, e, dup, &err, &buf, buf.count)
+                    sq_csv_names_error(names, e, dup, &err, &buf, buf.count)
                     failure = CSVImportError(message: String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), line: Int(ev.line), byteOffset: Int(ev.offset),
                                              field: Int(ev.field) + 1, function: function)
                     return 2

@@ -87,10 +87,6 @@ public struct CSVImportOptions: Sendable {
     }
 }
 
-/// How far an import has got: reported after each chunk and at the end.
-public struct CSVImportProgress: Sendable, Equatable {
-    /// Bytes of input read so far.
-    public var bytes: Int
-    /// Records stored so far (the header not counted).
-    public var rows: Int
-}
+/// The former name of ``ImportProgress``.
+@available(*, deprecated, renamed: "ImportProgress")
+public typealias CSVImportProgress = ImportProgress

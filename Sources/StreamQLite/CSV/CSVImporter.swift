@@ -12,7 +12,7 @@ final class CSVImporter: ChunkedImporter {
     let db: Database
     let table: String
     let options: CSVImportOptions
-    let progress: ((CSVImportProgress) -> Void)?
+    let progress: ((ImportProgress) -> Void)?
 
     private var core: OpaquePointer?
     private var driver: OpaquePointer?
@@ -22,10 +22,8 @@ final class CSVImporter: ChunkedImporter {
     private var sample: [UInt8] = []
     private(set) var consumed = 0
 
-    /// The most bytes inference reads (as `csv_stream`'s).
-    private static let maxSample = 16 << 20
 
-    init(db: Database, table: String, options: CSVImportOptions, progress: ((CSVImportProgress) -> Void)?) throws {
+    init(db: Database, table: String, options: CSVImportOptions, progress: ((ImportProgress) -> Void)?) throws {
         self.db = db
         self.table = table
         self.options = options
@@ -120,7 +118,7 @@ final class CSVImporter: ChunkedImporter {
         var columns: [(name: String, type: String, inferred: Int32)] = []
         for i in 0..<sq_csv_infer_count(f) {
             let t = sq_csv_infer_type(f, i)
-            let type = t == SQ_CSV_T_INTEGER ? "INTEGER" : t == SQ_CSV_T_REAL ? "REAL" : "TEXT"
+            let type = String(cString: sq_csv_type_name(t))
             columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
         }
         let sql = "CREATE TABLE " + sqQuoteQualifiedName(table) + " ("
@@ -145,7 +143,7 @@ final class CSVImporter: ChunkedImporter {
             sample.append(contentsOf: bytes)
             let rc = sq_csv_infer_feed(f, bytes.baseAddress, bytes.count)
             if rc == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
-            if rc == SQ_INGEST_PAUSED || sample.count >= Self.maxSample {
+            if rc == SQ_INGEST_PAUSED {
                 if sq_csv_infer_finish(f) == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
                 try createFromInference()
             }
@@ -153,7 +151,7 @@ final class CSVImporter: ChunkedImporter {
             try feedDriver(bytes)
         }
         consumed += bytes.count
-        progress?(CSVImportProgress(bytes: consumed, rows: rows))
+        progress?(ImportProgress(bytes: consumed, rows: rows))
     }
 
     private func feedDriver(_ bytes: UnsafeRawBufferPointer) throws {
@@ -173,7 +171,7 @@ final class CSVImporter: ChunkedImporter {
         if sq_csv_ingest_finish(driver) == SQ_INGEST_ERROR { throw error(sq_csv_ingest_error_info(driver)) }
         let stored: Int
         do { stored = try writer!.finish() } catch { throw converted(error) }
-        progress?(CSVImportProgress(bytes: consumed, rows: stored))
+        progress?(ImportProgress(bytes: consumed, rows: stored))
         return stored
     }
 

@@ -166,8 +166,9 @@ public struct CSVRowWriter: RowSink {
     private mutating func writeField(_ utf8: UnsafeBufferPointer<UInt8>, row: Int, column: Int) throws {
         let n = utf8.count
         guard n > 0, let p = utf8.baseAddress else {
-            // '' is quoted when NULL is written as nothing (the reader's rule)
-            if nullBytes.isEmpty { try reserve(2); append(quote); append(quote) }
+            // '' is always quoted: the reader takes an empty unquoted field for NULL,
+            // whatever the NULL text
+            try reserve(2); append(quote); append(quote)
             atStart = false
             return
         }

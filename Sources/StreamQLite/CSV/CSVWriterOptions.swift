@@ -3,8 +3,8 @@
 /// The output is RFC 4180: records end with CRLF (or LF), fields are separated
 /// by the delimiter, and a field is quoted only when it must be: when it holds
 /// the delimiter, the quote character, CR or LF, when it equals the NULL text
-/// (so that `''` and NULL stay apart: with the default empty NULL text, `''`
-/// is written `""`), or when it is the very first field of the output and
+/// or is empty (so that `''` and NULL stay apart: `''` is written `""`, which
+/// the reader never takes for NULL), or when it is the very first field of the output and
 /// starts with a byte order mark (a reader would drop it). Inside quotes a
 /// quote is doubled.
 ///

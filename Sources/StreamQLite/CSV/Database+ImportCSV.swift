@@ -22,7 +22,7 @@ extension Database {
     @discardableResult
     public func importCSV(bytes: UnsafeRawBufferPointer, into table: String,
                           options: CSVImportOptions = CSVImportOptions(),
-                          progress: ((CSVImportProgress) -> Void)? = nil) throws -> Int {
+                          progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
         try importChunks(bytes: bytes) {
             try CSVImporter(db: self, table: table, options: options, progress: progress)
         }
@@ -31,7 +31,7 @@ extension Database {
     /// Imports CSV held in memory; see ``importCSV(bytes:into:options:progress:)``.
     @discardableResult
     public func importCSV(bytes: [UInt8], into table: String, options: CSVImportOptions = CSVImportOptions(),
-                          progress: ((CSVImportProgress) -> Void)? = nil) throws -> Int {
+                          progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
         try bytes.withUnsafeBytes { try importCSV(bytes: $0, into: table, options: options, progress: progress) }
     }
 
@@ -41,7 +41,7 @@ extension Database {
     @discardableResult
     public func importCSV(contentsOfFile path: String, into table: String,
                           options: CSVImportOptions = CSVImportOptions(),
-                          progress: ((CSVImportProgress) -> Void)? = nil) throws -> Int {
+                          progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
         try importChunks(ofFile: path, chunkSize: options.chunkSize, fileError: { message, offset in
             offset.map { CSVImportError(message: message, byteOffset: $0) } ?? CSVImportError(message: message)
         }) {
@@ -59,7 +59,7 @@ extension Database {
     @discardableResult
     public nonisolated(nonsending) func importCSV<Chunks: AsyncSequence>(
         from chunks: Chunks, into table: String, options: CSVImportOptions = CSVImportOptions(),
-        progress: ((CSVImportProgress) -> Void)? = nil
+        progress: ((ImportProgress) -> Void)? = nil
     ) async throws -> Int where Chunks.Element: ContiguousBytes {
         try await importChunks(from: chunks) {
             try CSVImporter(db: self, table: table, options: options, progress: progress)

@@ -20,7 +20,7 @@ extension Database {
     @discardableResult
     public func importJSON(bytes: UnsafeRawBufferPointer, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),
-                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+                           progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
         try importChunks(bytes: bytes) {
             try JSONImporter(db: self, table: table, options: options, progress: progress)
         }
@@ -29,7 +29,7 @@ extension Database {
     /// Imports the rows of a JSON document held in memory; see ``importJSON(bytes:into:options:progress:)``.
     @discardableResult
     public func importJSON(bytes: [UInt8], into table: String, options: JSONImportOptions = JSONImportOptions(),
-                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+                           progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
         try bytes.withUnsafeBytes { try importJSON(bytes: $0, into: table, options: options, progress: progress) }
     }
 
@@ -39,7 +39,7 @@ extension Database {
     @discardableResult
     public func importJSON(contentsOfFile path: String, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),
-                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+                           progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
         try importChunks(ofFile: path, chunkSize: options.chunkSize, fileError: { message, offset in
             offset.map { JSONImportError(message: message, byteOffset: $0, line: 0, column: 0) }
                 ?? JSONImportError(message: message, byteOffset: 0, line: 1, column: 1)
@@ -51,7 +51,7 @@ extension Database {
     /// Imports the rows of the JSON file at `url` (a file URL); see ``importJSON(contentsOfFile:into:options:progress:)``.
     @discardableResult
     public func importJSON(contentsOf url: URL, into table: String, options: JSONImportOptions = JSONImportOptions(),
-                           progress: ((JSONImportProgress) -> Void)? = nil) throws -> Int {
+                           progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
         try importJSON(contentsOfFile: url.path, into: table, options: options, progress: progress)
     }
 
@@ -71,7 +71,7 @@ extension Database {
     @discardableResult
     public nonisolated(nonsending) func importJSON<Chunks: AsyncSequence>(
         from chunks: Chunks, into table: String, options: JSONImportOptions = JSONImportOptions(),
-        progress: ((JSONImportProgress) -> Void)? = nil
+        progress: ((ImportProgress) -> Void)? = nil
     ) async throws -> Int where Chunks.Element: ContiguousBytes {
         try await importChunks(from: chunks) {
             try JSONImporter(db: self, table: table, options: options, progress: progress)

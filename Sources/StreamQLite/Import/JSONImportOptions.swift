@@ -90,13 +90,9 @@ public struct JSONImportOptions: Sendable {
     }
 }
 
-/// Progress of a running import: input bytes consumed and rows read so far.
-public struct JSONImportProgress: Sendable, Equatable {
-    /// Bytes of input consumed.
-    public var bytes: Int
-    /// Rows (elements) read so far.
-    public var rows: Int
-}
+/// The former name of ``ImportProgress``.
+@available(*, deprecated, renamed: "ImportProgress")
+public typealias JSONImportProgress = ImportProgress
 
 /// A JSON import failed; nothing of it was written.
 public struct JSONImportError: Error, CustomStringConvertible {

@@ -12,7 +12,7 @@ final class JSONImporter: ChunkedImporter {
     let db: Database
     let table: String
     let options: JSONImportOptions
-    let progress: ((JSONImportProgress) -> Void)?
+    let progress: ((ImportProgress) -> Void)?
     private let ingest: OpaquePointer
 
     /// The core's rows into the table, in batches.
@@ -20,7 +20,7 @@ final class JSONImporter: ChunkedImporter {
 
     @exclusivity(unchecked) private(set) var consumed = 0
 
-    init(db: Database, table: String, options: JSONImportOptions, progress: ((JSONImportProgress) -> Void)?) throws {
+    init(db: Database, table: String, options: JSONImportOptions, progress: ((ImportProgress) -> Void)?) throws {
         self.db = db
         self.table = table
         self.options = options
@@ -95,14 +95,14 @@ final class JSONImporter: ChunkedImporter {
         defer { sqlite3_mutex_leave(mutex) }
         if sq_ingest_json_feed(ingest, bytes.baseAddress, bytes.count) == SQ_INGEST_ERROR { throw ingestError() }
         consumed += bytes.count
-        progress?(JSONImportProgress(bytes: consumed, rows: Int(sq_ingest_records(ingest))))
+        progress?(ImportProgress(bytes: consumed, rows: Int(sq_ingest_records(ingest))))
     }
 
     func finish() throws -> Int {
         if sq_ingest_json_finish(ingest) == SQ_INGEST_ERROR { throw ingestError() }
         do { _ = try writer.finish() } catch { throw importError(error) }
         let rows = Int(sq_ingest_records(ingest))
-        progress?(JSONImportProgress(bytes: consumed, rows: rows))
+        progress?(ImportProgress(bytes: consumed, rows: rows))
         return rows
     }
 

@@ -21,7 +21,9 @@ public struct InsertOptions: Sendable {
         /// floored), the same as binding a `Date` with `execute`: SQLite's date functions
         /// and the locale-week functions read it, and text order is time order.
         case text
-        /// REAL seconds since 1970-01-01 UTC.
+        /// REAL seconds since 1970-01-01 UTC. Read back (in Swift and SQL alike) by SQLite's
+        /// `'auto'` rule, which takes a number from 0 to 5373484.5 for a Julian day: the
+        /// instants of 1970-01-01 to 1970-03-04 do not come back; store those as ``text``.
         case unixSeconds
     }
 

@@ -21,13 +21,15 @@ extension Data: DatabaseValueConvertible {
 ///
 /// Reading accepts that format and its ISO-8601 variants (`T` separator,
 /// optional seconds and fraction, `Z` or `±HH:MM`, a bare `yyyy-MM-dd`), and
-/// INTEGER/REAL as Unix seconds. Any other text throws.
+/// INTEGER/REAL by the rule SQL's week functions apply (SQLite's `'auto'` rule): a Julian
+/// day from 0 to 5373484.5 (`2455563.5` is 2011-01-02, as SQLite reads it), else Unix
+/// seconds (`1293926400`). Any other text, and a number outside the years 0000-9999, throws.
 extension Date: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .text(sqliteDateString(self)) }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
         switch value {
-        case .integer(let i): Date(timeIntervalSince1970: Double(i))
-        case .real(let d): Date(timeIntervalSince1970: d)
+        case .integer(let i): dateFromNumber(Double(i))
+        case .real(let d): dateFromNumber(d)
         case .text(let s): parseSQLiteDate(Array(s.utf8))
         default: nil
         }
@@ -35,7 +37,9 @@ extension Date: DatabaseValueConvertible {
     public static func decode(sqliteValue v: OpaquePointer) throws -> Date {
         switch sqlite3_value_type(v) {
         case SQLITE_INTEGER, SQLITE_FLOAT:
-            return Date(timeIntervalSince1970: sqlite3_value_double(v))
+            if let d = dateFromNumber(sqlite3_value_double(v)) { return d }
+            throw DatabaseError(code: SQLITE_MISMATCH, message: "not a valid date: \(DatabaseValue(sqliteValue: v)) "
+                                + "(a number is a Julian day from 0 to 5373484.5, else Unix seconds, within the years 0000-9999)")
         case SQLITE_TEXT:
             let n = Int(sqlite3_value_bytes(v))
             if let p = sqlite3_value_text(v), let d = parseSQLiteDate(UnsafeBufferPointer(start: p, count: n)) { return d }
@@ -44,6 +48,14 @@ extension Date: DatabaseValueConvertible {
             throw conversionFailure("a date (TEXT, INTEGER or REAL)", v)
         }
     }
+}
+
+/// A stored number as a `Date` by the rule SQL's week functions apply (`sq_date.h`,
+/// SQLite's `'auto'` rule): a Julian day from 0 to 5373484.5, else Unix seconds;
+/// nil outside the years 0000-9999.
+func dateFromNumber(_ x: Double) -> Date? {
+    var seconds = 0.0
+    return sq_date_number_seconds(x, &seconds) == 0 ? Date(timeIntervalSince1970: seconds) : nil
 }
 
 /// The one date text of the library: `2024-05-01 12:00:00.250`, UTC, milliseconds

@@ -1,0 +1,14 @@
+/// How far an import (``Database/importCSV(bytes:into:options:progress:)``,
+/// ``Database/importJSON(bytes:into:options:progress:)`` and their file and async forms)
+/// has got: reported after each chunk and at the end.
+public struct ImportProgress: Sendable, Equatable {
+    /// Bytes of input read so far.
+    public var bytes: Int
+    /// Rows read so far (JSON elements, CSV records: the header not counted).
+    public var rows: Int
+
+    public init(bytes: Int, rows: Int) {
+        self.bytes = bytes
+        self.rows = rows
+    }
+}
