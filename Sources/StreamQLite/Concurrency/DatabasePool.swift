@@ -5,7 +5,7 @@ import Foundation
 /// parallel, and one writer connection whose writes run one after another.
 ///
 /// Every connection has a thread of its own, and every SQLite call runs there: the task
-/// that calls ``read(_:)``, ``write(_:)`` or ``jsonChunks(_:_:options:chunksAhead:as:)``
+/// that calls ``read(_:)``, ``write(_:)`` or ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``
 /// suspends, so no executor thread (Swift's cooperative pool, an event loop) ever waits on
 /// SQLite, on the disk, or on a busy lock. Reads see the last committed write (WAL
 /// snapshots: a read never waits for the writer, the writer never waits for readers).
@@ -148,6 +148,16 @@ public final class DatabasePool: Sendable {
     /// chunks before it were already delivered. Dropping the iterator or cancelling the task
     /// stops the statement and gives the reader back.
     ///
+    /// A consumer that stops taking chunks cannot hold the reader: when `chunksAhead` chunks
+    /// have waited `stallTimeout` seconds (30 by default; nil: no limit) for the consumer, the
+    /// statement stops, the reader goes back to the pool, and `next()` throws
+    /// ``StalledConsumerError`` after the waiting chunks. A deadline rather than a larger
+    /// buffer: a buffer lets the reader go only for results that fit in it (and costs that
+    /// memory per consumer), while the statement, its reader and the WAL snapshot that keeps
+    /// checkpoints from finishing stay held as long as the consumer stalls; the deadline
+    /// bounds that for any result size. A slow consumer that keeps taking chunks is not
+    /// stopped: the timeout counts from the last chunk it took.
+    ///
     /// ```swift
     /// var chunks = pool.jsonChunks("SELECT * FROM tasks WHERE done = ?", false,
     ///                              as: { ByteBuffer(bytes: $0) }).makeAsyncIterator()
@@ -155,19 +165,23 @@ public final class DatabasePool: Sendable {
     /// ```
     public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
-        chunksAhead: Int = 4, as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
+        chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30,
+        as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
     ) -> JSONChunks<Chunk> {
         var values: [DatabaseValue] = []
         for argument in repeat each arguments { values.append(argument.databaseValue) }
         return JSONChunks(pool: self, sql: sql, arguments: values, options: options,
-                          chunksAhead: max(chunksAhead, 1), makeChunk: makeChunk)
+                          chunksAhead: max(chunksAhead, 1), stallTimeout: stallTimeout.map { max($0, 0) },
+                          makeChunk: makeChunk)
     }
 
-    /// The rows of `sql` as JSON chunks of `[UInt8]`; see ``jsonChunks(_:_:options:chunksAhead:as:)``.
+    /// The rows of `sql` as JSON chunks of `[UInt8]`; see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``.
     public func jsonChunks<each A: DatabaseValueConvertible>(
-        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(), chunksAhead: Int = 4
+        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
+        chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30
     ) -> JSONChunks<[UInt8]> {
-        jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead, as: { [UInt8]($0) })
+        jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
+                   stallTimeout: stallTimeout, as: { [UInt8]($0) })
     }
 
     /// Streams the rows of `sql` as JSON to `consumer`, one chunk at a time, and returns the
@@ -176,14 +190,17 @@ public final class DatabasePool: Sendable {
     /// The statement runs on a reader's thread, at most `chunksAhead` chunks ahead of
     /// `consumer`, which runs in the calling task and may suspend (a network write): that is
     /// the backpressure. The chunk is valid only during the call. An error thrown by
-    /// `consumer` stops the statement and is rethrown; so is cancelling the calling task.
+    /// `consumer` stops the statement and is rethrown; so is cancelling the calling task, and
+    /// ``StalledConsumerError`` when `consumer` keeps the chunks ahead full for `stallTimeout`
+    /// seconds (see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
     @discardableResult
     public func writeJSON<each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
-        chunksAhead: Int = 2, to consumer: (UnsafeRawBufferPointer) async throws -> Void
+        chunksAhead: Int = 2, stallTimeout: TimeInterval? = 30,
+        to consumer: (UnsafeRawBufferPointer) async throws -> Void
     ) async throws -> Int {
         var iterator = jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
-                                  as: { OwnedChunk($0) }).makeAsyncIterator()
+                                  stallTimeout: stallTimeout, as: { OwnedChunk($0) }).makeAsyncIterator()
         while let chunk = try await iterator.next() {
             try await consumer(chunk.bytes)
             withExtendedLifetime(chunk) {}
