@@ -4,7 +4,8 @@
 # starts it on a free 127.0.0.1 port with 3,000 sample tasks in a temporary database,
 # exercises every route with real HTTP requests (Python's urllib), checks status codes
 # and bodies against the database read with Python's sqlite3 and the weekly report
-# against PyICU when it is installed, then stops the server by its PID.
+# against PyICU when it is installed, then stops the server by its PID; then
+# scripts/check-tasks-server-clients.py: hostile clients against servers of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKG=${TASKS_SERVER_PACKAGE:-Examples/TasksServer}   # another checkout of the example, for a run against it
@@ -294,3 +295,6 @@ wait "$PID" 2>/dev/null || true
 PID=
 if grep -qiE 'fatal|crash|error' "$TMP/server.log"; then cat "$TMP/server.log"; echo "server log has errors"; exit 1; fi
 echo "== TasksServer stopped"
+
+echo "== hostile clients: stalled and slow readers, hang-ups, retried deletes, SIGTERM, kill -9 (about a minute)"
+timeout 300 "$PY" scripts/check-tasks-server-clients.py "$BIN"

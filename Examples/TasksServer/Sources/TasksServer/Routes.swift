@@ -15,7 +15,11 @@ import TasksAPI
 ///     GET    /stats?reset=true                         event-loop lag and peak RSS (for the benchmark)
 ///     GET    /bench/constant                           a constant one-task body (benchmark baseline)
 ///     GET    /bench/constant/{id}                      the same after GET /tasks/{id}'s routing and checks
-func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: EventLoopProbe) {
+///
+/// With `corsOrigins` (`--cors-origin`), browsers on those origins (`*`: any) may call every
+/// route: the `OPTIONS` preflight is answered and responses carry `Access-Control-Allow-Origin`.
+func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: EventLoopProbe, corsOrigins: [String] = []) {
+    if !corsOrigins.isEmpty { router.add(middleware: AllowedOrigins(corsOrigins)) }
     router.add(middleware: JSONErrorMiddleware())
 
     router.get("/tasks") { request, _ in
@@ -100,4 +104,28 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
 /// Routes that take no query parameters refuse them rather than ignore them.
 func noQuery(_ request: Request) throws {
     _ = try QueryParameters(request, allowed: [])
+}
+
+/// CORS for the origins given (`*`: any): Hummingbird's `CORSMiddleware` for a request from
+/// one of them, nothing added for another (the browser then refuses the response).
+struct AllowedOrigins: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let origins: Set<String>
+    let cors: CORSMiddleware<BasicRequestContext>
+
+    init(_ origins: [String]) {
+        self.origins = Set(origins)
+        cors = CORSMiddleware(allowOrigin: origins.contains("*") ? .all : .originBased,
+                              allowHeaders: [.accept, .contentType, .origin],
+                              allowMethods: [.get, .head, .post, .patch, .delete, .options],
+                              maxAge: .seconds(600))
+    }
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let origin = request.headers[.origin], origins.contains("*") || origins.contains(origin) else {
+            return try await next(request, context)
+        }
+        return try await cors.handle(request, context: context, next: next)
+    }
 }

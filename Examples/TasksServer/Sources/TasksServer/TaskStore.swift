@@ -59,6 +59,9 @@ struct IDRange: RowSink {
 final class TaskStore: Sendable {
     let path: String
     let pool: DatabasePool
+    /// Seconds a streamed result waits for its client to take a chunk before the statement
+    /// stops and the reader goes back to the pool (`--client-timeout`).
+    let stallTimeout: TimeInterval
 
     /// The task columns as the API shows them; `done` (0/1 in SQLite) is written as a JSON
     /// boolean by the writer (`booleanColumns`, below).
@@ -83,15 +86,20 @@ final class TaskStore: Sendable {
     static let object = JSONWriterOptions(format: .ndjson, booleanColumns: ["done"])
     static let array = JSONWriterOptions(booleanColumns: ["done"])
 
-    init(path: String, readers: Int, executorThreads: Int = 0) async throws {
+    init(path: String, readers: Int, executorThreads: Int = 0, clientTimeout: TimeInterval = 10) async throws {
         guard path != ":memory:" && !path.isEmpty else {
             throw StartupError("--db needs a file: the readers and the writer share it through WAL")
         }
         self.path = path
+        stallTimeout = clientTimeout
         // Switches the file to WAL, or throws.
         pool = try DatabasePool(path: path, readers: readers, executorThreads: executorThreads)
         try await pool.writeWithoutTransaction { db in
             try db.execute(TasksSchema.pragmas)
+        }
+        try await pool.write { db in
+            let table = try db.value(String.self, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'")
+            if let table, TasksSchema.needsMigration(table) { try db.execute(TasksSchema.migration) }
             try db.execute(TasksSchema.sql)
         }
     }
@@ -121,9 +129,11 @@ final class TaskStore: Sendable {
         let offset = query.offset
         let after = query.after ?? Int64.min
         if let done = query.done {
-            return try await stream(pool.jsonChunks(Self.selectByDone, done, after, limit, offset, options: Self.array, as: Self.buffer))
+            return try await stream(pool.jsonChunks(Self.selectByDone, done, after, limit, offset, options: Self.array,
+                                                    stallTimeout: stallTimeout, as: Self.buffer))
         }
-        return try await stream(pool.jsonChunks(Self.selectAll, after, limit, offset, options: Self.array, as: Self.buffer))
+        return try await stream(pool.jsonChunks(Self.selectAll, after, limit, offset, options: Self.array,
+                                                stallTimeout: stallTimeout, as: Self.buffer))
     }
 
     /// `GET /tasks/weekly`: tasks created and done per locale week. A bad locale or time zone
@@ -138,7 +148,8 @@ final class TaskStore: Sendable {
         } catch let error as DatabaseError {
             throw APIError.badRequest(error.message)
         }
-        return try await stream(pool.jsonChunks(Self.weekly, locale, tz, options: JSONWriterOptions(), as: Self.buffer))
+        return try await stream(pool.jsonChunks(Self.weekly, locale, tz, options: JSONWriterOptions(),
+                                                stallTimeout: stallTimeout, as: Self.buffer))
     }
 
     /// A chunk as the response sends it (made on the producing thread).
@@ -203,6 +214,17 @@ final class TaskStore: Sendable {
             var out = ByteBufferSink()
             try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object)
             return out.buffer
+        }
+    }
+
+    /// On a clean exit: copies every committed write from the WAL into the database file and
+    /// empties the WAL (`wal_checkpoint(TRUNCATE)`), so the file alone is a complete copy.
+    /// Throws when a reader still holds a snapshot (the checkpoint could not finish).
+    func checkpoint() async throws {
+        // The first column is 1 when the checkpoint could not finish (SQLITE_BUSY).
+        let busy = try await pool.writeWithoutTransaction { db in try db.value(Int.self, "PRAGMA wal_checkpoint(TRUNCATE)") }
+        if busy != 0 {
+            throw DatabaseError(code: 5, message: "wal_checkpoint(TRUNCATE) could not finish: a reader still holds a snapshot")
         }
     }
 
