@@ -24,6 +24,8 @@ it acknowledged, whatever its clients do:
                      every acknowledged task is in the database file alone (WAL checkpointed)
   kill -9            under load, then a restart: every acknowledged task is there, and new
                      ids are above every id ever given
+  browsers           --cors-origin: the OPTIONS preflight answered for the origins given,
+                     Access-Control-Allow-Origin on their answers, nothing for others
 
 Every wait is bounded; the script stops every server it started, by its PID.
 """
@@ -367,6 +369,41 @@ def sigterm():
     body.close()
 
 
+def cors():
+    def call(server, method, path, origin, extra=None):
+        r = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", method=method,
+                                   headers={"Origin": origin, **(extra or {})})
+        try:
+            with urllib.request.urlopen(r, timeout=10) as resp:
+                return resp.status, resp.headers
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers
+
+    preflight = {"Access-Control-Request-Method": "DELETE", "Access-Control-Request-Headers": "content-type"}
+    s = Server("cors", sample=10, extra=["--cors-origin", "http://app.example", "--cors-origin", "http://other.example"])
+    for origin in ["http://app.example", "http://other.example"]:
+        code, h = call(s, "OPTIONS", "/tasks/3", origin, preflight)
+        check(code in (200, 204) and h.get("Access-Control-Allow-Origin") == origin
+              and "DELETE" in h.get("Access-Control-Allow-Methods", "") and "PATCH" in h.get("Access-Control-Allow-Methods", "")
+              and "content-type" in h.get("Access-Control-Allow-Headers", "").lower(),
+              f"preflight from {origin}: {code} {dict(h or {})}")
+        code, h = call(s, "GET", "/tasks/3", origin)
+        check(code == 200 and h.get("Access-Control-Allow-Origin") == origin, f"GET from {origin}: {code} {dict(h or {})}")
+    code, h = call(s, "GET", "/tasks/3", "http://evil.example")
+    check(code == 200 and h.get("Access-Control-Allow-Origin") is None, f"GET from another origin: no CORS header {dict(h or {})}")
+    code, h = call(s, "OPTIONS", "/tasks", "http://evil.example", preflight)
+    check(h is None or h.get("Access-Control-Allow-Origin") is None, f"preflight from another origin: {code} {dict(h or {})}")
+    check(s.stop() == 0, "the CORS server stops cleanly")
+    s = Server("cors-any", sample=10, extra=["--cors-origin", "*"])
+    code, h = call(s, "OPTIONS", "/tasks", "http://anywhere.example", preflight)
+    check(code in (200, 204) and h.get("Access-Control-Allow-Origin") == "*", f"preflight with --cors-origin '*': {code} {dict(h or {})}")
+    check(s.stop() == 0, "the CORS server stops cleanly")
+    s = Server("cors-none", sample=10)
+    code, h = call(s, "GET", "/tasks/3", "http://app.example")
+    check(code == 200 and h.get("Access-Control-Allow-Origin") is None, "no --cors-origin: no CORS header")
+    check(s.stop() == 0, "the server without CORS stops cleanly")
+
+
 def kill_and_restart():
     s = Server("kill", sample=1000)
     acked, stop = [], threading.Event()
@@ -398,6 +435,7 @@ try:
     stored_data(server)
     check(server.stop() == 0, "the server stops cleanly after the hostile clients")
     internal_error()
+    cors()
     sigterm()
     kill_and_restart()
 finally:
