@@ -10,10 +10,13 @@ import NIOHTTP1
 public struct APIError: Error, Sendable, CustomStringConvertible {
     public var status: HTTPResponse.Status
     public var message: String
+    /// Headers the response carries besides the JSON content type (`Allow` on a 405).
+    public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ message: String) {
+    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
+        self.headers = headers
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
@@ -22,7 +25,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(status.code) \(message)" }
 
     /// The error as a JSON response.
-    public var response: Response { JSONBody.error(status: status, message: message) }
+    public var response: Response {
+        var response = JSONBody.error(status: status, message: message)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
 }
 
 /// The response helpers both servers share.

@@ -228,6 +228,11 @@ final class TaskStore: Sendable {
         }
     }
 
+    /// `DELETE /tasks`: every task.
+    func deleteAll() async throws {
+        try await pool.write { db in try db.execute("DELETE FROM tasks") }
+    }
+
     /// `DELETE /tasks/{id}`: whether there was such a task.
     func delete(_ id: Int64) async throws -> Bool {
         try await pool.write { db in
