@@ -13,7 +13,8 @@ import NIOHTTPTypes
 /// fails the response writer's pending write, which ends the handler's task; that drops the
 /// `JSONChunks` iterator, which stops the statement and gives the reader back. A slow
 /// client that keeps taking bytes is never cut off: the clock restarts whenever the channel
-/// becomes writable again or a body part arrives.
+/// becomes writable again or a body part arrives. A request that arrives whole costs no
+/// timer.
 final class ClientDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -24,7 +25,12 @@ final class ClientDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler
     private let logger: Logger
     /// Set while the channel is unwritable: closes it when the client took nothing in time.
     private var sendDeadline: Scheduled<Void>?
-    /// Set while a request body is being received: closes the channel when no part came in time.
+    /// Between a request's head and its end: a body is being received.
+    private var receiving = false
+    /// When the last part of the request came.
+    private var lastReceived = NIODeadline.now()
+    /// Set while a request body is awaited after a read: checks `lastReceived` when it fires
+    /// (one timer per stalled body, none for a request that arrives whole in one read).
     private var receiveDeadline: Scheduled<Void>?
 
     init(timeout: TimeAmount, logger: Logger) {
@@ -35,13 +41,17 @@ final class ClientDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head, .body:
-            receiveDeadline?.cancel()
-            receiveDeadline = schedule(context, "sent no request body bytes")
+            receiving = true
+            lastReceived = .now()
         case .end:
-            receiveDeadline?.cancel()
-            receiveDeadline = nil
+            receiving = false
         }
         context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if receiving && receiveDeadline == nil { scheduleReceiveCheck(context, at: lastReceived + timeout) }
+        context.fireChannelReadComplete()
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -49,7 +59,9 @@ final class ClientDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler
             sendDeadline?.cancel()
             sendDeadline = nil
         } else if sendDeadline == nil {
-            sendDeadline = schedule(context, "took no response bytes")
+            sendDeadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in
+                disconnect(context, "took no response bytes")
+            }
         }
         context.fireChannelWritabilityChanged()
     }
@@ -74,12 +86,22 @@ final class ClientDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler
         receiveDeadline = nil
     }
 
-    private func schedule(_ context: ChannelHandlerContext, _ what: String) -> Scheduled<Void> {
-        let loop = context.eventLoop.assumeIsolated()
-        let seconds = Double(timeout.nanoseconds) / 1e9
-        return loop.scheduleTask(in: timeout) { [logger] in
-            logger.notice("client \(context.remoteAddress.map { "\($0)" } ?? "?") \(what) for \(seconds) s: disconnected")
-            context.close(promise: nil)
+    private func scheduleReceiveCheck(_ context: ChannelHandlerContext, at deadline: NIODeadline) {
+        receiveDeadline = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            receiveDeadline = nil
+            guard receiving else { return }
+            let due = lastReceived + timeout
+            if NIODeadline.now() >= due {
+                disconnect(context, "sent no request body bytes")
+            } else {
+                scheduleReceiveCheck(context, at: due)
+            }
         }
+    }
+
+    private func disconnect(_ context: ChannelHandlerContext, _ what: String) {
+        let seconds = Double(timeout.nanoseconds) / 1e9
+        logger.notice("client \(context.remoteAddress.map { "\($0)" } ?? "?") \(what) for \(seconds) s: disconnected")
+        context.close(promise: nil)
     }
 }
