@@ -333,20 +333,26 @@ def internal_error():
         check(line and "no such table" in line[0], f"the log line carries the id and the cause: {line}")
 
 
-def sigterm():
-    # Under load: writers posting, then SIGTERM.
-    s = Server("term", sample=1000)
+def stopped_under_load(name, sig, batch):
+    """A server with 1,000 tasks, three clients posting (one `batch` tasks a request, two one
+    task a request) for 1.5 s, then `sig`: (server, acknowledged (id, title), exit status, seconds)."""
+    s = Server(name, sample=1000)
     acked, stop = [], threading.Event()
-    threads = [threading.Thread(target=poster, args=(s, f"term{n}", acked, stop, 1 if n else 50)) for n in range(3)]
+    threads = [threading.Thread(target=poster, args=(s, f"{name}{n}", acked, stop, 1 if n else batch)) for n in range(3)]
     for t in threads:
         t.start()
     time.sleep(1.5)
     t0 = time.time()
-    status = s.stop(signal.SIGTERM)
+    status = s.stop(sig)
     took = time.time() - t0
     stop.set()
     for t in threads:
         t.join(timeout=30)
+    return s, acked, status, took
+
+
+def sigterm():
+    s, acked, status, took = stopped_under_load("term", signal.SIGTERM, 50)
     check(status == 0, f"SIGTERM under load: exit status {status} after {took:.1f} s (grace {GRACE} s)")
     check(len(acked) > 0, f"tasks were acknowledged before SIGTERM ({len(acked)})")
     wal = s.db + "-wal"
@@ -408,16 +414,7 @@ def cors():
 
 
 def kill_and_restart():
-    s = Server("kill", sample=1000)
-    acked, stop = [], threading.Event()
-    threads = [threading.Thread(target=poster, args=(s, f"kill{n}", acked, stop, 1 if n else 100)) for n in range(3)]
-    for t in threads:
-        t.start()
-    time.sleep(1.5)
-    s.stop(signal.SIGKILL)
-    stop.set()
-    for t in threads:
-        t.join(timeout=30)
+    s, acked, _, _ = stopped_under_load("kill", signal.SIGKILL, 100)
     highest = max(a[0] for a in acked)
     # The newest tasks go, so that only AUTOINCREMENT keeps their ids from coming back.
     r = Server("kill-restarted", db=s.db)

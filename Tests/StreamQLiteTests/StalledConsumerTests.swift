@@ -7,15 +7,7 @@ import StreamQLite
 /// past the stall timeout; one that is slow but keeps taking chunks gets the whole result.
 @Suite struct StalledConsumerTests {
     func makePool(readers: Int, rows: Int) async throws -> (DatabasePool, String) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stall-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("t.db").path
-        let pool = try DatabasePool(path: path, readers: readers)
-        try await pool.write { db in
-            try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, title TEXT)")
-            try db.execute("WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ?) INSERT INTO t SELECT i, 'task ' || i FROM c", rows)
-        }
-        return (pool, path)
+        try await DatabasePoolTests().makePool(readers: readers, rows: rows)
     }
 
     static let query = "SELECT id, title FROM t ORDER BY id"
