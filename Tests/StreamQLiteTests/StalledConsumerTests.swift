@@ -4,7 +4,8 @@ import StreamQLite
 
 /// A consumer of ``DatabasePool/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)`` that
 /// stops taking chunks (a network client that stops reading) cannot hold the pool's reader
-/// past the stall timeout; one that is slow but keeps taking chunks gets the whole result.
+/// past the stall timeout; one that is slow but keeps taking chunks gets the whole result;
+/// with a `readerWaitTimeout`, a read behind readers held that long gives up.
 @Suite struct StalledConsumerTests {
     func makePool(readers: Int, rows: Int) async throws -> (DatabasePool, String) {
         try await DatabasePoolTests().makePool(readers: readers, rows: rows)
@@ -65,5 +66,30 @@ import StreamQLite
             }
         }
         #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 20_000)
+    }
+
+    @Test func aReadGivesUpAfterTheReaderWaitTimeout() async throws {
+        let (_, path) = try await makePool(readers: 1, rows: 20_000)
+        let pool = try DatabasePool(path: path, readers: 1, readerWaitTimeout: 0.2)
+        // The one reader is held by a consumer that is slow but within no stall timeout.
+        var held = pool.jsonChunks(Self.query, options: JSONWriterOptions(chunkSize: 256), chunksAhead: 1,
+                                   stallTimeout: nil).makeAsyncIterator()
+        _ = try await held.next()
+        let started = Date()
+        await #expect(throws: ReaderWaitTimeoutError.self) {
+            try await pool.read { db in try db.value(Int.self, "SELECT 1") }
+        }
+        var streamed = pool.jsonChunks("SELECT 2", stallTimeout: nil).makeAsyncIterator()
+        await #expect(throws: ReaderWaitTimeoutError.self) { _ = try await streamed.next() }
+        #expect(Date().timeIntervalSince(started) >= 0.35)
+        // A waiter that gets the reader within the timeout reads as usual.
+        let waiting = Task { try await pool.read { db in try db.value(Int.self, "SELECT 3") } }
+        try await Task.sleep(nanoseconds: 50_000_000)
+        held = pool.jsonChunks("SELECT 1").makeAsyncIterator()
+        #expect(try await waiting.value == 3)
+        try await Task.sleep(nanoseconds: 300_000_000)  // its timer fires after: nothing happens
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT 4") } == 4)
+        _ = held
+        _ = streamed
     }
 }

@@ -26,7 +26,10 @@ import Foundation
 /// ```
 ///
 /// When every reader is busy, a read waits (suspended, first come first served) for one to
-/// come back. Cancelling the waiting task ends the wait with `CancellationError`; cancelling
+/// come back, at most `readerWaitTimeout` seconds when the pool has one (then it throws
+/// ``ReaderWaitTimeoutError``: a server can answer "busy, retry" instead of queueing without
+/// bound behind clients that hold every reader). Cancelling the waiting task ends the wait
+/// with `CancellationError`; cancelling
 /// a task whose read runs interrupts its statement (`SQLITE_INTERRUPT`, see
 /// ``Database/interrupt()``, also when the statement starts after the cancellation), and a
 /// streamed result stops at its next chunk.
@@ -49,14 +52,17 @@ public final class DatabasePool: Sendable {
 
     /// Opens `path` (created if missing), switches it to WAL mode and opens `readers`
     /// read-only connections on it, and `executorThreads` more for the threads of
-    /// ``executor`` (none by default).
+    /// ``executor`` (none by default). A read or streamed result that finds every reader busy
+    /// waits for one at most `readerWaitTimeout` seconds (nil: as long as it takes), then
+    /// throws ``ReaderWaitTimeoutError``; reads inline on the executor never wait.
     ///
     /// Throws when the file cannot be opened or cannot use WAL (an in-memory database, a
     /// file system without shared memory): without WAL, readers and the writer would block
     /// each other. `configuration` applies to every connection (the busy timeout matters
     /// when other processes write the same file).
     public init(path: String, readers: Int = 4, executorThreads: Int = 0,
-                configuration: Database.Configuration = Database.Configuration()) throws {
+                configuration: Database.Configuration = Database.Configuration(),
+                readerWaitTimeout: TimeInterval? = nil) throws {
         guard readers >= 1 else {
             throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: readers must be at least 1, not \(readers)")
         }
@@ -88,7 +94,7 @@ public final class DatabasePool: Sendable {
         writer = ConnectionThread(database: writerDatabase, name: "StreamQLite writer")
         self.readers = ReaderSet(readerDatabases.enumerated().map { i, database in
             ConnectionThread(database: database, name: "StreamQLite reader \(i + 1)")
-        })
+        }, waitTimeout: readerWaitTimeout.map { max($0, 0) })
     }
 
     deinit {
@@ -239,11 +245,15 @@ private final class ReaderSet: @unchecked Sendable {
     private var waiters: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
     /// Readers given to woken waiters, by waiter id (a woken waiter without one was cancelled).
     private var handed: [UInt64: ConnectionThread] = [:]
+    /// Waiters woken by their wait timeout, by id.
+    private var expired: Set<UInt64> = []
     private var nextID: UInt64 = 0
+    private let waitTimeout: TimeInterval?
 
-    init(_ readers: [ConnectionThread]) {
+    init(_ readers: [ConnectionThread], waitTimeout: TimeInterval?) {
         idle = readers
         all = readers
+        self.waitTimeout = waitTimeout
     }
 
     /// An idle reader, or the id to wait under.
@@ -271,18 +281,33 @@ private final class ReaderSet: @unchecked Sendable {
                 } else {
                     waiters.append((id, continuation))
                     lock.unlock()
+                    if let waitTimeout {
+                        DispatchQueue.global().asyncAfter(deadline: .now() + waitTimeout) { [self] in
+                            wake(id, expiring: true)
+                        }
+                    }
                 }
             }
         } onCancel: {
-            lock.lock()
-            let index = waiters.firstIndex { $0.id == id }
-            let waiter = index.map { waiters.remove(at: $0) }
-            lock.unlock()
-            waiter?.continuation.resume()
+            wake(id, expiring: false)
         }
-        let reader = lock.withLock { handed.removeValue(forKey: id) }
-        guard let reader else { throw CancellationError() }
+        let (reader, timedOut) = lock.withLock { (handed.removeValue(forKey: id), expired.remove(id) != nil) }
+        guard let reader else {
+            if timedOut { throw ReaderWaitTimeoutError(readers: all.count, timeout: waitTimeout ?? 0) }
+            throw CancellationError()
+        }
         return reader
+    }
+
+    /// Ends waiter `id`'s wait without a reader (cancelled, or `expiring`: timed out), if it
+    /// still waits.
+    private func wake(_ id: UInt64, expiring: Bool) {
+        lock.lock()
+        let index = waiters.firstIndex { $0.id == id }
+        let waiter = index.map { waiters.remove(at: $0) }
+        if waiter != nil && expiring { expired.insert(id) }
+        lock.unlock()
+        waiter?.continuation.resume()
     }
 
     func checkin(_ reader: ConnectionThread) {
@@ -299,4 +324,17 @@ private final class ReaderSet: @unchecked Sendable {
     }
 
     func stopAll() { for reader in all { reader.stop() } }
+}
+
+/// Thrown by a read or streamed result of a ``DatabasePool`` made with a `readerWaitTimeout`
+/// when every reader stayed busy that long.
+public struct ReaderWaitTimeoutError: Error, Sendable, CustomStringConvertible {
+    /// The pool's number of readers.
+    public var readers: Int
+    /// The wait timeout that passed, in seconds.
+    public var timeout: TimeInterval
+
+    public var description: String {
+        "DatabasePool: all \(readers) readers stayed busy for \(timeout) s"
+    }
 }
