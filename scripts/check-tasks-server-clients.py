@@ -12,7 +12,8 @@ it acknowledged, whatever its clients do:
                      reads, the weekly report and writes still answer; the stalled
                      connections are closed after the client timeout, their bodies cut short
   slow readers       a client that reads slowly but steadily gets the whole body, equal to the
-                     table, while other requests answer
+                     table, while other requests answer; with every reader held by one, other
+                     reads get 503 + Retry-After after --reader-wait, not an endless queue
   hang-ups           request bodies cut short (closed, half-closed, stalled) and responses
                      abandoned mid-body: 4xx or a closed connection, never a 500, nothing
                      written, readers given back
@@ -156,20 +157,60 @@ def poster(server, name, acked, stop, batch=1):
         i += 1
 
 
+def slow_reader(server, path, pause=0.1):
+    """A thread reading GET `path` at 64 KiB every `pause` s, and the dict where it puts the
+    decoded body."""
+    result = {}
+
+    def run():
+        c = server.raw(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode(), rcvbuf=65536)
+        got = bytearray()
+        while True:
+            time.sleep(pause)
+            part = c.recv(1 << 16)
+            if not part:
+                break
+            got += part
+        c.close()
+        head, _, body = bytes(got).partition(b"\r\n\r\n")
+        if b"chunked" in head.lower():
+            out, rest = bytearray(), body
+            while rest:
+                size, _, rest = rest.partition(b"\r\n")
+                n = int(size, 16)
+                if n == 0:
+                    break
+                out += rest[:n]
+                rest = rest[n + 2:]
+            body = bytes(out)
+        result["body"] = body
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t, result
+
+
 def stalled_and_slow_readers():
-    s = Server("stall", sample=100_000)
+    s = Server("stall", sample=100_000, extra=["--reader-wait", "1"])
     expected_size = len(s.req("GET", "/tasks", timeout=60)[2])
     check(expected_size > 6_000_000, f"GET /tasks is {expected_size} bytes (more than the socket buffers hold)")
 
-    # Three stalled clients for two readers: each reads 1 KiB of GET /tasks and stops.
+    # Three stalled clients for two readers: each reads 1 KiB of GET /tasks and stops. The
+    # third finds both readers held: it gets a 503 after --reader-wait, or a reader once the
+    # first two are let go.
     stalled = []
     for _ in range(3):
         c = s.raw(b"GET /tasks HTTP/1.1\r\nHost: x\r\n\r\n", rcvbuf=4096)
         try:
-            c.recv(1024)
+            first = c.recv(1024)
         except socket.timeout:
+            first = b""
             check(False, f"stalled client {len(stalled) + 1} got no response head within {CLIENT_TIMEOUT + 6} s")
-        stalled.append(c)
+        if first.startswith(b"HTTP/1.1 503"):
+            c.close()
+        else:
+            stalled.append(c)
+    check(len(stalled) >= 2, f"{len(stalled)} of 3 stalled clients got a reader")
     time.sleep(0.3)
     started = time.time()
     answers_in_time(s, "while 3 clients stall", "GET", "/tasks?limit=5", 200)
@@ -195,42 +236,36 @@ def stalled_and_slow_readers():
 
     # A slow reader that keeps reading (64 KiB every 0.1 s, ~1.5 MB in all) gets it all.
     expected = table(s.db, "WHERE id <= 20000")
-    result = {}
-
-    def slow():
-        c = s.raw(b"GET /tasks?limit=20000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", rcvbuf=65536)
-        got = bytearray()
-        while True:
-            time.sleep(0.1)
-            c.settimeout(CLIENT_TIMEOUT + 6)
-            part = c.recv(1 << 16)
-            if not part:
-                break
-            got += part
-        c.close()
-        head, _, body = bytes(got).partition(b"\r\n\r\n")
-        result["head"], result["body"] = head, body
-
-    t = threading.Thread(target=slow)
-    t.start()
+    t, result = slow_reader(s, "/tasks?limit=20000")
     time.sleep(0.5)
     for _ in range(5):
         answers_in_time(s, "while a client reads slowly", "GET", "/tasks?limit=3", 200)
         answers_in_time(s, "while a client reads slowly", "GET", "/tasks/9", 200)
         time.sleep(0.2)
     t.join(timeout=60)
-    body = result.get("body", b"")
-    if b"chunked" in result.get("head", b"").lower():
-        out, rest = bytearray(), body
-        while rest:
-            size, _, rest = rest.partition(b"\r\n")
-            n = int(size, 16)
-            if n == 0:
-                break
-            out += rest[:n]
-            rest = rest[n + 2:]
-        body = bytes(out)
-    check(body and json.loads(body) == expected, f"the slow reader's body equals the table ({len(body)} bytes)")
+    check(result.get("body") and json.loads(result["body"]) == expected,
+          f"the slow reader's body equals the table ({len(result.get('body', b''))} bytes)")
+
+    # As many steady slow readers as readers: another read is not queued behind them without
+    # bound but answered 503 with Retry-After once --reader-wait (1 s) has passed. (The whole
+    # table, ~8 MB at ~1.3 MB/s each: more than the socket buffers take, so the statements run
+    # and hold their readers while the clients read.)
+    expected = table(s.db)
+    readers = [slow_reader(s, "/tasks", pause=0.05) for _ in range(2)]
+    time.sleep(0.5)
+    busy = 0
+    for _ in range(3):
+        t0 = time.time()
+        code, headers, data = s.req("GET", "/tasks?limit=5", timeout=8)
+        took = time.time() - t0
+        check(code in (200, 503) and took < 3, f"with every reader held by a slow client: {code} in {took:.1f} s")
+        if code == 503:
+            busy += 1
+            check(headers.get("Retry-After") == "1" and "busy" in json.loads(data)["error"], f"503: {dict(headers)} {data!r}")
+    check(busy > 0, "with every reader held by slow clients, reads are answered 503 (busy)")
+    for t, result in readers:
+        t.join(timeout=60)
+        check(result.get("body") and json.loads(result["body"]) == expected, "each slow reader still gets the whole body")
     check(s.proc.poll() is None, "the server is still running")
     check(s.stop() == 0, "the server stops cleanly after stalled and slow readers")
 

@@ -16,6 +16,9 @@ public struct ServerOptions: Sendable {
     /// not take or a request body it does not send, before it is disconnected (and the
     /// database reader a streamed response holds is given back).
     public var clientTimeout = 10.0
+    /// TasksServer only: seconds a request waits for a free database reader before it is
+    /// answered 503 (every reader busy: slow clients streaming large results).
+    public var readerWait = 5.0
     /// TasksServer only: seconds SIGTERM/SIGINT waits for requests in progress before they
     /// are cancelled.
     public var shutdownGrace = 10.0
@@ -34,6 +37,8 @@ public struct ServerOptions: Sendable {
           --log-level L   trace, debug, info, notice, warning, error               [warning]
           --client-timeout S  (TasksServer) disconnect a client that takes no response
                           bytes, or sends no request body bytes, for S seconds     [10]
+          --reader-wait S (TasksServer) answer 503 when no database reader is free
+                          within S seconds                                          [5]
           --shutdown-grace S  (TasksServer) on SIGTERM/SIGINT, let requests in progress
                           finish for S seconds, then cancel them                    [10]
           --cors-origin O (TasksServer) allow browser calls from origin O (repeatable;
@@ -72,6 +77,7 @@ public struct ServerOptions: Sendable {
             case "--log-level": logLevel = value(arg)
             case "--client-timeout": clientTimeout = seconds(arg)
             case "--shutdown-grace": shutdownGrace = seconds(arg)
+            case "--reader-wait": readerWait = seconds(arg)
             case "--cors-origin": corsOrigins.append(value(arg))
             case "-h", "--help": print(Self.usage); exit(0)
             default: fail("unknown option '\(arg)'")

@@ -86,14 +86,15 @@ final class TaskStore: Sendable {
     static let object = JSONWriterOptions(format: .ndjson, booleanColumns: ["done"])
     static let array = JSONWriterOptions(booleanColumns: ["done"])
 
-    init(path: String, readers: Int, executorThreads: Int = 0, clientTimeout: TimeInterval = 10) async throws {
+    init(path: String, readers: Int, executorThreads: Int = 0, clientTimeout: TimeInterval = 10,
+         readerWait: TimeInterval? = nil) async throws {
         guard path != ":memory:" && !path.isEmpty else {
             throw StartupError("--db needs a file: the readers and the writer share it through WAL")
         }
         self.path = path
         stallTimeout = clientTimeout
         // Switches the file to WAL, or throws.
-        pool = try DatabasePool(path: path, readers: readers, executorThreads: executorThreads)
+        pool = try DatabasePool(path: path, readers: readers, executorThreads: executorThreads, readerWaitTimeout: readerWait)
         try await pool.writeWithoutTransaction { db in
             try db.execute(TasksSchema.pragmas)
         }
@@ -117,9 +118,21 @@ final class TaskStore: Sendable {
 
     /// `GET /tasks/{id}`: the task, or nil.
     func task(_ id: Int64) async throws -> ByteBuffer? {
-        try await pool.read { db in
-            var out = ByteBufferSink()
-            return try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object) == 0 ? nil : out.buffer
+        try await unlessBusy {
+            try await pool.read { db in
+                var out = ByteBufferSink()
+                return try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object) == 0 ? nil : out.buffer
+            }
+        }
+    }
+
+    /// `body`, with every reader staying busy for `--reader-wait` seconds made a 503 that asks
+    /// the client to retry (rather than a queue without bound behind slow clients).
+    func unlessBusy<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ReaderWaitTimeoutError {
+            throw APIError(.serviceUnavailable, "busy: all \(error.readers) database readers are in use; retry", headers: [.retryAfter: "1"])
         }
     }
 
@@ -142,8 +155,10 @@ final class TaskStore: Sendable {
     func weekly(_ query: WeeklyQuery) async throws -> Response {
         let locale = query.locale, tz = query.timeZone
         do {
-            _ = try await pool.read { db in
-                try db.value(String.self, "SELECT locale_week('2000-01-01 12:00:00', ?, ?)", locale, tz)
+            _ = try await unlessBusy {
+                try await pool.read { db in
+                    try db.value(String.self, "SELECT locale_week('2000-01-01 12:00:00', ?, ?)", locale, tz)
+                }
             }
         } catch let error as DatabaseError {
             throw APIError.badRequest(error.message)
@@ -167,7 +182,7 @@ final class TaskStore: Sendable {
     /// gives the reader back.
     func stream(_ chunks: JSONChunks<ByteBuffer>) async throws -> Response {
         var iterator = chunks.makeAsyncIterator()
-        guard let first = try await iterator.next() else { return JSONBody.response(.ok, ByteBuffer()) }
+        guard let first = try await unlessBusy({ try await iterator.next() }) else { return JSONBody.response(.ok, ByteBuffer()) }
         guard let second = try await iterator.next() else { return JSONBody.response(.ok, first) }
         return Response(status: .ok, headers: JSONBody.headers, body: ResponseBody { [iterator] writer in
             var rest = iterator

@@ -18,7 +18,7 @@ logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .warning
 let store: TaskStore
 do {
     store = try await TaskStore(path: options.databasePath, readers: options.readers, executorThreads: options.executorThreads,
-                                clientTimeout: options.clientTimeout)
+                                clientTimeout: options.clientTimeout, readerWait: options.readerWait)
     if options.sample > 0 {
         let inserted = try await store.seed(options.sample)
         if inserted > 0 { FileHandle.standardOutput.write(Data("inserted \(inserted) sample tasks into \(options.databasePath)\n".utf8)) }
