@@ -25,6 +25,8 @@ it acknowledged, whatever its clients do:
                      every acknowledged task is in the database file alone (WAL checkpointed)
   kill -9            under load, then a restart: every acknowledged task is there, and new
                      ids are above every id ever given
+  an older table     a tasks table from before AUTOINCREMENT is rebuilt on start: the same
+                     rows and ids, and from then on ids are never reused
   browsers           --cors-origin: the OPTIONS preflight answered for the origins given,
                      Access-Control-Allow-Origin on their answers, nothing for others
 
@@ -448,6 +450,32 @@ def cors():
     check(s.stop() == 0, "the server without CORS stops cleanly")
 
 
+def older_table():
+    db = os.path.join(TMP, "older.db")
+    with sqlite3.connect(db) as c:
+        c.executescript("""
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY,
+              title TEXT NOT NULL CHECK (typeof(title) = 'text' AND length(title) > 0),
+              done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)), created_at TEXT NOT NULL);
+            CREATE INDEX tasks_done ON tasks(done, id);
+            INSERT INTO tasks VALUES (1, 'one', 0, '2024-01-01 00:00:00.000'), (2, 'two', 1, '2024-01-02 00:00:00.000'),
+                                     (7, 'seven', 0, '2024-01-07 00:00:00.000');""")
+    before = table(db)
+    s = Server("older", db=db)
+    check(table(db) == before, "the rebuilt table has the same rows and ids")
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = 'tasks'").fetchone()[0]
+        index = c.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'tasks_done'").fetchone()[0]
+    check("AUTOINCREMENT" in sql and index == 1, f"the rebuilt table: {sql!r}, index {index}")
+    ids = []
+    for _ in range(2):
+        code, _, data = s.req("POST", "/tasks", {"title": "new"})
+        ids.append(json.loads(data)["id"] if code == 201 else None)
+        s.req("DELETE", f"/tasks/{ids[-1]}")
+    check(ids == [8, 9], f"after the rebuild new ids follow the largest and are not reused: {ids}")
+    check(s.stop() == 0, "the server on the rebuilt table stops cleanly")
+
+
 def kill_and_restart():
     s, acked, _, _ = stopped_under_load("kill", signal.SIGKILL, 100)
     highest = max(a[0] for a in acked)
@@ -479,7 +507,7 @@ def section(part, *args):
 
 
 try:
-    for part in (stalled_and_slow_readers, others, internal_error, cors, sigterm, kill_and_restart):
+    for part in (stalled_and_slow_readers, others, internal_error, older_table, cors, sigterm, kill_and_restart):
         section(part)
 finally:
     for s in servers:
