@@ -4,7 +4,8 @@
 # starts it on a free 127.0.0.1 port with 3,000 sample tasks in a temporary database,
 # exercises every route with real HTTP requests (Python's urllib), checks status codes
 # and bodies against the database read with Python's sqlite3 and the weekly report
-# against PyICU when it is installed, then stops the server by its PID.
+# against PyICU when it is installed, then stops the server by its PID; then
+# scripts/check-tasks-server-clients.py: hostile clients against servers of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKG=${TASKS_SERVER_PACKAGE:-Examples/TasksServer}   # another checkout of the example, for a run against it
@@ -220,7 +221,17 @@ check("maxLagMicros" in stats["eventLoop"] and stats["peakRSSKiB"] > 0, f"GET /s
 constant, _ = get_json("GET", "/bench/constant")
 check(constant["id"] == 1, "GET /bench/constant")
 error("GET", "/nowhere", 404)
-error("PUT", "/tasks/1", 404, body={"title": "x"})
+for method, path, allow in [("PUT", "/tasks/1", "GET, HEAD, PATCH, DELETE"), ("POST", "/tasks/1", "GET, HEAD, PATCH, DELETE"),
+                            ("PUT", "/tasks", "GET, HEAD, POST, DELETE"), ("PATCH", "/tasks", "GET, HEAD, POST, DELETE"),
+                            ("DELETE", "/tasks/weekly", "GET, HEAD")]:
+    code, headers, data = req(method, path, {"title": "x"})
+    check(code == 405 and headers.get("Allow") == allow and f"{method} is not allowed" in json.loads(data)["error"],
+          f"{method} {path}: {code} Allow {headers.get('Allow')!r} {data[:120]!r}")
+for path, status in [("/tasks", 200), ("/tasks/7", 200), ("/tasks/999999", 404), ("/tasks/weekly?locale=en_US", 200),
+                     ("/tasks/weekly", 400)]:
+    code, headers, data = req("HEAD", path)
+    check(code == status and data == b"" and headers.get("Content-Type", "").startswith("application/json"),
+          f"HEAD {path}: {code} {data[:80]!r}, expected {status} and no body")
 
 # Concurrent requests: streamed reads while writers insert; every write lands once
 before = count()
@@ -284,6 +295,15 @@ check(results == [True] * 8, f"after 12 hung-up clients the readers serve again:
 body = json.loads(req("GET", "/tasks")[2])
 check(body == rows("ORDER BY id"), "the full streamed body equals the table")
 
+# DELETE /tasks: every task; ids are not reused after it
+highest = db.execute("SELECT max(id) FROM tasks").fetchone()[0]
+error("DELETE", "/tasks?all=1", 400, "unknown query parameter 'all'")
+code, _, data = req("DELETE", "/tasks")
+check(code == 204 and data == b"" and count() == 0, f"DELETE /tasks: {code} {data!r}, {count()} tasks left")
+check(get_json("GET", "/tasks")[0] == [], "GET /tasks after DELETE /tasks is []")
+created, _ = get_json("POST", "/tasks", {"title": "after clearing"}, status=201)
+check(created["id"] > highest, f"the first id after DELETE /tasks is above every earlier one: {created['id']} > {highest}")
+
 print(f"tasks server smoke test: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 PYTHON
@@ -294,3 +314,6 @@ wait "$PID" 2>/dev/null || true
 PID=
 if grep -qiE 'fatal|crash|error' "$TMP/server.log"; then cat "$TMP/server.log"; echo "server log has errors"; exit 1; fi
 echo "== TasksServer stopped"
+
+echo "== hostile clients: stalled and slow readers, hang-ups, retried deletes, SIGTERM, kill -9 (about a minute)"
+timeout 300 "$PY" scripts/check-tasks-server-clients.py "$BIN"

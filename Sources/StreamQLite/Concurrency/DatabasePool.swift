@@ -5,7 +5,7 @@ import Foundation
 /// parallel, and one writer connection whose writes run one after another.
 ///
 /// Every connection has a thread of its own, and every SQLite call runs there: the task
-/// that calls ``read(_:)``, ``write(_:)`` or ``jsonChunks(_:_:options:chunksAhead:as:)``
+/// that calls ``read(_:)``, ``write(_:)`` or ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``
 /// suspends, so no executor thread (Swift's cooperative pool, an event loop) ever waits on
 /// SQLite, on the disk, or on a busy lock. Reads see the last committed write (WAL
 /// snapshots: a read never waits for the writer, the writer never waits for readers).
@@ -26,7 +26,10 @@ import Foundation
 /// ```
 ///
 /// When every reader is busy, a read waits (suspended, first come first served) for one to
-/// come back. Cancelling the waiting task ends the wait with `CancellationError`; cancelling
+/// come back, at most `readerWaitTimeout` seconds when the pool has one (then it throws
+/// ``ReaderWaitTimeoutError``: a server can answer "busy, retry" instead of queueing without
+/// bound behind clients that hold every reader). Cancelling the waiting task ends the wait
+/// with `CancellationError`; cancelling
 /// a task whose read runs interrupts its statement (`SQLITE_INTERRUPT`, see
 /// ``Database/interrupt()``, also when the statement starts after the cancellation), and a
 /// streamed result stops at its next chunk.
@@ -49,14 +52,17 @@ public final class DatabasePool: Sendable {
 
     /// Opens `path` (created if missing), switches it to WAL mode and opens `readers`
     /// read-only connections on it, and `executorThreads` more for the threads of
-    /// ``executor`` (none by default).
+    /// ``executor`` (none by default). A read or streamed result that finds every reader busy
+    /// waits for one at most `readerWaitTimeout` seconds (nil: as long as it takes), then
+    /// throws ``ReaderWaitTimeoutError``; reads inline on the executor never wait.
     ///
     /// Throws when the file cannot be opened or cannot use WAL (an in-memory database, a
     /// file system without shared memory): without WAL, readers and the writer would block
     /// each other. `configuration` applies to every connection (the busy timeout matters
     /// when other processes write the same file).
     public init(path: String, readers: Int = 4, executorThreads: Int = 0,
-                configuration: Database.Configuration = Database.Configuration()) throws {
+                configuration: Database.Configuration = Database.Configuration(),
+                readerWaitTimeout: TimeInterval? = nil) throws {
         guard readers >= 1 else {
             throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: readers must be at least 1, not \(readers)")
         }
@@ -88,7 +94,7 @@ public final class DatabasePool: Sendable {
         writer = ConnectionThread(database: writerDatabase, name: "StreamQLite writer")
         self.readers = ReaderSet(readerDatabases.enumerated().map { i, database in
             ConnectionThread(database: database, name: "StreamQLite reader \(i + 1)")
-        })
+        }, waitTimeout: readerWaitTimeout.map { max($0, 0) })
     }
 
     deinit {
@@ -148,6 +154,16 @@ public final class DatabasePool: Sendable {
     /// chunks before it were already delivered. Dropping the iterator or cancelling the task
     /// stops the statement and gives the reader back.
     ///
+    /// A consumer that stops taking chunks cannot hold the reader: when `chunksAhead` chunks
+    /// have waited `stallTimeout` seconds (30 by default; nil: no limit) for the consumer, the
+    /// statement stops, the reader goes back to the pool, and `next()` throws
+    /// ``StalledConsumerError`` after the waiting chunks. A deadline rather than a larger
+    /// buffer: a buffer lets the reader go only for results that fit in it (and costs that
+    /// memory per consumer), while the statement, its reader and the WAL snapshot that keeps
+    /// checkpoints from finishing stay held as long as the consumer stalls; the deadline
+    /// bounds that for any result size. A slow consumer that keeps taking chunks is not
+    /// stopped: the timeout counts from the last chunk it took.
+    ///
     /// ```swift
     /// var chunks = pool.jsonChunks("SELECT * FROM tasks WHERE done = ?", false,
     ///                              as: { ByteBuffer(bytes: $0) }).makeAsyncIterator()
@@ -155,19 +171,23 @@ public final class DatabasePool: Sendable {
     /// ```
     public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
-        chunksAhead: Int = 4, as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
+        chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30,
+        as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
     ) -> JSONChunks<Chunk> {
         var values: [DatabaseValue] = []
         for argument in repeat each arguments { values.append(argument.databaseValue) }
         return JSONChunks(pool: self, sql: sql, arguments: values, options: options,
-                          chunksAhead: max(chunksAhead, 1), makeChunk: makeChunk)
+                          chunksAhead: max(chunksAhead, 1), stallTimeout: stallTimeout.map { max($0, 0) },
+                          makeChunk: makeChunk)
     }
 
-    /// The rows of `sql` as JSON chunks of `[UInt8]`; see ``jsonChunks(_:_:options:chunksAhead:as:)``.
+    /// The rows of `sql` as JSON chunks of `[UInt8]`; see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``.
     public func jsonChunks<each A: DatabaseValueConvertible>(
-        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(), chunksAhead: Int = 4
+        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
+        chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30
     ) -> JSONChunks<[UInt8]> {
-        jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead, as: { [UInt8]($0) })
+        jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
+                   stallTimeout: stallTimeout, as: { [UInt8]($0) })
     }
 
     /// Streams the rows of `sql` as JSON to `consumer`, one chunk at a time, and returns the
@@ -176,14 +196,17 @@ public final class DatabasePool: Sendable {
     /// The statement runs on a reader's thread, at most `chunksAhead` chunks ahead of
     /// `consumer`, which runs in the calling task and may suspend (a network write): that is
     /// the backpressure. The chunk is valid only during the call. An error thrown by
-    /// `consumer` stops the statement and is rethrown; so is cancelling the calling task.
+    /// `consumer` stops the statement and is rethrown; so is cancelling the calling task, and
+    /// ``StalledConsumerError`` when `consumer` keeps the chunks ahead full for `stallTimeout`
+    /// seconds (see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
     @discardableResult
     public func writeJSON<each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
-        chunksAhead: Int = 2, to consumer: (UnsafeRawBufferPointer) async throws -> Void
+        chunksAhead: Int = 2, stallTimeout: TimeInterval? = 30,
+        to consumer: (UnsafeRawBufferPointer) async throws -> Void
     ) async throws -> Int {
         var iterator = jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
-                                  as: { OwnedChunk($0) }).makeAsyncIterator()
+                                  stallTimeout: stallTimeout, as: { OwnedChunk($0) }).makeAsyncIterator()
         while let chunk = try await iterator.next() {
             try await consumer(chunk.bytes)
             withExtendedLifetime(chunk) {}
@@ -222,11 +245,15 @@ private final class ReaderSet: @unchecked Sendable {
     private var waiters: [(id: UInt64, continuation: UnsafeContinuation<Void, Never>)] = []
     /// Readers given to woken waiters, by waiter id (a woken waiter without one was cancelled).
     private var handed: [UInt64: ConnectionThread] = [:]
+    /// Waiters woken by their wait timeout, by id.
+    private var expired: Set<UInt64> = []
     private var nextID: UInt64 = 0
+    private let waitTimeout: TimeInterval?
 
-    init(_ readers: [ConnectionThread]) {
+    init(_ readers: [ConnectionThread], waitTimeout: TimeInterval?) {
         idle = readers
         all = readers
+        self.waitTimeout = waitTimeout
     }
 
     /// An idle reader, or the id to wait under.
@@ -254,18 +281,33 @@ private final class ReaderSet: @unchecked Sendable {
                 } else {
                     waiters.append((id, continuation))
                     lock.unlock()
+                    if let waitTimeout {
+                        DispatchQueue.global().asyncAfter(deadline: .now() + waitTimeout) { [self] in
+                            wake(id, expiring: true)
+                        }
+                    }
                 }
             }
         } onCancel: {
-            lock.lock()
-            let index = waiters.firstIndex { $0.id == id }
-            let waiter = index.map { waiters.remove(at: $0) }
-            lock.unlock()
-            waiter?.continuation.resume()
+            wake(id, expiring: false)
         }
-        let reader = lock.withLock { handed.removeValue(forKey: id) }
-        guard let reader else { throw CancellationError() }
+        let (reader, timedOut) = lock.withLock { (handed.removeValue(forKey: id), expired.remove(id) != nil) }
+        guard let reader else {
+            if timedOut { throw ReaderWaitTimeoutError(readers: all.count, timeout: waitTimeout ?? 0) }
+            throw CancellationError()
+        }
         return reader
+    }
+
+    /// Ends waiter `id`'s wait without a reader (cancelled, or `expiring`: timed out), if it
+    /// still waits.
+    private func wake(_ id: UInt64, expiring: Bool) {
+        lock.lock()
+        let index = waiters.firstIndex { $0.id == id }
+        let waiter = index.map { waiters.remove(at: $0) }
+        if waiter != nil && expiring { expired.insert(id) }
+        lock.unlock()
+        waiter?.continuation.resume()
     }
 
     func checkin(_ reader: ConnectionThread) {
@@ -282,4 +324,17 @@ private final class ReaderSet: @unchecked Sendable {
     }
 
     func stopAll() { for reader in all { reader.stop() } }
+}
+
+/// Thrown by a read or streamed result of a ``DatabasePool`` made with a `readerWaitTimeout`
+/// when every reader stayed busy that long.
+public struct ReaderWaitTimeoutError: Error, Sendable, CustomStringConvertible {
+    /// The pool's number of readers.
+    public var readers: Int
+    /// The wait timeout that passed, in seconds.
+    public var timeout: TimeInterval
+
+    public var description: String {
+        "DatabasePool: all \(readers) readers stayed busy for \(timeout) s"
+    }
 }

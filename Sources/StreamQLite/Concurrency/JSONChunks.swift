@@ -1,7 +1,7 @@
 import Foundation
 
 /// The rows of a query as JSON chunks, produced on a reader's thread of a ``DatabasePool``
-/// and consumed with `for try await` (see ``DatabasePool/jsonChunks(_:_:options:chunksAhead:as:)``).
+/// and consumed with `for try await` (see ``DatabasePool/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
 ///
 /// Each iterator runs the statement once. Iterators are `Sendable`: one may be started in a
 /// request handler (to see the first chunk, or an error, before answering) and finished in
@@ -13,6 +13,8 @@ public struct JSONChunks<Chunk: Sendable>: AsyncSequence, Sendable {
     let arguments: [DatabaseValue]
     let options: JSONWriterOptions
     let chunksAhead: Int
+    /// How long the producer waits for the consumer to take a chunk; nil: as long as it takes.
+    let stallTimeout: TimeInterval?
     let makeChunk: @Sendable (UnsafeRawBufferPointer) -> Chunk
 
     public func makeAsyncIterator() -> Iterator { Iterator(handle: ConsumerHandle(ChunkStream(self))) }
@@ -40,7 +42,9 @@ final class ConsumerHandle<Chunk: Sendable>: Sendable {
 }
 
 /// The hand-over between the producing reader thread and the consuming task: at most
-/// `capacity` chunks wait; the producer blocks (its own thread) when they do.
+/// `chunksAhead` chunks wait; the producer blocks (its own thread) when they do, for at most
+/// `stallTimeout`: then it stops the statement with ``StalledConsumerError`` and gives the
+/// reader back (the consumer still gets the chunks that wait, then the error).
 ///
 /// Chunks, the end and errors pass through the guarded state only; a waiting consumer is
 /// woken after the producer released `condition`, and takes it before it looks (the
@@ -157,10 +161,21 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
 
     // MARK: Producer (the reader's thread; may block)
 
-    /// Hands over a chunk; waits while `capacity` chunks are pending; throws once the consumer went away.
+    /// Hands over a chunk; waits while `chunksAhead` chunks are pending, at most
+    /// `stallTimeout`; throws once the consumer went away or stalled.
     private func send(_ chunk: Chunk) throws {
         condition.lock()
-        while chunks.count >= source.chunksAhead && !cancelled { condition.wait() }
+        let deadline = source.stallTimeout.map { Date(timeIntervalSinceNow: $0) }
+        while chunks.count >= source.chunksAhead && !cancelled {
+            if let deadline {
+                if !condition.wait(until: deadline) && chunks.count >= source.chunksAhead && !cancelled {
+                    condition.unlock()
+                    throw StalledConsumerError(timeout: source.stallTimeout ?? 0, chunksAhead: source.chunksAhead)
+                }
+            } else {
+                condition.wait()
+            }
+        }
         if cancelled {
             condition.unlock()
             throw CancellationError()
@@ -191,5 +206,23 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
         unlockAndWakeConsumer()
         // The thread interrupts only while this job runs (never the reader's next one).
         if let producer { producer.thread.cancel(producer.job) }
+    }
+}
+
+/// Thrown by a ``JSONChunks`` iterator whose consumer took no chunk for the stall timeout
+/// while the chunks ahead were full: the statement was stopped and its reader given back to
+/// the pool, so a consumer that stops reading (a network client that stalls) cannot keep a
+/// reader, nor the WAL snapshot it holds, for longer than that.
+///
+/// The consumer first gets the chunks that were waiting, then this error: the result is cut
+/// short, never passed off as complete.
+public struct StalledConsumerError: Error, Sendable, CustomStringConvertible {
+    /// The stall timeout that passed, in seconds.
+    public var timeout: TimeInterval
+    /// How many chunks were waiting for the consumer.
+    public var chunksAhead: Int
+
+    public var description: String {
+        "JSONChunks: the consumer took no chunk for \(timeout) s with \(chunksAhead) chunks waiting; the statement was stopped and its reader given back"
     }
 }

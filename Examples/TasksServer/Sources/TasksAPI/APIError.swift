@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// An error the API reports to the client: an HTTP status and one sentence, sent as
 /// `{"error":"…","status":400}`. Every refusal of bad input is one of these (4xx);
@@ -9,10 +10,13 @@ import NIOCore
 public struct APIError: Error, Sendable, CustomStringConvertible {
     public var status: HTTPResponse.Status
     public var message: String
+    /// Headers the response carries besides the JSON content type (`Allow` on a 405).
+    public var headers: HTTPFields
 
-    public init(_ status: HTTPResponse.Status, _ message: String) {
+    public init(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) {
         self.status = status
         self.message = message
+        self.headers = headers
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
@@ -21,7 +25,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public var description: String { "\(status.code) \(message)" }
 
     /// The error as a JSON response.
-    public var response: Response { JSONBody.error(status: status, message: message) }
+    public var response: Response {
+        var response = JSONBody.error(status: status, message: message)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
 }
 
 /// The response helpers both servers share.
@@ -53,7 +61,8 @@ public enum JSONBody {
 
 /// Turns every error escaping a handler into a JSON error body: ``APIError`` as it is,
 /// Hummingbird's own (no such route 404, body too large 413…) with their status, and
-/// anything else, which is a server fault, into a logged 500.
+/// anything else, which is a server fault, into a 500 whose body says only
+/// `internal error ID`, with the details in the log line that carries the same ID.
 public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     public init() {}
 
@@ -73,11 +82,21 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             default: message = error.body ?? error.status.reasonPhrase
             }
             return JSONBody.error(status: error.status, message: message)
+        } catch let error as HTTPParserError {
+            // A client mistake, the same for both servers: say so at notice level, not as a fault.
+            let message = error == .invalidEOFState
+                ? "the request ended before its Content-Length (the client hung up mid-body)"
+                : "malformed HTTP request: \(error)"
+            context.logger.notice("\(request.method) \(request.uri): \(message)")
+            return JSONBody.error(status: .badRequest, message: message)
         } catch let error as HTTPResponseError {
             return JSONBody.error(status: error.status, message: "\(error)")
         } catch {
-            context.logger.error("\(request.method) \(request.uri): \(error)")
-            return JSONBody.error(status: .internalServerError, message: "internal error: \(error)")
+            // The client gets an id to quote, the log line has the id and the details (which
+            // may hold SQL and the schema: never sent).
+            let id = String(UInt64.random(in: 0...UInt64.max), radix: 16)
+            context.logger.error("internal error \(id): \(request.method) \(request.uri): \(error)")
+            return JSONBody.error(status: .internalServerError, message: "internal error \(id)")
         }
     }
 }

@@ -2,16 +2,39 @@ import Foundation
 
 /// The one table both servers use. `created_at` holds StreamQLite's date text
 /// (`2024-05-01 12:00:00.250`, UTC; GRDB writes dates the same way).
+///
+/// `AUTOINCREMENT`: an id is never given out twice, even after the newest task was deleted,
+/// so a client's retried `DELETE /tasks/N` cannot remove another client's new task.
 public enum TasksSchema {
-    public static let sql = """
-        CREATE TABLE IF NOT EXISTS tasks(
-          id INTEGER PRIMARY KEY,
+    /// The columns of `tasks`.
+    static let columns = """
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
           title TEXT NOT NULL CHECK (typeof(title) = 'text' AND length(title) > 0),
           done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)),
           created_at TEXT NOT NULL
+        """
+
+    public static let sql = """
+        CREATE TABLE IF NOT EXISTS tasks(
+        \(columns)
         );
         CREATE INDEX IF NOT EXISTS tasks_done ON tasks(done, id);
         """
+
+    /// Rebuilds a `tasks` table made before ids were `AUTOINCREMENT` (same rows, same ids;
+    /// ids are then never reused above the largest one it held); ``sql`` then adds the
+    /// index. Run both in one write transaction.
+    public static let migration = """
+        CREATE TABLE tasks_autoincrement(
+        \(columns)
+        );
+        INSERT INTO tasks_autoincrement(id, title, done, created_at) SELECT id, title, done, created_at FROM tasks;
+        DROP TABLE tasks;
+        ALTER TABLE tasks_autoincrement RENAME TO tasks;
+        """
+
+    /// Whether `sqlText` (the table's `sqlite_schema.sql`) is the table before `AUTOINCREMENT`.
+    public static func needsMigration(_ sqlText: String) -> Bool { !sqlText.contains("AUTOINCREMENT") }
 
     /// WAL: readers never wait for the writer; NORMAL sync is the usual WAL setting.
     public static let pragmas = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"

@@ -12,6 +12,18 @@ public struct ServerOptions: Sendable {
     /// per core by default, as Swift's cooperative pool.
     public var executorThreads = ProcessInfo.processInfo.activeProcessorCount
     public var logLevel = "warning"
+    /// TasksServer only: seconds a client may keep the server waiting, on a response it does
+    /// not take or a request body it does not send, before it is disconnected (and the
+    /// database reader a streamed response holds is given back).
+    public var clientTimeout = 10.0
+    /// TasksServer only: seconds a request waits for a free database reader before it is
+    /// answered 503 (every reader busy: slow clients streaming large results).
+    public var readerWait = 5.0
+    /// TasksServer only: seconds SIGTERM/SIGINT waits for requests in progress before they
+    /// are cancelled.
+    public var shutdownGrace = 10.0
+    /// TasksServer only: origins browsers may call from (CORS); `*` for any; none by default.
+    public var corsOrigins: [String] = []
 
     public static let usage = """
         options:
@@ -23,6 +35,14 @@ public struct ServerOptions: Sendable {
           --executor-threads N  (TasksServer) request handlers on N threads of the
                           database pool, reading inline; 0: Swift's pool, reads hop  [cores]
           --log-level L   trace, debug, info, notice, warning, error               [warning]
+          --client-timeout S  (TasksServer) disconnect a client that takes no response
+                          bytes, or sends no request body bytes, for S seconds     [10]
+          --reader-wait S (TasksServer) answer 503 when no database reader is free
+                          within S seconds                                          [5]
+          --shutdown-grace S  (TasksServer) on SIGTERM/SIGINT, let requests in progress
+                          finish for S seconds, then cancel them                    [10]
+          --cors-origin O (TasksServer) allow browser calls from origin O (repeatable;
+                          * for any origin)                                         [none]
         """
 
     /// Parses `arguments` (without the program name); prints usage and exits 2 on a bad option.
@@ -35,6 +55,11 @@ public struct ServerOptions: Sendable {
         func value(_ option: String) -> String {
             guard let v = it.next() else { fail("\(option) needs a value") }
             return v
+        }
+        func seconds(_ option: String) -> Double {
+            let v = value(option)
+            guard let s = Double(v), s > 0, s <= 86_400 else { fail("\(option): expected seconds from 0 to 86400 (more than 0), got '\(v)'") }
+            return s
         }
         func number(_ option: String, _ range: ClosedRange<Int>) -> Int {
             let v = value(option)
@@ -50,6 +75,10 @@ public struct ServerOptions: Sendable {
             case "--readers": readers = number(arg, 1...64)
             case "--executor-threads": executorThreads = number(arg, 0...64)
             case "--log-level": logLevel = value(arg)
+            case "--client-timeout": clientTimeout = seconds(arg)
+            case "--shutdown-grace": shutdownGrace = seconds(arg)
+            case "--reader-wait": readerWait = seconds(arg)
+            case "--cors-origin": corsOrigins.append(value(arg))
             case "-h", "--help": print(Self.usage); exit(0)
             default: fail("unknown option '\(arg)'")
             }

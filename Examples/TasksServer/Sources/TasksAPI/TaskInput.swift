@@ -31,7 +31,29 @@ extension KeyedDecodingContainer where Key == FieldKey {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [FieldKey("title")],
                                                    debugDescription: "title must not be empty"))
         }
+        // SQLite's text functions (length, the CHECK on title, upper, LIKE…) stop at a NUL.
+        if title.utf8.contains(0) {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [FieldKey("title")],
+                                                   debugDescription: "title must not contain U+0000"))
+        }
         return title
+    }
+
+    /// `createdAt` if given: a date text SQLite reads, within ``createdAtRange``. A number is
+    /// refused: SQLite reads 2460431.5 as a Julian day, JSON decoders as Unix seconds.
+    func createdAt() throws -> Date? {
+        let key = FieldKey("createdAt")
+        guard contains(key) else { return nil }
+        if (try? decode(String.self, forKey: key)) == nil, (try? decode(Double.self, forKey: key)) != nil {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [key],
+                debugDescription: "createdAt must be a date text such as \"2024-05-01 12:00:00\", not a number (Unix seconds or a Julian day?)"))
+        }
+        let date = try decode(Date.self, forKey: key)
+        guard createdAtRange.contains(date) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [key],
+                debugDescription: "createdAt must be from 0001-01-01 to 9998-12-31 (UTC): the weekly report counts in every time zone"))
+        }
+        return date
     }
 }
 
@@ -56,9 +78,15 @@ public struct NewTask: Decodable, Sendable {
         try c.rejectUnknownFields(Self.fields, in: "a new task")
         title = try c.validTitle(c.decode(String.self, forKey: FieldKey("title")))
         done = try c.field(Bool.self, "done") ?? false
-        createdAt = try c.field(Date.self, "createdAt")
+        createdAt = try c.createdAt()
     }
 }
+
+/// The times a task may have been created: years 0001 to 9998 in UTC, so that its local
+/// time in any time zone (UTC−12 to UTC+14) stays within the years `locale_week` counts
+/// (0000–9999). One stored task out of that range would make the weekly report fail for
+/// every caller in some time zones.
+public let createdAtRange = Date(timeIntervalSince1970: -62_135_596_800)...Date(timeIntervalSince1970: 253_370_764_800 - 0.001)
 
 /// The fields a PATCH changes; the others stay as they are. Same rules as ``NewTask``.
 public struct TaskPatch: Decodable, Sendable {
@@ -72,7 +100,7 @@ public struct TaskPatch: Decodable, Sendable {
         try c.rejectUnknownFields(Self.fields, in: "a task patch")
         title = try c.field(String.self, "title").map { try c.validTitle($0) }
         done = try c.field(Bool.self, "done")
-        createdAt = try c.field(Date.self, "createdAt")
+        createdAt = try c.createdAt()
     }
 }
 

@@ -11,22 +11,29 @@ import TasksAPI
 ///     POST   /tasks                                    one task object or an array → 201 with the stored task(s)
 ///     PATCH  /tasks/{id}                               change title/done/createdAt → the task
 ///     DELETE /tasks/{id}                               204, 404 if none
+///     DELETE /tasks                                    204, every task deleted
+///     HEAD   (each GET route)                          the GET's status and headers, no body
+///     another method on those paths                    405 with Allow
 ///     GET    /tasks/weekly?locale=en_US&tz=Europe/Berlin   tasks created/done per locale week
 ///     GET    /stats?reset=true                         event-loop lag and peak RSS (for the benchmark)
 ///     GET    /bench/constant                           a constant one-task body (benchmark baseline)
 ///     GET    /bench/constant/{id}                      the same after GET /tasks/{id}'s routing and checks
-func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: EventLoopProbe) {
+///
+/// With `corsOrigins` (`--cors-origin`), browsers on those origins (`*`: any) may call every
+/// route: the `OPTIONS` preflight is answered and responses carry `Access-Control-Allow-Origin`.
+func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: EventLoopProbe, corsOrigins: [String] = []) {
+    if !corsOrigins.isEmpty { router.add(middleware: AllowedOrigins(corsOrigins)) }
     router.add(middleware: JSONErrorMiddleware())
 
-    router.get("/tasks") { request, _ in
+    getAndHead(router, "/tasks") { request, _ in
         try await store.list(TaskListQuery(request))
     }
 
-    router.get("/tasks/weekly") { request, _ in
+    getAndHead(router, "/tasks/weekly") { request, _ in
         try await store.weekly(WeeklyQuery(request))
     }
 
-    router.get("/tasks/{id}") { request, context in
+    getAndHead(router, "/tasks/{id}") { request, context in
         let id = try taskID(context)
         try noQuery(request)
         guard let body = try await store.task(id) else { throw APIError.notFound("no task with id \(id)") }
@@ -64,11 +71,29 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
         return JSONBody.response(.ok, task)
     }
 
+    // Every task (the Todo-Backend "clear all"); ids are still never reused.
+    router.delete("/tasks") { request, _ in
+        try noQuery(request)
+        try await store.deleteAll()
+        return Response(status: .noContent)
+    }
+
     router.delete("/tasks/{id}") { request, context in
         let id = try taskID(context)
         try noQuery(request)
         guard try await store.delete(id) else { throw APIError.notFound("no task with id \(id)") }
         return Response(status: .noContent)
+    }
+
+    // Another method on a path of the API is a 405 that lists the methods it has.
+    for (path, allowed) in apiMethods {
+        let allow = allowed.map(\.rawValue).joined(separator: ", ")
+        for method in [HTTPRequest.Method.get, .head, .post, .put, .patch, .delete] where !allowed.contains(method) {
+            router.on(RouterPath(path), method: method) { request, _ -> Response in
+                throw APIError(.methodNotAllowed, "\(request.method) is not allowed on \(path) (allowed: \(allow))",
+                               headers: [.allow: allow])
+            }
+        }
     }
 
     router.get("/stats") { request, _ in
@@ -100,4 +125,46 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
 /// Routes that take no query parameters refuse them rather than ignore them.
 func noQuery(_ request: Request) throws {
     _ = try QueryParameters(request, allowed: [])
+}
+
+/// CORS for the origins given (`*`: any): Hummingbird's `CORSMiddleware` for a request from
+/// one of them, nothing added for another (the browser then refuses the response).
+struct AllowedOrigins: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let origins: Set<String>
+    let cors: CORSMiddleware<BasicRequestContext>
+
+    init(_ origins: [String]) {
+        self.origins = Set(origins)
+        cors = CORSMiddleware(allowOrigin: origins.contains("*") ? .all : .originBased,
+                              allowHeaders: [.accept, .contentType, .origin],
+                              allowMethods: [.get, .head, .post, .patch, .delete, .options],
+                              maxAge: .seconds(600))
+    }
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let origin = request.headers[.origin], origins.contains("*") || origins.contains(origin) else {
+            return try await next(request, context)
+        }
+        return try await cors.handle(request, context: context, next: next)
+    }
+}
+
+/// The paths of the API and the methods each answers.
+let apiMethods: [(path: String, methods: [HTTPRequest.Method])] = [
+    ("/tasks", [.get, .head, .post, .delete]),
+    ("/tasks/weekly", [.get, .head]),
+    ("/tasks/{id}", [.get, .head, .patch, .delete]),
+]
+
+/// `handler` for GET, and for HEAD the same status and headers with no body (a streamed
+/// result's statement stops when its body is dropped).
+func getAndHead(_ router: Router<BasicRequestContext>, _ path: RouterPath,
+                _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+    router.get(path, use: handler)
+    router.head(path) { request, context in
+        let response = try await handler(request, context)
+        return Response(status: response.status, headers: response.headers, body: ResponseBody())
+    }
 }

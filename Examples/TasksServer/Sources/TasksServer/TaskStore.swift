@@ -59,6 +59,9 @@ struct IDRange: RowSink {
 final class TaskStore: Sendable {
     let path: String
     let pool: DatabasePool
+    /// Seconds a streamed result waits for its client to take a chunk before the statement
+    /// stops and the reader goes back to the pool (`--client-timeout`).
+    let stallTimeout: TimeInterval
 
     /// The task columns as the API shows them; `done` (0/1 in SQLite) is written as a JSON
     /// boolean by the writer (`booleanColumns`, below).
@@ -83,15 +86,21 @@ final class TaskStore: Sendable {
     static let object = JSONWriterOptions(format: .ndjson, booleanColumns: ["done"])
     static let array = JSONWriterOptions(booleanColumns: ["done"])
 
-    init(path: String, readers: Int, executorThreads: Int = 0) async throws {
+    init(path: String, readers: Int, executorThreads: Int = 0, clientTimeout: TimeInterval = 10,
+         readerWait: TimeInterval? = nil) async throws {
         guard path != ":memory:" && !path.isEmpty else {
             throw StartupError("--db needs a file: the readers and the writer share it through WAL")
         }
         self.path = path
+        stallTimeout = clientTimeout
         // Switches the file to WAL, or throws.
-        pool = try DatabasePool(path: path, readers: readers, executorThreads: executorThreads)
+        pool = try DatabasePool(path: path, readers: readers, executorThreads: executorThreads, readerWaitTimeout: readerWait)
         try await pool.writeWithoutTransaction { db in
             try db.execute(TasksSchema.pragmas)
+        }
+        try await pool.write { db in
+            let table = try db.value(String.self, "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'")
+            if let table, TasksSchema.needsMigration(table) { try db.execute(TasksSchema.migration) }
             try db.execute(TasksSchema.sql)
         }
     }
@@ -109,9 +118,21 @@ final class TaskStore: Sendable {
 
     /// `GET /tasks/{id}`: the task, or nil.
     func task(_ id: Int64) async throws -> ByteBuffer? {
-        try await pool.read { db in
-            var out = ByteBufferSink()
-            return try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object) == 0 ? nil : out.buffer
+        try await unlessBusy {
+            try await pool.read { db in
+                var out = ByteBufferSink()
+                return try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object) == 0 ? nil : out.buffer
+            }
+        }
+    }
+
+    /// `body`, with every reader staying busy for `--reader-wait` seconds made a 503 that asks
+    /// the client to retry (rather than a queue without bound behind slow clients).
+    func unlessBusy<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ReaderWaitTimeoutError {
+            throw APIError(.serviceUnavailable, "busy: all \(error.readers) database readers are in use; retry", headers: [.retryAfter: "1"])
         }
     }
 
@@ -121,9 +142,11 @@ final class TaskStore: Sendable {
         let offset = query.offset
         let after = query.after ?? Int64.min
         if let done = query.done {
-            return try await stream(pool.jsonChunks(Self.selectByDone, done, after, limit, offset, options: Self.array, as: Self.buffer))
+            return try await stream(pool.jsonChunks(Self.selectByDone, done, after, limit, offset, options: Self.array,
+                                                    stallTimeout: stallTimeout, as: Self.buffer))
         }
-        return try await stream(pool.jsonChunks(Self.selectAll, after, limit, offset, options: Self.array, as: Self.buffer))
+        return try await stream(pool.jsonChunks(Self.selectAll, after, limit, offset, options: Self.array,
+                                                stallTimeout: stallTimeout, as: Self.buffer))
     }
 
     /// `GET /tasks/weekly`: tasks created and done per locale week. A bad locale or time zone
@@ -132,13 +155,16 @@ final class TaskStore: Sendable {
     func weekly(_ query: WeeklyQuery) async throws -> Response {
         let locale = query.locale, tz = query.timeZone
         do {
-            _ = try await pool.read { db in
-                try db.value(String.self, "SELECT locale_week('2000-01-01 12:00:00', ?, ?)", locale, tz)
+            _ = try await unlessBusy {
+                try await pool.read { db in
+                    try db.value(String.self, "SELECT locale_week('2000-01-01 12:00:00', ?, ?)", locale, tz)
+                }
             }
         } catch let error as DatabaseError {
             throw APIError.badRequest(error.message)
         }
-        return try await stream(pool.jsonChunks(Self.weekly, locale, tz, options: JSONWriterOptions(), as: Self.buffer))
+        return try await stream(pool.jsonChunks(Self.weekly, locale, tz, options: JSONWriterOptions(),
+                                                stallTimeout: stallTimeout, as: Self.buffer))
     }
 
     /// A chunk as the response sends it (made on the producing thread).
@@ -156,7 +182,7 @@ final class TaskStore: Sendable {
     /// gives the reader back.
     func stream(_ chunks: JSONChunks<ByteBuffer>) async throws -> Response {
         var iterator = chunks.makeAsyncIterator()
-        guard let first = try await iterator.next() else { return JSONBody.response(.ok, ByteBuffer()) }
+        guard let first = try await unlessBusy({ try await iterator.next() }) else { return JSONBody.response(.ok, ByteBuffer()) }
         guard let second = try await iterator.next() else { return JSONBody.response(.ok, first) }
         return Response(status: .ok, headers: JSONBody.headers, body: ResponseBody { [iterator] writer in
             var rest = iterator
@@ -204,6 +230,22 @@ final class TaskStore: Sendable {
             try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object)
             return out.buffer
         }
+    }
+
+    /// On a clean exit: copies every committed write from the WAL into the database file and
+    /// empties the WAL (`wal_checkpoint(TRUNCATE)`), so the file alone is a complete copy.
+    /// Throws when a reader still holds a snapshot (the checkpoint could not finish).
+    func checkpoint() async throws {
+        // The first column is 1 when the checkpoint could not finish (SQLITE_BUSY).
+        let busy = try await pool.writeWithoutTransaction { db in try db.value(Int.self, "PRAGMA wal_checkpoint(TRUNCATE)") }
+        if busy != 0 {
+            throw DatabaseError(code: 5, message: "wal_checkpoint(TRUNCATE) could not finish: a reader still holds a snapshot")
+        }
+    }
+
+    /// `DELETE /tasks`: every task.
+    func deleteAll() async throws {
+        try await pool.write { db in try db.execute("DELETE FROM tasks") }
     }
 
     /// `DELETE /tasks/{id}`: whether there was such a task.

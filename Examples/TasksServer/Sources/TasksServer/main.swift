@@ -1,7 +1,10 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import StreamQLite
 import TasksAPI
 
@@ -14,7 +17,8 @@ logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .warning
 
 let store: TaskStore
 do {
-    store = try await TaskStore(path: options.databasePath, readers: options.readers, executorThreads: options.executorThreads)
+    store = try await TaskStore(path: options.databasePath, readers: options.readers, executorThreads: options.executorThreads,
+                                clientTimeout: options.clientTimeout, readerWait: options.readerWait)
     if options.sample > 0 {
         let inserted = try await store.seed(options.sample)
         if inserted > 0 { FileHandle.standardOutput.write(Data("inserted \(inserted) sample tasks into \(options.databasePath)\n".utf8)) }
@@ -27,10 +31,15 @@ do {
 let group = MultiThreadedEventLoopGroup.singleton
 let probe = EventLoopProbe(group: group)
 let router = Router()
-addRoutes(to: router, store: store, probe: probe)
+addRoutes(to: router, store: store, probe: probe, corsOrigins: options.corsOrigins)
 
+let clientTimeout = TimeAmount.nanoseconds(Int64(options.clientTimeout * 1e9))
+let connectionLogger = logger
 let app = Application(
     router: router,
+    server: .http1(configuration: .init(
+        additionalChannelHandlers: [ClientDeadlineHandler(timeout: clientTimeout, logger: connectionLogger)],
+        idleTimeout: .seconds(60))),
     configuration: .init(address: .hostname(options.host, port: options.port), serverName: "TasksServer"),
     onServerRunning: { channel in
         let port = channel.localAddress?.port ?? options.port
@@ -44,8 +53,28 @@ let app = Application(
 // threads (child tasks inherit the preference), where `pool.read` runs inline: a point read
 // costs no thread hop. The event loops still never run SQLite. With 0, handlers run on Swift's
 // cooperative pool and every read hops to a reader thread and back.
-if let executor = store.pool.executor {
-    try await withTaskExecutorPreference(executor) { try await app.runService() }
-} else {
-    try await app.runService()
+//
+// SIGTERM or SIGINT: stop accepting, let requests in progress finish for --shutdown-grace
+// seconds, then cancel them (a stalled client's response is cut; the client deadline has
+// usually done that already), then checkpoint the WAL into the database file, so that
+// tasks.db alone holds every task once the process has exited.
+var serviceConfiguration = ServiceGroupConfiguration(
+    services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+serviceConfiguration.maximumGracefulShutdownDuration = .nanoseconds(Int64(options.shutdownGrace * 1e9))
+serviceConfiguration.maximumCancellationDuration = .seconds(10)
+let services = ServiceGroup(configuration: serviceConfiguration)
+do {
+    if let executor = store.pool.executor {
+        try await withTaskExecutorPreference(executor) { try await services.run() }
+    } else {
+        try await services.run()
+    }
+} catch {
+    logger.error("server stopped: \(error)")
+}
+do {
+    try await store.checkpoint()
+} catch {
+    FileHandle.standardError.write(Data("TasksServer: checkpoint on exit failed, the WAL file still holds the latest writes: \(error)\n".utf8))
+    exit(1)
 }

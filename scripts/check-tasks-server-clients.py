@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+"""Hostile clients against Examples/TasksServer (make test-server, after the smoke test).
+
+    check-tasks-server-clients.py PATH/TO/TasksServer
+
+Starts the server on 127.0.0.1 (a free port, temporary databases, short deadlines:
+--client-timeout 2, --shutdown-grace 3, 2 readers, handlers on Swift's pool so every read
+needs a reader) and checks that it keeps answering within its deadlines, and loses nothing
+it acknowledged, whatever its clients do:
+
+  stalled readers    more clients than readers send GET /tasks and stop reading: other
+                     reads, the weekly report and writes still answer; the stalled
+                     connections are closed after the client timeout, their bodies cut short
+  slow readers       a client that reads slowly but steadily gets the whole body, equal to the
+                     table, while other requests answer; with every reader held by one, other
+                     reads get 503 + Retry-After after --reader-wait, not an endless queue
+  hang-ups           request bodies cut short (closed, half-closed, stalled) and responses
+                     abandoned mid-body: 4xx or a closed connection, never a 500, nothing
+                     written, readers given back
+  retried deletes    a DELETE retried after another client created a task never removes it
+                     (ids are never reused)
+  bad stored data    what POST/PATCH accept never breaks a route later; a server fault is a
+                     500 saying "internal error ID", no SQL, the ID in the log
+  SIGTERM            under load and with a stalled client: exits within the grace period,
+                     every acknowledged task is in the database file alone (WAL checkpointed)
+  kill -9            under load, then a restart: every acknowledged task is there, and new
+                     ids are above every id ever given
+  an older table     a tasks table from before AUTOINCREMENT is rebuilt on start: the same
+                     rows and ids, and from then on ids are never reused
+  browsers           --cors-origin: the OPTIONS preflight answered for the origins given,
+                     Access-Control-Allow-Origin on their answers, nothing for others
+
+Every wait is bounded; the script stops every server it started, by its PID.
+"""
+import json, os, re, shutil, signal, socket, sqlite3, subprocess, sys, tempfile, threading, time
+import urllib.error, urllib.request
+
+BIN = sys.argv[1]
+TMP = tempfile.mkdtemp(prefix="tasks-clients-")
+CLIENT_TIMEOUT, GRACE = 2, 3
+passed = failed = 0
+servers = []
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what, flush=True)
+
+
+class Server:
+    """One TasksServer process on its own database file."""
+
+    def __init__(self, name, sample=0, db=None, extra=()):
+        self.db = db or os.path.join(TMP, f"{name}.db")
+        self.log = os.path.join(TMP, f"{name}.log")
+        self.proc = subprocess.Popen(
+            [BIN, "--port", "0", "--db", self.db, "--sample", str(sample), "--readers", "2",
+             "--executor-threads", "0", "--client-timeout", str(CLIENT_TIMEOUT),
+             "--shutdown-grace", str(GRACE), "--log-level", "notice", *extra],
+            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        servers.append(self)
+        deadline = time.time() + 60
+        self.port = None
+        while time.time() < deadline and self.port is None:
+            m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)", open(self.log, "rb").read())
+            if m:
+                self.port = int(m.group(1))
+            elif self.proc.poll() is not None:
+                break
+            else:
+                time.sleep(0.05)
+        if self.port is None:
+            sys.exit(f"{name}: TasksServer did not start:\n{open(self.log).read()}")
+
+    def req(self, method, path, body=None, raw=None, timeout=CLIENT_TIMEOUT + 4):
+        """(status, headers, body); status None when no answer came within `timeout`."""
+        data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+        r = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        try:
+            with urllib.request.urlopen(r, timeout=timeout) as resp:
+                return resp.status, resp.headers, resp.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers, e.read()
+        except (TimeoutError, socket.timeout, urllib.error.URLError, ConnectionError) as e:
+            return None, None, str(e).encode()
+
+    def raw(self, head, rcvbuf=None):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        s.settimeout(CLIENT_TIMEOUT + 6)
+        s.connect(("127.0.0.1", self.port))
+        s.sendall(head)
+        return s
+
+    def stop(self, sig=signal.SIGTERM, within=GRACE + 8):
+        """Sends `sig`; the exit status, or None when it had not exited within `within` s."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return None
+
+    def log_text(self):
+        return open(self.log, errors="replace").read()
+
+
+def answers_in_time(server, what, method, path, status, body=None, limit=CLIENT_TIMEOUT + 4):
+    t0 = time.time()
+    code, _, data = server.req(method, path, body, timeout=limit)
+    took = time.time() - t0
+    check(code == status, f"{what}: {method} {path} gave {code} in {took:.1f} s, expected {status} within {limit} s: {data[:200]!r}")
+    return data
+
+
+def read_to_eof(s, limit):
+    """Everything the socket delivers until EOF; None when EOF did not come within `limit` s."""
+    got, deadline = bytearray(), time.time() + limit
+    while time.time() < deadline:
+        s.settimeout(max(0.05, deadline - time.time()))
+        try:
+            part = s.recv(1 << 16)
+        except socket.timeout:
+            return None
+        except ConnectionResetError:
+            return bytes(got)
+        if not part:
+            return bytes(got)
+        got += part
+    return None
+
+
+def table(db, where=""):
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        return [{"id": r[0], "title": r[1], "done": bool(r[2]), "createdAt": r[3]}
+                for r in c.execute(f"SELECT id, title, done, created_at FROM tasks {where} ORDER BY id")]
+
+
+def poster(server, name, acked, stop, batch=1):
+    """Posts tasks until `stop`; records (id, title) of every one acknowledged with 201."""
+    i = 0
+    while not stop.is_set():
+        titles = [f"{name} {i}.{j}" for j in range(batch)]
+        body = [{"title": t} for t in titles] if batch > 1 else {"title": titles[0]}
+        code, _, data = server.req("POST", "/tasks", body, timeout=10)
+        if code == 201:
+            got = json.loads(data)
+            for t in (got if batch > 1 else [got]):
+                acked.append((t["id"], t["title"]))
+        elif code is None:
+            return  # the server went away: nothing was acknowledged
+        i += 1
+
+
+def slow_reader(server, path, pause=0.1):
+    """A thread reading GET `path` at 64 KiB every `pause` s, and the dict where it puts the
+    decoded body."""
+    result = {}
+
+    def run():
+        c = server.raw(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode(), rcvbuf=65536)
+        got = bytearray()
+        while True:
+            time.sleep(pause)
+            part = c.recv(1 << 16)
+            if not part:
+                break
+            got += part
+        c.close()
+        head, _, body = bytes(got).partition(b"\r\n\r\n")
+        if b"chunked" in head.lower():
+            out, rest = bytearray(), body
+            while rest:
+                size, _, rest = rest.partition(b"\r\n")
+                n = int(size, 16)
+                if n == 0:
+                    break
+                out += rest[:n]
+                rest = rest[n + 2:]
+            body = bytes(out)
+        result["body"] = body
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t, result
+
+
+def stalled_and_slow_readers():
+    s = Server("stall", sample=100_000, extra=["--reader-wait", "1"])
+    expected_size = len(s.req("GET", "/tasks", timeout=60)[2])
+    check(expected_size > 6_000_000, f"GET /tasks is {expected_size} bytes (more than the socket buffers hold)")
+
+    # Three stalled clients for two readers: each reads 1 KiB of GET /tasks and stops. The
+    # third finds both readers held: it gets a 503 after --reader-wait, or a reader once the
+    # first two are let go.
+    stalled = []
+    for _ in range(3):
+        c = s.raw(b"GET /tasks HTTP/1.1\r\nHost: x\r\n\r\n", rcvbuf=4096)
+        try:
+            first = c.recv(1024)
+        except socket.timeout:
+            first = b""
+            check(False, f"stalled client {len(stalled) + 1} got no response head within {CLIENT_TIMEOUT + 6} s")
+        if first.startswith(b"HTTP/1.1 503"):
+            c.close()
+        else:
+            stalled.append(c)
+    check(len(stalled) >= 2, f"{len(stalled)} of 3 stalled clients got a reader")
+    time.sleep(0.3)
+    started = time.time()
+    answers_in_time(s, "while 3 clients stall", "GET", "/tasks?limit=5", 200)
+    answers_in_time(s, "while 3 clients stall", "GET", "/tasks/weekly?locale=en_US&tz=America/New_York", 200)
+    answers_in_time(s, "while 3 clients stall", "GET", "/tasks/7", 200)
+    answers_in_time(s, "while 3 clients stall", "POST", "/tasks", 201, body={"title": "during the stall"})
+    # The stalled connections are closed by the server: their bodies end short of the result.
+    # (The third got a reader when the first two were let go; reading a socket before its
+    # deadline would make it a fast client, whose keep-alive connection stays open.)
+    time.sleep(max(0, started + 2 * CLIENT_TIMEOUT + 2 - time.time()))
+    for n, c in enumerate(stalled):
+        rest = read_to_eof(c, CLIENT_TIMEOUT + 6)
+        check(rest is not None, f"stalled connection {n + 1} is closed by the server ({time.time() - started:.1f} s)")
+        check(rest is None or 1024 + len(rest) < expected_size, "a stalled client's body is cut short, never complete")
+        c.close()
+    check(time.time() - started < 3 * CLIENT_TIMEOUT + 10, f"stalled clients released in {time.time() - started:.1f} s")
+    # The WAL does not grow for ever once stalled readers are gone (checkpoints complete).
+    for i in range(50):
+        s.req("POST", "/tasks", [{"title": f"after the stall {i}.{j}"} for j in range(200)])
+    time.sleep(0.2)
+    wal = os.path.getsize(s.db + "-wal")
+    check(wal < 8_000_000, f"WAL after 10,000 inserts past the stall: {wal} bytes")
+
+    # A slow reader that keeps reading (64 KiB every 0.1 s, ~1.5 MB in all) gets it all.
+    expected = table(s.db, "WHERE id <= 20000")
+    t, result = slow_reader(s, "/tasks?limit=20000")
+    time.sleep(0.5)
+    for _ in range(5):
+        answers_in_time(s, "while a client reads slowly", "GET", "/tasks?limit=3", 200)
+        answers_in_time(s, "while a client reads slowly", "GET", "/tasks/9", 200)
+        time.sleep(0.2)
+    t.join(timeout=60)
+    check(result.get("body") and json.loads(result["body"]) == expected,
+          f"the slow reader's body equals the table ({len(result.get('body', b''))} bytes)")
+
+    # As many steady slow readers as readers: another read is not queued behind them without
+    # bound but answered 503 with Retry-After once --reader-wait (1 s) has passed. (The whole
+    # table, ~8 MB at ~1.3 MB/s each: more than the socket buffers take, so the statements run
+    # and hold their readers while the clients read.)
+    expected = table(s.db)
+    readers = [slow_reader(s, "/tasks", pause=0.05) for _ in range(2)]
+    time.sleep(0.5)
+    busy = 0
+    for _ in range(3):
+        t0 = time.time()
+        code, headers, data = s.req("GET", "/tasks?limit=5", timeout=8)
+        took = time.time() - t0
+        check(code in (200, 503) and took < 3, f"with every reader held by a slow client: {code} in {took:.1f} s")
+        if code == 503:
+            busy += 1
+            check(headers.get("Retry-After") == "1" and "busy" in json.loads(data)["error"], f"503: {dict(headers)} {data!r}")
+    check(busy > 0, "with every reader held by slow clients, reads are answered 503 (busy)")
+    for t, result in readers:
+        t.join(timeout=60)
+        check(result.get("body") and json.loads(result["body"]) == expected, "each slow reader still gets the whole body")
+    check(s.proc.poll() is None, "the server is still running")
+    check(s.stop() == 0, "the server stops cleanly after stalled and slow readers")
+
+
+def hang_ups(s):
+    before = len(table(s.db))
+    head = b"POST /tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    part = b'[{"title":"half"},' + b'{"title":"half"},' * 20
+    # Closed mid-body, ten times.
+    for _ in range(10):
+        c = s.raw(head + part)
+        c.close()
+    # Half-closed mid-body: the body is shorter than its Content-Length, a client mistake.
+    c = s.raw(head + part)
+    c.shutdown(socket.SHUT_WR)
+    answer = read_to_eof(c, CLIENT_TIMEOUT + 4) or b""
+    c.close()
+    status = answer.split(b" ", 2)[1] if answer.startswith(b"HTTP/1.1 ") else b"(none)"
+    check(not status.startswith(b"5"), f"a body shorter than its Content-Length: {status!r}, not a 5xx")
+    # Stalled mid-body: disconnected after the client timeout.
+    c = s.raw(head + part)
+    t0 = time.time()
+    answer = read_to_eof(c, CLIENT_TIMEOUT + 4)
+    c.close()
+    check(answer is not None, f"a client that stops sending its body is disconnected ({time.time() - t0:.1f} s)")
+    # Responses abandoned mid-body: the readers come back.
+    for _ in range(12):
+        c = s.raw(b"GET /tasks HTTP/1.1\r\nHost: x\r\n\r\n")
+        c.recv(1024)
+        c.close()
+    for _ in range(4):
+        answers_in_time(s, "after 12 abandoned responses", "GET", "/tasks?limit=3", 200)
+    check(len(table(s.db)) == before, "bodies cut short wrote nothing")
+    log = s.log_text()
+    check(not re.search(r"\berror\b", log), "no error-level log line for client hang-ups:\n" + log[-2000:])
+
+
+def retried_deletes(s):
+    issued, lost, lock = [], [], threading.Lock()
+
+    def client(n):
+        for i in range(40):
+            code, _, data = s.req("POST", "/tasks", {"title": f"retry {n}.{i}"})
+            if code != 201:
+                continue
+            tid = json.loads(data)["id"]
+            with lock:
+                issued.append(tid)
+            s.req("DELETE", f"/tasks/{tid}")
+            time.sleep(0.001 * n)
+            code, _, _ = s.req("DELETE", f"/tasks/{tid}")  # the retry: must find nothing
+            if code != 404:
+                with lock:
+                    lost.append((tid, code))
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    check(len(issued) == 120 and len(set(issued)) == len(issued), f"ids never given twice ({len(issued)} issued, {len(set(issued))} distinct)")
+    check(lost == [], f"retried deletes removed other clients' tasks: {lost[:5]}")
+    code, _, data = s.req("POST", "/tasks", {"title": "after the deletes"})
+    check(code == 201 and json.loads(data)["id"] > max(issued), "a new id is above every id given before")
+
+
+def stored_data(s):
+    # Values POST/PATCH used to accept that broke a route or the CHECK later.
+    for body, needle in [({"title": "x", "createdAt": "0000-01-01 00:00:00"}, "createdAt"),
+                         ({"title": "x", "createdAt": "9999-12-31 23:59:59.999"}, "createdAt"),
+                         ({"title": "x", "createdAt": 2460431.5}, "not a number"),
+                         ({"title": "\u0000x"}, "U+0000"),
+                         ({"title": "a\u0000b"}, "U+0000")]:
+        code, _, data = s.req("POST", "/tasks", body)
+        check(code == 400 and needle in json.loads(data).get("error", ""), f"POST {body!r}: {code} {data[:200]!r}")
+        code, _, data = s.req("PATCH", "/tasks/9", body)
+        check(code == 400, f"PATCH {body!r}: {code} {data[:200]!r}")
+    code, _, data = s.req("POST", "/tasks", {"title": "x", "createdAt": "0001-01-01 00:00:00"})
+    check(code == 201, f"the earliest createdAt is accepted: {code} {data[:200]!r}")
+    code, _, data = s.req("POST", "/tasks", {"title": "x", "createdAt": "9998-12-31 23:59:59.999"})
+    check(code == 201, f"the latest createdAt is accepted: {code} {data[:200]!r}")
+    for locale, tz in [("en_US", "America/New_York"), ("de_DE", "Europe/Berlin"), ("ja_JP", "Asia/Tokyo"),
+                       ("en_US", "Pacific/Kiritimati"), ("en_US", "Etc/GMT+12")]:
+        answers_in_time(s, "with the earliest and latest tasks stored", "GET", f"/tasks/weekly?locale={locale}&tz={tz}", 200)
+
+
+def internal_error():
+    s = Server("fault", sample=10)
+    with sqlite3.connect(s.db) as c:
+        c.execute("DROP TABLE tasks")  # an operator's mistake: every route now fails in SQLite
+    code, _, data = s.req("GET", "/tasks/1")
+    body = json.loads(data or b"{}")
+    message = body.get("error", "")
+    m = re.fullmatch(r"internal error ([0-9a-f]+)", message)
+    check(code == 500 and m is not None, f"a server fault is a 500 saying 'internal error ID': {code} {data[:200]!r}")
+    check(b"SELECT" not in data and b"tasks" not in data, f"the 500 body shows no SQL or schema: {data[:200]!r}")
+    s.stop()
+    if m:
+        line = [l for l in s.log_text().splitlines() if m.group(1) in l]
+        check(line and "no such table" in line[0], f"the log line carries the id and the cause: {line}")
+
+
+def stopped_under_load(name, sig, batch):
+    """A server with 1,000 tasks, three clients posting (one `batch` tasks a request, two one
+    task a request) for 1.5 s, then `sig`: (server, acknowledged (id, title), exit status, seconds)."""
+    s = Server(name, sample=1000)
+    acked, stop = [], threading.Event()
+    threads = [threading.Thread(target=poster, args=(s, f"{name}{n}", acked, stop, 1 if n else batch)) for n in range(3)]
+    for t in threads:
+        t.start()
+    time.sleep(1.5)
+    t0 = time.time()
+    status = s.stop(sig)
+    took = time.time() - t0
+    stop.set()
+    for t in threads:
+        t.join(timeout=30)
+    return s, acked, status, took
+
+
+def sigterm():
+    s, acked, status, took = stopped_under_load("term", signal.SIGTERM, 50)
+    check(status == 0, f"SIGTERM under load: exit status {status} after {took:.1f} s (grace {GRACE} s)")
+    check(len(acked) > 0, f"tasks were acknowledged before SIGTERM ({len(acked)})")
+    wal = s.db + "-wal"
+    check(not os.path.exists(wal) or os.path.getsize(wal) == 0, "the WAL is checkpointed and empty after a clean exit")
+    alone = os.path.join(TMP, "copy-of-term.db")
+    shutil.copyfile(s.db, alone)  # the database file alone, as a backup would copy it
+    stored = {t["id"]: t["title"] for t in table(alone)}
+    missing = [a for a in acked if stored.get(a[0]) != a[1]]
+    check(len(stored) >= 1000 + len(acked) and missing == [],
+          f"the database file alone holds every acknowledged task ({len(acked)} acknowledged, {len(missing)} missing)")
+
+    # With a stalled client: SIGTERM still ends the process within the grace period.
+    s = Server("term-stalled", sample=100_000)
+    c = s.raw(b"GET /tasks HTTP/1.1\r\nHost: x\r\n\r\n", rcvbuf=4096)
+    c.recv(1024)
+    body = s.raw(b"POST /tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+    time.sleep(0.3)
+    t0 = time.time()
+    status = s.stop(signal.SIGTERM)
+    took = time.time() - t0
+    check(status == 0 and took < GRACE + 5, f"SIGTERM with stalled clients: exit status {status} after {took:.1f} s")
+    c.close()
+    body.close()
+
+
+def cors():
+    def call(server, method, path, origin, extra=None):
+        r = urllib.request.Request(f"http://127.0.0.1:{server.port}{path}", method=method,
+                                   headers={"Origin": origin, **(extra or {})})
+        try:
+            with urllib.request.urlopen(r, timeout=10) as resp:
+                return resp.status, resp.headers
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers
+
+    preflight = {"Access-Control-Request-Method": "DELETE", "Access-Control-Request-Headers": "content-type"}
+    s = Server("cors", sample=10, extra=["--cors-origin", "http://app.example", "--cors-origin", "http://other.example"])
+    for origin in ["http://app.example", "http://other.example"]:
+        code, h = call(s, "OPTIONS", "/tasks/3", origin, preflight)
+        check(code in (200, 204) and h.get("Access-Control-Allow-Origin") == origin
+              and "DELETE" in h.get("Access-Control-Allow-Methods", "") and "PATCH" in h.get("Access-Control-Allow-Methods", "")
+              and "content-type" in h.get("Access-Control-Allow-Headers", "").lower(),
+              f"preflight from {origin}: {code} {dict(h or {})}")
+        code, h = call(s, "GET", "/tasks/3", origin)
+        check(code == 200 and h.get("Access-Control-Allow-Origin") == origin, f"GET from {origin}: {code} {dict(h or {})}")
+    code, h = call(s, "GET", "/tasks/3", "http://evil.example")
+    check(code == 200 and h.get("Access-Control-Allow-Origin") is None, f"GET from another origin: no CORS header {dict(h or {})}")
+    code, h = call(s, "OPTIONS", "/tasks", "http://evil.example", preflight)
+    check(h is None or h.get("Access-Control-Allow-Origin") is None, f"preflight from another origin: {code} {dict(h or {})}")
+    check(s.stop() == 0, "the CORS server stops cleanly")
+    s = Server("cors-any", sample=10, extra=["--cors-origin", "*"])
+    code, h = call(s, "OPTIONS", "/tasks", "http://anywhere.example", preflight)
+    check(code in (200, 204) and h.get("Access-Control-Allow-Origin") == "*", f"preflight with --cors-origin '*': {code} {dict(h or {})}")
+    check(s.stop() == 0, "the CORS server stops cleanly")
+    s = Server("cors-none", sample=10)
+    code, h = call(s, "GET", "/tasks/3", "http://app.example")
+    check(code == 200 and h.get("Access-Control-Allow-Origin") is None, "no --cors-origin: no CORS header")
+    check(s.stop() == 0, "the server without CORS stops cleanly")
+
+
+def older_table():
+    db = os.path.join(TMP, "older.db")
+    with sqlite3.connect(db) as c:
+        c.executescript("""
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY,
+              title TEXT NOT NULL CHECK (typeof(title) = 'text' AND length(title) > 0),
+              done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)), created_at TEXT NOT NULL);
+            CREATE INDEX tasks_done ON tasks(done, id);
+            INSERT INTO tasks VALUES (1, 'one', 0, '2024-01-01 00:00:00.000'), (2, 'two', 1, '2024-01-02 00:00:00.000'),
+                                     (7, 'seven', 0, '2024-01-07 00:00:00.000');""")
+    before = table(db)
+    s = Server("older", db=db)
+    check(table(db) == before, "the rebuilt table has the same rows and ids")
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = 'tasks'").fetchone()[0]
+        index = c.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'tasks_done'").fetchone()[0]
+    check("AUTOINCREMENT" in sql and index == 1, f"the rebuilt table: {sql!r}, index {index}")
+    ids = []
+    for _ in range(2):
+        code, _, data = s.req("POST", "/tasks", {"title": "new"})
+        ids.append(json.loads(data)["id"] if code == 201 else None)
+        s.req("DELETE", f"/tasks/{ids[-1]}")
+    check(ids == [8, 9], f"after the rebuild new ids follow the largest and are not reused: {ids}")
+    check(s.stop() == 0, "the server on the rebuilt table stops cleanly")
+
+
+def kill_and_restart():
+    s, acked, _, _ = stopped_under_load("kill", signal.SIGKILL, 100)
+    highest = max(a[0] for a in acked)
+    # The newest tasks go, so that only AUTOINCREMENT keeps their ids from coming back.
+    r = Server("kill-restarted", db=s.db)
+    for tid in range(highest - 5, highest + 1):
+        r.req("DELETE", f"/tasks/{tid}")
+    stored = {t["id"]: t["title"] for t in table(r.db)}
+    missing = [a for a in acked if a[0] < highest - 5 and stored.get(a[0]) != a[1]]
+    check(missing == [], f"after kill -9 and a restart every acknowledged task is there ({len(acked)} acknowledged, {len(missing)} missing)")
+    code, _, data = r.req("POST", "/tasks", {"title": "after the restart"})
+    check(code == 201 and json.loads(data)["id"] > highest, f"after a restart a new id is above every id given ({data[:100]!r}, highest {highest})")
+    check(r.stop() == 0, "the restarted server stops cleanly")
+
+
+def others():
+    s = Server("others", sample=1000)
+    for part in (hang_ups, retried_deletes, stored_data):
+        section(part, s)
+    check(s.stop() == 0, "the server stops cleanly after the hostile clients")
+
+
+def section(part, *args):
+    """Runs one part; an exception (a hung server: a socket timeout) is a failure, and the rest still runs."""
+    try:
+        part(*args)
+    except Exception as e:
+        check(False, f"{part.__name__}: {type(e).__name__}: {e}")
+
+
+try:
+    for part in (stalled_and_slow_readers, others, internal_error, older_table, cors, sigterm, kill_and_restart):
+        section(part)
+finally:
+    for s in servers:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
+    if failed:
+        print("logs kept in", TMP)
+    else:
+        shutil.rmtree(TMP, ignore_errors=True)
+
+print(f"tasks server hostile clients: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
