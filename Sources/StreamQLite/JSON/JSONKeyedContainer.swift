@@ -83,11 +83,11 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let v = try value(key)
-        return try with { try $0.unwrap(T.self, at: v) }
+        return try with { try $0.unwrap(type, at: v) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try optional(key) { try $0.unwrap(T.self, at: $1) }
+        try optional(key) { try $0.unwrap(type, at: $1) }
     }
 
     /// The value of `key` read by `read`, nil when the key is missing or its value is null:

@@ -76,7 +76,7 @@ struct JSONOutput: ~Copyable {
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: count) }
 
-    /// Forgets everything written (a restart).
+    /// Forgets everything written.
     mutating func reset() {
         count = 0
         frames.removeAll()

@@ -39,7 +39,7 @@ struct JSONStreamedUnkeyedContainer: UnkeyedDecodingContainer {
         return false
     }
 
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try element(T.self).decodeTop(T.self) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try element(T.self).decodeTop(type) }
     mutating func decode(_ type: Bool.Type) throws -> Bool { try element(type).decodeTop(type) }
     mutating func decode(_ type: String.Type) throws -> String { try element(type).decodeTop(type) }
     mutating func decode(_ type: Double.Type) throws -> Double { try element(type).decodeTop(type) }

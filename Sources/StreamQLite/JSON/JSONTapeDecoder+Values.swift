@@ -184,7 +184,7 @@ extension JSONTapeDecoder {
         if T.self == Int.self { return unsafeBitCast(try readInteger(Int.self, at: i), to: T.self) }
         if T.self == Double.self { return unsafeBitCast(try readDouble(at: i), to: T.self) }
         if T.self == Bool.self { return unsafeBitCast(try readBool(at: i), to: T.self) }
-        return try unwrapOther(T.self, at: i)
+        return try unwrapOther(type, at: i)
     }
 
     /// Whether `unwrap` reads a `T` other than by calling its `init(from:)` (a scalar, a
@@ -196,6 +196,11 @@ extension JSONTapeDecoder {
     }
 
     func unwrapOther<T: Decodable>(_ type: T.Type, at i: Int) throws -> T {
+        // `decode(Employee.self as Person.Type, …)`: the runtime type's `init(from:)`, as `JSONDecoder`.
+        if _slowPath(type != T.self) {
+            let runtime: any Decodable.Type = type
+            return try unwrapRuntimeType(runtime, at: i) as! T
+        }
         if T.self == Date.self { return try readDate(at: i) as! T }
         if T.self == Data.self { return try readData(at: i) as! T }
         if T.self == URL.self { return try readURL(at: i) as! T }
@@ -221,6 +226,11 @@ extension JSONTapeDecoder {
             current = i
             return try T(from: self)
         }
+    }
+
+    /// Decodes a value of `type` (opened: its own plan and `init(from:)`).
+    func unwrapRuntimeType<U: Decodable>(_ type: U.Type, at i: Int) throws -> Any {
+        try unwrap(U.self, at: i)
     }
 
     /// Runs `body` one level deeper (the key only documents the call: paths come from the tape).

@@ -134,7 +134,7 @@ public struct JSONValueDecoder: Sendable {
         defer { JSONTapeDecoder.pool.give(&decoder) }
         let d = decoder!
         try d.parse(bytes, options: Options(self))
-        return try d.decodeTop(T.self)
+        return try d.decodeTop(type)
     }
 
     /// Top-level arrays at least this large are decoded element by element.

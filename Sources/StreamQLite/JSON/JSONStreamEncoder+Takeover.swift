@@ -1,0 +1,219 @@
+import Foundation
+
+/// The rest of a document once ``JSONStreamEncoder`` handed it to the tree (see
+/// ``JSONStreamEncoder/takeOver()``): what was written, read back, and the containers that
+/// were open then (by frame id), which the stream's containers now write into.
+final class JSONTakeover {
+    /// The document (nil until something was written).
+    var root: JSONTreeValue?
+    /// The containers open or remembered when the stream gave way, and their coding paths.
+    var nodes: [UInt64: (value: JSONTreeValue, path: [any CodingKey])] = [:]
+    /// Containers closed before (see ``JSONStreamEncoder/closedFrames``): found on first use.
+    var closed: [JSONClosedFrame] = []
+    /// The encoder of the value being encoded when the stream gave way, if it had written nothing yet.
+    var pending: JSONTreeEncoder?
+    let misuse = JSONTreeMisuse()
+    let options: JSONValueEncoder.Options
+
+    init(options: JSONValueEncoder.Options) { self.options = options }
+
+    /// The container of frame `id`, nil when it is not part of the document any more.
+    func node(_ id: UInt64) -> (value: JSONTreeValue, path: [any CodingKey])? {
+        if let n = nodes[id] { return n }
+        guard let c = closed.last(where: { $0.id == id }), let parent = node(c.parent) else { return nil }
+        let child: JSONTreeValue
+        if let name = c.name {
+            guard let o = parent.value.object, let i = o.keys.lastIndex(of: name) else { return nil }
+            child = o.values[i]
+        } else {
+            guard let a = parent.value.array, c.index < a.values.count else { return nil }
+            child = a.values[c.index]
+        }
+        let n = (child, parent.path + [c.key])
+        nodes[id] = n
+        return n
+    }
+
+    func encoder(_ path: [any CodingKey], slot: JSONTreeSlot = JSONTreeSlot()) -> JSONTreeEncoder {
+        JSONTreeEncoder(options: options, codingPath: path, slot: slot, misuse: misuse)
+    }
+
+    /// The coding path of the value `encoder` is encoding.
+    func slotPath(_ encoder: JSONStreamEncoder) -> [any CodingKey] {
+        switch encoder.slot {
+        case .inTree: return pending?.codingPath ?? []
+        case .container(let id, _): return node(id)?.path ?? []
+        default: return []
+        }
+    }
+}
+
+/// A nested container closed because its parent was written to again (see
+/// ``JSONStreamEncoder/closedFrames``): its frame id, its parent's, and where it is in the
+/// parent (its key as written, or its index).
+struct JSONClosedFrame {
+    var id: UInt64
+    var parent: UInt64
+    var key: any CodingKey
+    var name: String?
+    var index: Int
+}
+
+extension JSONStreamEncoder {
+    /// Hands the rest of the document to a tree: reads back what was written (complete
+    /// values as written, the open containers as tree containers), empties the output, and
+    /// from then on the stream's containers write into the tree (each call is forwarded:
+    /// no `encode(to:)` runs again). The tree is written out when the document is done.
+    @inline(never)
+    func takeOver() {
+        guard tree == nil else { return }
+        let t = JSONTakeover(options: options)
+        let n = out.frames.count
+        var rawKeys: [Bool] = []
+        for d in 0..<n { rawKeys.append(out.frames[d].rawKeys) }
+        var reader = JSONWrittenReader(out.bytes)
+        t.root = reader.document(rawKeys: rawKeys)
+        for d in 0..<min(n, reader.open.count) { t.nodes[out.frames[d].id] = (reader.open[d], path(depth: d)) }
+        t.closed = closedFrames
+        if slot == .empty && slotDepth == n {
+            // The value being encoded has not written anything: it is written in the tree, where it begun.
+            let s = JSONTreeSlot()
+            if n == 0 {
+                t.root = .slot(s)
+            } else if let key = reader.pendingKey, let o = reader.open.last?.object {
+                o.keys.append(key)
+                o.values.append(.slot(s))
+            } else if let a = reader.open.last?.array, a.values.count < out.frames[n - 1].count {
+                a.values.append(.slot(s))
+            }
+            let e = t.encoder(memberPath, slot: s)
+            e.rawKeys = slotRawKeys
+            t.pending = e
+            slot = .inTree
+        }
+        closedFrames.removeAll()
+        out.reset()
+        tree = t
+    }
+
+    /// The tree's keyed container of object `id` (a detached one, and a misuse reported,
+    /// when the object is no longer part of the document).
+    func treeKeyed<K: CodingKey>(_ type: K.Type, _ id: UInt64) -> KeyedEncodingContainer<K> {
+        if tree == nil { takeOver() }
+        let t = tree!
+        if let n = t.node(id), let o = n.value.object {
+            return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder(n.path), object: o, codingPath: n.path))
+        }
+        t.misuse.report("a keyed container was written to after the value that made it was encoded", at: [])
+        return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder([]), object: JSONTreeObject(rawKeys: false), codingPath: []))
+    }
+
+    /// The tree's unkeyed container of array `id` (see ``treeKeyed(_:_:)``).
+    func treeUnkeyed(_ id: UInt64) -> JSONTreeUnkeyedContainer {
+        if tree == nil { takeOver() }
+        let t = tree!
+        if let n = t.node(id), let a = n.value.array {
+            return JSONTreeUnkeyedContainer(encoder: t.encoder(n.path), array: a, codingPath: n.path)
+        }
+        t.misuse.report("an unkeyed container was written to after the value that made it was encoded", at: [])
+        return JSONTreeUnkeyedContainer(encoder: t.encoder([]), array: JSONTreeArray(), codingPath: [])
+    }
+
+    /// The tree's encoder of the value being encoded (its containers and single value).
+    func treeSlotEncoder() -> JSONTreeEncoder {
+        if tree == nil { takeOver() }
+        let t = tree!
+        switch slot {
+        case .inTree:
+            if let pending = t.pending { return pending }
+        case .container(let id, _):
+            if let n = t.node(id) { return t.encoder(n.path, slot: JSONTreeSlot(n.value)) }
+        case .single:
+            // Already written: the tree encoder reports the second value.
+            return t.encoder(codingPath, slot: JSONTreeSlot(.scalar(.null)))
+        case .empty:
+            break
+        }
+        t.misuse.report("a value was encoded through an encoder after its value was finished", at: [])
+        return t.encoder([])
+    }
+
+    /// The coding path of container `id`.
+    func containerPath(_ id: UInt64) -> [any CodingKey] {
+        if let tree { return tree.node(id)?.path ?? [] }
+        guard let d = out.depth(of: id) else { return codingPath }
+        return path(depth: d)
+    }
+
+    /// ``beginMember(_:_:)`` for a nested container: false (in the tree) when `key` was
+    /// written in this object already, whose value the new container then writes into.
+    @inline(__always)
+    func beginNested<K: CodingKey>(_ key: K, _ id: UInt64) -> Bool {
+        guard activate(id) else { return false }
+        if _slowPath(out.frames[out.frames.count &- 1].count > 0) && hasMember(key) {
+            takeOver()
+            return false
+        }
+        return writeKey(key)
+    }
+
+    /// Whether the innermost object has a member `key`.
+    func hasMember<K: CodingKey>(_ key: K) -> Bool {
+        let f = out.frames[out.frames.count - 1]
+        let raw = key.stringValue
+        if f.hand {
+            for i in f.memberBase..<(f.memberBase + f.count) {
+                let k = out.handKeys[i]
+                if String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self) == raw { return true }
+            }
+            return false
+        }
+        let name = options.snakeCase && !f.rawKeys ? convertToSnakeCase(raw) : raw
+        for i in f.memberBase..<(f.memberBase + f.count) where out.members[i].key == name { return true }
+        return false
+    }
+
+    /// Runs `body`, which writes one value (a hand-written object's member), into a
+    /// separate output, and adds the value to the tree's object `id` under `key`.
+    func memberIntoTree(_ id: UInt64, _ key: String, _ body: (JSONStreamEncoder) throws -> Void) rethrows {
+        guard let t = tree else { return }
+        let name = options.snakeCase ? convertToSnakeCase(key) : key
+        let value = try encodeAside(body)
+        guard let o = t.node(id)?.value.object else {
+            t.misuse.report("a hand-written object was written to after it was finished", at: [])
+            return
+        }
+        o.keys.append(name)
+        o.values.append(value)
+    }
+
+    /// Runs `body`, which writes one value, on an output of its own, with the tree put
+    /// aside; returns what it wrote as a tree.
+    func encodeAside(_ body: (JSONStreamEncoder) throws -> Void) rethrows -> JSONTreeValue {
+        let saved = tree!
+        var aside = options.output()
+        aside.snakeCaseKeys = out.snakeCaseKeys
+        aside.nextID = out.nextID
+        swap(&out, &aside)
+        let savedDepth = slotDepth, savedSlot = slot, savedClosed = closedFrames
+        tree = nil
+        slotDepth = 0
+        slot = .empty
+        closedFrames = []
+        defer {
+            aside.nextID = out.nextID
+            swap(&out, &aside)
+            tree = saved
+            slotDepth = savedDepth
+            slot = savedSlot
+            closedFrames = savedClosed
+        }
+        try body(self)
+        if let inner = tree {
+            if let error = inner.misuse.error { saved.misuse.error = saved.misuse.error ?? error }
+            return inner.root ?? .object(JSONTreeObject(rawKeys: false))
+        }
+        var reader = JSONWrittenReader(out.bytes)
+        return reader.document(rawKeys: []) ?? .object(JSONTreeObject(rawKeys: false))
+    }
+}

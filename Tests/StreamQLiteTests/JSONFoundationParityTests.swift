@@ -1,0 +1,269 @@
+import Foundation
+import Testing
+@testable import StreamQLite
+
+// Behaviours of Foundation's JSONEncoder / JSONDecoder at the edges of the Codable
+// contract, each checked against Foundation itself: containers asked for twice for one key,
+// super encoders, a container written after a later one, `encode(to:)` run exactly once,
+// coding paths, the runtime type of a decoded class.
+
+/// Counts `encode(to:)` calls (handed to the encoders through `userInfo`).
+private final class CallCounter: @unchecked Sendable {
+    var calls = 0
+    var paths: [String] = []
+    static let key = CodingUserInfoKey(rawValue: "callCounter")!
+}
+
+private func record(_ encoder: any Encoder, _ what: String) {
+    let counter = encoder.userInfo[CallCounter.key] as? CallCounter
+    counter?.paths.append(what)
+}
+
+private enum Keys: String, CodingKey { case top, first, second, k, list, other, inner }
+
+/// Two nested keyed containers for one key.
+private struct TwoNestedForOneKey: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        var a = c.nestedContainer(keyedBy: Keys.self, forKey: .top)
+        try a.encode("x", forKey: .first)
+        var b = c.nestedContainer(keyedBy: Keys.self, forKey: .top)
+        try b.encode("y", forKey: .second)
+        try c.encode(1, forKey: .other)
+    }
+}
+
+private struct Inner: Encodable { var first = "x" }
+
+/// A value encoded for a key, then a nested container for the same key.
+private struct ValueThenNested: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(Inner(), forKey: .k)
+        var n = c.nestedContainer(keyedBy: Keys.self, forKey: .k)
+        try n.encode("y", forKey: .second)
+    }
+}
+
+/// Two nested unkeyed containers for one key.
+private struct TwoArraysForOneKey: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        var a = c.nestedUnkeyedContainer(forKey: .list)
+        try a.encode(1)
+        var b = c.nestedUnkeyedContainer(forKey: .list)
+        try b.encode(2)
+    }
+}
+
+/// Writes into a nested container after a later one closed it in the stream.
+private struct LateWrite: Encodable {
+    func encode(to encoder: any Encoder) throws {
+        let counter = encoder.userInfo[CallCounter.key] as? CallCounter
+        counter?.calls += 1
+        var c = encoder.container(keyedBy: Keys.self)
+        var a = c.nestedContainer(keyedBy: Keys.self, forKey: .first)
+        try a.encode(1, forKey: .k)
+        var b = c.nestedContainer(keyedBy: Keys.self, forKey: .second)
+        try b.encode(2, forKey: .k)
+        try a.encode(3, forKey: .other)
+        try c.encode(4, forKey: .top)
+    }
+}
+
+/// Uses `superEncoder(forKey:)` and counts its own calls; records the coding paths it sees.
+private struct WithSuper: Encodable {
+    var n = 1
+    func encode(to encoder: any Encoder) throws {
+        let counter = encoder.userInfo[CallCounter.key] as? CallCounter
+        counter?.calls += 1
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(n, forKey: .other)
+        let sup = c.superEncoder(forKey: .first)
+        counter?.paths.append("super:" + sup.codingPath.map(\.stringValue).joined(separator: "."))
+        var s = sup.singleValueContainer()
+        try s.encode("base")
+        var top = c.nestedContainer(keyedBy: Keys.self, forKey: .top)
+        counter?.paths.append("encoder:" + encoder.codingPath.map(\.stringValue).joined(separator: "."))
+        try top.encode(true, forKey: .k)
+        try c.encode("after", forKey: .second)
+    }
+}
+
+/// A hand-written object whose second member takes the document over to the tree.
+private struct HandWithSuperMember: Encodable, JSONEncodable {
+    var value = WithSuper()
+    func encode(json: inout JSONObjectWriter) throws {
+        try json.encode("a", forKey: "before")
+        try json.encode(value, forKey: "value")
+        try json.encode(2, forKey: "after")
+        try json.encode([1, 2], forKey: "list")
+    }
+    private enum CodingKeys: String, CodingKey { case before, value, after, list }
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode("a", forKey: .before)
+        try c.encode(value, forKey: .value)
+        try c.encode(2, forKey: .after)
+        try c.encode([1, 2], forKey: .list)
+    }
+}
+
+private struct Wrapper<T: Encodable>: Encodable {
+    var head = "h"
+    var items: [T]
+    var tail: [String: Int] = ["z": 1, "a": 2]
+}
+
+private func both<T: Encodable>(_ value: T, counter: CallCounter? = nil, snakeCase: Bool = false) throws -> (ours: String, foundation: String) {
+    var ours = JSONValueEncoder()
+    ours.outputFormatting = [.sortedKeys]
+    if snakeCase { ours.keyEncodingStrategy = .convertToSnakeCase }
+    let foundation = JSONEncoder()
+    foundation.outputFormatting = [.sortedKeys]
+    if snakeCase { foundation.keyEncodingStrategy = .convertToSnakeCase }
+    let oursCounter = counter ?? CallCounter()
+    ours.userInfo[CallCounter.key] = oursCounter
+    foundation.userInfo[CallCounter.key] = CallCounter()
+    return (String(decoding: try ours.encode(value), as: UTF8.self), String(decoding: try foundation.encode(value), as: UTF8.self))
+}
+
+class Person: Codable {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+final class Employee: Person, @unchecked Sendable {
+    var employeeID: Int
+    init(name: String, employeeID: Int) { self.employeeID = employeeID; super.init(name: name) }
+    private enum CodingKeys: String, CodingKey { case employeeID }
+    required init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        employeeID = try c.decode(Int.self, forKey: .employeeID)
+        try super.init(from: decoder)
+    }
+    override func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(employeeID, forKey: .employeeID)
+        try super.encode(to: encoder)
+    }
+}
+
+private struct Staff: Decodable {
+    var lead: Person
+    var crew: [Person]
+    private enum CodingKeys: String, CodingKey { case lead, crew }
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        lead = try c.decode(Employee.self as Person.Type, forKey: .lead)
+        var u = try c.nestedUnkeyedContainer(forKey: .crew)
+        crew = []
+        while !u.isAtEnd { crew.append(try u.decode(Employee.self as Person.Type)) }
+    }
+}
+
+@Suite struct JSONFoundationParityTests {
+    @Test func twoNestedContainersForOneKeyWriteOneObject() throws {
+        let r = try both(TwoNestedForOneKey())
+        #expect(r.ours == #"{"other":1,"top":{"first":"x","second":"y"}}"#)
+        #expect(r.ours == r.foundation)
+    }
+
+    @Test func aNestedContainerForAKeyWithAValueWritesIntoThatValue() throws {
+        let r = try both(ValueThenNested())
+        #expect(r.ours == #"{"k":{"first":"x","second":"y"}}"#)
+        #expect(r.ours == r.foundation)
+    }
+
+    @Test func twoNestedUnkeyedContainersForOneKeyWriteOneArray() throws {
+        let r = try both(TwoArraysForOneKey())
+        #expect(r.ours == #"{"list":[1,2]}"#)
+        #expect(r.ours == r.foundation)
+    }
+
+    @Test func aContainerWrittenAfterALaterOneClosedItKeepsItsMembersAndRunsOnce() throws {
+        let counter = CallCounter()
+        let r = try both(LateWrite(), counter: counter)
+        #expect(r.ours == #"{"first":{"k":1,"other":3},"second":{"k":2},"top":4}"#)
+        #expect(r.ours == r.foundation)
+        #expect(counter.calls == 1)
+    }
+
+    @Test func superEncoderRunsEncodeToOnceWithFoundationsCodingPaths() throws {
+        let counter = CallCounter()
+        let r = try both(WithSuper(), counter: counter)
+        #expect(r.ours == #"{"first":"base","other":1,"second":"after","top":{"k":true}}"#)
+        #expect(r.ours == r.foundation)
+        #expect(counter.calls == 1)
+        #expect(counter.paths == ["super:first", "encoder:"])
+        // Under snake_case too, and inside arrays, dictionaries and other values.
+        let snake = try both(WithSuper(), snakeCase: true)
+        #expect(snake.ours == snake.foundation)
+        let nestedCounter = CallCounter()
+        let nested = try both(Wrapper(items: [WithSuper(n: 1), WithSuper(n: 2), WithSuper(n: 3)]), counter: nestedCounter)
+        #expect(nested.ours == nested.foundation)
+        #expect(nestedCounter.calls == 3)
+        let dictionary = try both(["b": WithSuper(n: 1), "a": WithSuper(n: 2)])
+        #expect(dictionary.ours == dictionary.foundation)
+    }
+
+    @Test func aHandWrittenObjectKeepsItsMembersAfterTheTreeTookOver() throws {
+        let counter = CallCounter()
+        let r = try both(Wrapper(items: [HandWithSuperMember(), HandWithSuperMember()]), counter: counter)
+        #expect(r.ours == r.foundation)
+        #expect(r.ours.contains(#""after":2,"before":"a","list":[1,2]"#))
+        #expect(counter.calls == 2)
+        var pretty = JSONValueEncoder()
+        pretty.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let foundation = JSONEncoder()
+        foundation.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let value = Wrapper(items: [HandWithSuperMember()])
+        #expect(String(decoding: try pretty.encode(value), as: UTF8.self) == String(decoding: try foundation.encode(value), as: UTF8.self))
+    }
+
+    @Test func theEncodersCodingPathIsItsValuesNotItsMembers() throws {
+        struct Probe: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: Keys.self)
+                var n = c.nestedContainer(keyedBy: Keys.self, forKey: .top)
+                try n.encode(1, forKey: .k)
+                record(encoder, encoder.codingPath.map(\.stringValue).joined(separator: "."))
+                record(encoder, n.codingPath.map(\.stringValue).joined(separator: "."))
+                try c.encode(Leaf(), forKey: .inner)
+            }
+        }
+        struct Leaf: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                record(encoder, encoder.codingPath.map(\.stringValue).joined(separator: "."))
+                var s = encoder.singleValueContainer()
+                try s.encode(0)
+            }
+        }
+        func paths(_ encode: ([CodingUserInfoKey: any Sendable]) throws -> Void) rethrows -> [String] {
+            let counter = CallCounter()
+            try encode([CallCounter.key: counter])
+            return counter.paths
+        }
+        let ours = try paths { info in var e = JSONValueEncoder(); e.userInfo = info; _ = try e.encode(Probe()) }
+        let theirs = try paths { info in let e = JSONEncoder(); e.userInfo = info; _ = try e.encode(Probe()) }
+        #expect(ours == ["", "top", "inner"])
+        #expect(ours == theirs)
+    }
+
+    @Test func decodingAsASuperclassTypeYieldsTheRuntimeType() throws {
+        let json = #"{"name":"Ada","employeeID":7}"#
+        let ours = try JSONValueDecoder().decode(Employee.self as Person.Type, from: json)
+        let theirs = try JSONDecoder().decode(Employee.self as Person.Type, from: Data(json.utf8))
+        #expect(theirs is Employee)
+        #expect(ours is Employee)
+        #expect((ours as? Employee)?.employeeID == 7)
+        #expect(ours.name == "Ada")
+
+        let staff = #"{"lead":{"name":"Ada","employeeID":1},"crew":[{"name":"Bo","employeeID":2}]}"#
+        // Inside containers the type is the standard library's `T.self` (as `JSONDecoder` sees it too).
+        let decoded = try JSONValueDecoder().decode(Staff.self, from: staff)
+        let foundation = try JSONDecoder().decode(Staff.self, from: Data(staff.utf8))
+        #expect(type(of: decoded.lead) == type(of: foundation.lead))
+        #expect(type(of: decoded.crew[0]) == type(of: foundation.crew[0]))
+    }
+}
