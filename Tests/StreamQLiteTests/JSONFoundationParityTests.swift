@@ -266,4 +266,69 @@ private struct Staff: Decodable {
         #expect(type(of: decoded.lead) == type(of: foundation.lead))
         #expect(type(of: decoded.crew[0]) == type(of: foundation.crew[0]))
     }
+
+    @Test func aCustomStrategyThatWritesNothingWritesAnEmptyObject() throws {
+        struct Dated: Encodable { var when = Date(timeIntervalSince1970: 0); var blob = Data([1]) }
+        var ours = JSONValueEncoder()
+        ours.dateEncodingStrategy = .custom { _, _ in }
+        ours.dataEncodingStrategy = .custom { _, _ in }
+        let foundation = JSONEncoder()
+        foundation.dateEncodingStrategy = .custom { _, _ in }
+        foundation.dataEncodingStrategy = .custom { _, _ in }
+        foundation.outputFormatting = .sortedKeys
+        ours.outputFormatting = .sortedKeys
+        for (a, b) in [(try ours.encode(Date()), try foundation.encode(Date())),
+                       (try ours.encode(Data([1, 2])), try foundation.encode(Data([1, 2]))),
+                       (try ours.encode(Dated()), try foundation.encode(Dated())),
+                       (try ours.encode([Date()]), try foundation.encode([Date()]))] {
+            #expect(String(decoding: a, as: UTF8.self) == String(decoding: b, as: UTF8.self))
+        }
+        #expect(String(decoding: try ours.encode(Date()), as: UTF8.self) == "{}")
+    }
+
+    @Test func nonConformingFloatNamesAreMatchedAsWritten() throws {
+        var ours = JSONValueDecoder()
+        ours.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "INF", negativeInfinity: "-INF", nan: "NaN")
+        let foundation = JSONDecoder()
+        foundation.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "INF", negativeInfinity: "-INF", nan: "NaN")
+        for text in [#"["Na\u004E"]"#, #"["\u0049NF"]"#, #"["NaN"]"#, #"["INF","-INF"]"#] {
+            let theirs = Result { try foundation.decode([Double].self, from: Data(text.utf8)) }
+            let mine = Result { try ours.decode([Double].self, from: text) }
+            switch (theirs, mine) {
+            case (.success(let a), .success(let b)):
+                #expect(a.map(\.bitPattern) == b.map(\.bitPattern) || (a.allSatisfy(\.isNaN) && b.allSatisfy(\.isNaN)), "\(text)")
+            case (.failure(let a), .failure(let b)):
+                guard case DecodingError.typeMismatch = a, case DecodingError.typeMismatch = b else {
+                    Issue.record("\(text): \(a) vs \(b)"); continue
+                }
+            default:
+                Issue.record("\(text): Foundation \(theirs), ours \(mine)")
+            }
+        }
+    }
+
+    @Test func utf16AndUTF32DocumentsAreDetectedWithOrWithoutAByteOrderMark() throws {
+        struct Doc: Codable, Equatable { var name: String; var n: Int }
+        let text = #"{"name":"Zoë 🙂","n":3}"#
+        let encodings: [(String.Encoding, [UInt8])] = [
+            (.utf16BigEndian, [0xFE, 0xFF]), (.utf16LittleEndian, [0xFF, 0xFE]),
+            (.utf32BigEndian, [0, 0, 0xFE, 0xFF]), (.utf32LittleEndian, [0xFF, 0xFE, 0, 0]),
+        ]
+        for (encoding, bom) in encodings {
+            for withBOM in [false, true] {
+                let bytes = (withBOM ? bom : []) + Array(text.data(using: encoding)!)
+                let theirs = try? JSONDecoder().decode(Doc.self, from: Data(bytes))
+                let mine = try? JSONValueDecoder().decode(Doc.self, from: bytes)
+                #expect(mine == theirs, "\(encoding) BOM \(withBOM)")
+                // JSONDecoder takes FE FF 00 00 for UTF-32LE's mark (it is FF FE 00 00, which it
+                // reads as UTF-16LE and fails on): the same here, every other case decodes.
+                #expect(mine != nil || (encoding == .utf32LittleEndian && withBOM))
+            }
+        }
+        // A two-byte UTF-16 fragment, as JSONDecoder reads it.
+        #expect(try JSONValueDecoder().decode(Int.self, from: [0x00, 0x37]) == 7)
+        #expect(try JSONValueDecoder().decode(Int.self, from: [0x37, 0x00]) == 7)
+        // UTF-16 that does not decode: a clear error, not a crash.
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(Int.self, from: [0xFE, 0xFF, 0xD8, 0x00]) }
+    }
 }

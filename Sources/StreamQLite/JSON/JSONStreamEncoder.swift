@@ -170,7 +170,8 @@ final class JSONStreamEncoder: Encoder {
         if case .special = kind(of: T.self), let special = try options.special(value, path: memberPath) {
             switch special {
             case .scalar(let s): out.scalar(s)
-            case .encode(let body): try inSlot(top: top, rawKeys: false) { try body(self) }
+            // A custom strategy that writes nothing writes `{}`, at the top too (as `JSONEncoder`).
+            case .encode(let body): try inSlot(top: false, rawKeys: false) { try body(self) }
             }
             return
         }

@@ -166,12 +166,25 @@ extension JSONTapeDecoder {
 
     func nonConforming<F: BinaryFloatingPoint>(_ type: F.Type, at i: Int) throws -> F {
         if case .convertFromString(let posInf, let negInf, let nan) = options.nonConforming, tokens[i].kind == JSONKind.string {
-            let b = bytes(at: i)
+            // The string as written is compared, as `JSONDecoder` does: `"Na\u004E"` is not `"NaN"`.
+            let b = writtenString(at: i)
             if b.elementsEqual(posInf.utf8) { return F.infinity }
             if b.elementsEqual(negInf.utf8) { return -F.infinity }
             if b.elementsEqual(nan.utf8) { return F.nan }
         }
         throw mismatch(F.self, at: i)
+    }
+
+    /// The string at `i` as the document has it (escapes not undone), when it is at hand;
+    /// else the string.
+    func writtenString(at i: Int) -> UnsafeBufferPointer<UInt8> {
+        let t = tokens[i]
+        guard t.flags & JSONTape.arenaFlag != 0 else { return bytes(at: i) }
+        let start = offset(of: i) + 1 - inputOffset
+        guard start >= 1, start <= inputCount else { return bytes(at: i) }
+        var end = start
+        while end < inputCount && input[end] != UInt8(ascii: "\"") { end += input[end] == UInt8(ascii: "\\") ? 2 : 1 }
+        return UnsafeBufferPointer(start: input + start, count: min(end, inputCount) - start)
     }
 
     // MARK: Any value

@@ -44,7 +44,7 @@ final class JSONTreeEncoder: Encoder {
             case .encode(let body):
                 let sub = sub(path)
                 try body(sub)
-                return try sub.finish()
+                return try sub.finish() ?? .object(JSONTreeObject(rawKeys: false))
             }
         }
         switch value {
