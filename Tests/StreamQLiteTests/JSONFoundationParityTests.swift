@@ -331,4 +331,36 @@ private struct Staff: Decodable {
         // UTF-16 that does not decode: a clear error, not a crash.
         #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(Int.self, from: [0xFE, 0xFF, 0xD8, 0x00]) }
     }
+
+    @Test func int128AndUInt128EncodeAndDecodeBothWays() throws {
+        struct Wide: Codable, Equatable { var i: Int128; var u: UInt128; var list: [Int128]; var maybe: UInt128? }
+        let signed: [Int128] = [.min, .min + 1, -0x1_0000_0000_0000_0000, 0x0_8000_0000_0000_0000, -1, 0,
+                                0x7fff_ffff_ffff_ffff, 0x8000_0000_0000_0000, 0xffff_ffff_ffff_ffff, 0x1_0000_0000_0000_0000, .max]
+        let unsigned: [UInt128] = [0, 1, 0x8000_0000_0000_0000, 0x1_0000_0000_0000_0000, .max]
+        for i in signed {
+            for u in unsigned {
+                let value = Wide(i: i, u: u, list: [i, 7], maybe: u)
+                var ours = JSONValueEncoder()
+                ours.outputFormatting = .sortedKeys
+                let foundation = JSONEncoder()
+                foundation.outputFormatting = .sortedKeys
+                let bytes = try ours.encode(value)
+                #expect(bytes == Array(try foundation.encode(value)))
+                #expect(try JSONValueDecoder().decode(Wide.self, from: bytes) == value)
+            }
+            #expect(try JSONValueDecoder().decode(Int128.self, from: "\(i)") == i)
+            #expect(try JSONValueDecoder().decode([Int128].self, from: "[\(i)]") == [i])
+            #expect(String(decoding: try JSONValueEncoder().encode(i), as: UTF8.self) == "\(i)")
+        }
+        // The slow path (a fraction): exact, or an error, never another value.
+        for (text, value) in [("18446744073709551615.0", Int128(18446744073709551615)), ("-18446744073709551615.0", -18446744073709551615),
+                              ("\(Int128.max).0", .max), ("\(Int128.min).0", .min)] {
+            if let decoded = try? JSONValueDecoder().decode(Int128.self, from: text) { #expect(decoded == value, "\(text)") }
+        }
+        #expect(try JSONValueDecoder().decode(Int128.self, from: "18446744073709551615.0") == 18446744073709551615)
+        #expect(try JSONValueDecoder().decode(UInt128.self, from: "18446744073709551615.0") == 18446744073709551615)
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(UInt128.self, from: "-1") }
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(Int128.self, from: "1\(Int128.max)") }
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([Int128].self, from: "[true]") }
+    }
 }

@@ -472,7 +472,8 @@ enum JSONScalar {
     /// Finite.
     case float(Float)
     case string(String)
-    /// A number literal written as it is (a `Decimal`'s description).
+    /// A literal written as it is (a `Decimal`'s or a 128-bit integer's description; what
+    /// ``JSONWrittenReader`` read back).
     case number(String)
 }
 

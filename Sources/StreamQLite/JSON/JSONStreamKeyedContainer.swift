@@ -48,6 +48,8 @@ struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     mutating func encode(_ value: UInt16, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(UInt64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
     mutating func encode(_ value: UInt32, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(UInt64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
     mutating func encode(_ value: UInt64, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(value); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.scalar(.number(String(value))); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.scalar(.number(String(value))); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let id = cell.pointee
         if try !with({ e in guard e.beginMember(key, id) else { return false }; try e.encodeValue(value); return true }) {

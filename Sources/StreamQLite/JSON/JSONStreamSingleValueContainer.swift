@@ -31,6 +31,8 @@ struct JSONStreamSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt16) throws { if encoder.beginSingle() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
     mutating func encode(_ value: UInt32) throws { if encoder.beginSingle() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
     mutating func encode(_ value: UInt64) throws { if encoder.beginSingle() { encoder.out.unsigned(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int128) throws { if encoder.beginSingle() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt128) throws { if encoder.beginSingle() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
     mutating func encode<T: Encodable>(_ value: T) throws {
         if encoder.beginSingle() { try encoder.encodeValue(value) } else { try inTree { try $0.encode(value) } }
     }

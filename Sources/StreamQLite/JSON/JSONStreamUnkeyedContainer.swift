@@ -41,6 +41,8 @@ struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt16) throws { if begin() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
     mutating func encode(_ value: UInt32) throws { if begin() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
     mutating func encode(_ value: UInt64) throws { if begin() { encoder.out.unsigned(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int128) throws { if begin() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt128) throws { if begin() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
     mutating func encode<T: Encodable>(_ value: T) throws { if begin() { try encoder.encodeValue(value) } else { try inTree { try $0.encode(value) } } }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {

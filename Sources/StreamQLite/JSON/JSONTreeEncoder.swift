@@ -62,6 +62,8 @@ final class JSONTreeEncoder: Encoder {
         case let v as UInt16: return .scalar(.uint(UInt64(v)))
         case let v as UInt32: return .scalar(.uint(UInt64(v)))
         case let v as UInt64: return .scalar(.uint(v))
+        case let v as Int128: return .scalar(.number(String(v)))
+        case let v as UInt128: return .scalar(.number(String(v)))
         default: break
         }
         let sub = sub(path)
@@ -234,6 +236,8 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     mutating func encodeNil(forKey key: Key) throws { add(key, .scalar(.null)) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { add(key, try box(value, key)) }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { add(key, .scalar(.number(String(value)))) }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { add(key, .scalar(.number(String(value)))) }
 
     // Two nested containers for one key write into one object (or array), as `JSONEncoder`'s.
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
@@ -269,6 +273,8 @@ struct JSONTreeUnkeyedContainer: UnkeyedEncodingContainer {
 
     mutating func encodeNil() throws { array.values.append(.scalar(.null)) }
     mutating func encode<T: Encodable>(_ value: T) throws { array.values.append(try box(value)) }
+    mutating func encode(_ value: Int128) throws { array.values.append(.scalar(.number(String(value)))) }
+    mutating func encode(_ value: UInt128) throws { array.values.append(.scalar(.number(String(value)))) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let nested = JSONTreeObject(rawKeys: false)
@@ -298,6 +304,8 @@ struct JSONTreeSingleValueContainer: SingleValueEncodingContainer {
     mutating func encode<T: Encodable>(_ value: T) throws {
         encoder.setSingle(try encoder.box(value))
     }
+    mutating func encode(_ value: Int128) throws { encoder.setSingle(.scalar(.number(String(value)))) }
+    mutating func encode(_ value: UInt128) throws { encoder.setSingle(.scalar(.number(String(value)))) }
 }
 
 /// Reads back what ``JSONOutput`` wrote of a document so far into a tree: complete values
