@@ -363,4 +363,18 @@ private struct Staff: Decodable {
         #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(Int128.self, from: "1\(Int128.max)") }
         #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([Int128].self, from: "[true]") }
     }
+
+    @Test func nestingDeeperThan512IsRefusedAsByJSONDecoder() throws {
+        for depth in [511, 512, 513, 600] {
+            let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)
+            let theirs = (try? JSONDecoder().decode(AnyJSON.self, from: Data(text.utf8))) != nil
+            let ours = (try? JSONValueDecoder().decode(AnyJSON.self, from: text)) != nil
+            #expect(ours == theirs, "depth \(depth)")
+            #expect(ours == (depth <= 512), "depth \(depth)")
+        }
+        let deep = String(repeating: "[", count: 513) + String(repeating: "]", count: 513)
+        #expect { try JSONValueDecoder().decode(AnyJSON.self, from: deep) } throws: { error in
+            "\(error)".contains("nest") || "\(error)".contains("deep")
+        }
+    }
 }
