@@ -72,7 +72,7 @@ extension JSONStreamEncoder {
         var rawKeys: [Bool] = []
         for d in 0..<n { rawKeys.append(out.frames[d].rawKeys) }
         var reader = JSONWrittenReader(out.bytes)
-        t.root = reader.document(rawKeys: rawKeys)
+        t.root = reader.value(rawKeys: rawKeys)
         for d in 0..<min(n, reader.open.count) { t.nodes[out.frames[d].id] = (reader.open[d], path(depth: d)) }
         t.closed = closedFrames
         if slot == .empty && slotDepth == n {
@@ -214,6 +214,6 @@ extension JSONStreamEncoder {
             return inner.root ?? .object(JSONTreeObject(rawKeys: false))
         }
         var reader = JSONWrittenReader(out.bytes)
-        return reader.document(rawKeys: []) ?? .object(JSONTreeObject(rawKeys: false))
+        return reader.value(rawKeys: []) ?? .object(JSONTreeObject(rawKeys: false))
     }
 }

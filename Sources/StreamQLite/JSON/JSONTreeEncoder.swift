@@ -322,53 +322,44 @@ struct JSONWrittenReader {
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
-    /// The document's value, nil when nothing was written; `rawKeys[d]`: whether the
-    /// open container at depth `d` keeps its keys as they are (a `[String: V]`).
-    mutating func document(rawKeys: [Bool]) -> JSONTreeValue? {
-        value(rawKeys: rawKeys)
-    }
-
     mutating func skipSpace() {
         while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
     }
 
-    /// The value at `i`, or nil at the end of the text.
+    /// The value at `i`, or nil at the end of the text; `rawKeys[d]`: whether the open
+    /// container at depth `d` keeps its keys as they are (a `[String: V]` under a key strategy).
     mutating func value(rawKeys: [Bool]) -> JSONTreeValue? {
         skipSpace()
         guard i < bytes.count else { return nil }
         switch bytes[i] {
-        case UInt8(ascii: "{"):
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let isObject = bytes[i] == UInt8(ascii: "{")
             i += 1
             let depth = open.count
-            let object = JSONTreeObject(rawKeys: depth < rawKeys.count ? rawKeys[depth] : false)
-            let node = JSONTreeValue.object(object)
+            let object = isObject ? JSONTreeObject(rawKeys: depth < rawKeys.count ? rawKeys[depth] : false) : nil
+            let array = isObject ? nil : JSONTreeArray()
+            let node: JSONTreeValue = object.map { .object($0) } ?? .array(array!)
             open.append(node)
             while true {
                 skipSpace()
                 guard i < bytes.count else { return node }
-                if bytes[i] == UInt8(ascii: "}") { i += 1; open.removeLast(); return node }
+                if bytes[i] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) { i += 1; open.removeLast(); return node }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; skipSpace() }
-                let key = keyString()
-                skipSpace()
-                i += 1 // ':'
+                var key: String?
+                if isObject {
+                    key = keyString()
+                    skipSpace()
+                    i += 1 // ':'
+                }
+                // Nothing after a key: the member's value had not begun.
                 guard let v = value(rawKeys: rawKeys) else { pendingKey = key; return node }
-                object.keys.append(key)
-                object.values.append(v)
-                if open.count > depth + 1 { return node }
-            }
-        case UInt8(ascii: "["):
-            i += 1
-            let depth = open.count
-            let array = JSONTreeArray()
-            let node = JSONTreeValue.array(array)
-            open.append(node)
-            while true {
-                skipSpace()
-                guard i < bytes.count else { return node }
-                if bytes[i] == UInt8(ascii: "]") { i += 1; open.removeLast(); return node }
-                if bytes[i] == UInt8(ascii: ",") { i += 1 }
-                guard let v = value(rawKeys: rawKeys) else { return node }
-                array.values.append(v)
+                if let object, let key {
+                    object.keys.append(key)
+                    object.values.append(v)
+                } else {
+                    array?.values.append(v)
+                }
+                // The value is a container left open: so is this one.
                 if open.count > depth + 1 { return node }
             }
         default:
