@@ -377,4 +377,20 @@ private struct Staff: Decodable {
             "\(error)".contains("nest") || "\(error)".contains("deep")
         }
     }
+
+    @Test func aContainerAskedForAfterASingleValueAmendsThatValue() throws {
+        struct Amended: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var single = encoder.singleValueContainer()
+                try single.encode(["a": "b", "other": "foo"])
+                var keyed = encoder.container(keyedBy: Keys.self)
+                try keyed.encode("c", forKey: .first)
+            }
+        }
+        let r = try both(Amended())
+        #expect(r.ours == #"{"a":"b","first":"c","other":"foo"}"#)
+        #expect(r.ours == r.foundation)
+        let nested = try both(Wrapper(items: [Amended(), Amended()]))
+        #expect(nested.ours == nested.foundation)
+    }
 }

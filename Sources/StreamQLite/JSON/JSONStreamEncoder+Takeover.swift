@@ -12,6 +12,9 @@ final class JSONTakeover {
     var closed: [JSONClosedFrame] = []
     /// The encoder of the value being encoded when the stream gave way, if it had written nothing yet.
     var pending: JSONTreeEncoder?
+    /// The value being encoded when the stream gave way, if it was written as a single value
+    /// (a container asked for then amends it, as `JSONEncoder`'s).
+    var single: JSONTreeValue?
     let misuse = JSONTreeMisuse()
     let options: JSONValueEncoder.Options
 
@@ -91,6 +94,14 @@ extension JSONStreamEncoder {
             t.pending = e
             slot = .inTree
         }
+        if slot == .single {
+            if slotDepth == 0 {
+                t.single = t.root
+            } else if slotDepth - 1 < reader.open.count {
+                let enclosing = reader.open[slotDepth - 1]
+                t.single = enclosing.object?.values.last ?? enclosing.array?.values.last
+            }
+        }
         closedFrames.removeAll()
         out.reset()
         tree = t
@@ -129,8 +140,8 @@ extension JSONStreamEncoder {
         case .container(let id, _):
             if let n = t.node(id) { return t.encoder(n.path, slot: JSONTreeSlot(n.value)) }
         case .single:
-            // Already written: the tree encoder reports the second value.
-            return t.encoder(codingPath, slot: JSONTreeSlot(.scalar(.null)))
+            // Already written: a container of its kind amends it, anything else is reported.
+            return t.encoder(codingPath, slot: JSONTreeSlot(t.single ?? .scalar(.null)))
         case .empty:
             break
         }
