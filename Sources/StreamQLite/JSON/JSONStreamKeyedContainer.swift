@@ -19,42 +19,42 @@ struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     /// The same call on the tree's container of this object (see ``JSONStreamEncoder/takeOver()``).
     @inline(never)
     func inTree<R>(_ body: (inout KeyedEncodingContainer<Key>) throws -> R) rethrows -> R {
-        var c = encoder.treeKeyed(Key.self, cell.pointee)
+        try Self.inTree(encoder, cell.pointee, body)
+    }
+
+    /// ``inTree(_:)`` for object `id` of `e` (out of line: the writing calls stay small).
+    @inline(never)
+    static func inTree<R>(_ e: JSONStreamEncoder, _ id: UInt64, _ body: (inout KeyedEncodingContainer<Key>) throws -> R) rethrows -> R {
+        var c = e.treeKeyed(Key.self, id)
         return try body(&c)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.append("null"); return true }) { try inTree { try $0.encodeNil(forKey: key) } } }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.scalar(.bool(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: String, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.string(value); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
+    mutating func encodeNil(forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.append("null") } else { try Self.inTree(e, id) { try $0.encodeNil(forKey: key) } } } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.bool(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: String, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.string(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         let id = cell.pointee
-        if try !with({ e in guard e.beginMember(key, id) else { return false }; e.out.scalar(try e.options.number(value, path: e.memberPath)); return true }) {
-            try inTree { try $0.encode(value, forKey: key) }
-        }
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.memberPath)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
         let id = cell.pointee
-        if try !with({ e in guard e.beginMember(key, id) else { return false }; e.out.scalar(try e.options.number(value, path: e.memberPath)); return true }) {
-            try inTree { try $0.encode(value, forKey: key) }
-        }
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.memberPath)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.integer(Int64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.integer(Int64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.integer(Int64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.integer(Int64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.integer(value); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(UInt64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(UInt64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(UInt64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(UInt64(value)); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.unsigned(value); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: Int128, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.scalar(.number(String(value))); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
-    mutating func encode(_ value: UInt128, forKey key: Key) throws { let id = cell.pointee; if !with({ e in guard e.beginMember(key, id) else { return false }; e.out.scalar(.number(String(value))); return true }) { try inTree { try $0.encode(value, forKey: key) } } }
+    mutating func encode(_ value: Int, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.number(String(value))) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.number(String(value))) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let id = cell.pointee
-        if try !with({ e in guard e.beginMember(key, id) else { return false }; try e.encodeValue(value); return true }) {
-            try inTree { try $0.encode(value, forKey: key) }
-        }
+        try with { e in if e.beginMember(key, id) { try e.encodeValue(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
