@@ -393,4 +393,42 @@ private struct Staff: Decodable {
         let nested = try both(Wrapper(items: [Amended(), Amended()]))
         #expect(nested.ours == nested.foundation)
     }
+
+    @Test func codingPathsHoldTheCodingKeysThemselves() throws {
+        enum IntKeys: Int, CodingKey { case one, two }
+        struct Probe: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: IntKeys.self)
+                var n = c.nestedContainer(keyedBy: Keys.self, forKey: .two)
+                try n.encode(1, forKey: .first)
+                var u = n.nestedUnkeyedContainer(forKey: .list)
+                try u.encode(1)
+                let d = u.nestedContainer(keyedBy: Keys.self)
+                for path in [n.codingPath, u.codingPath, d.codingPath] {
+                    record(encoder, path.map { "\($0.stringValue)/\($0.intValue.map(String.init) ?? "-")" }.joined(separator: "."))
+                }
+                let sup = c.superEncoder(forKey: .one)
+                record(encoder, sup.codingPath.map { "\($0.stringValue)/\($0.intValue.map(String.init) ?? "-")" }.joined(separator: "."))
+            }
+        }
+        func paths(_ encode: ([CodingUserInfoKey: any Sendable]) throws -> Void) rethrows -> [String] {
+            let counter = CallCounter()
+            try encode([CallCounter.key: counter])
+            return counter.paths
+        }
+        for snake in [false, true] {
+            let ours = try paths { info in
+                var e = JSONValueEncoder(); e.userInfo = info
+                if snake { e.keyEncodingStrategy = .convertToSnakeCase }
+                _ = try e.encode(Probe())
+            }
+            let theirs = try paths { info in
+                let e = JSONEncoder(); e.userInfo = info
+                if snake { e.keyEncodingStrategy = .convertToSnakeCase }
+                _ = try e.encode(Probe())
+            }
+            #expect(ours == ["two/1", "two/1.list/-", "two/1.list/-.Index 1/1", "one/0"])
+            #expect(ours == theirs)
+        }
+    }
 }

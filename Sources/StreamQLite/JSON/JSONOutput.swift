@@ -488,6 +488,8 @@ struct JSONWrittenKey {
     var count: Int
     var raw: UnsafeMutablePointer<UInt8>
     var rawCount: Int
+    /// The coding key itself (coding paths show it, as `JSONEncoder`'s do).
+    var key: (any CodingKey)?
     init() {
         name = ""
         bytes = UnsafeMutablePointer(bitPattern: 1)!
@@ -495,8 +497,9 @@ struct JSONWrittenKey {
         raw = UnsafeMutablePointer(bitPattern: 1)!
         rawCount = 0
     }
-    init(name: String, bytes: [UInt8], raw: String) {
+    init(name: String, bytes: [UInt8], raw: String, key: any CodingKey) {
         self.name = name
+        self.key = key
         count = bytes.count
         self.bytes = .allocate(capacity: max(count, 1))
         self.bytes.initialize(from: bytes, count: count)

@@ -123,16 +123,38 @@ final class JSONStreamEncoder: Encoder {
         return path
     }
 
-    /// The key of the last member of open container `i`.
+    /// The key of the last member of open container `i`: the coding key itself when its
+    /// type is a one-byte key type, else a key by the name written (an index in an array).
     func lastKey(ofFrame i: Int) -> any CodingKey {
         let f = out.frames[i]
         if f.hand {
             let k = out.handKeys[f.memberBase + f.count - 1]
+            if let type = f.keyType, let table = keyTables.first(where: { $0.type == type })?.table {
+                for b in 0..<256 where table[b].count >= 0 && UnsafePointer(table[b].raw) == k.key {
+                    if let key = table[b].key { return key }
+                }
+            }
             return JSONStringKey(String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self))
         } else if f.isObject {
-            return JSONStringKey(out.members[f.memberBase + f.count - 1].key)
+            let m = out.members[f.memberBase + f.count - 1]
+            if m.keyByte >= 0, f.byteKeys, let type = f.keyType, let table = keyTables.first(where: { $0.type == type })?.table,
+               let key = table[Int(m.keyByte)].key {
+                return key
+            }
+            return JSONStringKey(m.key)
         }
         return JSONIndexKey(index: f.count - 1)
+    }
+
+    /// The JSON key of the last member of open object `i` as written (nil in an array).
+    func lastName(ofFrame i: Int) -> String? {
+        let f = out.frames[i]
+        if f.hand {
+            let k = out.handKeys[f.memberBase + f.count - 1]
+            let raw = String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self)
+            return out.snakeCaseKeys ? convertToSnakeCase(raw) : raw
+        }
+        return f.isObject ? out.members[f.memberBase + f.count - 1].key : nil
     }
 
     /// Ready for another value (the buffer's memory is kept).
@@ -331,13 +353,8 @@ final class JSONStreamEncoder: Encoder {
         }
         for i in stride(from: out.frames.count - 1, to: d, by: -1) {
             let p = out.frames[i - 1]
-            var entry = JSONClosedFrame(id: out.frames[i].id, parent: p.id, key: lastKey(ofFrame: i - 1), name: nil, index: p.count - 1)
-            if p.hand {
-                entry.name = out.snakeCaseKeys ? convertToSnakeCase(entry.key.stringValue) : entry.key.stringValue
-            } else if p.isObject {
-                entry.name = entry.key.stringValue
-            }
-            closedFrames.append(entry)
+            closedFrames.append(JSONClosedFrame(id: out.frames[i].id, parent: p.id, key: lastKey(ofFrame: i - 1),
+                                                name: lastName(ofFrame: i - 1), index: p.count - 1))
         }
         out.close(downTo: d + 1)
         return true
@@ -351,7 +368,7 @@ final class JSONStreamEncoder: Encoder {
         if Self.isByteKey(K.self) {
             let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
             let table = keyTable(ObjectIdentifier(K.self))
-            if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key.stringValue) }
+            if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key) }
             if _fastPath(hand) {
                 out.handKey(table[byte].raw, table[byte].rawCount)
             } else {
@@ -383,13 +400,14 @@ final class JSONStreamEncoder: Encoder {
     }
 
     /// A key as written: converted (snake_case), quoted, escaped, followed by `:`.
-    func writtenKey(_ stringValue: String) -> JSONWrittenKey {
+    func writtenKey(_ key: some CodingKey) -> JSONWrittenKey {
+        let stringValue = key.stringValue
         var name = stringValue
         if options.snakeCase { name = convertToSnakeCase(name) }
         var bytes: [UInt8] = []
         appendJSONQuoted(name, to: &bytes, escapeSlash: options.escapeSlashes, escapeLineSeparators: false)
         bytes.append(contentsOf: options.pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
-        return JSONWrittenKey(name: name, bytes: bytes, raw: stringValue)
+        return JSONWrittenKey(name: name, bytes: bytes, raw: stringValue, key: key)
     }
 
     func writeKeySlow<K: CodingKey>(_ key: K) {
