@@ -431,4 +431,23 @@ private struct Staff: Decodable {
             #expect(ours == theirs)
         }
     }
+
+    @Test func errorPathsInsideDictionariesNameTheDocumentsKeyUnderSnakeCase() throws {
+        struct Holder: Decodable { var innerValue: [String: [String: Int]] }
+        func path(_ body: () throws -> Any) -> [String] {
+            do { _ = try body(); return ["no error"] } catch let DecodingError.typeMismatch(_, c) {
+                return c.codingPath.map(\.stringValue)
+            } catch { return ["\(error)"] }
+        }
+        var ours = JSONValueDecoder()
+        ours.keyDecodingStrategy = .convertFromSnakeCase
+        let foundation = JSONDecoder()
+        foundation.keyDecodingStrategy = .convertFromSnakeCase
+        let flat = #"{"leave_me_alone":"x"}"#
+        let nested = #"{"inner_value":{"some_key":{"deep_key":"x"}}}"#
+        #expect(path { try ours.decode([String: Int].self, from: flat) } == ["leave_me_alone"])
+        #expect(path { try ours.decode([String: Int].self, from: flat) } == path { try foundation.decode([String: Int].self, from: Data(flat.utf8)) })
+        #expect(path { try ours.decode(Holder.self, from: nested) } == ["innerValue", "some_key", "deep_key"])
+        #expect(path { try ours.decode(Holder.self, from: nested) } == path { try foundation.decode(Holder.self, from: Data(nested.utf8)) })
+    }
 }
