@@ -77,7 +77,9 @@ public struct JSONObjectWriter {
     func member(_ key: StaticString, _ body: (JSONStreamEncoder) throws -> Void) rethrows {
         try encoder._withUnsafeGuaranteedRef { e in
             guard _fastPath(e.out.frames.last?.id == id) || e.activate(id) else {
-                try e.memberIntoTree(id, key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }, body)
+                let aside = e.beginAside()
+                try body(e)
+                e.addToTree(id, key, e.endAside(aside))
                 return
             }
             if _fastPath(key.hasPointerRepresentation) {

@@ -184,47 +184,70 @@ extension JSONStreamEncoder {
         return false
     }
 
-    /// Runs `body`, which writes one value (a hand-written object's member), into a
-    /// separate output, and adds the value to the tree's object `id` under `key`.
-    func memberIntoTree(_ id: UInt64, _ key: String, _ body: (JSONStreamEncoder) throws -> Void) rethrows {
+    /// Adds `value` to the tree's object `id` under `key` (a hand-written object's member,
+    /// written aside: see ``beginAside()``).
+    @inline(never)
+    func addToTree(_ id: UInt64, _ key: StaticString, _ value: JSONTreeValue) {
         guard let t = tree else { return }
-        let name = options.snakeCase ? convertToSnakeCase(key) : key
-        let value = try encodeAside(body)
         guard let o = t.node(id)?.value.object else {
             t.misuse.report("a hand-written object was written to after it was finished", at: [])
             return
         }
-        o.keys.append(name)
+        let raw = key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        o.keys.append(options.snakeCase ? convertToSnakeCase(raw) : raw)
         o.values.append(value)
     }
 
-    /// Runs `body`, which writes one value, on an output of its own, with the tree put
-    /// aside; returns what it wrote as a tree.
-    func encodeAside(_ body: (JSONStreamEncoder) throws -> Void) rethrows -> JSONTreeValue {
-        let saved = tree!
-        var aside = options.output()
-        aside.snakeCaseKeys = out.snakeCaseKeys
-        aside.nextID = out.nextID
-        swap(&out, &aside)
-        let savedDepth = slotDepth, savedSlot = slot, savedClosed = closedFrames
+    /// Puts the tree aside and gives the encoder an output of its own, for one value that
+    /// code writing bytes (a hand-written object's member) writes; ``endAside(_:)`` returns
+    /// it as a tree. (A call that throws leaves the encoder as it is: it is not reused.)
+    @inline(never)
+    func beginAside() -> JSONAside {
+        let aside = JSONAside(out: options.output(), tree: tree!, slotDepth: slotDepth, slot: slot, closedFrames: closedFrames)
+        aside.out.snakeCaseKeys = out.snakeCaseKeys
+        aside.out.nextID = out.nextID
+        swap(&out, &aside.out)
         tree = nil
         slotDepth = 0
         slot = .empty
         closedFrames = []
-        defer {
-            aside.nextID = out.nextID
-            swap(&out, &aside)
-            tree = saved
-            slotDepth = savedDepth
-            slot = savedSlot
-            closedFrames = savedClosed
-        }
-        try body(self)
+        return aside
+    }
+
+    /// What was written since ``beginAside()``, as a tree; the tree is back.
+    @inline(never)
+    func endAside(_ aside: JSONAside) -> JSONTreeValue {
+        let value: JSONTreeValue
         if let inner = tree {
-            if let error = inner.misuse.error { saved.misuse.error = saved.misuse.error ?? error }
-            return inner.root ?? .object(JSONTreeObject(rawKeys: false))
+            if let error = inner.misuse.error { aside.tree.misuse.error = aside.tree.misuse.error ?? error }
+            value = inner.root ?? .object(JSONTreeObject(rawKeys: false))
+        } else {
+            var reader = JSONWrittenReader(out.bytes)
+            value = reader.value(rawKeys: []) ?? .object(JSONTreeObject(rawKeys: false))
         }
-        var reader = JSONWrittenReader(out.bytes)
-        return reader.value(rawKeys: []) ?? .object(JSONTreeObject(rawKeys: false))
+        aside.out.nextID = out.nextID
+        swap(&out, &aside.out)
+        tree = aside.tree
+        slotDepth = aside.slotDepth
+        slot = aside.slot
+        closedFrames = aside.closedFrames
+        return value
+    }
+}
+
+/// What ``JSONStreamEncoder/beginAside()`` put aside.
+final class JSONAside {
+    var out: JSONOutput
+    let tree: JSONTakeover
+    let slotDepth: Int
+    let slot: JSONStreamEncoder.Slot
+    let closedFrames: [JSONClosedFrame]
+
+    init(out: consuming JSONOutput, tree: JSONTakeover, slotDepth: Int, slot: JSONStreamEncoder.Slot, closedFrames: [JSONClosedFrame]) {
+        self.out = out
+        self.tree = tree
+        self.slotDepth = slotDepth
+        self.slot = slot
+        self.closedFrames = closedFrames
     }
 }
