@@ -50,6 +50,6 @@ for round in $(seq 1 20); do
   grep -a "[✔✘] Test .*\(passed\|failed\) after" run.log | sed 's/.*Test \([A-Za-z0-9_]*\)(.*/\1/' | sort -u > ended.txt
   comm -23 started.txt ended.txt | grep -v '^$' >> skipped.txt || true
 done
-echo "passed $(grep -ac '✔ Test .*passed after' run.log) failed $(grep -ac '✘ Test .*failed after' run.log) skipped (stopped the process) $(grep -c . skipped.txt)"
-echo "failed:"; grep -a "✘ Test .*failed after" run.log | sed 's/.*Test \([A-Za-z0-9_]*\)(.*/  \1/' | sort -u
+echo "passed $(grep -ac '✔ Test [A-Za-z0-9_]*(.*passed after' run.log) failed $(grep -ac '✘ Test [A-Za-z0-9_]*(.*failed after' run.log) skipped (stopped the process) $(grep -c . skipped.txt)"
+echo "failed:"; grep -a "✘ Test [A-Za-z0-9_]*(.*failed after" run.log | sed 's/.*Test \([A-Za-z0-9_]*\)(.*/  \1/' | sort -u
 echo "skipped:"; sed 's/^/  /' skipped.txt
