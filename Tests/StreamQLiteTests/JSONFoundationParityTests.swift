@@ -450,4 +450,119 @@ private struct Staff: Decodable {
         #expect(path { try ours.decode(Holder.self, from: nested) } == ["innerValue", "some_key", "deep_key"])
         #expect(path { try ours.decode(Holder.self, from: nested) } == path { try foundation.decode(Holder.self, from: Data(nested.utf8)) })
     }
+
+    @Test func randomTreesUsingEveryContainerPatternEncodeAsJSONEncoder() throws {
+        var rng = SplitMix(seed: 20)
+        for round in 0..<400 {
+            let tree = PatternNode.random(&rng, depth: 0)
+            for formatting in [[.sortedKeys], [.sortedKeys, .prettyPrinted]] as [JSONEncoder.OutputFormatting] {
+                for snake in [false, true] {
+                    var ours = JSONValueEncoder()
+                    if formatting.contains(.prettyPrinted) { ours.outputFormatting = [.sortedKeys, .prettyPrinted] } else { ours.outputFormatting = .sortedKeys }
+                    let foundation = JSONEncoder()
+                    foundation.outputFormatting = formatting
+                    if snake { ours.keyEncodingStrategy = .convertToSnakeCase; foundation.keyEncodingStrategy = .convertToSnakeCase }
+                    let counter = CallCounter()
+                    ours.userInfo[CallCounter.key] = counter
+                    let a = String(decoding: try ours.encode(tree), as: UTF8.self)
+                    let b = String(decoding: try foundation.encode(tree), as: UTF8.self)
+                    #expect(a == b, "round \(round)")
+                    #expect(counter.calls == tree.count, "round \(round)")
+                    if a != b || counter.calls != tree.count { return }
+                }
+            }
+        }
+    }
+}
+
+/// A deterministic generator (the tests' trees are the same on every run).
+private struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A value whose `encode(to:)` uses one of the container patterns at the edges of the contract
+/// (each counts its calls), with children of the same kind in arrays, dictionaries and members.
+private final class PatternNode: Encodable, @unchecked Sendable {
+    enum Pattern: CaseIterable { case plain, superKeyed, superPlain, twoNested, valueThenNested, twoArrays, lateWrite, unkeyedSuper, singleThenKeyed }
+    enum K: String, CodingKey { case alpha, betaValue, gammaList, delta, children, byName }
+    let pattern: Pattern
+    let n: Int
+    let children: [PatternNode]
+    let byName: [String: PatternNode]
+
+    init(pattern: Pattern, n: Int, children: [PatternNode], byName: [String: PatternNode]) {
+        self.pattern = pattern; self.n = n; self.children = children; self.byName = byName
+    }
+
+    static func random(_ rng: inout SplitMix, depth: Int) -> PatternNode {
+        let childCount = depth < 3 ? Int.random(in: 0...2, using: &rng) : 0
+        let children = (0..<childCount).map { _ in random(&rng, depth: depth + 1) }
+        let named = depth < 2 && Bool.random(using: &rng) ? ["some_key": random(&rng, depth: depth + 1), "Other": random(&rng, depth: depth + 1)] : [:]
+        return PatternNode(pattern: Pattern.allCases.randomElement(using: &rng)!, n: Int.random(in: -5...5, using: &rng), children: children, byName: named)
+    }
+
+    var count: Int { 1 + children.reduce(0) { $0 + $1.count } + byName.values.reduce(0) { $0 + $1.count } }
+
+    func encode(to encoder: any Encoder) throws {
+        (encoder.userInfo[CallCounter.key] as? CallCounter)?.calls += 1
+        if pattern == .singleThenKeyed {
+            var single = encoder.singleValueContainer()
+            try single.encode(["zeta": n])
+            var c = encoder.container(keyedBy: K.self)
+            try c.encode(children, forKey: .children)
+            if !byName.isEmpty { try c.encode(byName, forKey: .byName) }
+            return
+        }
+        var c = encoder.container(keyedBy: K.self)
+        try c.encode(n, forKey: .alpha)
+        switch pattern {
+        case .plain, .singleThenKeyed:
+            break
+        case .superKeyed:
+            let sup = c.superEncoder(forKey: .delta)
+            var s = sup.container(keyedBy: K.self)
+            try s.encode("base\(n)", forKey: .betaValue)
+        case .superPlain:
+            let sup = c.superEncoder()
+            var s = sup.singleValueContainer()
+            try s.encode(n * 2)
+        case .twoNested:
+            var a = c.nestedContainer(keyedBy: K.self, forKey: .delta)
+            try a.encode(1, forKey: .alpha)
+            var b = c.nestedContainer(keyedBy: K.self, forKey: .delta)
+            try b.encode(2, forKey: .betaValue)
+        case .valueThenNested:
+            try c.encode(["alpha": n], forKey: .delta)
+            var d = c.nestedContainer(keyedBy: K.self, forKey: .delta)
+            try d.encode("x", forKey: .betaValue)
+        case .twoArrays:
+            var a = c.nestedUnkeyedContainer(forKey: .gammaList)
+            try a.encode(n)
+            var b = c.nestedUnkeyedContainer(forKey: .gammaList)
+            try b.encode(n + 1)
+        case .lateWrite:
+            var a = c.nestedContainer(keyedBy: K.self, forKey: .delta)
+            try a.encode(1, forKey: .alpha)
+            var b = c.nestedUnkeyedContainer(forKey: .gammaList)
+            try b.encode(true)
+            try a.encode("late", forKey: .betaValue)
+        case .unkeyedSuper:
+            var u = c.nestedUnkeyedContainer(forKey: .gammaList)
+            try u.encode(n)
+            let sup = u.superEncoder()
+            var s = sup.singleValueContainer()
+            try s.encode("sup")
+            try u.encode(n + 1)
+        }
+        try c.encode(children, forKey: .children)
+        if !byName.isEmpty { try c.encode(byName, forKey: .byName) }
+    }
 }

@@ -113,10 +113,10 @@ extension JSONStreamEncoder {
         if tree == nil { takeOver() }
         let t = tree!
         if let n = t.node(id), let o = n.value.object {
-            return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder(n.path), object: o, codingPath: n.path))
+            return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder(n.path), object: o, codingPath: n.path, rawKeys: o.rawKeys))
         }
         t.misuse.report("a keyed container was written to after the value that made it was encoded", at: [])
-        return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder([]), object: JSONTreeObject(rawKeys: false), codingPath: []))
+        return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder([]), object: JSONTreeObject(rawKeys: false), codingPath: [], rawKeys: false))
     }
 
     /// The tree's unkeyed container of array `id` (see ``treeKeyed(_:_:)``).

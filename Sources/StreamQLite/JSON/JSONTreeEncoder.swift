@@ -87,12 +87,12 @@ final class JSONTreeEncoder: Encoder {
         case nil:
             let object = JSONTreeObject(rawKeys: rawKeys)
             slot.value = .object(object)
-            return KeyedEncodingContainer(JSONTreeKeyedContainer<Key>(encoder: self, object: object, codingPath: codingPath))
+            return KeyedEncodingContainer(JSONTreeKeyedContainer<Key>(encoder: self, object: object, codingPath: codingPath, rawKeys: rawKeys))
         case .object(let object)?:
-            return KeyedEncodingContainer(JSONTreeKeyedContainer<Key>(encoder: self, object: object, codingPath: codingPath))
+            return KeyedEncodingContainer(JSONTreeKeyedContainer<Key>(encoder: self, object: object, codingPath: codingPath, rawKeys: rawKeys))
         default:
             misused("a keyed container was asked for after another kind of value was encoded")
-            return KeyedEncodingContainer(JSONTreeKeyedContainer<Key>(encoder: self, object: JSONTreeObject(rawKeys: false), codingPath: codingPath))
+            return KeyedEncodingContainer(JSONTreeKeyedContainer<Key>(encoder: self, object: JSONTreeObject(rawKeys: false), codingPath: codingPath, rawKeys: false))
         }
     }
 
@@ -121,9 +121,9 @@ final class JSONTreeEncoder: Encoder {
         slot.value = value ?? .object(JSONTreeObject(rawKeys: false))
     }
 
-    /// The JSON key of `key` in `object`.
-    func jsonKey(_ key: some CodingKey, in object: JSONTreeObject) -> String {
-        options.snakeCase && !object.rawKeys ? convertToSnakeCase(key.stringValue) : key.stringValue
+    /// The JSON key of `key` (`raw`: written as it is, a `[String: V]`'s).
+    func jsonKey(_ key: some CodingKey, raw: Bool) -> String {
+        options.snakeCase && !raw ? convertToSnakeCase(key.stringValue) : key.stringValue
     }
 }
 
@@ -225,9 +225,12 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: JSONTreeEncoder
     let object: JSONTreeObject
     let codingPath: [any CodingKey]
+    /// Keys are written as they are: the container of a `[String: V]` (a nested container of
+    /// a key type converts its keys even in an object a dictionary made, as `JSONEncoder`'s).
+    let rawKeys: Bool
 
     func add(_ key: Key, _ value: JSONTreeValue) {
-        object.keys.append(encoder.jsonKey(key, in: object))
+        object.keys.append(encoder.jsonKey(key, raw: rawKeys))
         object.values.append(value)
     }
     func box<T: Encodable>(_ value: T, _ key: Key) throws -> JSONTreeValue {
@@ -241,11 +244,11 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     // Two nested containers for one key write into one object (or array), as `JSONEncoder`'s.
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let nested = object.nestedObject(encoder.jsonKey(key, in: object))
-        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, object: nested, codingPath: codingPath + [key]))
+        let nested = object.nestedObject(encoder.jsonKey(key, raw: rawKeys))
+        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, object: nested, codingPath: codingPath + [key], rawKeys: false))
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = object.nestedArray(encoder.jsonKey(key, in: object))
+        let nested = object.nestedArray(encoder.jsonKey(key, raw: rawKeys))
         return JSONTreeUnkeyedContainer(encoder: encoder, array: nested, codingPath: codingPath + [key])
     }
     mutating func superEncoder() -> any Encoder {
@@ -280,7 +283,7 @@ struct JSONTreeUnkeyedContainer: UnkeyedEncodingContainer {
         let nested = JSONTreeObject(rawKeys: false)
         let path = codingPath + [JSONIndexKey(index: count)]
         array.values.append(.object(nested))
-        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, object: nested, codingPath: path))
+        return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, object: nested, codingPath: path, rawKeys: false))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let nested = JSONTreeArray()
