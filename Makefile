@@ -136,7 +136,10 @@ test-fuzz:
 swift-toolchain:
 	@bash scripts/ensure-deps.sh --check-swift
 
+# The library first, with every warning an error (its own build folder, so the flag
+# does not rebuild the test build).
 test-swift: swift-toolchain
+	swift build --target StreamQLite --scratch-path .build-warnings -Xswiftc -warnings-as-errors
 	swift test
 
 # The Swift suites again under the thread sanitizer (its own build folder). A sink

@@ -7,7 +7,7 @@ import StreamQLite
 // interrupt when a statement starts on an idle connection: both failed before the C core
 // asked the pool's stopper (sq_set_host_stop_check) between its waits.
 
-// reviewCancelStalledFIFORead is in ReviewPoolTests.swift.
+// reviewCancelStalledFIFORead is in DatabasePoolInlineReadTests.swift.
 
 @Suite struct PoolCancelledFileWaitTests {
     @Test func cancellingAnInlineReadBlockedOnAFIFOStopsIt() async throws {

@@ -32,7 +32,7 @@ final class ConnectionThread: @unchecked Sendable {
     }
 
     /// A job made of a closure (see ``submit(_:)``).
-    private final class ClosureJob: Job {
+    private final class ClosureJob: Job, @unchecked Sendable {
         let body: (Database?) -> Void
         init(_ body: @escaping (Database?) -> Void) { self.body = body }
         override func run(_ database: Database?) { body(database) }
@@ -52,7 +52,7 @@ final class ConnectionThread: @unchecked Sendable {
     /// this code is not specialized for `T`, and each of those types costs a lookup of its
     /// generic metadata per read. Measured (PoolHopBench, empty body, callgrind): a hop takes
     /// 8,300 instructions so, 12,200 with a `Result<T, _>?` field, 9,800 through the continuation.
-    private final class ResultJob<T: Sendable>: Job {
+    private final class ResultJob<T: Sendable>: Job, @unchecked Sendable {
         let body: @Sendable (Database) throws -> T
         var continuation: UnsafeContinuation<Void, Never>?
         /// Initialized when `body` returned (`hasValue`), moved out by ``take()``.

@@ -123,7 +123,7 @@ private final class ExecutorQueue: @unchecked Sendable {
 /// The connection of one executor thread, found through a thread-specific value by
 /// ``DatabasePool/read(_:)``.
 final class InlineReader: @unchecked Sendable {
-    nonisolated(unsafe) static let key: pthread_key_t = {
+    static let key: pthread_key_t = {
         var key = pthread_key_t()
         precondition(pthread_key_create(&key, nil) == 0, "StreamQLite: pthread_key_create failed")
         return key

@@ -116,7 +116,7 @@ public struct JSONObjectReader {
     @inline(__always)
     public mutating func decode<T: Decodable>(_ key: StaticString, as type: T.Type = T.self) throws -> T {
         let v = try value(key.utf8Start, key.utf8CodeUnitCount, key)
-        return try decoder._withUnsafeGuaranteedRef { try $0.unwrap(T.self, at: v) }
+        return try decoder._withUnsafeGuaranteedRef { try $0.unwrap(type, at: v) }
     }
 
     // The common types without generic dispatch: these are called from other modules,
@@ -173,7 +173,7 @@ public struct JSONObjectReader {
     public mutating func decode<T: Decodable>(forKey key: String, as type: T.Type = T.self) throws -> T {
         var k = key
         let v = try k.withUTF8 { try value($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count, key) }
-        return try decoder._withUnsafeGuaranteedRef { try $0.unwrap(T.self, at: v) }
+        return try decoder._withUnsafeGuaranteedRef { try $0.unwrap(type, at: v) }
     }
 
     /// The value of `key` as `T`, or nil when the key is missing or its value is `null`.
@@ -181,7 +181,7 @@ public struct JSONObjectReader {
     public mutating func decodeIfPresent<T: Decodable>(_ key: StaticString, as type: T.Type = T.self) throws -> T? {
         guard let v = find(key.utf8Start, key.utf8CodeUnitCount) else { return nil }
         return try decoder._withUnsafeGuaranteedRef { d in
-            d.tokens[v].kind == JSONKind.null ? nil : try d.unwrap(T.self, at: v)
+            d.tokens[v].kind == JSONKind.null ? nil : try d.unwrap(type, at: v)
         }
     }
 

@@ -71,12 +71,17 @@ public struct JSONObjectWriter {
         self.id = id
     }
 
-    /// Runs `body` with the encoder after writing `key` (nothing when the object is closed:
-    /// the value is then encoded again through the `Encodable` path).
+    /// Runs `body` with the encoder after writing `key` (into the tree when the stream gave
+    /// way to one: see ``JSONStreamEncoder/takeOver()``).
     @inline(__always)
     func member(_ key: StaticString, _ body: (JSONStreamEncoder) throws -> Void) rethrows {
         try encoder._withUnsafeGuaranteedRef { e in
-            guard _fastPath(e.out.frames.last?.id == id) || e.activate(id) else { return }
+            guard _fastPath(e.out.frames.last?.id == id) || e.activate(id) else {
+                let aside = e.beginAside()
+                try body(e)
+                e.addToTree(id, key, e.endAside(aside))
+                return
+            }
             if _fastPath(key.hasPointerRepresentation) {
                 e.out.handKey(key.utf8Start, key.utf8CodeUnitCount)
             } else {
@@ -116,12 +121,12 @@ public struct JSONObjectWriter {
     /// Writes `value` under `key` (NaN and infinities: the encoder's non-conforming float strategy).
     public mutating func encode(_ value: Double, forKey key: StaticString) throws {
         try member(key) { e in
-            if _fastPath(value.isFinite) { e.out.double(value) } else { e.out.scalar(try e.options.number(value, path: e.codingPath)) }
+            if _fastPath(value.isFinite) { e.out.double(value) } else { e.out.scalar(try e.options.number(value, path: e.memberPath)) }
         }
     }
     /// Writes `value` under `key` (NaN and infinities: the encoder's non-conforming float strategy).
     public mutating func encode(_ value: Float, forKey key: StaticString) throws {
-        try member(key) { e in e.out.scalar(try e.options.number(value, path: e.codingPath)) }
+        try member(key) { e in e.out.scalar(try e.options.number(value, path: e.memberPath)) }
     }
     /// Writes `value` under `key`.
     public mutating func encode(_ value: Bool, forKey key: StaticString) throws {
@@ -190,10 +195,7 @@ public struct JSONObjectWriter {
 
     /// The coding path of the object (as `Encodable` types see it).
     public var codingPath: [any CodingKey] {
-        encoder._withUnsafeGuaranteedRef { e in
-            guard let d = e.out.depth(of: id) else { return e.codingPath }
-            return Array(e.codingPath.prefix(d))
-        }
+        encoder._withUnsafeGuaranteedRef { $0.containerPath(id) }
     }
 
     /// The encoder's `userInfo`.

@@ -81,13 +81,15 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: Int128.Type, forKey key: Key) throws -> Int128 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
+    func decode(_ type: UInt128.Type, forKey key: Key) throws -> UInt128 { let v = try value(key); return try with { try $0.readInteger(type, at: v) } }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let v = try value(key)
-        return try with { try $0.unwrap(T.self, at: v) }
+        return try with { try $0.unwrap(type, at: v) }
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        try optional(key) { try $0.unwrap(T.self, at: $1) }
+        try optional(key) { try $0.unwrap(type, at: $1) }
     }
 
     /// The value of `key` read by `read`, nil when the key is missing or its value is null:
@@ -114,6 +116,8 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try optional(key) { try $0.readInteger(type, at: $1) } }
     func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try optional(key) { try $0.readInteger(type, at: $1) } }
     func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: Int128.Type, forKey key: Key) throws -> Int128? { try optional(key) { try $0.readInteger(type, at: $1) } }
+    func decodeIfPresent(_ type: UInt128.Type, forKey key: Key) throws -> UInt128? { try optional(key) { try $0.readInteger(type, at: $1) } }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         let v = try value(key)

@@ -76,7 +76,7 @@ struct JSONOutput: ~Copyable {
 
     var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: count) }
 
-    /// Forgets everything written (a restart).
+    /// Forgets everything written.
     mutating func reset() {
         count = 0
         frames.removeAll()
@@ -472,7 +472,8 @@ enum JSONScalar {
     /// Finite.
     case float(Float)
     case string(String)
-    /// A number literal written as it is (a `Decimal`'s description).
+    /// A literal written as it is (a `Decimal`'s or a 128-bit integer's description; what
+    /// ``JSONWrittenReader`` read back).
     case number(String)
 }
 
@@ -487,6 +488,8 @@ struct JSONWrittenKey {
     var count: Int
     var raw: UnsafeMutablePointer<UInt8>
     var rawCount: Int
+    /// The coding key itself (coding paths show it, as `JSONEncoder`'s do).
+    var key: (any CodingKey)?
     init() {
         name = ""
         bytes = UnsafeMutablePointer(bitPattern: 1)!
@@ -494,8 +497,9 @@ struct JSONWrittenKey {
         raw = UnsafeMutablePointer(bitPattern: 1)!
         rawCount = 0
     }
-    init(name: String, bytes: [UInt8], raw: String) {
+    init(name: String, bytes: [UInt8], raw: String, key: any CodingKey) {
         self.name = name
+        self.key = key
         count = bytes.count
         self.bytes = .allocate(capacity: max(count, 1))
         self.bytes.initialize(from: bytes, count: count)

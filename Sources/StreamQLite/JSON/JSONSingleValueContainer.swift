@@ -42,5 +42,7 @@ struct JSONSingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try read { try decoder.readInteger(type, at: $0) } }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try read { try decoder.readInteger(type, at: $0) } }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try read { try decoder.readInteger(type, at: $0) } }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try read { try decoder.unwrap(T.self, at: $0) } }
+    func decode(_ type: Int128.Type) throws -> Int128 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode(_ type: UInt128.Type) throws -> UInt128 { try read { try decoder.readInteger(type, at: $0) } }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try read { try decoder.unwrap(type, at: $0) } }
 }

@@ -15,11 +15,6 @@ extension Optional: JSONOptionalValue { var isNone: Bool { self == nil } }
 protocol JSONStringDictionaryEncodable {}
 extension Dictionary: JSONStringDictionaryEncodable where Key == String {}
 
-/// Thrown inside the streaming encoder when `encode(to:)` uses containers out of
-/// order (a container written after a later one, `superEncoder`): the value is then
-/// encoded again through ``JSONTreeEncoder``.
-struct JSONEncoderRestart: Error {}
-
 /// The byte of a one-byte trivial key (synthesized `CodingKeys`), else -1.
 @inline(__always)
 func jsonKeyByte<K: CodingKey>(_ key: K) -> Int16 {

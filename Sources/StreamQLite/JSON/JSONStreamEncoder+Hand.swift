@@ -31,7 +31,7 @@ extension Array: JSONArrayEncodable where Element: Encodable {
             return
         }
         let depth = e.out.frames.count
-        _ = e.out.open(object: false)
+        let id = e.out.open(object: false)
         if Element.self == String.self {
             for s in unsafeBitCast(self, to: [String].self) { e.out.beforeElement(); e.out.string(s) }
         } else if Element.self == Int.self {
@@ -42,6 +42,7 @@ extension Array: JSONArrayEncodable where Element: Encodable {
             try withUnsafeBufferPointer { elements in
                 guard let base = elements.baseAddress else { return }
                 for i in 0..<elements.count {
+                    if _slowPath(e.tree != nil) { return try e.appendInTree(id, elements[i...]) }
                     e.out.beforeElement()
                     try e.encodePlain(base[i], top: false)
                 }
@@ -50,6 +51,7 @@ extension Array: JSONArrayEncodable where Element: Encodable {
             try withUnsafeBufferPointer { elements in
                 guard let base = elements.baseAddress else { return }
                 for i in 0..<elements.count {
+                    if _slowPath(e.tree != nil) { return try e.appendInTree(id, elements[i...]) }
                     e.out.beforeElement()
                     try e.encodeValue(base[i])
                 }
@@ -69,13 +71,18 @@ protocol JSONStringKeyedEncodable {
 extension Dictionary: JSONStringKeyedEncodable where Key == String, Value: Encodable {
     func encodeMembers(to e: JSONStreamEncoder) throws {
         let depth = e.out.frames.count
-        _ = e.out.open(object: true, rawKeys: true)
+        let id = e.out.open(object: true, rawKeys: true)
         // Distinct keys: no duplicates to look for when the object closes (sorted there with `sortedKeys`).
         e.out.frames[depth].distinct = true
         // By index: a `for` loop's iterator and `Optional<(Key, Value)>` cost metadata lookups per dictionary.
         let keys = self.keys, values = self.values
         var i = startIndex
         while i != endIndex {
+            if _slowPath(e.tree != nil) {
+                var c = e.treeKeyed(JSONStringKey.self, id)
+                while i != endIndex { try c.encode(values[i], forKey: JSONStringKey(keys[i])); i = index(after: i) }
+                return
+            }
             e.out.key(keys[i], byte: -1, type: nil)
             try e.encodeValue(values[i])
             i = index(after: i)
@@ -109,6 +116,13 @@ private func encodeOpenedElements<A: JSONArrayEncodable, T>(_ array: A.Type, _ v
 }
 
 extension JSONStreamEncoder {
+    /// The rest of an array's elements, once the stream gave way to the tree (see ``takeOver()``).
+    @inline(never)
+    func appendInTree<T: Encodable>(_ id: UInt64, _ elements: Slice<UnsafeBufferPointer<T>>) throws {
+        var c = treeUnkeyed(id)
+        for v in elements { try c.encode(v) }
+    }
+
     static let kindSlots = 64
 
     /// How values of `T` are written: asked once per type and encoder (a conformance
@@ -162,10 +176,11 @@ extension JSONStreamEncoder {
     /// Writes an array of `H`, each with its `encode(json:)`.
     func encodeHandArray<H: JSONEncodable>(_ values: [H]) throws {
         let depth = out.frames.count
-        _ = out.open(object: false)
+        let id = out.open(object: false)
         try values.withUnsafeBufferPointer { elements in
             guard let base = elements.baseAddress else { return }
             for i in 0..<elements.count {
+                if _slowPath(tree != nil) { return try appendInTree(id, elements[i...]) }
                 out.beforeElement()
                 try encodeHand(base[i])
             }

@@ -4,20 +4,30 @@ import Foundation
 /// The `Encoder` writing as `encode(to:)` runs. The "slot" is the value being
 /// encoded: its first container request opens its object or array; when its
 /// `encode(to:)` returns, whatever it opened is closed (and an empty value is `{}`).
+///
+/// When an `encode(to:)` uses its containers in a way bytes written in order cannot follow
+/// (a `superEncoder`, a second nested container for one key, a container written after a
+/// later one closed it), the document so far is read back into a tree and the rest is
+/// built there (``takeOver()``): every `encode(to:)` still runs once.
 final class JSONStreamEncoder: Encoder {
     // Unchecked exclusivity: touched on every value; only the encoding thread uses an encoder.
     @exclusivity(unchecked) var out: JSONOutput
     /// Set for each call (a pooled encoder serves options of the same layout, see ``take(_:)``).
     @exclusivity(unchecked) private(set) var options: JSONValueEncoder.Options
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
-    /// Set when a container was used out of order; the value is encoded again as a tree.
-    @exclusivity(unchecked) var restart = false
+    /// The document once the stream gave way to a tree (see ``takeOver()``).
+    @exclusivity(unchecked) var tree: JSONTakeover?
 
     enum Slot: Equatable {
         case empty
         case container(id: UInt64, object: Bool)
         case single
+        /// The value is built in the tree, by ``JSONTakeover/pending``.
+        case inTree
     }
+    /// Nested containers closed because their parent was written to again, while the value
+    /// that made them is encoded: where each is, in case it is written to again (see ``takeOver()``).
+    @exclusivity(unchecked) var closedFrames: [JSONClosedFrame] = []
     /// The current value: `frames.count` when it began, and what it wrote.
     @exclusivity(unchecked) var slotDepth = 0
     @exclusivity(unchecked) var slot = Slot.empty
@@ -97,41 +107,73 @@ final class JSONStreamEncoder: Encoder {
         }
     }
 
+    /// The path of the value being encoded (not of the members its containers write).
     var codingPath: [any CodingKey] {
+        if _slowPath(tree != nil) { return tree!.slotPath(self) }
+        return path(depth: min(slotDepth, out.frames.count))
+    }
+
+    /// The path of the member being written in the innermost container.
+    var memberPath: [any CodingKey] { path(depth: out.frames.count) }
+
+    /// The key of the last member of each open container above `depth`.
+    func path(depth: Int) -> [any CodingKey] {
         var path: [any CodingKey] = []
-        for i in 0..<out.frames.count where out.frames[i].count > 0 {
-            // An object's members are contiguous from its `memberBase` until it closes: the last is its current key.
-            let f = out.frames[i]
-            if f.hand {
-                let k = out.handKeys[f.memberBase + f.count - 1]
-                path.append(JSONStringKey(String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self)))
-            } else if f.isObject {
-                path.append(JSONStringKey(out.members[f.memberBase + f.count - 1].key))
-            } else {
-                path.append(JSONIndexKey(index: f.count - 1))
-            }
-        }
+        for i in 0..<depth where out.frames[i].count > 0 { path.append(lastKey(ofFrame: i)) }
         return path
+    }
+
+    /// The key of the last member of open container `i`: the coding key itself when its
+    /// type is a one-byte key type, else a key by the name written (an index in an array).
+    func lastKey(ofFrame i: Int) -> any CodingKey {
+        let f = out.frames[i]
+        if f.hand {
+            let k = out.handKeys[f.memberBase + f.count - 1]
+            if let type = f.keyType, let table = keyTables.first(where: { $0.type == type })?.table {
+                for b in 0..<256 where table[b].count >= 0 && UnsafePointer(table[b].raw) == k.key {
+                    if let key = table[b].key { return key }
+                }
+            }
+            return JSONStringKey(String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self))
+        } else if f.isObject {
+            let m = out.members[f.memberBase + f.count - 1]
+            if m.keyByte >= 0, f.byteKeys, let type = f.keyType, let table = keyTables.first(where: { $0.type == type })?.table,
+               let key = table[Int(m.keyByte)].key {
+                return key
+            }
+            return JSONStringKey(m.key)
+        }
+        return JSONIndexKey(index: f.count - 1)
+    }
+
+    /// The JSON key of the last member of open object `i` as written (nil in an array).
+    func lastName(ofFrame i: Int) -> String? {
+        let f = out.frames[i]
+        if f.hand {
+            let k = out.handKeys[f.memberBase + f.count - 1]
+            let raw = String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self)
+            return out.snakeCaseKeys ? convertToSnakeCase(raw) : raw
+        }
+        return f.isObject ? out.members[f.memberBase + f.count - 1].key : nil
     }
 
     /// Ready for another value (the buffer's memory is kept).
     func reset() {
         out.reset()
-        restart = false
+        tree = nil
+        closedFrames.removeAll()
         slotDepth = 0
         slot = .empty
         slotRawKeys = false
     }
 
     func encodeTop<T: Encodable>(_ value: T) throws {
-        do {
-            try encodeValue(value, top: true)
-            if restart { throw JSONEncoderRestart() }
-        } catch is JSONEncoderRestart {
+        try encodeValue(value, top: true)
+        if let tree {
+            self.tree = nil
             out.reset()
-            let tree = JSONTreeEncoder(options: options)
-            let node = try tree.encodeTop(value)
-            node.write(to: &out)
+            try tree.misuse.check()
+            (tree.root ?? .object(JSONTreeObject(rawKeys: false))).write(to: &out)
         }
     }
 
@@ -140,17 +182,18 @@ final class JSONStreamEncoder: Encoder {
     func encodeValue<T: Encodable>(_ value: T, top: Bool = false) throws {
         if T.self == String.self { out.string(unsafeBitCast(value, to: String.self)); return }
         if T.self == Int.self { out.integer(Int64(unsafeBitCast(value, to: Int.self))); return }
-        if T.self == Double.self { out.scalar(try options.number(unsafeBitCast(value, to: Double.self), path: codingPath)); return }
+        if T.self == Double.self { out.scalar(try options.number(unsafeBitCast(value, to: Double.self), path: memberPath)); return }
         if T.self == Bool.self { out.scalar(.bool(unsafeBitCast(value, to: Bool.self))); return }
         try encodeOther(value, top: top)
     }
 
     func encodeOther<T: Encodable>(_ value: T, top: Bool) throws {
         // The kind, kept per type, says whether `T` is one of the types `options.special` knows.
-        if case .special = kind(of: T.self), let special = try options.special(value, path: codingPath) {
+        if case .special = kind(of: T.self), let special = try options.special(value, path: memberPath) {
             switch special {
             case .scalar(let s): out.scalar(s)
-            case .encode(let body): try inSlot(top: top, rawKeys: false) { try body(self) }
+            // A custom strategy that writes nothing writes `{}`, at the top too (as `JSONEncoder`).
+            case .encode(let body): try inSlot(top: false, rawKeys: false) { try body(self) }
             }
             return
         }
@@ -169,12 +212,14 @@ final class JSONStreamEncoder: Encoder {
     @inline(__always)
     func inSlot(top: Bool, rawKeys: Bool, _ body: () throws -> Void) throws {
         let savedDepth = slotDepth, savedSlot = slot, savedRaw = slotRawKeys
+        let firstID = out.nextID
         slotDepth = out.frames.count
         slot = .empty
         slotRawKeys = rawKeys
         defer { slotDepth = savedDepth; slot = savedSlot; slotRawKeys = savedRaw }
         try body()
-        if restart { throw JSONEncoderRestart() }
+        if _slowPath(!closedFrames.isEmpty) { forgetClosedFrames(from: firstID) }
+        if _slowPath(tree != nil) { return }
         switch slot {
         case .empty:
             if top {
@@ -188,12 +233,18 @@ final class JSONStreamEncoder: Encoder {
             } else {
                 out.close(downTo: slotDepth)
             }
-        case .single:
+        case .single, .inTree:
             break
         }
     }
 
-    /// Activates object `id` and writes `key`; false when the write must be dropped (restart).
+    /// Forgets the closed containers of a value whose `encode(to:)` returned (their
+    /// containers are not to be used after it).
+    func forgetClosedFrames(from firstID: UInt64) {
+        while let last = closedFrames.last, last.id >= firstID { closedFrames.removeLast() }
+    }
+
+    /// Activates object `id` and writes `key`; false when the tree takes the member (see ``takeOver()``).
     @inline(__always)
     func beginMember<K: CodingKey>(_ key: K, _ id: UInt64) -> Bool {
         guard activate(id) else { return false }
@@ -290,20 +341,34 @@ final class JSONStreamEncoder: Encoder {
     @inline(__always)
     func activate(_ id: UInt64) -> Bool {
         if _fastPath(out.frames.last?.id == id) { return true }
-        guard let d = out.depth(of: id) else { restart = true; return false }
+        return activateSlow(id)
+    }
+
+    /// ``activate(_:)`` when `id` is not the innermost: the containers after it are closed
+    /// (and remembered, see ``closedFrames``); false (in the tree) when it is closed.
+    func activateSlow(_ id: UInt64) -> Bool {
+        guard tree == nil, let d = out.depth(of: id) else {
+            takeOver()
+            return false
+        }
+        for i in stride(from: out.frames.count - 1, to: d, by: -1) {
+            let p = out.frames[i - 1]
+            closedFrames.append(JSONClosedFrame(id: out.frames[i].id, parent: p.id, key: lastKey(ofFrame: i - 1),
+                                                name: lastName(ofFrame: i - 1), index: p.count - 1))
+        }
         out.close(downTo: d + 1)
         return true
     }
 
     /// Writes the JSON key of `key` in the innermost object; false when the member must be
-    /// dropped (a key that is not one byte in an object opened for one-byte keys: restart).
+    /// written in the tree (a key that is not one byte in an object opened for one-byte keys).
     @inline(__always)
     func writeKey<K: CodingKey>(_ key: K) -> Bool {
         let hand = out.frames[out.frames.count &- 1].hand
         if Self.isByteKey(K.self) {
             let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
             let table = keyTable(ObjectIdentifier(K.self))
-            if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key.stringValue) }
+            if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key) }
             if _fastPath(hand) {
                 out.handKey(table[byte].raw, table[byte].rawCount)
             } else {
@@ -311,8 +376,8 @@ final class JSONStreamEncoder: Encoder {
             }
             return true
         }
-        // Rare (two containers of different key types writing one object): the tree encoder writes it.
-        if hand { restart = true; return false }
+        // Rare (two containers of different key types writing one object): the tree writes it.
+        if hand { takeOver(); return false }
         writeKeySlow(key)
         return true
     }
@@ -335,13 +400,14 @@ final class JSONStreamEncoder: Encoder {
     }
 
     /// A key as written: converted (snake_case), quoted, escaped, followed by `:`.
-    func writtenKey(_ stringValue: String) -> JSONWrittenKey {
+    func writtenKey(_ key: some CodingKey) -> JSONWrittenKey {
+        let stringValue = key.stringValue
         var name = stringValue
         if options.snakeCase { name = convertToSnakeCase(name) }
         var bytes: [UInt8] = []
         appendJSONQuoted(name, to: &bytes, escapeSlash: options.escapeSlashes, escapeLineSeparators: false)
         bytes.append(contentsOf: options.pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
-        return JSONWrittenKey(name: name, bytes: bytes, raw: stringValue)
+        return JSONWrittenKey(name: name, bytes: bytes, raw: stringValue, key: key)
     }
 
     func writeKeySlow<K: CodingKey>(_ key: K) {

@@ -14,57 +14,66 @@ struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
     }
     var encoder: JSONStreamEncoder { unmanaged.takeUnretainedValue() }
 
-    var codingPath: [any CodingKey] {
-        let e = encoder
-        guard let d = e.out.depth(of: cell.pointee) else { return e.codingPath }
-        return Array(e.codingPath.prefix(d))
+    var codingPath: [any CodingKey] { encoder.containerPath(cell.pointee) }
+
+    /// The same call on the tree's container of this object (see ``JSONStreamEncoder/takeOver()``).
+    @inline(never)
+    func inTree<R>(_ body: (inout KeyedEncodingContainer<Key>) throws -> R) rethrows -> R {
+        try Self.inTree(encoder, cell.pointee, body)
     }
 
-    mutating func encodeNil(forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.append("null") } } }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.scalar(.bool(value)) } } }
-    mutating func encode(_ value: String, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.string(value) } } }
+    /// ``inTree(_:)`` for object `id` of `e` (out of line: the writing calls stay small).
+    @inline(never)
+    static func inTree<R>(_ e: JSONStreamEncoder, _ id: UInt64, _ body: (inout KeyedEncodingContainer<Key>) throws -> R) rethrows -> R {
+        var c = e.treeKeyed(Key.self, id)
+        return try body(&c)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.append("null") } else { try Self.inTree(e, id) { try $0.encodeNil(forKey: key) } } } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.bool(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: String, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.string(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         let id = cell.pointee
-        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.codingPath)) } }
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.memberPath)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
     }
     mutating func encode(_ value: Float, forKey key: Key) throws {
         let id = cell.pointee
-        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.codingPath)) } }
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.memberPath)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
     }
-    mutating func encode(_ value: Int, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } } }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.integer(value) } } }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } } }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { let id = cell.pointee; with { e in if e.beginMember(key, id) { e.out.unsigned(value) } } }
+    mutating func encode(_ value: Int, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.number(String(value))) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.number(String(value))) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         let id = cell.pointee
-        try with { e in if e.beginMember(key, id) { try e.encodeValue(value) } }
+        try with { e in if e.beginMember(key, id) { try e.encodeValue(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let id = cell.pointee
-        return with { e in
-            guard e.beginMember(key, id) else { return e.keyedContainer(NestedKey.self, id: 0) }
-            return e.keyedContainer(NestedKey.self, id: e.openObject(NestedKey.self))
-        }
+        let e = encoder
+        guard e.beginNested(key, id) else { return inTree { $0.nestedContainer(keyedBy: NestedKey.self, forKey: key) } }
+        return e.keyedContainer(NestedKey.self, id: e.openObject(NestedKey.self))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let id = cell.pointee
-        return with { e in
-            guard e.beginMember(key, id) else { return JSONStreamUnkeyedContainer(encoder: e, id: 0) }
-            return JSONStreamUnkeyedContainer(encoder: e, id: e.out.open(object: false))
-        }
+        let e = encoder
+        guard e.beginNested(key, id) else { return inTree { $0.nestedUnkeyedContainer(forKey: key) } }
+        return JSONStreamUnkeyedContainer(encoder: e, id: e.out.open(object: false))
     }
 
-    // A super encoder writes whenever its user wants: the tree encoder handles it.
-    mutating func superEncoder() -> any Encoder { let e = encoder; e.restart = true; return e }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { let e = encoder; e.restart = true; return e }
+    // A super encoder writes whenever its user wants: the tree takes the document over.
+    mutating func superEncoder() -> any Encoder { encoder.takeOver(); return inTree { $0.superEncoder() } }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder.takeOver(); return inTree { $0.superEncoder(forKey: key) } }
 }
 
 /// A kept keyed container of ``JSONStreamEncoder``.

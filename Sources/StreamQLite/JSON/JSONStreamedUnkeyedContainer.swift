@@ -39,11 +39,13 @@ struct JSONStreamedUnkeyedContainer: UnkeyedDecodingContainer {
         return false
     }
 
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try element(T.self).decodeTop(T.self) }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try element(T.self).decodeTop(type) }
     mutating func decode(_ type: Bool.Type) throws -> Bool { try element(type).decodeTop(type) }
     mutating func decode(_ type: String.Type) throws -> String { try element(type).decodeTop(type) }
     mutating func decode(_ type: Double.Type) throws -> Double { try element(type).decodeTop(type) }
     mutating func decode(_ type: Int.Type) throws -> Int { try element(type).decodeTop(type) }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try element(type).decodeTop(type) }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try element(type).decodeTop(type) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
         try element(type).container(keyedBy: type)

@@ -52,6 +52,8 @@ final class JSONTape {
             throw nomem
         }
         parser = p
+        // `JSONDecoder`'s limit: 512 nested arrays and objects.
+        sq_json_set_max_depth(p, 512)
         state.pointee.streaming = streaming ? 1 : 0
         if multiple { sq_json_set_options(p, UInt32(SQ_JSON_OPT_MULTIPLE)) }
     }

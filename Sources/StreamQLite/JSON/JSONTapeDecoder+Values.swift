@@ -166,12 +166,25 @@ extension JSONTapeDecoder {
 
     func nonConforming<F: BinaryFloatingPoint>(_ type: F.Type, at i: Int) throws -> F {
         if case .convertFromString(let posInf, let negInf, let nan) = options.nonConforming, tokens[i].kind == JSONKind.string {
-            let b = bytes(at: i)
+            // The string as written is compared, as `JSONDecoder` does: `"Na\u004E"` is not `"NaN"`.
+            let b = writtenString(at: i)
             if b.elementsEqual(posInf.utf8) { return F.infinity }
             if b.elementsEqual(negInf.utf8) { return -F.infinity }
             if b.elementsEqual(nan.utf8) { return F.nan }
         }
         throw mismatch(F.self, at: i)
+    }
+
+    /// The string at `i` as the document has it (escapes not undone), when it is at hand;
+    /// else the string.
+    func writtenString(at i: Int) -> UnsafeBufferPointer<UInt8> {
+        let t = tokens[i]
+        guard t.flags & JSONTape.arenaFlag != 0 else { return bytes(at: i) }
+        let start = offset(of: i) + 1 - inputOffset
+        guard start >= 1, start <= inputCount else { return bytes(at: i) }
+        var end = start
+        while end < inputCount && input[end] != UInt8(ascii: "\"") { end += input[end] == UInt8(ascii: "\\") ? 2 : 1 }
+        return UnsafeBufferPointer(start: input + start, count: min(end, inputCount) - start)
     }
 
     // MARK: Any value
@@ -184,7 +197,7 @@ extension JSONTapeDecoder {
         if T.self == Int.self { return unsafeBitCast(try readInteger(Int.self, at: i), to: T.self) }
         if T.self == Double.self { return unsafeBitCast(try readDouble(at: i), to: T.self) }
         if T.self == Bool.self { return unsafeBitCast(try readBool(at: i), to: T.self) }
-        return try unwrapOther(T.self, at: i)
+        return try unwrapOther(type, at: i)
     }
 
     /// Whether `unwrap` reads a `T` other than by calling its `init(from:)` (a scalar, a
@@ -196,6 +209,11 @@ extension JSONTapeDecoder {
     }
 
     func unwrapOther<T: Decodable>(_ type: T.Type, at i: Int) throws -> T {
+        // `decode(Employee.self as Person.Type, …)`: the runtime type's `init(from:)`, as `JSONDecoder`.
+        if _slowPath(type != T.self) {
+            let runtime: any Decodable.Type = type
+            return try unwrapRuntimeType(runtime, at: i) as! T
+        }
         if T.self == Date.self { return try readDate(at: i) as! T }
         if T.self == Data.self { return try readData(at: i) as! T }
         if T.self == URL.self { return try readURL(at: i) as! T }
@@ -221,6 +239,11 @@ extension JSONTapeDecoder {
             current = i
             return try T(from: self)
         }
+    }
+
+    /// Decodes a value of `type` (opened: its own plan and `init(from:)`).
+    func unwrapRuntimeType<U: Decodable>(_ type: U.Type, at i: Int) throws -> Any {
+        try unwrap(U.self, at: i)
     }
 
     /// Runs `body` one level deeper (the key only documents the call: paths come from the tape).

@@ -190,7 +190,7 @@ final class JSONTapeDecoder: Decoder {
     /// (Where keys were found in an earlier document or streamed element, whose tokens
     /// started at 0 too, is forgotten as each keyed container is pointed at its object.)
     func decodeTop<T: Decodable>(_ type: T.Type) throws -> T {
-        try unwrap(T.self, at: 0)
+        try unwrap(type, at: 0)
     }
 
     /// ``decodeTop(_:)`` for a ``JSONDecodable`` type known as such.

@@ -34,7 +34,7 @@ final class JSONTopArrayDecoder: Decoder {
             streamed = true
             return try array.decodeElements(reader) as! T
         }
-        let value = try T(from: self)
+        let value = try type.init(from: self)
         // Whatever the type read, the whole document is checked (as a whole-document parse would).
         if whole == nil { try reader.drain { false } }
         return value

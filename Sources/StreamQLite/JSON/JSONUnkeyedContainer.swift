@@ -76,7 +76,9 @@ struct JSONUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
     mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
-    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { d, i, k in try d.unwrap(T.self, at: i) } }
+    mutating func decode(_ type: Int128.Type) throws -> Int128 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode(_ type: UInt128.Type) throws -> UInt128 { try read(type) { d, i, k in try d.readInteger(type, at: i) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try read(type) { d, i, k in try d.unwrap(type, at: i) } }
 
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
         if _slowPath(!alive) { throw decoder.expiredError() }

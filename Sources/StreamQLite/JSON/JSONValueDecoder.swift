@@ -125,7 +125,43 @@ public struct JSONValueDecoder: Sendable {
     }
 
     /// Decodes a `T` from one JSON document; the bytes are only read during the call.
+    ///
+    /// The document is UTF-8, or UTF-16 or UTF-32 (either byte order) with or without a byte
+    /// order mark, told apart by its first four bytes as `JSONDecoder` does (RFC 4627, section 3).
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        if let utf8 = try Self.utf8(of: bytes) {
+            return try utf8.withUnsafeBytes { try decodeUTF8(type, from: $0) }
+        }
+        return try decodeUTF8(type, from: bytes)
+    }
+
+    /// The document as UTF-8 when it is UTF-16 or UTF-32 (nil: it is UTF-8).
+    static func utf8(of bytes: UnsafeRawBufferPointer) throws -> [UInt8]? {
+        let n = bytes.count
+        guard n >= 2, bytes[0] == 0 || bytes[1] == 0 || bytes[0] >= 0xFE else { return nil }
+        let b0 = bytes[0], b1 = bytes[1], b2: UInt8? = n > 2 ? bytes[2] : nil, b3: UInt8? = n > 3 ? bytes[3] : nil
+        let encoding: String.Encoding, bom: Int
+        switch (b0, b1, b2, b3) {
+        case (0, 0, 0xFE, 0xFF): (encoding, bom) = (.utf32BigEndian, 4)
+        case (0xFE, 0xFF, 0, 0): (encoding, bom) = (.utf32LittleEndian, 4)
+        case (0xFE, 0xFF, _, _): (encoding, bom) = (.utf16BigEndian, 2)
+        case (0xFF, 0xFE, _, _): (encoding, bom) = (.utf16LittleEndian, 2)
+        case let (0, 0, 0, .some(c)) where c != 0: (encoding, bom) = (.utf32BigEndian, 0)
+        case let (0, c, 0, .some(d)) where c != 0 && d != 0: (encoding, bom) = (.utf16BigEndian, 0)
+        case let (c, 0, 0, 0) where c != 0: (encoding, bom) = (.utf32LittleEndian, 0)
+        case let (c, 0, .some(d), 0) where c != 0 && d != 0: (encoding, bom) = (.utf16LittleEndian, 0)
+        case let (0, c, nil, nil) where c != 0: (encoding, bom) = (.utf16BigEndian, 0)
+        case let (c, 0, nil, nil) where c != 0: (encoding, bom) = (.utf16LittleEndian, 0)
+        default: return nil
+        }
+        guard let text = String(bytes: bytes[bom...], encoding: encoding) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription:
+                "JSONValueDecoder.decode: the document is not valid \(encoding) (told by its first bytes, as JSONDecoder does)."))
+        }
+        return Array(text.utf8)
+    }
+
+    func decodeUTF8<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         if bytes.count >= Self.streamedArraySize && Self.startsWithArray(bytes) {
             // One element's tokens at a time: no memory for the whole document's.
             return try JSONTopArrayDecoder(bytes: bytes, options: Options(self)).decode(T.self)
@@ -134,7 +170,7 @@ public struct JSONValueDecoder: Sendable {
         defer { JSONTapeDecoder.pool.give(&decoder) }
         let d = decoder!
         try d.parse(bytes, options: Options(self))
-        return try d.decodeTop(T.self)
+        return try d.decodeTop(type)
     }
 
     /// Top-level arrays at least this large are decoded element by element.

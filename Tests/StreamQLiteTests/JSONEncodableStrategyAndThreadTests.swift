@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import StreamQLite
 
-// Review of JSONEncodable (hand-written encoding): cases the first tests did not cover.
+// JSONEncodable (hand-written encoding) under date and data strategies, snake_case keys,
+// key sets varying within one type, and many threads at once.
 
 struct ReviewHandPoint: Codable, JSONEncodable {
     var createdAt: Int
@@ -62,7 +63,7 @@ private struct ReviewDated: Codable, JSONEncodable {
     }
 }
 
-@Suite struct ReviewJSONEncodableTests {
+@Suite struct JSONEncodableStrategyAndThreadTests {
     // Every date and data strategy JSONValueEncoder shares with JSONEncoder, custom ones
     // writing containers, in every sorted layout: JSONEncoder's bytes.
     @Test func dateAndDataStrategiesInHandWrittenMembers() throws {

@@ -2,9 +2,8 @@ import Foundation
 import Testing
 @testable import StreamQLite
 
-// Regression tests for defects found in review of b809a91 (each failed on b809a91/b160c6d;
-// fixed by 4e926e7 and 924e503): a subclass overriding encode(to:), a document restarted as a
-// tree under convertToSnakeCase, canonically equivalent keys.
+// JSONEncodable edge cases: a subclass overriding encode(to:), hand-written keys in a document
+// the tree took over under convertToSnakeCase, canonically equivalent keys.
 
 private struct ReviewPlainDoc: Encodable { var point: ReviewHandPoint; var other: Int }
 private struct ReviewRestartDoc: Encodable { var point: ReviewHandPoint; var other: OutOfOrder }
@@ -50,7 +49,7 @@ private final class ReviewDerived: ReviewBase {
 }
 
 
-@Suite struct ReviewJSONEncodableRegressionTests {
+@Suite struct JSONEncodableKeyAndSubclassTests {
     // A subclass that adds members through encode(to:) inherits the base's encode(json:):
     // the encoder must not silently drop the subclass's members.
     @Test func aSubclassOverridingEncodeToKeepsItsMembers() throws {

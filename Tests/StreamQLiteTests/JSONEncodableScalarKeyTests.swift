@@ -2,9 +2,8 @@ import Foundation
 import Testing
 @testable import StreamQLite
 
-// Regression test (review of b809a91; fixed by 4e926e7): a key that is a StaticString without
-// a pointer representation (a unicode-scalar literal through a generic context) crashed the
-// encoder: JSONObjectWriter.member called key.utf8CodeUnitCount, which traps for it.
+// A JSONObjectWriter key that is a StaticString without a pointer representation (a
+// unicode-scalar literal through a generic context), whose utf8CodeUnitCount traps.
 
 /// A unicode-scalar literal turned into a StaticString through a generic context: the one way to
 /// get the scalar (non-pointer) representation the writer has a branch for.
@@ -20,7 +19,7 @@ private struct ReviewScalarKey: Encodable, JSONEncodable {
     }
 }
 
-@Suite struct ReviewJSONEncodableScalarKeyTests {
+@Suite struct JSONEncodableScalarKeyTests {
     @Test func aScalarStaticStringKey() throws {
         #expect(!scalarKey(StaticString.self).hasPointerRepresentation)
         let ours = String(decoding: try JSONValueEncoder().encode(ReviewScalarKey()), as: UTF8.self)
