@@ -296,10 +296,10 @@ SELECT fiscal_year('2024-01-01', 'nrf' || char(233));
 
 -- wrong types
 SELECT fiscal_week(x'00', 'nrf');
--- error: fiscal_week: time must be TEXT or a Julian day number, got blob
+-- error: fiscal_week: time must be TEXT or a number (a Julian day, or Unix seconds), got blob
 
 SELECT * FROM locale_weeks(x'00', '2011-01-01', 'en_US');
--- error: locale_weeks: start_time: time must be TEXT or a Julian day number, got blob
+-- error: locale_weeks: start_time: time must be TEXT or a number (a Julian day, or Unix seconds), got blob
 
 SELECT * FROM locale_weeks('2011-01-01', '2011-13-01', 'en_US');
 -- error: locale_weeks: end_time: impossible date '2011-13-01'
