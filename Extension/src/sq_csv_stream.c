@@ -1,7 +1,9 @@
 /*
 ** sq_csv_stream.c — csv_stream: CSV files of any size into rows, in
 ** constant memory, with StreamQLite's incremental reader (sq_csv.h) and,
-** for typed columns, the ingest core (sq_ingest.h, sq_csv_ingest.h).
+** for typed columns, the ingest core (sq_ingest.h, sq_csv_ingest.h).  The
+** file-table driver (sq_file_table.h) reads the file and answers SQLite, as
+** for json_stream; this file gives the CSV parts.
 **
 ** TABLE-VALUED FUNCTION
 **
@@ -122,16 +124,14 @@
 **   and the no-read entry point sqlite3_streamqlite_noread_init does not
 **   register csv_stream at all (streamqlite.c, ENTRY POINTS).
 */
-#include "sq_internal.h"
+#include "sq_file_table.h"
 #include "sq_csv.h"
 #include "sq_csv_ingest.h"
-#include "sq_ingest.h"
 
 #include <string.h>
 
-#define CS_CHUNK       (64*1024)
-#define CS_MAX_RECORD  ((sqlite3_int64)64 << 20)
-#define CS_SUBTYPE     74                   /* 'J': SQLite's JSON subtype */
+/* The driver (sq_file_table.c) runs the table; this file gives the CSV
+** parts: the options, inference, the reader for a scan, the value column. */
 
 /* ------------------------------------------------------------ options */
 
@@ -250,73 +250,31 @@ static char *cs_option_part(void *ctx, const char *z, int n){
 
 /* ------------------------------------------------------------ vtab */
 
-typedef struct CsCol {
-  char *name;
-  char *type;          /* declared type as written ("" for none) */
-  int inferred;        /* SQ_CSV_T_* when inferred, 0 when declared */
-} CsCol;
-
 typedef struct CsVtab {
-  sqlite3_vtab base;
-  sqlite3 *db;
-  int typed;
+  sq_ft_vtab ft;       /* zFile, aCol (inferred: SQ_CSV_T_* when inferred) */
   CsOpts opt;          /* typed: the CREATE arguments */
-  int nCol;
-  CsCol *aCol;
   int64_t inferred_from;
-  /* a pipe read by inference: its open file and the bytes read, for the
-  ** first scan */
-  int read_once;       /* typed: a scan has read a pipe, FIFO or terminal */
-  int has_pending;
-  sq_file pending;
-  unsigned char *sample;
-  size_t nsample;
 } CsVtab;
 
-static const char *const kUntypedSchema =
-  "CREATE TABLE x(value, idx INTEGER, line INTEGER, offset INTEGER,"
-  " filename HIDDEN, options HIDDEN)";
-#define CS_COL_VALUE    0
-#define CS_COL_IDX      1
-#define CS_COL_LINE     2
-#define CS_COL_OFFSET   3
-#define CS_COL_FILENAME 4
-#define CS_COL_OPTIONS  5
-
-static void cs_vtab_free(CsVtab *vt){
-  int i;
-  if( !vt ) return;
-  for(i=0; i<vt->nCol; i++){ sqlite3_free(vt->aCol[i].name); sqlite3_free(vt->aCol[i].type); }
-  sqlite3_free(vt->aCol);
-  cs_opts_free(&vt->opt);
-  if( vt->has_pending ) sq_file_close(&vt->pending);
-  sqlite3_free(vt->sample);
-  sqlite3_free(vt);
+static void cs_free_vtab(sq_ft_vtab *p){
+  cs_opts_free(&((CsVtab*)p)->opt);
 }
 
 static char *cs_add_column(void *ctx, const char *z, int n){
-  CsVtab *vt = (CsVtab*)ctx;
+  sq_ft_vtab *vt = (sq_ft_vtab*)ctx;
   char *name, *type;
-  CsCol *a;
   int rc = sq_arg_column(z, n, &name, &type);
   if( rc==1 || rc==5 ){
     return sqlite3_mprintf("csv_stream: bad column definition '%.*s': %s", n, z, sq_arg_column_error(rc));
   }
-  if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
-  a = sqlite3_realloc64(vt->aCol, sizeof(CsCol)*(sqlite3_uint64)(vt->nCol+1));
-  if( !a ){ sqlite3_free(name); sqlite3_free(type); return sqlite3_mprintf("csv_stream: out of memory"); }
-  vt->aCol = a;
-  a[vt->nCol].name = name;
-  a[vt->nCol].type = type;
-  a[vt->nCol].inferred = 0;
-  vt->nCol++;
+  if( rc || !sq_ft_add_column(vt, name, type) ) return sqlite3_mprintf("csv_stream: out of memory");
   return 0;
 }
 
 /* keys='col=Header Name, …' are checked when the table is made (the core
 ** maps them again for each scan). */
 static char *cs_check_key(void *ctx, const char *z, int n){
-  CsVtab *vt = (CsVtab*)ctx;
+  sq_ft_vtab *vt = (sq_ft_vtab*)ctx;
   char *col, *key;
   int i, rc = sq_arg_keyvalue(z, n, &col, &key);
   if( rc==1 ) return sqlite3_mprintf("csv_stream: keys: expected column=header name, got '%.*s'", n, z);
@@ -343,54 +301,27 @@ static char *cs_error_msg(const char *file, const sq_csv_ingest_error *e){
   return sqlite3_str_finish(m);
 }
 
-static char *cs_file_msg(const char *file, const char *what){
-  sq_csv_ingest_error e;
-  memset(&e, 0, sizeof e);
-  e.message = what;
-  e.field = -1;
-  e.record = -1;
-  return cs_error_msg(file, &e);
-}
-
-static sqlite3_int64 cs_max_record(sqlite3 *db){
-  int lim = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
-  sqlite3_int64 m = CS_MAX_RECORD;
-  if( lim>0 && lim<m ) m = lim;
-  return m;
-}
-
-/* Infers the columns from the file's first records (no columns=). */
+/* Infers the columns from the file's first records (no columns=); a
+** pipe's bytes read here are kept by the driver for the first scan. */
 static char *cs_infer(CsVtab *vt){
-  sq_file f;
+  sq_ft_vtab *ft = &vt->ft;
   char *why = 0;
   sq_csv_infer *inf;
   unsigned char *buf;
-  size_t total = 0;
   int rc = SQLITE_OK, irc = SQ_INGEST_OK, i;
   sq_csv_options o = vt->opt.o;
-  o.max_field = (size_t)cs_max_record(vt->db);
-  if( sq_file_open(&f, vt->db, vt->opt.file, &why)!=SQLITE_OK ){
-    char *m = cs_file_msg(vt->opt.file, why ? why : "cannot open");
-    sqlite3_free(why);
-    return m;
-  }
+  o.max_field = (size_t)sq_ft_max_record(ft->db);
+  if( sq_ft_peek_open(ft, &why)!=SQLITE_OK ) return why;
   inf = sq_csv_infer_new(&o, vt->opt.infer);
-  buf = sqlite3_malloc(CS_CHUNK);
+  buf = sqlite3_malloc(SQ_FT_CHUNK);
   if( !inf || !buf ){
-    sq_csv_infer_free(inf); sqlite3_free(buf); sq_file_close(&f);
+    sq_csv_infer_free(inf); sqlite3_free(buf); sq_ft_peek_done(ft, 0);
     return sqlite3_mprintf("csv_stream: out of memory");
   }
   for(;;){
-    sqlite3_int64 n = sq_file_read(&f, buf, CS_CHUNK, &rc, &why);
+    sqlite3_int64 n = sq_ft_peek_read(ft, buf, SQ_FT_CHUNK, &rc, &why);
     if( n<0 ) break;
     if( n==0 ){ irc = sq_csv_infer_finish(inf); break; }
-    if( !f.regular ){
-      unsigned char *s = sqlite3_realloc64(vt->sample, total+(size_t)n);
-      if( !s ){ rc = SQLITE_NOMEM; break; }
-      vt->sample = s;
-      memcpy(s+total, buf, (size_t)n);
-    }
-    total += (size_t)n;
     irc = sq_csv_infer_feed(inf, buf, (size_t)n);
     if( irc==SQ_INGEST_ERROR ) break;
     if( irc==SQ_INGEST_PAUSED ){
@@ -403,118 +334,49 @@ static char *cs_infer(CsVtab *vt){
     char *m;
     if( rc==SQLITE_INTERRUPT ) m = sqlite3_mprintf("interrupted");
     else if( rc==SQLITE_NOMEM ) m = sqlite3_mprintf("csv_stream: out of memory");
-    else if( rc!=SQLITE_OK ) m = cs_file_msg(vt->opt.file, why ? why : "read error");
-    else m = cs_error_msg(vt->opt.file, sq_csv_infer_error(inf));
+    else if( rc!=SQLITE_OK ) m = sq_ft_file_msg(ft->fmt, ft->zFile, why ? why : "read error");
+    else m = cs_error_msg(ft->zFile, sq_csv_infer_error(inf));
     sqlite3_free(why);
     sq_csv_infer_free(inf);
-    sq_file_close(&f);
-    sqlite3_free(vt->sample); vt->sample = 0;
+    sq_ft_peek_done(ft, 0);
     return m;
   }
-  vt->nCol = sq_csv_infer_count(inf);
-  vt->aCol = sqlite3_malloc64(sizeof(CsCol)*(sqlite3_uint64)vt->nCol);
-  if( !vt->aCol ){ vt->nCol = 0; sq_csv_infer_free(inf); sq_file_close(&f); return sqlite3_mprintf("csv_stream: out of memory"); }
-  memset(vt->aCol, 0, sizeof(CsCol)*(size_t)vt->nCol);
-  for(i=0; i<vt->nCol; i++){
+  for(i=0; i<sq_csv_infer_count(inf); i++){
     int t = sq_csv_infer_type(inf, i);
-    vt->aCol[i].name = sqlite3_mprintf("%s", sq_csv_infer_name(inf, i));
-    vt->aCol[i].type = sqlite3_mprintf("%s", sq_csv_type_name(t));
-    vt->aCol[i].inferred = t;
-    if( !vt->aCol[i].name || !vt->aCol[i].type ){ sq_csv_infer_free(inf); sq_file_close(&f); return sqlite3_mprintf("csv_stream: out of memory"); }
+    sq_ft_col *col = sq_ft_add_column(ft, sqlite3_mprintf("%s", sq_csv_infer_name(inf, i)),
+                                      sqlite3_mprintf("%s", sq_csv_type_name(t)));
+    if( !col ){ sq_csv_infer_free(inf); sq_ft_peek_done(ft, 0); return sqlite3_mprintf("csv_stream: out of memory"); }
+    col->inferred = t;
   }
   vt->inferred_from = sq_csv_infer_records(inf);
   sq_csv_infer_free(inf);
-  if( f.regular ){
-    sq_file_close(&f);
-  }else{
-    vt->has_pending = 1;
-    vt->pending = f;
-    vt->nsample = total;
-  }
+  sq_ft_peek_done(ft, 1);
   return 0;
 }
 
-static int cs_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
-                      sqlite3_vtab **ppVtab, char **pzErr){
-  CsVtab *vt;
-  int rc, i;
+/* The CREATE arguments (cs_option, typed) and the columns. */
+static char *cs_configure(sq_ft_vtab *p, int argc, const char *const *argv){
+  CsVtab *vt = (CsVtab*)p;
   char *err = 0;
-  (void)pAux;
-  if( sqlite3_stricmp(argv[1], "temp")!=0
-      && !(argc==3 && sqlite3_stricmp(argv[2], "csv_stream")==0) ){
-    /* Only the eponymous table-valued function exists outside temp; a
-    ** named table in a database file would make whoever opens the file
-    ** read the file it names (the json_stream rule, sq_json_stream.c). */
-    *pzErr = sqlite3_mprintf("csv_stream: table %s.%s: csv_stream tables read "
-        "files, so they can only live in the temp schema, never in a database "
-        "file: CREATE VIRTUAL TABLE temp.%s USING csv_stream(...)",
-        argv[1], argv[2], argv[2]);
-    return SQLITE_ERROR;
-  }
-  vt = sqlite3_malloc(sizeof(*vt));
-  if( !vt ) return SQLITE_NOMEM;
-  memset(vt, 0, sizeof(*vt));
-  vt->db = db;
-  vt->pending.fd = -1;
+  int i;
   cs_opts_init(&vt->opt);
-  if( argc>3 ){
-    vt->typed = 1;
-    for(i=3; i<argc && !err; i++){
-      CsOptCtx x;
-      x.p = &vt->opt;
-      x.typed = 1;
-      err = cs_option_part(&x, argv[i], (int)strlen(argv[i]));
-    }
-    if( !err && !vt->opt.file ) err = sqlite3_mprintf("csv_stream: missing filename= option");
-    if( !err && vt->opt.columns ){
-      err = sq_arg_split(vt->opt.columns, "csv_stream: columns", cs_add_column, vt);
-      if( !err && vt->nCol==0 ) err = sqlite3_mprintf("csv_stream: columns= declares no column");
-    }else if( !err ){
-      err = cs_infer(vt);
-    }
-    if( !err && vt->opt.keys ) err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_check_key, vt);
-    if( !err ){
-      sqlite3_str *s = sqlite3_str_new(db);
-      for(i=0; i<vt->nCol; i++){
-        /* the type as written goes to the core; the table declares its kind */
-        const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
-        sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
-      }
-      sqlite3_str_appendall(s, ")");
-      {
-        char *zSql = sqlite3_str_finish(s);
-        if( !zSql ) err = sqlite3_mprintf("csv_stream: out of memory");
-        else{
-          rc = sqlite3_declare_vtab(db, zSql);
-          if( rc!=SQLITE_OK ) err = sqlite3_mprintf("csv_stream: bad columns (%s)", sqlite3_errmsg(db));
-          sqlite3_free(zSql);
-        }
-      }
-    }
-    if( err ){
-      *pzErr = err;
-      cs_vtab_free(vt);
-      return SQLITE_ERROR;
-    }
-  }else{
-    rc = sqlite3_declare_vtab(db, kUntypedSchema);
-    if( rc!=SQLITE_OK ){ cs_vtab_free(vt); return rc; }
+  for(i=3; i<argc && !err; i++){
+    CsOptCtx x;
+    x.p = &vt->opt;
+    x.typed = 1;
+    err = cs_option_part(&x, argv[i], (int)strlen(argv[i]));
   }
-#ifdef SQLITE_VTAB_DIRECTONLY
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-#endif
-  *ppVtab = &vt->base;
-  return SQLITE_OK;
-}
-
-static int cs_disconnect(sqlite3_vtab *p){
-  cs_vtab_free((CsVtab*)p);
-  return SQLITE_OK;
-}
-
-/* idxNum bits: 1 filename given, 2 options given. */
-static int cs_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
-  return sq_file_vtab_best_index(info, ((CsVtab*)tab)->typed, CS_COL_FILENAME, CS_COL_OPTIONS);
+  p->zFile = vt->opt.file;       /* the driver's from here */
+  vt->opt.file = 0;
+  if( !err && !p->zFile ) err = sqlite3_mprintf("csv_stream: missing filename= option");
+  if( !err && vt->opt.columns ){
+    err = sq_arg_split(vt->opt.columns, "csv_stream: columns", cs_add_column, p);
+    if( !err && p->nCol==0 ) err = sqlite3_mprintf("csv_stream: columns= declares no column");
+  }else if( !err ){
+    err = cs_infer(vt);
+  }
+  if( !err && vt->opt.keys ) err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_check_key, p);
+  return err;
 }
 
 /* ------------------------------------------------------------ cursor */
@@ -522,22 +384,8 @@ static int cs_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
 typedef sq_ingest_buf CsBuf;   /* the ingest core's buffer (sq_ingest.h) */
 
 typedef struct CsCursor {
-  sqlite3_vtab_cursor base;
-  CsVtab *vt;
-  sq_file f;
-  int fopen;
-  char *zOnce;                /* a pipe, FIFO or terminal this cursor has read */
-  char *zFile;
-  char *zOptions;
+  sq_ft_cursor ft;            /* g: the typed table's core */
   CsOpts opt;                 /* the function's options */
-  sqlite3_int64 max_rec;
-  unsigned char *chunk;
-  const unsigned char *cbuf;  /* the data being fed: chunk, or a replayed sample */
-  size_t clen, cpos;
-  unsigned char *replay;      /* a sample to feed before reading (owned) */
-  size_t nreplay;
-  int input_eof, finished, eof, row_ready;
-  sqlite3_int64 idx, line, offset;
   char *zErr;                 /* set by a callback that aborts */
 
   /* table-valued function */
@@ -549,10 +397,7 @@ typedef struct CsCursor {
   int nkeys, capkeys;
 
   /* typed table */
-  sq_ingest *g;
   sq_csv_ingest *d;
-  const sq_ingest_value *vals;
-  int nvals;
 } CsCursor;
 
 static int cs_fail(CsCursor *c, const sq_csv_event *e, const char *msg){
@@ -564,14 +409,14 @@ static int cs_fail(CsCursor *c, const sq_csv_event *e, const char *msg){
   x.column = e->column;
   x.field = e->type==SQ_CSV_FIELD ? (int64_t)e->field : -1;
   x.record = -1;
-  if( !c->zErr ) c->zErr = cs_error_msg(c->zFile, &x);
+  if( !c->zErr ) c->zErr = cs_error_msg(c->ft.zFile, &x);
   return 2;
 }
 
 static int cs_buf_fail(CsCursor *c, const sq_csv_event *e, int rc){
   if( rc==1 ){
     char m[96];
-    sqlite3_snprintf(sizeof m, m, "record larger than %lld bytes", c->max_rec);
+    sqlite3_snprintf(sizeof m, m, "record larger than %lld bytes", c->ft.max_record);
     return cs_fail(c, e, m);
   }
   return cs_fail(c, e, "out of memory");
@@ -599,8 +444,8 @@ static int cs_key(CsCursor *c, const sq_csv_event *e, int i){
       n = strlen(gen);
     }
     c->keys.n = c->keyoff[c->nkeys];
-    rc = sq_ingest_json_string(&c->keys, z, n, c->max_rec);
-    if( !rc ) rc = sq_ingest_buf_put(&c->keys, ":", 1, c->max_rec);
+    rc = sq_ingest_json_string(&c->keys, z, n, c->ft.max_record);
+    if( !rc ) rc = sq_ingest_buf_put(&c->keys, ":", 1, c->ft.max_record);
     if( rc ) return cs_buf_fail(c, e, rc);
     c->nkeys++;
     c->keyoff[c->nkeys] = c->keys.n;
@@ -610,6 +455,7 @@ static int cs_key(CsCursor *c, const sq_csv_event *e, int i){
 
 static int cs_tvf_event(void *u, const sq_csv_event *e){
   CsCursor *c = (CsCursor*)u;
+  sqlite3_int64 max = c->ft.max_record;
   int rc;
   if( e->type==SQ_CSV_FIELD ){
     if( e->flags & SQ_CSV_F_HEADER ){
@@ -619,7 +465,7 @@ static int cs_tvf_event(void *u, const sq_csv_event *e){
         sq_csv_ingest_error x;
         char buf[512];
         sq_csv_names_error(c->names, e, dup, &x, buf, sizeof buf);
-        if( !c->zErr ) c->zErr = cs_error_msg(c->zFile, &x);
+        if( !c->zErr ) c->zErr = cs_error_msg(c->ft.zFile, &x);
         return 2;
       }
       if( rc ) return cs_fail(c, e, "out of memory");
@@ -629,100 +475,58 @@ static int cs_tvf_event(void *u, const sq_csv_event *e){
     if( (rc = cs_key(c, e, (int)e->field))!=0 ) return rc;
     if( e->field==0 ){
       c->val.n = 0;
-      c->line = (sqlite3_int64)e->line;
-      c->offset = (sqlite3_int64)e->offset;
-      rc = sq_ingest_buf_put(&c->val, "{", 1, c->max_rec);
+      c->ft.line = (sqlite3_int64)e->line;
+      c->ft.offset = (sqlite3_int64)e->offset;
+      rc = sq_ingest_buf_put(&c->val, "{", 1, max);
     }else{
-      rc = sq_ingest_buf_put(&c->val, ",", 1, c->max_rec);
+      rc = sq_ingest_buf_put(&c->val, ",", 1, max);
     }
     if( !rc ) rc = sq_ingest_buf_put(&c->val, c->keys.z + c->keyoff[e->field],
-                             c->keyoff[e->field+1] - c->keyoff[e->field], c->max_rec);
+                             c->keyoff[e->field+1] - c->keyoff[e->field], max);
     if( !rc ){
-      if( e->flags & SQ_CSV_F_NULL ) rc = sq_ingest_buf_put(&c->val, "null", 4, c->max_rec);
-      else rc = sq_ingest_json_string(&c->val, e->text, e->len, c->max_rec);
+      if( e->flags & SQ_CSV_F_NULL ) rc = sq_ingest_buf_put(&c->val, "null", 4, max);
+      else rc = sq_ingest_json_string(&c->val, e->text, e->len, max);
     }
     if( rc ) return cs_buf_fail(c, e, rc);
     return SQ_CSV_CONTINUE;
   }
   if( (e->record==0 && c->opt.o.header) || e->field==0 ) return SQ_CSV_CONTINUE;
-  if( (rc = sq_ingest_buf_put(&c->val, "}", 1, c->max_rec))!=0 ) return cs_buf_fail(c, e, rc);
-  c->idx = (sqlite3_int64)e->record - (c->opt.o.header ? 1 : 0);
-  c->row_ready = 1;
+  if( (rc = sq_ingest_buf_put(&c->val, "}", 1, max))!=0 ) return cs_buf_fail(c, e, rc);
+  c->ft.idx = (sqlite3_int64)e->record - (c->opt.o.header ? 1 : 0);
+  c->ft.row_ready = 1;
   return SQ_CSV_PAUSE;
 }
 
-static int cs_row(void *u, const sq_ingest_row *row){
-  CsCursor *c = (CsCursor*)u;
-  c->vals = row->values;
-  c->nvals = row->ncol;
-  c->idx = row->index;
-  c->line = (sqlite3_int64)row->line;
-  c->offset = (sqlite3_int64)row->offset;
-  c->row_ready = 1;
-  return SQ_INGEST_PAUSE;
-}
-
-static int cs_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
-  CsCursor *c = sqlite3_malloc(sizeof(*c));
-  if( !c ) return SQLITE_NOMEM;
-  memset(c, 0, sizeof(*c));
-  c->vt = (CsVtab*)tab;
-  c->f.fd = -1;
-  c->eof = 1;
-  *ppCur = &c->base;
-  return SQLITE_OK;
-}
-
-static void cs_reset(CsCursor *c){
-  if( c->fopen ){ sq_file_close(&c->f); c->fopen = 0; }
-  sqlite3_free(c->zFile); c->zFile = 0;
-  sqlite3_free(c->zOptions); c->zOptions = 0;
+static void cs_reset(sq_ft_cursor *p){
+  CsCursor *c = (CsCursor*)p;
   sqlite3_free(c->zErr); c->zErr = 0;
-  sqlite3_free(c->replay); c->replay = 0;
-  c->nreplay = 0;
-  c->cbuf = 0;
   cs_opts_free(&c->opt);
   sq_csv_free(c->p); c->p = 0;
   sq_csv_ingest_free(c->d); c->d = 0;
-  sq_ingest_free(c->g); c->g = 0;
-  c->vals = 0;
-  c->nvals = 0;
   c->nkeys = 0;
   c->keys.n = 0;
   if( c->names ) sq_csv_names_clear(c->names);
-  c->eof = 1;
 }
 
-static int cs_close(sqlite3_vtab_cursor *cur){
-  CsCursor *c = (CsCursor*)cur;
-  cs_reset(c);
+static void cs_close_cursor(sq_ft_cursor *p){
+  CsCursor *c = (CsCursor*)p;
   sq_csv_names_free(c->names);
-  sqlite3_free(c->chunk);
   sqlite3_free(c->val.z);
   sqlite3_free(c->keys.z);
   sqlite3_free(c->keyoff);
-  sqlite3_free(c->zOnce);
-  sqlite3_free(c);
-  return SQLITE_OK;
 }
 
-static int cs_set_error(CsCursor *c, char *msg){
-  sqlite3_vtab *tab = &c->vt->base;
-  sqlite3_free(tab->zErrMsg);
-  tab->zErrMsg = msg;
-  c->eof = 1;
-  return SQLITE_ERROR;
-}
-
-/* The reader's or driver's error as the statement's error. */
-static int cs_input_error(CsCursor *c){
+/* The reader's or driver's error. */
+static char *cs_error(sq_ft_cursor *p, int *rc){
+  CsCursor *c = (CsCursor*)p;
+  (void)rc;
   if( c->zErr ){
     char *m = c->zErr;
     c->zErr = 0;
-    return cs_set_error(c, m);
+    return m;
   }
   if( c->d ){
-    return cs_set_error(c, cs_error_msg(c->zFile, sq_csv_ingest_error_info(c->d)));
+    return cs_error_msg(c->ft.zFile, sq_csv_ingest_error_info(c->d));
   }else{
     const sq_csv_error *r = sq_csv_error_info(c->p);
     sq_csv_ingest_error x;
@@ -734,83 +538,28 @@ static int cs_input_error(CsCursor *c){
     x.field = (int64_t)r->field;
     x.record = -1;
     if( !(c->opt.o.header && r->record==0) ) x.name = sq_csv_names_get(c->names, (int)r->field, 0);
-    return cs_set_error(c, cs_error_msg(c->zFile, &x));
+    return cs_error_msg(c->ft.zFile, &x);
   }
 }
 
 /* Feeds the reader (function) or the driver (typed). */
-static int cs_feed(CsCursor *c, const unsigned char *b, size_t n, size_t *used){
+static int cs_feed(sq_ft_cursor *p, const unsigned char *b, size_t n, size_t *used){
+  CsCursor *c = (CsCursor*)p;
   int rc;
   if( c->d ){
     rc = sq_csv_ingest_feed(c->d, b, n);
     *used = sq_csv_ingest_consumed(c->d);
-    return rc==SQ_INGEST_ERROR ? 2 : rc==SQ_INGEST_PAUSED ? 1 : 0;
+    return rc==SQ_INGEST_ERROR ? SQ_FT_ERROR : rc==SQ_INGEST_PAUSED ? SQ_FT_PAUSED : SQ_FT_DONE;
   }
   rc = sq_csv_feed(c->p, b, n);
   *used = sq_csv_consumed(c->p);
-  return rc==SQ_CSV_ERROR ? 2 : rc==SQ_CSV_PAUSED ? 1 : 0;
+  return rc==SQ_CSV_ERROR ? SQ_FT_ERROR : rc==SQ_CSV_PAUSED ? SQ_FT_PAUSED : SQ_FT_DONE;
 }
 
-static int cs_finish(CsCursor *c){
-  if( c->d ) return sq_csv_ingest_finish(c->d)==SQ_INGEST_ERROR;
-  return sq_csv_finish(c->p)==SQ_CSV_ERROR;
-}
-
-/* Advances to the next row (or EOF). */
-static int cs_advance(CsCursor *c){
-  c->row_ready = 0;
-  if( c->finished ){ c->eof = 1; return SQLITE_OK; }
-  for(;;){
-    if( c->cpos<c->clen ){
-      size_t used = 0;
-      int rc = cs_feed(c, c->cbuf+c->cpos, c->clen-c->cpos, &used);
-      if( rc==2 ) return cs_input_error(c);
-      c->cpos = rc==1 ? c->cpos+used : c->clen;
-      if( c->row_ready ) return SQLITE_OK;
-      continue;
-    }
-    if( c->input_eof ){
-      if( cs_finish(c) ) return cs_input_error(c);
-      c->finished = 1;
-      if( c->row_ready ) return SQLITE_OK;
-      c->eof = 1;
-      return SQLITE_OK;
-    }
-    if( c->replay && c->cbuf!=c->replay ){
-      /* the bytes inference read from this pipe come first (fed from their
-      ** own buffer: it may be smaller than a chunk) */
-      c->cbuf = c->replay;
-      c->clen = c->nreplay;
-      c->cpos = 0;
-      continue;
-    }
-    {
-      int rc = SQLITE_OK;
-      char *why = 0;
-      sqlite3_int64 n;
-      if( c->replay ){
-        sqlite3_free(c->replay);
-        c->replay = 0;
-        c->nreplay = 0;
-      }
-      if( !c->chunk ){
-        c->chunk = sqlite3_malloc(CS_CHUNK);
-        if( !c->chunk ) return SQLITE_NOMEM;
-      }
-      n = sq_file_read(&c->f, c->chunk, CS_CHUNK, &rc, &why);
-      if( n<0 ){
-        c->eof = 1;
-        if( rc==SQLITE_INTERRUPT ) return SQLITE_INTERRUPT;
-        rc = cs_set_error(c, cs_file_msg(c->zFile, why ? why : "read error"));
-        sqlite3_free(why);
-        return rc;
-      }
-      if( n==0 ) c->input_eof = 1;
-      c->cbuf = c->chunk;
-      c->clen = (size_t)n;
-      c->cpos = 0;
-    }
-  }
+static int cs_finish(sq_ft_cursor *p){
+  CsCursor *c = (CsCursor*)p;
+  if( c->d ) return sq_csv_ingest_finish(c->d)==SQ_INGEST_ERROR ? SQ_FT_ERROR : SQ_FT_DONE;
+  return sq_csv_finish(c->p)==SQ_CSV_ERROR ? SQ_FT_ERROR : SQ_FT_DONE;
 }
 
 /* One column=header name of keys= into the core. */
@@ -827,203 +576,97 @@ static char *cs_map_key(void *ctx, const char *z, int n){
 }
 
 /* The typed table's core and driver for one scan. */
-static int cs_make_driver(CsCursor *c){
-  CsVtab *vt = c->vt;
+static int cs_make_driver(CsCursor *c, char **pzErr){
+  CsVtab *vt = (CsVtab*)c->ft.vt;
+  sq_ft_vtab *ft = &vt->ft;
   sq_csv_options o = vt->opt.o;
   int i;
-  o.max_field = (size_t)c->max_rec;
-  c->g = sq_ingest_new(cs_row, c);
-  if( !c->g ) return SQLITE_NOMEM;
-  for(i=0; i<vt->nCol; i++){
-    if( sq_ingest_add_column(c->g, vt->aCol[i].name, -1, vt->aCol[i].type, -1, 0)<0 ){
-      return cs_set_error(c, sqlite3_mprintf("csv_stream: bad column '%s'", vt->aCol[i].name));
+  o.max_field = (size_t)c->ft.max_record;
+  c->ft.g = sq_ft_core_new(&c->ft);
+  if( !c->ft.g ) return SQLITE_NOMEM;
+  for(i=0; i<ft->nCol; i++){
+    if( sq_ingest_add_column(c->ft.g, ft->aCol[i].name, -1, ft->aCol[i].type, -1, 0)<0 ){
+      *pzErr = sqlite3_mprintf("csv_stream: bad column '%s'", ft->aCol[i].name);
+      return SQLITE_ERROR;
     }
   }
   if( vt->opt.keys ){
-    char *err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_map_key, c->g);
-    if( err ) return cs_set_error(c, err);
+    char *err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_map_key, c->ft.g);
+    if( err ){ *pzErr = err; return SQLITE_ERROR; }
   }
-  sq_ingest_set_strict(c->g, vt->opt.strict);
-  sq_ingest_set_max_record(c->g, c->max_rec);
-  c->d = sq_csv_ingest_new(c->g, &o);
+  sq_ingest_set_strict(c->ft.g, vt->opt.strict);
+  sq_ingest_set_max_record(c->ft.g, c->ft.max_record);
+  c->d = sq_csv_ingest_new(c->ft.g, &o);
   if( !c->d ) return SQLITE_NOMEM;
-  for(i=0; i<vt->nCol; i++){
-    if( vt->aCol[i].inferred
-        && sq_csv_ingest_require(c->d, i, vt->aCol[i].inferred, vt->inferred_from)!=SQ_INGEST_OK ){
+  for(i=0; i<ft->nCol; i++){
+    if( ft->aCol[i].inferred
+        && sq_csv_ingest_require(c->d, i, ft->aCol[i].inferred, vt->inferred_from)!=SQ_INGEST_OK ){
       return SQLITE_NOMEM;
     }
   }
   return SQLITE_OK;
 }
 
-static int cs_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
-                     int argc, sqlite3_value **argv){
-  CsCursor *c = (CsCursor*)cur;
-  CsVtab *vt = c->vt;
-  const char *zFile = 0, *zOpt = 0;
-  char *why = 0;
-  int n = 0, rc;
-  (void)idxStr; (void)argc;
-  cs_reset(c);
-  c->max_rec = cs_max_record(vt->db);
-  if( vt->typed ){
-    zFile = vt->opt.file;
-  }else{
-    if( idxNum & 1 ) zFile = (const char*)sqlite3_value_text(argv[n++]);
-    if( idxNum & 2 ) zOpt = (const char*)sqlite3_value_text(argv[n++]);
-    if( !(idxNum & 1) ){
-      return cs_set_error(c, sqlite3_mprintf("csv_stream: missing the filename argument: "
-                                             "csv_stream(filename [, options])"));
-    }
-    if( !zFile || ((idxNum & 2) && !zOpt) ){
-      return cs_set_error(c, sqlite3_mprintf("csv_stream: the %s argument is NULL",
-                                             zFile ? "options" : "filename"));
-    }
-    /* a NUL would cut the name open() sees: another file than the one asked for */
-    if( (int)strlen(zFile)!=sqlite3_value_bytes(argv[0])
-        || ((idxNum & 2) && (int)strlen(zOpt)!=sqlite3_value_bytes(argv[1])) ){
-      sqlite3_str *m = sqlite3_str_new(0);
-      int isOpt = (int)strlen(zFile)==sqlite3_value_bytes(argv[0]);
-      sqlite3_value *v = argv[isOpt ? 1 : 0];
-      sqlite3_str_appendf(m, "csv_stream: the %s argument contains a NUL byte: ",
-                          isOpt ? "options" : "filename");
-      sq_str_value(m, (const char*)sqlite3_value_text(v), sqlite3_value_bytes(v), 1);
-      return cs_set_error(c, sqlite3_str_finish(m));
-    }
-  }
-  c->zFile = sqlite3_mprintf("%s", zFile);
-  c->zOptions = zOpt ? sqlite3_mprintf("%s", zOpt) : 0;
-  if( !c->zFile || (zOpt && !c->zOptions) ) return SQLITE_NOMEM;
-  c->input_eof = c->finished = 0;
-  c->clen = c->cpos = 0;
-  c->row_ready = 0;
-  c->eof = 0;
-  if( vt->typed ){
-    rc = cs_make_driver(c);
+/* A scan: the typed table's driver, or the function's options and reader. */
+static int cs_start(sq_ft_cursor *p, char **pzErr){
+  CsCursor *c = (CsCursor*)p;
+  CsVtab *vt = (CsVtab*)p->vt;
+  const char *why_opt = 0;
+  int rc;
+  if( p->vt->typed ){
+    rc = cs_make_driver(c, pzErr);
     if( rc!=SQLITE_OK ) return rc;
     c->opt.o = vt->opt.o;
     c->opt.o.null_text = 0;
-  }else{
-    const char *why_opt = 0;
-    cs_opts_init(&c->opt);
-    if( zOpt ){
-      CsOptCtx x;
-      char *err;
-      x.p = &c->opt;
-      x.typed = 0;
-      err = sq_arg_split(zOpt, "csv_stream: options", cs_option_part, &x);
-      if( err ) return cs_set_error(c, err);
-    }
-    c->opt.o.max_field = (size_t)c->max_rec;
-    if( !c->names ){
-      c->names = sq_csv_names_new();
-      if( !c->names ) return SQLITE_NOMEM;
-    }
-    c->p = sq_csv_new(cs_tvf_event, c);
-    if( !c->p ) return SQLITE_NOMEM;
-    rc = sq_csv_options_apply(c->p, &c->opt.o, &why_opt);
-    if( rc==2 ) return SQLITE_NOMEM;
-    if( rc ) return cs_set_error(c, sqlite3_mprintf("csv_stream: %s", why_opt));
-  }
-  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
-    return cs_set_error(c, cs_file_msg(zFile, SQ_FILE_READ_ONCE));
-  }
-  if( vt->typed && vt->has_pending ){
-    /* the first scan of a pipe continues where inference stopped */
-    vt->read_once = 1;
-    sqlite3_free(c->zOnce);
-    c->zOnce = sqlite3_mprintf("%s", zFile);
-    c->f = vt->pending;
-    c->fopen = 1;
-    c->replay = vt->sample;
-    c->nreplay = vt->nsample;
-    vt->has_pending = 0;
-    vt->sample = 0;
-    vt->nsample = 0;
-    return cs_advance(c);
-  }
-  if( sq_file_open(&c->f, vt->db, zFile, &why)!=SQLITE_OK ){
-    rc = cs_set_error(c, cs_file_msg(zFile, why ? why : "cannot open"));
-    sqlite3_free(why);
-    return rc;
-  }
-  c->fopen = 1;
-  if( !c->f.regular ){
-    if( vt->typed ) vt->read_once = 1;
-    sqlite3_free(c->zOnce);
-    c->zOnce = sqlite3_mprintf("%s", zFile);
-  }
-  return cs_advance(c);
-}
-
-static int cs_next(sqlite3_vtab_cursor *cur){
-  return cs_advance((CsCursor*)cur);
-}
-
-static int cs_eof(sqlite3_vtab_cursor *cur){
-  return ((CsCursor*)cur)->eof;
-}
-
-static int cs_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
-  CsCursor *c = (CsCursor*)cur;
-  if( c->vt->typed ){
-    const sq_ingest_value *v;
-    if( i<0 || i>=c->nvals ) return SQLITE_OK;
-    v = &c->vals[i];
-    switch( v->type ){
-      case SQ_INGEST_V_INTEGER: sqlite3_result_int64(ctx, v->i); break;
-      case SQ_INGEST_V_REAL: sqlite3_result_double(ctx, v->r); break;
-      case SQ_INGEST_V_TEXT:
-        sqlite3_result_text64(ctx, v->text, (sqlite3_uint64)v->len, SQLITE_TRANSIENT, SQLITE_UTF8);
-        break;
-      case SQ_INGEST_V_JSON:
-        sqlite3_result_text64(ctx, v->text, (sqlite3_uint64)v->len, SQLITE_TRANSIENT, SQLITE_UTF8);
-        sqlite3_result_subtype(ctx, CS_SUBTYPE);
-        break;
-      default: break;   /* NULL */
-    }
     return SQLITE_OK;
   }
-  switch( i ){
-    case CS_COL_VALUE:
-      sqlite3_result_text64(ctx, c->val.n ? c->val.z : "", (sqlite3_uint64)c->val.n,
-                            SQLITE_TRANSIENT, SQLITE_UTF8);
-      sqlite3_result_subtype(ctx, CS_SUBTYPE);
-      break;
-    case CS_COL_IDX:    sqlite3_result_int64(ctx, c->idx); break;
-    case CS_COL_LINE:   sqlite3_result_int64(ctx, c->line); break;
-    case CS_COL_OFFSET: sqlite3_result_int64(ctx, c->offset); break;
-    case CS_COL_FILENAME: sqlite3_result_text(ctx, c->zFile, -1, SQLITE_TRANSIENT); break;
-    default:
-      if( c->zOptions ) sqlite3_result_text(ctx, c->zOptions, -1, SQLITE_TRANSIENT);
-      break;
+  cs_opts_init(&c->opt);
+  if( p->zArg ){
+    CsOptCtx x;
+    x.p = &c->opt;
+    x.typed = 0;
+    *pzErr = sq_arg_split(p->zArg, "csv_stream: options", cs_option_part, &x);
+    if( *pzErr ) return SQLITE_ERROR;
   }
+  c->opt.o.max_field = (size_t)p->max_record;
+  if( !c->names ){
+    c->names = sq_csv_names_new();
+    if( !c->names ) return SQLITE_NOMEM;
+  }
+  c->p = sq_csv_new(cs_tvf_event, c);
+  if( !c->p ) return SQLITE_NOMEM;
+  rc = sq_csv_options_apply(c->p, &c->opt.o, &why_opt);
+  if( rc==2 ) return SQLITE_NOMEM;
+  if( rc ){ *pzErr = sqlite3_mprintf("csv_stream: %s", why_opt); return SQLITE_ERROR; }
   return SQLITE_OK;
 }
 
-static int cs_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = ((CsCursor*)cur)->idx;
-  return SQLITE_OK;
+/* The function's value: the record as a JSON object. */
+static void cs_value(sq_ft_cursor *p, sqlite3_context *ctx){
+  CsCursor *c = (CsCursor*)p;
+  sqlite3_result_text64(ctx, c->val.n ? c->val.z : "", (sqlite3_uint64)c->val.n,
+                        SQLITE_TRANSIENT, SQLITE_UTF8);
+  sqlite3_result_subtype(ctx, SQ_FT_SUBTYPE);
 }
 
-static sqlite3_module cs_module = {
-  0,                /* iVersion */
-  cs_connect,       /* xCreate: CREATE VIRTUAL TABLE … USING csv_stream(…) */
-  cs_connect,       /* xConnect (also the eponymous table-valued function) */
-  cs_best_index,
-  cs_disconnect,
-  cs_disconnect,    /* xDestroy */
-  cs_open,
-  cs_close,
-  cs_filter,
-  cs_next,
-  cs_eof,
-  cs_column,
-  cs_rowid,
-  0, 0, 0, 0, 0, 0, 0,
-  0, 0, 0, 0
+static const sq_ft_format cs_format = {
+  .zName = "csv_stream",
+  .zArg = "options",
+  .zBadColumns = "bad columns",
+  .plainTableNames = 1,
+  .szVtab = sizeof(CsVtab),
+  .szCursor = sizeof(CsCursor),
+  .xConfigure = cs_configure,
+  .xFreeVtab = cs_free_vtab,
+  .xStart = cs_start,
+  .xFeed = cs_feed,
+  .xFinish = cs_finish,
+  .xError = cs_error,
+  .xValue = cs_value,
+  .xReset = cs_reset,
+  .xCloseCursor = cs_close_cursor,
 };
 
 int sq_csv_register(sqlite3 *db){
-  return sqlite3_create_module(db, "csv_stream", &cs_module, 0);
+  return sq_ft_register(db, &cs_format);
 }

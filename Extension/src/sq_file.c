@@ -2,7 +2,7 @@
 ** sq_file.c — how StreamQLite's SQL functions read a file named in SQL.
 **
 ** json_stream (sq_json_stream.c) and csv_stream (sq_csv_stream.c) read
-** through these helpers, the one read loop of every table that reads files:
+** through these helpers, called by their one driver (sq_file_table.c):
 **
 **   - The file is opened O_RDONLY | O_CLOEXEC | O_NONBLOCK: opening a FIFO
 **     does not wait for a writer (the reads wait, interruptibly); regular

@@ -1,8 +1,10 @@
 /*
 ** sq_json_stream.c — json_stream: JSON files of any size into rows, in
 ** constant memory: a thin driver of the ingest core (sq_ingest.h) and its
-** JSON driver on StreamQLite's incremental parser (sq_json.h).  This file
-** reads the file and answers SQLite; the core selects the elements,
+** JSON driver on StreamQLite's incremental parser (sq_json.h).  The
+** file-table driver (sq_file_table.h) reads the file and answers SQLite for
+** json_stream and csv_stream alike; this file gives the JSON parts (options,
+** the core for a scan, the value column); the core selects the elements,
 ** matches keys, coerces values and writes nested values.
 **
 ** TABLE-VALUED FUNCTION
@@ -140,70 +142,22 @@
 **     .load ./build/streamqlite sqlite3_streamqlite_noread_init
 **   (see streamqlite.c, ENTRY POINTS).
 */
-#include "sq_internal.h"
-#include "sq_ingest.h"
+#include "sq_file_table.h"
 
 #include <string.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <unistd.h>
 
-#ifndef O_CLOEXEC
-# define O_CLOEXEC 0
-#endif
-
-#define JS_CHUNK        (64*1024)
-#define JS_SUBTYPE      74     /* 'J': SQLite's JSON subtype */
-
-/* ------------------------------------------------------------ vtab */
-
-typedef struct JsCol {
-  char *name;
-  char *type;         /* as declared in columns= */
-  char *key;          /* keys= gave it this key, or NULL */
-} JsCol;
+/* The driver (sq_file_table.c) runs the table; this file gives the JSON
+** parts: the CREATE options, the core for a scan, the value column. */
 
 typedef struct JsVtab {
-  sqlite3_vtab base;
-  sqlite3 *db;
-  int typed;
+  sq_ft_vtab ft;      /* zFile, aCol (key: keys= gave it this key) */
   int strict;         /* typed: strict=1 */
-  char *zFile;        /* typed: the filename= option */
   char *zPath;        /* typed: the path= option */
-  int nCol;
-  JsCol *aCol;
-  int read_once;      /* typed: a scan has read a pipe, FIFO or terminal */
 } JsVtab;
 
 typedef struct JsCursor {
-  sqlite3_vtab_cursor base;
-  JsVtab *vt;
-  sq_file file;             /* the input (sq_file.c) */
-  char *zOnce;              /* a pipe, FIFO or terminal this cursor has read */
-  char *zFile;              /* as given (for messages and the column) */
-  char *zPathArg;
-  sq_ingest *g;             /* the core, for this scan */
-  unsigned char *chunk;
-  size_t clen, cpos;
-  int input_eof;            /* read() returned 0 */
-  int finished;             /* the core's finish done */
-  int eof;                  /* no current row */
-  int row_ready;            /* the core handed over a row */
-  sqlite3_int64 idx, line, offset;   /* the current row */
-  const sq_ingest_value *vals;       /* its values (valid until the next feed) */
-  int nval;
+  sq_ft_cursor ft;    /* g: the core, for this scan */
 } JsCursor;
-
-static const char *const kUntypedSchema =
-  "CREATE TABLE x(value, idx INTEGER, line INTEGER, offset INTEGER,"
-  " filename HIDDEN, path HIDDEN)";
-#define JS_COL_VALUE    0
-#define JS_COL_IDX      1
-#define JS_COL_LINE     2
-#define JS_COL_OFFSET   3
-#define JS_COL_FILENAME 4
-#define JS_COL_PATH     5
 
 /* "json_stream: BEFORE'VALUE'AFTER" with the value as sq_str_value()
 ** writes it (cut, escaped); n < 0: strlen. */
@@ -216,9 +170,8 @@ static char *js_msg(const char *before, const char *v, sqlite3_int64 n, const ch
 }
 
 static char *js_add_column(void *ctx, const char *z, int n){
-  JsVtab *vt = ctx;
+  sq_ft_vtab *vt = ctx;
   char *name, *type;
-  JsCol *a;
   int rc = sq_arg_column(z, n, &name, &type);
   if( rc==1 || rc==5 ){
     char *m = js_msg("bad column definition ", z, n, ": ");
@@ -226,24 +179,13 @@ static char *js_add_column(void *ctx, const char *z, int n){
     sqlite3_free(m);
     return err;
   }
-  if( rc ) return sqlite3_mprintf("json_stream: out of memory");
-  a = sqlite3_realloc64(vt->aCol, sizeof(JsCol)*(sqlite3_uint64)(vt->nCol+1));
-  if( !a || !type ){
-    sqlite3_free(name); sqlite3_free(type);
-    if( a ) vt->aCol = a;
-    return sqlite3_mprintf("json_stream: out of memory");
-  }
-  vt->aCol = a;
-  memset(&a[vt->nCol], 0, sizeof(JsCol));
-  a[vt->nCol].name = name;
-  a[vt->nCol].type = type;
-  vt->nCol++;
+  if( rc || !sq_ft_add_column(vt, name, type) ) return sqlite3_mprintf("json_stream: out of memory");
   return 0;
 }
 
 /* One "column=key" of keys=. */
 static char *js_add_rename(void *ctx, const char *z, int n){
-  JsVtab *vt = ctx;
+  sq_ft_vtab *vt = ctx;
   const char *eq = memchr(z, '=', (size_t)n);
   char *col, *key;
   int i;
@@ -271,43 +213,29 @@ static char *js_add_rename(void *ctx, const char *z, int n){
   }
 }
 
-static void js_vtab_free(JsVtab *vt){
-  int i;
-  if( !vt ) return;
-  for(i=0; i<vt->nCol; i++){
-    sqlite3_free(vt->aCol[i].name);
-    sqlite3_free(vt->aCol[i].type);
-    sqlite3_free(vt->aCol[i].key);
-  }
-  sqlite3_free(vt->aCol);
-  sqlite3_free(vt->zFile);
-  sqlite3_free(vt->zPath);
-  sqlite3_free(vt);
+static void js_free_vtab(sq_ft_vtab *p){
+  sqlite3_free(((JsVtab*)p)->zPath);
 }
-
-static int js_on_row(void *user, const sq_ingest_row *row);
 
 /* A core configured for this table and path: columns= and keys= (typed),
 ** whole values (the table-valued function), the path, strict=, the
-** element limit.  NULL and *pzErr ("json_stream: …") on error. */
-static sq_ingest *js_make_core(JsVtab *vt, JsCursor *c, const char *zPath, char **pzErr){
-  sq_ingest *g = sq_ingest_new(js_on_row, c);
-  int i, lim;
-  sqlite3_int64 max = SQ_INGEST_DEFAULT_MAX_RECORD;
+** element limit.  c: the scan's cursor (NULL: only checked, when the table
+** is made).  NULL and *pzErr ("json_stream: …") on error. */
+static sq_ingest *js_make_core(JsVtab *vt, sq_ft_cursor *c, const char *zPath, char **pzErr){
+  sq_ingest *g = c ? sq_ft_core_new(c) : sq_ingest_new(0, 0);
+  int i;
   if( !g ){ *pzErr = sqlite3_mprintf("json_stream: out of memory"); return 0; }
-  if( vt->typed ){
-    for(i=0; i<vt->nCol; i++) sq_ingest_add_column(g, vt->aCol[i].name, -1, vt->aCol[i].type, -1, 0);
-    for(i=0; i<vt->nCol; i++){
-      if( vt->aCol[i].key ) sq_ingest_map_key(g, vt->aCol[i].key, -1, vt->aCol[i].name, -1);
+  if( vt->ft.typed ){
+    for(i=0; i<vt->ft.nCol; i++) sq_ingest_add_column(g, vt->ft.aCol[i].name, -1, vt->ft.aCol[i].type, -1, 0);
+    for(i=0; i<vt->ft.nCol; i++){
+      if( vt->ft.aCol[i].key ) sq_ingest_map_key(g, vt->ft.aCol[i].key, -1, vt->ft.aCol[i].name, -1);
     }
     sq_ingest_set_strict(g, vt->strict);
   }else{
     sq_ingest_set_whole_values(g, 1);
   }
   sq_ingest_json_path(g, zPath, -1);
-  lim = sqlite3_limit(vt->db, SQLITE_LIMIT_LENGTH, -1);
-  if( lim>0 && lim<max ) max = lim;
-  sq_ingest_set_max_record(g, max);
+  sq_ingest_set_max_record(g, sq_ft_max_record(vt->ft.db));
   if( sq_ingest_error_info(g)->code ){
     *pzErr = sqlite3_mprintf("json_stream: %s", sq_ingest_error_info(g)->message);
     sq_ingest_free(g);
@@ -316,401 +244,124 @@ static sq_ingest *js_make_core(JsVtab *vt, JsCursor *c, const char *zPath, char 
   return g;
 }
 
-static int js_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
-                      sqlite3_vtab **ppVtab, char **pzErr){
-  JsVtab *vt;
-  int rc, i;
+/* The CREATE arguments: filename, columns, path, keys, strict. */
+static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
+  JsVtab *vt = (JsVtab*)p;
   char *zColumns = 0, *zKeys = 0, *err = 0;
-  (void)pAux;
-  if( sqlite3_stricmp(argv[1], "temp")!=0
-      && !(argc==3 && sqlite3_stricmp(argv[2], "json_stream")==0) ){
-    /* Only the eponymous table-valued function json_stream (argv[1] is
-    ** "main", no arguments) exists outside temp.  A named table in main or
-    ** an attached database would live in a database file, and whoever
-    ** opens that file would read the file it names.  xCreate and xConnect
-    ** are this one function (SQLite makes a module eponymous only then), so
-    ** both CREATE and opening a table already in a file (one planted
-    ** through PRAGMA writable_schema) end here. */
-    /* (the names come from the database file: written through sq_str_value) */
-    sqlite3_str *m = sqlite3_str_new(0);
-    sqlite3_str_appendall(m, "json_stream: table ");
-    sq_str_value(m, argv[1], (sqlite3_int64)strlen(argv[1]), 0);
-    sqlite3_str_appendall(m, ".");
-    sq_str_value(m, argv[2], (sqlite3_int64)strlen(argv[2]), 0);
-    sqlite3_str_appendall(m, ": json_stream tables read files, so they can only live in "
-                             "the temp schema, never in a database file: CREATE VIRTUAL TABLE temp.");
-    sq_str_value(m, argv[2], (sqlite3_int64)strlen(argv[2]), 0);
-    sqlite3_str_appendall(m, " USING json_stream(...)");
-    *pzErr = sqlite3_str_finish(m);
-    return SQLITE_ERROR;
+  int i, rc;
+  for(i=3; i<argc && !err; i++){
+    const char *a = argv[i];
+    const char *eq = strchr(a, '=');
+    int nk;
+    char *v;
+    if( !eq ){ err = js_msg("expected key=value, got ", a, -1, ""); break; }
+    nk = (int)(eq-a);
+    while( nk>0 && (a[nk-1]==' ' || a[nk-1]=='\t') ) nk--;
+    rc = sq_arg_value(eq+1, (int)strlen(eq+1), &v);
+    if( rc==3 || rc==4 ){
+      char *m = js_msg("option ", a, -1, ": ");
+      err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_value_error(rc));
+      sqlite3_free(m);
+      break;
+    }
+    if( rc ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
+    if( nk==8 && sqlite3_strnicmp(a, "filename", 8)==0 ){ sqlite3_free(p->zFile); p->zFile = v; }
+    else if( nk==7 && sqlite3_strnicmp(a, "columns", 7)==0 ){ sqlite3_free(zColumns); zColumns = v; }
+    else if( nk==4 && sqlite3_strnicmp(a, "path", 4)==0 ){ sqlite3_free(vt->zPath); vt->zPath = v; }
+    else if( nk==4 && sqlite3_strnicmp(a, "keys", 4)==0 ){ sqlite3_free(zKeys); zKeys = v; }
+    else if( nk==6 && sqlite3_strnicmp(a, "strict", 6)==0 ){
+      if( strcmp(v, "1")==0 || sqlite3_stricmp(v, "true")==0 ) vt->strict = 1;
+      else if( strcmp(v, "0")==0 || sqlite3_stricmp(v, "false")==0 ) vt->strict = 0;
+      else err = js_msg("strict: expected 1 or 0, got ", v, -1, "");
+      sqlite3_free(v);
+    }
+    else{
+      err = js_msg("unknown option ", a, nk, " (expected filename, columns, path, keys, strict)");
+      sqlite3_free(v);
+    }
   }
-  vt = sqlite3_malloc(sizeof(*vt));
-  if( !vt ) return SQLITE_NOMEM;
-  memset(vt, 0, sizeof(*vt));
-  vt->db = db;
-  if( argc>3 ){
-    vt->typed = 1;
-    for(i=3; i<argc && !err; i++){
-      const char *a = argv[i];
-      const char *eq = strchr(a, '=');
-      int nk;
-      char *v;
-      if( !eq ){ err = js_msg("expected key=value, got ", a, -1, ""); break; }
-      nk = (int)(eq-a);
-      while( nk>0 && (a[nk-1]==' ' || a[nk-1]=='\t') ) nk--;
-      rc = sq_arg_value(eq+1, (int)strlen(eq+1), &v);
-      if( rc==3 || rc==4 ){
-        char *m = js_msg("option ", a, -1, ": ");
-        err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_value_error(rc));
-        sqlite3_free(m);
-        break;
-      }
-      if( rc ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
-      if( nk==8 && sqlite3_strnicmp(a, "filename", 8)==0 ){ sqlite3_free(vt->zFile); vt->zFile = v; }
-      else if( nk==7 && sqlite3_strnicmp(a, "columns", 7)==0 ){ sqlite3_free(zColumns); zColumns = v; }
-      else if( nk==4 && sqlite3_strnicmp(a, "path", 4)==0 ){ sqlite3_free(vt->zPath); vt->zPath = v; }
-      else if( nk==4 && sqlite3_strnicmp(a, "keys", 4)==0 ){ sqlite3_free(zKeys); zKeys = v; }
-      else if( nk==6 && sqlite3_strnicmp(a, "strict", 6)==0 ){
-        if( strcmp(v, "1")==0 || sqlite3_stricmp(v, "true")==0 ) vt->strict = 1;
-        else if( strcmp(v, "0")==0 || sqlite3_stricmp(v, "false")==0 ) vt->strict = 0;
-        else err = js_msg("strict: expected 1 or 0, got ", v, -1, "");
-        sqlite3_free(v);
-      }
-      else{
-        err = js_msg("unknown option ", a, nk, " (expected filename, columns, path, keys, strict)");
-        sqlite3_free(v);
-      }
-    }
-    if( !err && !vt->zFile ) err = sqlite3_mprintf("json_stream: missing filename= option");
-    if( !err && !zColumns ) err = sqlite3_mprintf("json_stream: missing columns= option");
-    if( !err ) err = sq_arg_split(zColumns, "json_stream: columns", js_add_column, vt);
-    if( !err && vt->nCol==0 ) err = sqlite3_mprintf("json_stream: columns= declares no column");
-    if( !err && zKeys ) err = sq_arg_split(zKeys, "json_stream: keys", js_add_rename, vt);
-    if( !err ){
-      /* the core checks the path and the columns now, not at the first scan */
-      sq_ingest *g = js_make_core(vt, 0, vt->zPath, &err);
-      sq_ingest_free(g);
-    }
-    if( !err ){
-      sqlite3_str *s = sqlite3_str_new(db);
-      for(i=0; i<vt->nCol; i++){
-        /* the type as written goes to the core; the table declares its kind */
-        const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
-        sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
-      }
-      sqlite3_str_appendall(s, ")");
-      {
-        char *zSql = sqlite3_str_finish(s);
-        if( !zSql ){ err = sqlite3_mprintf("json_stream: out of memory"); }
-        else{
-          rc = sqlite3_declare_vtab(db, zSql);
-          if( rc!=SQLITE_OK ) err = sqlite3_mprintf("json_stream: bad columns= (%s)", sqlite3_errmsg(db));
-          sqlite3_free(zSql);
-        }
-      }
-    }
-    sqlite3_free(zColumns);
-    sqlite3_free(zKeys);
-    if( err ){
-      *pzErr = err;
-      js_vtab_free(vt);
-      return SQLITE_ERROR;
-    }
-  }else{
-    rc = sqlite3_declare_vtab(db, kUntypedSchema);
-    if( rc!=SQLITE_OK ){ js_vtab_free(vt); return rc; }
+  if( !err && !p->zFile ) err = sqlite3_mprintf("json_stream: missing filename= option");
+  if( !err && !zColumns ) err = sqlite3_mprintf("json_stream: missing columns= option");
+  if( !err ) err = sq_arg_split(zColumns, "json_stream: columns", js_add_column, p);
+  if( !err && p->nCol==0 ) err = sqlite3_mprintf("json_stream: columns= declares no column");
+  if( !err && zKeys ) err = sq_arg_split(zKeys, "json_stream: keys", js_add_rename, p);
+  if( !err ){
+    /* the core checks the path and the columns now, not at the first scan */
+    sq_ingest *g = js_make_core(vt, 0, vt->zPath, &err);
+    sq_ingest_free(g);
   }
-#ifdef SQLITE_VTAB_DIRECTONLY
-  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
-#endif
-  *ppVtab = &vt->base;
-  return SQLITE_OK;
+  sqlite3_free(zColumns);
+  sqlite3_free(zKeys);
+  return err;
 }
 
-static int js_disconnect(sqlite3_vtab *p){
-  js_vtab_free((JsVtab*)p);
-  return SQLITE_OK;
+/* A scan: the core for the table's path (typed) or the path argument. */
+static int js_start(sq_ft_cursor *c, char **pzErr){
+  JsVtab *vt = (JsVtab*)c->vt;
+  c->g = js_make_core(vt, c, vt->ft.typed ? vt->zPath : c->zArg, pzErr);
+  return c->g ? SQLITE_OK : SQLITE_ERROR;
 }
 
-/* idxNum bits: 1 filename given, 2 path given. */
-static int js_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
-  return sq_file_vtab_best_index(info, ((JsVtab*)tab)->typed, JS_COL_FILENAME, JS_COL_PATH);
+static int js_feed(sq_ft_cursor *c, const unsigned char *b, size_t n, size_t *used){
+  int rc = sq_ingest_json_feed(c->g, b, n);
+  if( rc==SQ_INGEST_ERROR ) return SQ_FT_ERROR;
+  if( rc==SQ_INGEST_PAUSED ){ *used = sq_ingest_json_consumed(c->g); return SQ_FT_PAUSED; }
+  return SQ_FT_DONE;
 }
 
-static int js_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
-  JsCursor *c = sqlite3_malloc(sizeof(*c));
-  if( !c ) return SQLITE_NOMEM;
-  memset(c, 0, sizeof(*c));
-  c->vt = (JsVtab*)tab;
-  c->file.fd = -1;
-  c->eof = 1;
-  *ppCur = &c->base;
-  return SQLITE_OK;
+static int js_finish(sq_ft_cursor *c){
+  return sq_ingest_json_finish(c->g)!=SQ_INGEST_OK ? SQ_FT_ERROR : SQ_FT_DONE;
 }
 
-static void js_reset(JsCursor *c){
-  sq_file_close(&c->file);
-  sqlite3_free(c->zFile); c->zFile = 0;
-  sqlite3_free(c->zPathArg); c->zPathArg = 0;
-  sq_ingest_free(c->g); c->g = 0;
-  c->vals = 0;
-  c->nval = 0;
-  c->eof = 1;
-}
-
-static int js_close(sqlite3_vtab_cursor *cur){
-  JsCursor *c = (JsCursor*)cur;
-  js_reset(c);
-  sqlite3_free(c->chunk);
-  sqlite3_free(c->zOnce);
-  sqlite3_free(c);
-  return SQLITE_OK;
-}
-
-/* The core hands over a row: it is the cursor's current row until the
-** next feed; the core pauses so that xNext returns. */
-static int js_on_row(void *user, const sq_ingest_row *row){
-  JsCursor *c = (JsCursor*)user;
-  c->idx = row->index;
-  c->line = (sqlite3_int64)row->line;
-  c->offset = (sqlite3_int64)row->offset;
-  c->vals = row->values;
-  c->nval = row->ncol;
-  c->row_ready = 1;
-  return SQ_INGEST_PAUSE;
-}
-
-/* ---- errors */
-
-/* "json_stream: FILE: [line L, byte B[, element N[, key 'K']]: ]MSG"; the
-** file name and the key as sq_str_value() writes them (cut, escaped). */
-static int js_error(JsCursor *c, const char *msg, sqlite3_int64 line, sqlite3_int64 off,
-                    sqlite3_int64 elem, const char *key, size_t nkey){
-  sqlite3_vtab *tab = &c->vt->base;
-  sqlite3_str *m = sqlite3_str_new(0);
+/* The core's error: "json_stream: FILE: [line L, byte B[, element N[, key
+** 'K']]: ]MSG"; the file name and the key as sq_str_value() writes them
+** (cut, escaped). */
+static char *js_error(sq_ft_cursor *c, int *rc){
+  const sq_ingest_error *e = sq_ingest_error_info(c->g);
+  int named = e->code==SQ_INGEST_E_STRICT;    /* other messages name their keys */
+  sqlite3_int64 line = (sqlite3_int64)e->line;
+  sqlite3_str *m;
+  if( e->code==SQ_INGEST_E_NOMEM ){ *rc = SQLITE_NOMEM; return 0; }
+  m = sqlite3_str_new(0);
   sqlite3_str_appendall(m, "json_stream: ");
   sq_str_value(m, c->zFile, (sqlite3_int64)strlen(c->zFile), 0);
   if( line>0 ){
-    sqlite3_str_appendf(m, ": line %lld, byte %lld", line, off);
-    if( elem>=0 ) sqlite3_str_appendf(m, ", element %lld", elem);
-    if( key ){
+    sqlite3_str_appendf(m, ": line %lld, byte %lld", line, (sqlite3_int64)e->offset);
+    if( e->record>=0 ) sqlite3_str_appendf(m, ", element %lld", (sqlite3_int64)e->record);
+    if( named && e->key ){
       sqlite3_str_appendall(m, ", key ");
-      sq_str_value(m, key, (sqlite3_int64)nkey, 1);
+      sq_str_value(m, e->key, (sqlite3_int64)e->nkey, 1);
     }
   }
-  sqlite3_str_appendf(m, ": %s", msg);
-  sqlite3_free(tab->zErrMsg);
-  tab->zErrMsg = sqlite3_str_finish(m);
-  c->eof = 1;
-  return SQLITE_ERROR;
+  sqlite3_str_appendf(m, ": %s", e->message);
+  return sqlite3_str_finish(m);
 }
 
-/* The core's error as the statement's. */
-static int js_core_error(JsCursor *c){
-  const sq_ingest_error *e = sq_ingest_error_info(c->g);
-  int named = e->code==SQ_INGEST_E_STRICT;    /* other messages name their keys */
-  if( e->code==SQ_INGEST_E_NOMEM ){ c->eof = 1; return SQLITE_NOMEM; }
-  return js_error(c, e->message, (sqlite3_int64)e->line, (sqlite3_int64)e->offset, e->record,
-                  named ? e->key : 0, e->nkey);
-}
-
-/* Reads the next chunk into c->chunk through sq_file_read (sq_file.c): a
-** pipe or FIFO with nothing to read is waited on in slices, and between
-** them the connection is asked whether sqlite3_interrupt() was called: then
-** the statement ends with SQLITE_INTERRUPT ("interrupted"). */
-static int js_read(JsCursor *c){
-  int rc;
-  char *err = 0;
-  sqlite3_int64 n = sq_file_read(&c->file, c->chunk, JS_CHUNK, &rc, &err);
-  if( n<0 ){
-    if( rc==SQLITE_INTERRUPT ){ c->eof = 1; return SQLITE_INTERRUPT; }
-    rc = js_error(c, err ? err : "read error", 0, 0, -1, 0, 0);
-    sqlite3_free(err);
-    return rc;
-  }
-  if( n==0 ) c->input_eof = 1;
-  c->clen = (size_t)n;
-  c->cpos = 0;
-  return SQLITE_OK;
-}
-
-/* Advances to the next row (or EOF). */
-static int js_advance(JsCursor *c){
-  c->row_ready = 0;
-  if( c->finished ){ c->eof = 1; return SQLITE_OK; }
-  for(;;){
-    if( c->cpos<c->clen ){
-      int rc = sq_ingest_json_feed(c->g, c->chunk+c->cpos, c->clen-c->cpos);
-      if( rc==SQ_INGEST_ERROR ) return js_core_error(c);
-      c->cpos = rc==SQ_INGEST_PAUSED ? c->cpos + sq_ingest_json_consumed(c->g) : c->clen;
-      if( c->row_ready ) return SQLITE_OK;
-      continue;
-    }
-    if( c->input_eof ){
-      if( sq_ingest_json_finish(c->g)!=SQ_INGEST_OK ) return js_core_error(c);
-      c->finished = 1;
-      if( c->row_ready ) return SQLITE_OK;
-      c->eof = 1;
-      return SQLITE_OK;
-    }
-    {
-      int rc = js_read(c);
-      if( rc!=SQLITE_OK ) return rc;
-    }
+/* The function's value: the element as JSON text. */
+static void js_value(sq_ft_cursor *c, sqlite3_context *ctx){
+  if( c->nval>0 ){
+    sqlite3_result_text64(ctx, c->vals[0].text ? c->vals[0].text : "", (sqlite3_uint64)c->vals[0].len,
+                          SQLITE_TRANSIENT, SQLITE_UTF8);
+    sqlite3_result_subtype(ctx, SQ_FT_SUBTYPE);
   }
 }
 
-static int js_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
-                     int argc, sqlite3_value **argv){
-  JsCursor *c = (JsCursor*)cur;
-  JsVtab *vt = c->vt;
-  const char *zFile = 0, *zPath = 0;
-  char *err = 0;
-  int n = 0;
-  (void)idxStr; (void)argc;
-  js_reset(c);
-  if( vt->typed ){
-    zFile = vt->zFile;
-    zPath = vt->zPath;
-  }else{
-    if( idxNum & 1 ) zFile = (const char*)sqlite3_value_text(argv[n++]);
-    if( idxNum & 2 ) zPath = (const char*)sqlite3_value_text(argv[n++]);
-    if( !(idxNum & 1) ){
-      sqlite3_free(vt->base.zErrMsg);
-      vt->base.zErrMsg = sqlite3_mprintf("json_stream: missing the filename argument: "
-                                         "json_stream(filename [, path])");
-      return SQLITE_ERROR;
-    }
-    if( !zFile || ((idxNum & 2) && !zPath) ){
-      sqlite3_free(vt->base.zErrMsg);
-      vt->base.zErrMsg = sqlite3_mprintf("json_stream: the %s argument is NULL",
-                                         zFile ? "path" : "filename");
-      return SQLITE_ERROR;
-    }
-    /* a NUL would cut the name open() sees: another file than the one asked for */
-    if( (int)strlen(zFile)!=sqlite3_value_bytes(argv[0])
-        || ((idxNum & 2) && (int)strlen(zPath)!=sqlite3_value_bytes(argv[1])) ){
-      sqlite3_str *m = sqlite3_str_new(0);
-      int isPath = (int)strlen(zFile)==sqlite3_value_bytes(argv[0]);
-      sqlite3_value *v = argv[isPath ? 1 : 0];
-      sqlite3_str_appendf(m, "json_stream: the %s argument contains a NUL byte: ",
-                          isPath ? "path" : "filename");
-      sq_str_value(m, (const char*)sqlite3_value_text(v), sqlite3_value_bytes(v), 1);
-      sqlite3_free(vt->base.zErrMsg);
-      vt->base.zErrMsg = sqlite3_str_finish(m);
-      return SQLITE_ERROR;
-    }
-  }
-  c->zFile = sqlite3_mprintf("%s", zFile);
-  c->zPathArg = zPath ? sqlite3_mprintf("%s", zPath) : 0;
-  if( !c->zFile || (zPath && !c->zPathArg) ) return SQLITE_NOMEM;
-  c->g = js_make_core(vt, c, zPath, &err);
-  if( !c->g ){
-    sqlite3_free(vt->base.zErrMsg);
-    vt->base.zErrMsg = err;
-    return SQLITE_ERROR;
-  }
-  if( !c->chunk ){
-    c->chunk = sqlite3_malloc(JS_CHUNK);
-    if( !c->chunk ) return SQLITE_NOMEM;
-  }
-  c->row_ready = 0;
-  c->idx = 0;
-  c->clen = c->cpos = 0;
-  c->input_eof = 0;
-  c->finished = 0;
-  c->eof = 0;
-  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
-    return js_error(c, SQ_FILE_READ_ONCE, 0, 0, -1, 0, 0);
-  }
-  {
-    char *zOpenErr = 0;
-    if( sq_file_open(&c->file, vt->db, zFile, &zOpenErr)!=SQLITE_OK ){
-      int rc = js_error(c, zOpenErr ? zOpenErr : "cannot open", 0, 0, -1, 0, 0);
-      sqlite3_free(zOpenErr);
-      return rc;
-    }
-  }
-  if( !c->file.regular ){
-    if( vt->typed ) vt->read_once = 1;
-    sqlite3_free(c->zOnce);
-    c->zOnce = sqlite3_mprintf("%s", zFile);
-  }
-  return js_advance(c);
-}
-
-static int js_next(sqlite3_vtab_cursor *cur){
-  return js_advance((JsCursor*)cur);
-}
-
-static int js_eof(sqlite3_vtab_cursor *cur){
-  return ((JsCursor*)cur)->eof;
-}
-
-/* A TEXT result (the core's text is never NULL, so '' stays '', not NULL). */
-static void js_result_text(sqlite3_context *ctx, const char *z, size_t n){
-  sqlite3_result_text64(ctx, z ? z : "", (sqlite3_uint64)n, SQLITE_TRANSIENT, SQLITE_UTF8);
-}
-
-static int js_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
-  JsCursor *c = (JsCursor*)cur;
-  if( c->vt->typed ){
-    const sq_ingest_value *v;
-    if( i<0 || i>=c->nval ) return SQLITE_OK;
-    v = &c->vals[i];
-    switch( v->type ){
-      case SQ_INGEST_V_INTEGER: sqlite3_result_int64(ctx, v->i); break;
-      case SQ_INGEST_V_REAL:    sqlite3_result_double(ctx, v->r); break;
-      case SQ_INGEST_V_TEXT:    js_result_text(ctx, v->text, v->len); break;
-      case SQ_INGEST_V_JSON:
-        js_result_text(ctx, v->text, v->len);
-        sqlite3_result_subtype(ctx, JS_SUBTYPE);
-        break;
-      default: break;   /* NULL */
-    }
-    return SQLITE_OK;
-  }
-  switch( i ){
-    case JS_COL_VALUE:
-      if( c->nval>0 ){
-        js_result_text(ctx, c->vals[0].text, c->vals[0].len);
-        sqlite3_result_subtype(ctx, JS_SUBTYPE);
-      }
-      break;
-    case JS_COL_IDX:    sqlite3_result_int64(ctx, c->idx); break;
-    case JS_COL_LINE:   sqlite3_result_int64(ctx, c->line); break;
-    case JS_COL_OFFSET: sqlite3_result_int64(ctx, c->offset); break;
-    case JS_COL_FILENAME: sqlite3_result_text(ctx, c->zFile, -1, SQLITE_TRANSIENT); break;
-    default:
-      if( c->zPathArg ) sqlite3_result_text(ctx, c->zPathArg, -1, SQLITE_TRANSIENT);
-      break;
-  }
-  return SQLITE_OK;
-}
-
-static int js_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = ((JsCursor*)cur)->idx;
-  return SQLITE_OK;
-}
-
-static sqlite3_module js_module = {
-  0,                /* iVersion */
-  js_connect,       /* xCreate: CREATE VIRTUAL TABLE … USING json_stream(…) */
-  js_connect,       /* xConnect (also the eponymous table-valued function) */
-  js_best_index,
-  js_disconnect,
-  js_disconnect,    /* xDestroy */
-  js_open,
-  js_close,
-  js_filter,
-  js_next,
-  js_eof,
-  js_column,
-  js_rowid,
-  0, 0, 0, 0, 0, 0, 0,
-  0, 0, 0, 0
+/* (no xReset: the scan's core is the driver's c->g) */
+static const sq_ft_format js_format = {
+  .zName = "json_stream",
+  .zArg = "path",
+  .zBadColumns = "bad columns=",
+  .szVtab = sizeof(JsVtab),
+  .szCursor = sizeof(JsCursor),
+  .xConfigure = js_configure,
+  .xFreeVtab = js_free_vtab,
+  .xStart = js_start,
+  .xFeed = js_feed,
+  .xFinish = js_finish,
+  .xError = js_error,
+  .xValue = js_value,
 };
 
 int sq_json_register(sqlite3 *db){
-  return sqlite3_create_module(db, "json_stream", &js_module, 0);
+  return sq_ft_register(db, &js_format);
 }

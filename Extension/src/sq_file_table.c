@@ -1,0 +1,511 @@
+/*
+** sq_file_table.c — the file-table driver (sq_file_table.h, the manual):
+** the one sqlite3_module of json_stream and csv_stream.  The formats
+** (sq_json_stream.c, sq_csv_stream.c) give their names, options and a
+** reader; everything else a table that reads a file does is here.
+*/
+#include "sq_file_table.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------ helpers */
+
+sqlite3_int64 sq_ft_max_record(sqlite3 *db){
+  int lim = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
+  sqlite3_int64 m = SQ_INGEST_DEFAULT_MAX_RECORD;
+  if( lim>0 && lim<m ) m = lim;
+  return m;
+}
+
+sq_ft_col *sq_ft_add_column(sq_ft_vtab *vt, char *name, char *type){
+  sq_ft_col *a = sqlite3_realloc64(vt->aCol, sizeof(sq_ft_col)*(sqlite3_uint64)(vt->nCol+1));
+  if( !a || !name || !type ){
+    sqlite3_free(name); sqlite3_free(type);
+    if( a ) vt->aCol = a;
+    return 0;
+  }
+  vt->aCol = a;
+  memset(&a[vt->nCol], 0, sizeof(sq_ft_col));
+  a[vt->nCol].name = name;
+  a[vt->nCol].type = type;
+  return &a[vt->nCol++];
+}
+
+char *sq_ft_file_msg(const sq_ft_format *fmt, const char *file, const char *msg){
+  sqlite3_str *m = sqlite3_str_new(0);
+  sqlite3_str_appendf(m, "%s: ", fmt->zName);
+  sq_str_value(m, file, (sqlite3_int64)strlen(file), 0);
+  sqlite3_str_appendf(m, ": %s", msg);
+  return sqlite3_str_finish(m);
+}
+
+/* The core hands over a row: it is the cursor's current row until the
+** next feed; the core pauses so that xNext returns. */
+static int ft_on_row(void *user, const sq_ingest_row *row){
+  sq_ft_cursor *c = (sq_ft_cursor*)user;
+  c->idx = row->index;
+  c->line = (sqlite3_int64)row->line;
+  c->offset = (sqlite3_int64)row->offset;
+  c->vals = row->values;
+  c->nval = row->ncol;
+  c->row_ready = 1;
+  return SQ_INGEST_PAUSE;
+}
+
+sq_ingest *sq_ft_core_new(sq_ft_cursor *c){
+  return sq_ingest_new(ft_on_row, c);
+}
+
+/* ---- reading the file when the table is made */
+
+int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr){
+  char *why = 0;
+  if( sq_file_open(&vt->pending, vt->db, vt->zFile, &why)!=SQLITE_OK ){
+    *pzErr = sq_ft_file_msg(vt->fmt, vt->zFile, why ? why : "cannot open");
+    sqlite3_free(why);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+sqlite3_int64 sq_ft_peek_read(sq_ft_vtab *vt, unsigned char *buf, size_t n, int *rc, char **pzErr){
+  sqlite3_int64 k = sq_file_read(&vt->pending, buf, n, rc, pzErr);
+  if( k>0 && !vt->pending.regular ){
+    unsigned char *s = sqlite3_realloc64(vt->sample, vt->nsample+(size_t)k);
+    if( !s ){ *rc = SQLITE_NOMEM; return -1; }
+    vt->sample = s;
+    memcpy(s+vt->nsample, buf, (size_t)k);
+    vt->nsample += (size_t)k;
+  }
+  return k;
+}
+
+void sq_ft_peek_done(sq_ft_vtab *vt, int ok){
+  if( ok && !vt->pending.regular ){
+    vt->has_pending = 1;
+    return;
+  }
+  sq_file_close(&vt->pending);
+  sqlite3_free(vt->sample);
+  vt->sample = 0;
+  vt->nsample = 0;
+}
+
+/* ------------------------------------------------------------ vtab */
+
+static void ft_vtab_free(sq_ft_vtab *vt){
+  int i;
+  if( !vt ) return;
+  if( vt->fmt->xFreeVtab ) vt->fmt->xFreeVtab(vt);
+  for(i=0; i<vt->nCol; i++){
+    sqlite3_free(vt->aCol[i].name);
+    sqlite3_free(vt->aCol[i].type);
+    sqlite3_free(vt->aCol[i].key);
+  }
+  sqlite3_free(vt->aCol);
+  sqlite3_free(vt->zFile);
+  if( vt->has_pending ) sq_file_close(&vt->pending);
+  sqlite3_free(vt->sample);
+  sqlite3_free(vt);
+}
+
+/* Only the eponymous table-valued function (argv[1] is "main", no
+** arguments) exists outside temp.  A named table in main or an attached
+** database would live in a database file, and whoever opens that file
+** would read the file it names.  xCreate and xConnect are this one
+** function (SQLite makes a module eponymous only then), so both CREATE and
+** opening a table already in a file (one planted through PRAGMA
+** writable_schema) end here. */
+static char *ft_schema_error(const sq_ft_format *fmt, const char *const *argv){
+  const char *zName = fmt->zName;
+  sqlite3_str *m;
+  if( fmt->plainTableNames ){
+    return sqlite3_mprintf("%s: table %s.%s: %s tables read "
+        "files, so they can only live in the temp schema, never in a database "
+        "file: CREATE VIRTUAL TABLE temp.%s USING %s(...)",
+        zName, argv[1], argv[2], zName, argv[2], zName);
+  }
+  /* (the names come from the database file: written through sq_str_value) */
+  m = sqlite3_str_new(0);
+  sqlite3_str_appendf(m, "%s: table ", zName);
+  sq_str_value(m, argv[1], (sqlite3_int64)strlen(argv[1]), 0);
+  sqlite3_str_appendall(m, ".");
+  sq_str_value(m, argv[2], (sqlite3_int64)strlen(argv[2]), 0);
+  sqlite3_str_appendf(m, ": %s tables read files, so they can only live in "
+                         "the temp schema, never in a database file: CREATE VIRTUAL TABLE temp.", zName);
+  sq_str_value(m, argv[2], (sqlite3_int64)strlen(argv[2]), 0);
+  sqlite3_str_appendf(m, " USING %s(...)", zName);
+  return sqlite3_str_finish(m);
+}
+
+/* CREATE TABLE x("name" KIND, …): the type as written goes to the core;
+** the table declares its kind. */
+static char *ft_declare(sq_ft_vtab *vt){
+  sqlite3_str *s = sqlite3_str_new(vt->db);
+  char *zSql, *err = 0;
+  int i;
+  for(i=0; i<vt->nCol; i++){
+    const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
+    sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
+  }
+  sqlite3_str_appendall(s, ")");
+  zSql = sqlite3_str_finish(s);
+  if( !zSql ) return sqlite3_mprintf("%s: out of memory", vt->fmt->zName);
+  if( sqlite3_declare_vtab(vt->db, zSql)!=SQLITE_OK ){
+    err = sqlite3_mprintf("%s: %s (%s)", vt->fmt->zName, vt->fmt->zBadColumns, sqlite3_errmsg(vt->db));
+  }
+  sqlite3_free(zSql);
+  return err;
+}
+
+static int ft_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                      sqlite3_vtab **ppVtab, char **pzErr){
+  const sq_ft_format *fmt = (const sq_ft_format*)pAux;
+  sq_ft_vtab *vt;
+  int rc;
+  if( sqlite3_stricmp(argv[1], "temp")!=0
+      && !(argc==3 && sqlite3_stricmp(argv[2], fmt->zName)==0) ){
+    *pzErr = ft_schema_error(fmt, argv);
+    return SQLITE_ERROR;
+  }
+  vt = sqlite3_malloc64(fmt->szVtab);
+  if( !vt ) return SQLITE_NOMEM;
+  memset(vt, 0, fmt->szVtab);
+  vt->db = db;
+  vt->fmt = fmt;
+  vt->pending.fd = -1;
+  if( argc>3 ){
+    char *err;
+    vt->typed = 1;
+    err = fmt->xConfigure(vt, argc, argv);
+    if( !err ) err = ft_declare(vt);
+    if( err ){
+      *pzErr = err;
+      ft_vtab_free(vt);
+      return SQLITE_ERROR;
+    }
+  }else{
+    char *zSql = sqlite3_mprintf("CREATE TABLE x(value, idx INTEGER, line INTEGER, offset INTEGER,"
+                                 " filename HIDDEN, %s HIDDEN)", fmt->zArg);
+    rc = zSql ? sqlite3_declare_vtab(db, zSql) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+    if( rc!=SQLITE_OK ){ ft_vtab_free(vt); return rc; }
+  }
+#ifdef SQLITE_VTAB_DIRECTONLY
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
+#endif
+  *ppVtab = &vt->base;
+  return SQLITE_OK;
+}
+
+static int ft_disconnect(sqlite3_vtab *p){
+  ft_vtab_free((sq_ft_vtab*)p);
+  return SQLITE_OK;
+}
+
+/* The function's columns: value, idx, line, offset, filename, <arg>. */
+#define FT_COL_VALUE    0
+#define FT_COL_IDX      1
+#define FT_COL_LINE     2
+#define FT_COL_OFFSET   3
+#define FT_COL_FILENAME 4
+#define FT_COL_ARG      5
+
+/* idxNum bits: 1 filename given, 2 the second argument given. */
+static int ft_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
+  return sq_file_vtab_best_index(info, ((sq_ft_vtab*)tab)->typed, FT_COL_FILENAME, FT_COL_ARG);
+}
+
+/* ------------------------------------------------------------ cursor */
+
+static int ft_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
+  const sq_ft_format *fmt = ((sq_ft_vtab*)tab)->fmt;
+  sq_ft_cursor *c = sqlite3_malloc64(fmt->szCursor);
+  if( !c ) return SQLITE_NOMEM;
+  memset(c, 0, fmt->szCursor);
+  c->vt = (sq_ft_vtab*)tab;
+  c->file.fd = -1;
+  c->eof = 1;
+  *ppCur = &c->base;
+  return SQLITE_OK;
+}
+
+static void ft_reset(sq_ft_cursor *c){
+  if( c->fopen ){ sq_file_close(&c->file); c->fopen = 0; }
+  sqlite3_free(c->zFile); c->zFile = 0;
+  sqlite3_free(c->zArg); c->zArg = 0;
+  sqlite3_free(c->replay); c->replay = 0;
+  c->nreplay = 0;
+  c->cbuf = 0;
+  if( c->vt->fmt->xReset ) c->vt->fmt->xReset(c);
+  sq_ingest_free(c->g); c->g = 0;
+  c->vals = 0;
+  c->nval = 0;
+  c->eof = 1;
+}
+
+static int ft_close(sqlite3_vtab_cursor *cur){
+  sq_ft_cursor *c = (sq_ft_cursor*)cur;
+  ft_reset(c);
+  if( c->vt->fmt->xCloseCursor ) c->vt->fmt->xCloseCursor(c);
+  sqlite3_free(c->chunk);
+  sqlite3_free(c->zOnce);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/* msg as the statement's error (taken; NULL: out of memory). */
+static int ft_set_error(sq_ft_cursor *c, char *msg){
+  sqlite3_vtab *tab = &c->vt->base;
+  c->eof = 1;
+  if( !msg ) return SQLITE_NOMEM;
+  sqlite3_free(tab->zErrMsg);
+  tab->zErrMsg = msg;
+  return SQLITE_ERROR;
+}
+
+static int ft_file_error(sq_ft_cursor *c, const char *file, const char *msg){
+  return ft_set_error(c, sq_ft_file_msg(c->vt->fmt, file, msg));
+}
+
+/* The reader's error as the statement's. */
+static int ft_reader_error(sq_ft_cursor *c){
+  int rc = SQLITE_NOMEM;
+  char *m = c->vt->fmt->xError(c, &rc);
+  if( !m ){ c->eof = 1; return rc; }
+  return ft_set_error(c, m);
+}
+
+/* Reads the next chunk through sq_file_read (sq_file.c): a pipe or FIFO
+** with nothing to read is waited on in slices, and between them the
+** connection is asked whether sqlite3_interrupt() was called: then the
+** statement ends with SQLITE_INTERRUPT ("interrupted"). */
+static int ft_read(sq_ft_cursor *c){
+  int rc = SQLITE_OK;
+  char *why = 0;
+  sqlite3_int64 n;
+  if( c->replay ){
+    sqlite3_free(c->replay);
+    c->replay = 0;
+    c->nreplay = 0;
+  }
+  if( !c->chunk ){
+    c->chunk = sqlite3_malloc(SQ_FT_CHUNK);
+    if( !c->chunk ) return SQLITE_NOMEM;
+  }
+  n = sq_file_read(&c->file, c->chunk, SQ_FT_CHUNK, &rc, &why);
+  if( n<0 ){
+    c->eof = 1;
+    if( rc==SQLITE_INTERRUPT ) return SQLITE_INTERRUPT;
+    rc = ft_file_error(c, c->zFile, why ? why : "read error");
+    sqlite3_free(why);
+    return rc;
+  }
+  if( n==0 ) c->input_eof = 1;
+  c->cbuf = c->chunk;
+  c->clen = (size_t)n;
+  c->cpos = 0;
+  return SQLITE_OK;
+}
+
+/* Advances to the next row (or EOF). */
+static int ft_advance(sq_ft_cursor *c){
+  const sq_ft_format *fmt = c->vt->fmt;
+  c->row_ready = 0;
+  if( c->finished ){ c->eof = 1; return SQLITE_OK; }
+  for(;;){
+    if( c->cpos<c->clen ){
+      size_t used = 0;
+      int rc = fmt->xFeed(c, c->cbuf+c->cpos, c->clen-c->cpos, &used);
+      if( rc==SQ_FT_ERROR ) return ft_reader_error(c);
+      c->cpos = rc==SQ_FT_PAUSED ? c->cpos+used : c->clen;
+      if( c->row_ready ) return SQLITE_OK;
+      continue;
+    }
+    if( c->input_eof ){
+      if( fmt->xFinish(c)!=SQ_FT_DONE ) return ft_reader_error(c);
+      c->finished = 1;
+      if( c->row_ready ) return SQLITE_OK;
+      c->eof = 1;
+      return SQLITE_OK;
+    }
+    if( c->replay && c->cbuf!=c->replay ){
+      /* the bytes read when the table was made come first (fed from their
+      ** own buffer: it may be smaller than a chunk) */
+      c->cbuf = c->replay;
+      c->clen = c->nreplay;
+      c->cpos = 0;
+      continue;
+    }
+    {
+      int rc = ft_read(c);
+      if( rc!=SQLITE_OK ) return rc;
+    }
+  }
+}
+
+/* The function's arguments: FILENAME, and the second when given. */
+static int ft_args(sq_ft_cursor *c, int idxNum, sqlite3_value **argv,
+                   const char **pzFile, const char **pzArg){
+  const sq_ft_format *fmt = c->vt->fmt;
+  const char *zFile = 0, *zArg = 0;
+  int n = 0;
+  if( idxNum & 1 ) zFile = (const char*)sqlite3_value_text(argv[n++]);
+  if( idxNum & 2 ) zArg = (const char*)sqlite3_value_text(argv[n++]);
+  if( !(idxNum & 1) ){
+    return ft_set_error(c, sqlite3_mprintf("%s: missing the filename argument: "
+                                           "%s(filename [, %s])", fmt->zName, fmt->zName, fmt->zArg));
+  }
+  if( !zFile || ((idxNum & 2) && !zArg) ){
+    return ft_set_error(c, sqlite3_mprintf("%s: the %s argument is NULL",
+                                           fmt->zName, zFile ? fmt->zArg : "filename"));
+  }
+  /* a NUL would cut the name open() sees: another file than the one asked for */
+  if( (int)strlen(zFile)!=sqlite3_value_bytes(argv[0])
+      || ((idxNum & 2) && (int)strlen(zArg)!=sqlite3_value_bytes(argv[1])) ){
+    sqlite3_str *m = sqlite3_str_new(0);
+    int isArg = (int)strlen(zFile)==sqlite3_value_bytes(argv[0]);
+    sqlite3_value *v = argv[isArg ? 1 : 0];
+    sqlite3_str_appendf(m, "%s: the %s argument contains a NUL byte: ",
+                        fmt->zName, isArg ? fmt->zArg : "filename");
+    sq_str_value(m, (const char*)sqlite3_value_text(v), sqlite3_value_bytes(v), 1);
+    return ft_set_error(c, sqlite3_str_finish(m));
+  }
+  *pzFile = zFile;
+  *pzArg = zArg;
+  return SQLITE_OK;
+}
+
+static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                     int argc, sqlite3_value **argv){
+  sq_ft_cursor *c = (sq_ft_cursor*)cur;
+  sq_ft_vtab *vt = c->vt;
+  const char *zFile = 0, *zArg = 0;
+  char *err = 0;
+  int rc;
+  (void)idxStr; (void)argc;
+  ft_reset(c);
+  c->max_record = sq_ft_max_record(vt->db);
+  if( vt->typed ){
+    zFile = vt->zFile;
+  }else{
+    rc = ft_args(c, idxNum, argv, &zFile, &zArg);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  c->zFile = sqlite3_mprintf("%s", zFile);
+  c->zArg = zArg ? sqlite3_mprintf("%s", zArg) : 0;
+  if( !c->zFile || (zArg && !c->zArg) ) return SQLITE_NOMEM;
+  c->input_eof = c->finished = 0;
+  c->clen = c->cpos = 0;
+  c->row_ready = 0;
+  c->idx = 0;
+  c->eof = 0;
+  rc = vt->fmt->xStart(c, &err);
+  if( rc!=SQLITE_OK ){
+    if( !err ){ c->eof = 1; return rc; }
+    ft_set_error(c, err);
+    return rc;
+  }
+  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
+    return ft_file_error(c, zFile, SQ_FILE_READ_ONCE);
+  }
+  if( vt->typed && vt->has_pending ){
+    /* the first scan of a pipe continues where the table's making stopped */
+    vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
+    c->file = vt->pending;
+    c->fopen = 1;
+    c->replay = vt->sample;
+    c->nreplay = vt->nsample;
+    vt->has_pending = 0;
+    vt->pending.fd = -1;
+    vt->sample = 0;
+    vt->nsample = 0;
+    return ft_advance(c);
+  }
+  {
+    char *why = 0;
+    if( sq_file_open(&c->file, vt->db, zFile, &why)!=SQLITE_OK ){
+      rc = ft_file_error(c, zFile, why ? why : "cannot open");
+      sqlite3_free(why);
+      return rc;
+    }
+  }
+  c->fopen = 1;
+  if( !c->file.regular ){
+    if( vt->typed ) vt->read_once = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
+  }
+  return ft_advance(c);
+}
+
+static int ft_next(sqlite3_vtab_cursor *cur){
+  return ft_advance((sq_ft_cursor*)cur);
+}
+
+static int ft_eof(sqlite3_vtab_cursor *cur){
+  return ((sq_ft_cursor*)cur)->eof;
+}
+
+static int ft_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
+  sq_ft_cursor *c = (sq_ft_cursor*)cur;
+  if( c->vt->typed ){
+    const sq_ingest_value *v;
+    if( i<0 || i>=c->nval ) return SQLITE_OK;
+    v = &c->vals[i];
+    /* (the core's text is never NULL: '' stays '', not NULL) */
+    switch( v->type ){
+      case SQ_INGEST_V_INTEGER: sqlite3_result_int64(ctx, v->i); break;
+      case SQ_INGEST_V_REAL:    sqlite3_result_double(ctx, v->r); break;
+      case SQ_INGEST_V_TEXT:
+        sqlite3_result_text64(ctx, v->text, (sqlite3_uint64)v->len, SQLITE_TRANSIENT, SQLITE_UTF8);
+        break;
+      case SQ_INGEST_V_JSON:
+        sqlite3_result_text64(ctx, v->text, (sqlite3_uint64)v->len, SQLITE_TRANSIENT, SQLITE_UTF8);
+        sqlite3_result_subtype(ctx, SQ_FT_SUBTYPE);
+        break;
+      default: break;   /* NULL */
+    }
+    return SQLITE_OK;
+  }
+  switch( i ){
+    case FT_COL_VALUE:  c->vt->fmt->xValue(c, ctx); break;
+    case FT_COL_IDX:    sqlite3_result_int64(ctx, c->idx); break;
+    case FT_COL_LINE:   sqlite3_result_int64(ctx, c->line); break;
+    case FT_COL_OFFSET: sqlite3_result_int64(ctx, c->offset); break;
+    case FT_COL_FILENAME: sqlite3_result_text(ctx, c->zFile, -1, SQLITE_TRANSIENT); break;
+    default:
+      if( c->zArg ) sqlite3_result_text(ctx, c->zArg, -1, SQLITE_TRANSIENT);
+      break;
+  }
+  return SQLITE_OK;
+}
+
+static int ft_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
+  *pRowid = ((sq_ft_cursor*)cur)->idx;
+  return SQLITE_OK;
+}
+
+static sqlite3_module ft_module = {
+  0,                /* iVersion */
+  ft_connect,       /* xCreate: CREATE VIRTUAL TABLE … USING NAME(…) */
+  ft_connect,       /* xConnect (also the eponymous table-valued function) */
+  ft_best_index,
+  ft_disconnect,
+  ft_disconnect,    /* xDestroy */
+  ft_open,
+  ft_close,
+  ft_filter,
+  ft_next,
+  ft_eof,
+  ft_column,
+  ft_rowid,
+  0, 0, 0, 0, 0, 0, 0,
+  0, 0, 0, 0
+};
+
+int sq_ft_register(sqlite3 *db, const sq_ft_format *fmt){
+  return sqlite3_create_module(db, fmt->zName, &ft_module, (void*)fmt);
+}

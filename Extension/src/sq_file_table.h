@@ -1,0 +1,143 @@
+/*
+** sq_file_table.h — the file-table driver: one sqlite3_module for every
+** table that reads a file named in SQL (json_stream, csv_stream).
+**
+** The driver (sq_file_table.c) owns what every such table does alike:
+**   - the module and the cursor life cycle (connect, disconnect, open,
+**     close, filter, next, eof, column, rowid);
+**   - the temp-schema rule and SQLITE_VTAB_DIRECTONLY (SECURITY in
+**     sq_json_stream.c);
+**   - the table-valued function's arguments (FILENAME and a second,
+**     format-specific one: missing, NULL, a NUL byte) and its columns
+**     value, idx, line, offset and the two hidden arguments;
+**   - a typed table's column declaration (columns= or inferred) and its
+**     typed values (the ingest core's rows, sq_ingest.h);
+**   - the input: opening, 64 KiB reads through sq_file.c (pipes, FIFOs,
+**     interrupt checks), "cannot be read twice" for pipes, the bytes a
+**     table read when it was made (CSV inference) replayed before the rest;
+**   - errors: "NAME: FILE: MESSAGE" for the file, the format's own
+**     messages with positions as the statement's error.
+**
+** A format (sq_json_stream.c, sq_csv_stream.c) gives one sq_ft_format:
+** its names, its CREATE options, and a reader for one scan (start, feed
+** bytes, finish, the error that stopped it, the value column).  Its vtab
+** and cursor structs begin with sq_ft_vtab / sq_ft_cursor (szVtab,
+** szCursor say how large they are; the driver allocates and zeroes them).
+** A typed table's reader hands its rows to the ingest core made with
+** sq_ft_core_new(), which makes them the cursor's current row.
+**
+** Whatever is added at the input (other sources, several files, rows
+** skipped on error) belongs here, once, for both formats: the format sees
+** bytes and answers rows.
+*/
+#ifndef SQ_FILE_TABLE_H
+#define SQ_FILE_TABLE_H
+
+#include "sq_internal.h"
+#include "sq_ingest.h"
+
+#define SQ_FT_CHUNK    (64*1024)    /* one read */
+#define SQ_FT_SUBTYPE  74           /* 'J': SQLite's JSON subtype */
+
+typedef struct sq_ft_format sq_ft_format;
+
+/* A typed table's column: as declared in columns= (or inferred). */
+typedef struct sq_ft_col {
+  char *name;
+  char *type;          /* as written ("" for none); the core reads it */
+  char *key;           /* the format's: a key this column is fed by, or NULL */
+  int inferred;        /* the format's: an inferred kind, 0 when declared */
+} sq_ft_col;
+
+typedef struct sq_ft_vtab {
+  sqlite3_vtab base;
+  sqlite3 *db;
+  const sq_ft_format *fmt;
+  int typed;           /* CREATE VIRTUAL TABLE with arguments */
+  char *zFile;         /* typed: filename= (the format's options set it) */
+  int nCol;
+  sq_ft_col *aCol;     /* typed: the columns */
+  int read_once;       /* typed: a scan has read a pipe, FIFO or terminal */
+  /* a pipe read when the table was made (sq_ft_peek_*): its open file and
+  ** the bytes read, for the first scan */
+  int has_pending;
+  sq_file pending;
+  unsigned char *sample;
+  size_t nsample;
+} sq_ft_vtab;
+
+typedef struct sq_ft_cursor {
+  sqlite3_vtab_cursor base;
+  sq_ft_vtab *vt;
+  sq_file file;
+  int fopen;
+  char *zOnce;                /* a pipe, FIFO or terminal this cursor has read */
+  char *zFile;                /* as given (for messages and the column) */
+  char *zArg;                 /* the function's second argument, or NULL */
+  sqlite3_int64 max_record;   /* 64 MiB or SQLITE_LIMIT_LENGTH, the smaller */
+  unsigned char *chunk;
+  const unsigned char *cbuf;  /* the data being fed: chunk, or a replayed sample */
+  size_t clen, cpos;
+  unsigned char *replay;      /* a sample to feed before reading (owned) */
+  size_t nreplay;
+  int input_eof;              /* read() returned 0 */
+  int finished;               /* the reader's finish done */
+  int eof;                    /* no current row */
+  int row_ready;              /* the reader handed over a row */
+  sqlite3_int64 idx, line, offset;   /* the current row */
+  sq_ingest *g;               /* the ingest core of this scan, or NULL (freed by the driver) */
+  const sq_ingest_value *vals;       /* a typed row's values (valid until the next feed) */
+  int nval;
+} sq_ft_cursor;
+
+/* Feed results. */
+#define SQ_FT_DONE    0   /* all bytes taken */
+#define SQ_FT_PAUSED  1   /* a row is ready; *used bytes taken */
+#define SQ_FT_ERROR   2   /* xError says what */
+
+struct sq_ft_format {
+  const char *zName;          /* "json_stream": the module, and every message's prefix */
+  const char *zArg;           /* the function's second argument ("path"), its hidden column:
+                              ** value, idx, line, offset, filename HIDDEN, <zArg> HIDDEN */
+  const char *zBadColumns;    /* "bad columns=": when SQLite refuses the declaration */
+  int plainTableNames;        /* the temp-schema error writes names as they are */
+  size_t szVtab, szCursor;    /* the format's structs (sq_ft_* first) */
+  /* Typed: the CREATE arguments argv[3..] into vt (zFile, aCol: the
+  ** columns declared or inferred, checked).  0 or the message. */
+  char *(*xConfigure)(sq_ft_vtab *vt, int argc, const char *const *argv);
+  void (*xFreeVtab)(sq_ft_vtab *vt);             /* the format's part only; may be 0 */
+  /* A scan: the reader for c (c->zFile, c->zArg, c->max_record set).
+  ** SQLITE_OK, or an error code with *pzErr the message (or NULL). */
+  int (*xStart)(sq_ft_cursor *c, char **pzErr);
+  int (*xFeed)(sq_ft_cursor *c, const unsigned char *b, size_t n, size_t *used);
+  int (*xFinish)(sq_ft_cursor *c);               /* SQ_FT_DONE or SQ_FT_ERROR */
+  /* The error that stopped xFeed/xFinish: the message, or NULL and *rc
+  ** (SQLITE_NOMEM). */
+  char *(*xError)(sq_ft_cursor *c, int *rc);
+  void (*xValue)(sq_ft_cursor *c, sqlite3_context *ctx);  /* function: the value column */
+  void (*xReset)(sq_ft_cursor *c);               /* ends the scan's reader (not c->g); may be 0 */
+  void (*xCloseCursor)(sq_ft_cursor *c);         /* frees what xReset keeps; may be 0 */
+};
+
+int sq_ft_register(sqlite3 *db, const sq_ft_format *fmt);
+
+/* The longest record: 64 MiB or SQLITE_LIMIT_LENGTH, whichever is smaller. */
+sqlite3_int64 sq_ft_max_record(sqlite3 *db);
+
+/* One more column (takes name and type; NULL when out of memory, both freed). */
+sq_ft_col *sq_ft_add_column(sq_ft_vtab *vt, char *name, char *type);
+
+/* "NAME: FILE: MSG" (the file name as sq_str_value writes it, unquoted). */
+char *sq_ft_file_msg(const sq_ft_format *fmt, const char *file, const char *msg);
+
+/* A typed scan's ingest core: its rows become c's current row. */
+sq_ingest *sq_ft_core_new(sq_ft_cursor *c);
+
+/* Reading the file when the table is made (CSV inference): open, read
+** (a pipe's bytes are kept for the first scan), then done: ok keeps a pipe
+** open for the first scan, else it is closed and the bytes dropped. */
+int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr);
+sqlite3_int64 sq_ft_peek_read(sq_ft_vtab *vt, unsigned char *buf, size_t n, int *rc, char **pzErr);
+void sq_ft_peek_done(sq_ft_vtab *vt, int ok);
+
+#endif
