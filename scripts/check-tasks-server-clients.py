@@ -25,8 +25,9 @@ it acknowledged, whatever its clients do:
                      every acknowledged task is in the database file alone (WAL checkpointed)
   kill -9            under load, then a restart: every acknowledged task is there, and new
                      ids are above every id ever given
-  an older table     a tasks table from before AUTOINCREMENT is rebuilt on start: the same
-                     rows and ids, and from then on ids are never reused
+  an older table     a tasks table from before AUTOINCREMENT, or from before `order`
+                     (sort_order), is rebuilt on start: the same rows and ids, order 0, and
+                     from then on ids are never reused (nor the highest one ever given)
   browsers           --cors-origin: the OPTIONS preflight answered for the origins given,
                      Access-Control-Allow-Origin on their answers, nothing for others
 
@@ -137,10 +138,14 @@ def read_to_eof(s, limit):
     return None
 
 
-def table(db, where=""):
+def table(db, where="", url_base="http://x/tasks/"):
+    """The tasks as the server shows them to a client that sent `Host: x` (a table of an
+    earlier version, without sort_order, as order 0)."""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
-        return [{"id": r[0], "title": r[1], "done": bool(r[2]), "createdAt": r[3]}
-                for r in c.execute(f"SELECT id, title, done, created_at FROM tasks {where} ORDER BY id")]
+        order = "sort_order" if "sort_order" in [r[1] for r in c.execute("PRAGMA table_info(tasks)")] else "0"
+        return [{"id": r[0], "title": r[1], "done": bool(r[2]), "createdAt": r[3], "completed": bool(r[2]), "order": r[4],
+                 "url": url_base + str(r[0])}
+                for r in c.execute(f"SELECT id, title, done, created_at, {order} FROM tasks {where} ORDER BY id")]
 
 
 def poster(server, name, acked, stop, batch=1):
@@ -474,6 +479,35 @@ def older_table():
         s.req("DELETE", f"/tasks/{ids[-1]}")
     check(ids == [8, 9], f"after the rebuild new ids follow the largest and are not reused: {ids}")
     check(s.stop() == 0, "the server on the rebuilt table stops cleanly")
+
+    # A table with AUTOINCREMENT but no sort_order (before the Todo-Backend `order`), whose
+    # newest tasks were deleted: rebuilt with the same rows and ids, order 0, and the highest
+    # id it ever gave (sqlite_sequence, above every id left) is still never reused.
+    db = os.path.join(TMP, "before-order.db")
+    with sqlite3.connect(db) as c:
+        c.executescript("""
+            CREATE TABLE tasks(id INTEGER PRIMARY KEY AUTOINCREMENT,
+              title TEXT NOT NULL CHECK (typeof(title) = 'text' AND length(title) > 0),
+              done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)), created_at TEXT NOT NULL);
+            CREATE INDEX tasks_done ON tasks(done, id);
+            INSERT INTO tasks VALUES (3, 'three', 1, '2024-01-03 00:00:00.000'), (40, 'forty', 0, '2024-02-09 00:00:00.000'),
+                                     (50, 'fifty', 0, '2024-02-19 00:00:00.000');
+            DELETE FROM tasks WHERE id = 50;""")
+    before = table(db)
+    s = Server("before-order", db=db)
+    check(table(db) == before and [t["order"] for t in before] == [0, 0], "the table rebuilt for order has the same rows and ids, order 0")
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        sql = c.execute("SELECT sql FROM sqlite_schema WHERE name = 'tasks'").fetchone()[0]
+        index = c.execute("SELECT count(*) FROM sqlite_schema WHERE name = 'tasks_done'").fetchone()[0]
+        others = c.execute("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'tasks_%' AND name <> 'tasks_done'").fetchone()[0]
+    check("AUTOINCREMENT" in sql and "sort_order" in sql and index == 1 and others == 0, f"the rebuilt table: {sql!r}, index {index}, {others} others")
+    code, _, data = s.req("GET", "/tasks")
+    check(code == 200 and json.loads(data) == table(db, url_base=f"http://127.0.0.1:{s.port}/tasks/"),
+          f"GET /tasks on the rebuilt table: {code} {data[:300]!r}")
+    code, _, data = s.req("POST", "/tasks", {"title": "new", "order": 4})
+    task = json.loads(data) if code == 201 else {}
+    check(task.get("id") == 51 and task.get("order") == 4, f"after the rebuild the first new id is above the highest ever given (50): {data[:200]!r}")
+    check(s.stop() == 0, "the server on the table rebuilt for order stops cleanly")
 
 
 def kill_and_restart():

@@ -81,9 +81,13 @@ def error(method, path, status, *needles, body=None, raw=None):
     return msg
 
 db = sqlite3.connect(f"file:{dbpath}?mode=ro", uri=True)
+# A task as the server shows it: `completed` is `done` under its Todo-Backend name, `order`
+# is stored as sort_order, `url` is built from the Host header (urllib sends 127.0.0.1:PORT).
+url_base = f"{base}/tasks/"
 def rows(sql, *args):
-    return [{"id": r[0], "title": r[1], "done": bool(r[2]), "createdAt": r[3]}
-            for r in db.execute(f"SELECT id, title, done, created_at FROM tasks {sql}", args)]
+    return [{"id": r[0], "title": r[1], "done": bool(r[2]), "createdAt": r[3], "completed": bool(r[2]),
+             "order": r[4], "url": url_base + str(r[0])}
+            for r in db.execute(f"SELECT id, title, done, created_at, sort_order FROM tasks {sql}", args)]
 def count():
     return db.execute("SELECT count(*) FROM tasks").fetchone()[0]
 
@@ -178,6 +182,63 @@ check(code == 204 and data == b"", f"DELETE: {code} {data!r}")
 error("DELETE", "/tasks/2", 404, "no task with id 2")
 error("GET", "/tasks/2", 404)
 check(rows("WHERE id = 2") == [], "deleted from the table")
+
+# The Todo-Backend spec (todobackend.com's specs, run by its browser clients), each step
+# against the url the server gives: `completed` and `order` as a Todo-Backend client sends them.
+def at(method, url, body=None, status=200):
+    check(url.startswith(url_base), f"a task url on this server: {url!r}")
+    return get_json(method, url[len(base):], body, status=status)[0]
+todo, _ = get_json("POST", "/tasks", {"title": "a todo"}, status=201)
+check(todo["title"] == "a todo" and todo["completed"] is False and todo["done"] is False and todo["order"] == 0
+      and todo["url"] == url_base + str(todo["id"]), f"Todo-Backend: POST returns the new task, not completed, with its url: {todo}")
+check(at("GET", todo["url"]) == todo, "Todo-Backend: GET on the new task's url returns it")
+second, _ = get_json("POST", "/tasks", {"title": "another todo", "order": 523, "completed": True}, status=201)
+check(second["order"] == 523 and second["completed"] is True and second["done"] is True, f"Todo-Backend: POST with order and completed: {second}")
+listing, _ = get_json("GET", f"/tasks?after={todo['id'] - 1}")
+check([t["title"] for t in listing] == ["a todo", "another todo"] and all(at("GET", t["url"]) == t for t in listing),
+      "Todo-Backend: from the listing to each task by its url")
+check(at("PATCH", todo["url"], {"title": "bathe the cat"})["title"] == "bathe the cat", "Todo-Backend: PATCH title")
+patched = at("PATCH", todo["url"], {"completed": True})
+check(patched["completed"] is True and patched["done"] is True, f"Todo-Backend: PATCH completed: {patched}")
+check(at("PATCH", todo["url"], {"order": 95})["order"] == 95, "Todo-Backend: PATCH order")
+again = at("GET", todo["url"])
+check(again["title"] == "bathe the cat" and again["completed"] is True and again["order"] == 95 and again == rows("WHERE id = ?", todo["id"])[0],
+      f"Todo-Backend: the changes are stored: {again}")
+check(at("PATCH", todo["url"], {"done": False, "completed": False, "order": -7})["order"] == -7 and rows("WHERE id = ?", todo["id"])[0]["done"] is False,
+      "done and completed together when they agree; a negative order")
+error("PATCH", f"/tasks/{todo['id']}", 400, "$.completed", "another name for done", body={"done": True, "completed": False})
+error("POST", "/tasks", 400, "$.order", body={"title": "x", "order": "first"})
+error("POST", "/tasks", 400, "$.order", body={"title": "x", "order": 1.5})
+error("POST", "/tasks", 400, "$.order", body={"title": "x", "order": 2 ** 63})
+error("PATCH", f"/tasks/{todo['id']}", 400, "$.order", "null", body={"order": None})
+error("POST", "/tasks", 400, "unknown field 'url'", body={"title": "x", "url": "http://elsewhere/tasks/1"})
+check(rows("WHERE id = ?", todo["id"])[0]["order"] == -7, "refused orders changed nothing")
+code, _, data = req("DELETE", todo["url"][len(base):])
+check(code == 204, f"Todo-Backend: DELETE the task's url: {code}")
+check(req("GET", todo["url"][len(base):])[0] == 404 and todo["id"] not in [t["id"] for t in get_json("GET", f"/tasks?after={todo['id'] - 1}")[0]],
+      "Todo-Backend: a deleted task is gone from its url and from the listing")
+
+# The url's host is the request's Host header, whatever it is; without one (HTTP/1.0), or
+# with one that is no URL authority, the url is the path alone. Nothing is refused for it.
+def raw_request(head, body=b""):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(head + body)
+    got = b""
+    while True:
+        part = s.recv(65536)
+        if not part:
+            break
+        got += part
+    s.close()
+    status_line, _, rest = got.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+for host, expected in [(b"Host: tasks.example:8443\r\n", "http://tasks.example:8443/tasks/"), (b"Host: [::1]:80\r\n", "http://[::1]:80/tasks/"),
+                       (b"", "/tasks/"), (b"Host: user@evil.example\r\n", "/tasks/"), (b"Host: caf\xc3\xa9.example\r\n", "/tasks/")]:
+    code, data = raw_request(b"GET /tasks/7 HTTP/1.0\r\nConnection: close\r\n" + host + b"\r\n")
+    check(code == 200 and json.loads(data)["url"] == expected + "7", f"Host {host!r}: {code} {data[:200]!r}")
+code, data = raw_request(b"POST /tasks HTTP/1.1\r\nHost: todo.example\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n",
+                         b'{"title": "host"}')
+check(code == 201 and json.loads(data)["url"].startswith("http://todo.example/tasks/"), f"POST with Host todo.example: {code} {data[:200]!r}")
 
 # GET /tasks/weekly: against PyICU when installed, else the report's own totals
 def oracle(locale, tz):

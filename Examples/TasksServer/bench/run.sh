@@ -127,10 +127,20 @@ start "$GRDB_BIN" "$WORK/b.db"; B=$PORT
 python3 - "$A" "$B" "$WORK/post1000.json" <<'PY' || { kill $APID; exit 1; }
 import json, sys, urllib.error, urllib.request
 a, b, post = sys.argv[1], sys.argv[2], open(sys.argv[3], "rb").read()
-def fetch(port, path, body=None):
-    r = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST" if body else "GET")
+def fetch(port, path, body=None, method=None):
+    r = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method=method or ("POST" if body else "GET"))
+    if body:
+        r.add_header("Content-Type", "application/json")
     with urllib.request.urlopen(r) as resp:
-        return json.loads(resp.read())
+        text = resp.read()
+    # Each task's url has the Host the client sent, so the server's own port: compared without it.
+    def unported(v):
+        if isinstance(v, list):
+            return [unported(t) for t in v]
+        if isinstance(v, dict) and isinstance(v.get("url"), str):
+            return {**v, "url": v["url"].replace(f"http://127.0.0.1:{port}/", "http://HOST/")}
+        return v
+    return unported(json.loads(text))
 for path in ["/tasks/1", "/tasks/777", "/tasks?limit=128&after=5000", "/tasks?limit=1024&after=0",
              "/tasks?done=true&limit=100&offset=50", "/tasks?done=false&after=99000"]:
     x, y = fetch(a, path), fetch(b, path)
@@ -151,9 +161,18 @@ for port in (a, b):
     except urllib.error.HTTPError as e:
         assert e.code == 400 and "Mars/Olympus" in json.loads(e.read())["error"], f"port {port}: {e.code}"
 x, y = fetch(a, "/tasks", post), fetch(b, "/tasks", post)
-assert len(x) == len(y) == 1000 and all(p["id"] == q["id"] and p["title"] == q["title"] and p["done"] == q["done"]
-                                         and p["createdAt"] == q["createdAt"] for p, q in zip(x, y)), "POST answers differ"
-print("   same bodies for /tasks/{id}, limit=128, limit=1024, the weekly report (4 locales/zones) and POST of 1,000")
+assert len(x) == len(y) == 1000 and x == y, "POST answers differ"
+# The Todo-Backend fields: completed (done's other name), order, url; PATCH of each; DELETE.
+todo = json.dumps({"title": "a todo", "order": 523, "completed": True, "createdAt": "2024-07-01 08:00:00.000"}).encode()
+x, y = fetch(a, "/tasks", todo), fetch(b, "/tasks", todo)
+assert x == y and x["order"] == 523 and x["completed"] is True and x["url"] == f"http://HOST/tasks/{x['id']}", f"POST with order: {x} {y}"
+for change in [{"order": 95}, {"completed": False}, {"title": "bathe the cat", "done": True, "order": -1}]:
+    body = json.dumps(change).encode()
+    x, y = fetch(a, f"/tasks/{x['id']}", body, "PATCH"), fetch(b, f"/tasks/{y['id']}", body, "PATCH")
+    assert x == y and all(x[k] == v for k, v in change.items()), f"PATCH {change}: {x} {y}"
+assert fetch(a, f"/tasks/{x['id']}") == fetch(b, f"/tasks/{y['id']}") == x, "GET after PATCH"
+print("   same bodies for /tasks/{id}, limit=128, limit=1024, the weekly report (4 locales/zones), POST of 1,000,"
+      " and the Todo-Backend fields (completed, order, url) through POST, PATCH and GET")
 PY
 kill $APID; wait $APID 2>/dev/null || true; stop
 fi

@@ -78,3 +78,17 @@ public func taskID(_ context: some RequestContext) throws -> Int64 {
     }
     return id
 }
+
+/// The start of a task's `url` (the Todo-Backend field), `http://HOST/tasks/`, the id follows:
+/// HOST is the request's `Host` header as the client sent it (host and port). Without a Host
+/// header (HTTP/1.0), or with one that is not a URL authority (a space, `/`, `@`, a
+/// non-ASCII letter…), the url is the path alone, `/tasks/7`, which a client resolves
+/// against the address it called. Nothing is refused because of it.
+public func taskURLBase(_ request: Request) -> String {
+    guard let host = request.head.authority, !host.isEmpty, host.utf8.count <= 255,
+          host.utf8.allSatisfy({ authorityBytes.contains($0) }) else { return "/tasks/" }
+    return "http://\(host)/tasks/"
+}
+
+/// The bytes of an RFC 3986 authority without user info: reg-name, IP literal, port.
+private let authorityBytes = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:[]%".utf8)

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The one table both servers use. `created_at` holds StreamQLite's date text
-/// (`2024-05-01 12:00:00.250`, UTC; GRDB writes dates the same way).
+/// (`2024-05-01 12:00:00.250`, UTC; GRDB writes dates the same way). `sort_order` is the
+/// API's `order` (the Todo-Backend field: the client's own sort key; `order` is an SQL keyword).
 ///
 /// `AUTOINCREMENT`: an id is never given out twice, even after the newest task was deleted,
 /// so a client's retried `DELETE /tasks/N` cannot remove another client's new task.
@@ -11,7 +12,8 @@ public enum TasksSchema {
           id INTEGER PRIMARY KEY AUTOINCREMENT,
           title TEXT NOT NULL CHECK (typeof(title) = 'text' AND length(title) > 0),
           done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0, 1)),
-          created_at TEXT NOT NULL
+          created_at TEXT NOT NULL,
+          sort_order INTEGER NOT NULL DEFAULT 0 CHECK (typeof(sort_order) = 'integer')
         """
 
     public static let sql = """
@@ -21,20 +23,28 @@ public enum TasksSchema {
         CREATE INDEX IF NOT EXISTS tasks_done ON tasks(done, id);
         """
 
-    /// Rebuilds a `tasks` table made before ids were `AUTOINCREMENT` (same rows, same ids;
-    /// ids are then never reused above the largest one it held); ``sql`` then adds the
-    /// index. Run both in one write transaction.
+    /// Rebuilds a `tasks` table made by an earlier version: before ids were `AUTOINCREMENT`,
+    /// or before `sort_order` (same rows, same ids, `order` 0). The highest id ever given
+    /// (`sqlite_sequence`, when the old table had one) carries over, so ids are never reused
+    /// above it, nor above the largest id the table held; ``sql`` then adds the index. Run
+    /// both in one write transaction.
     public static let migration = """
-        CREATE TABLE tasks_autoincrement(
+        CREATE TABLE tasks_rebuilt(
         \(columns)
         );
-        INSERT INTO tasks_autoincrement(id, title, done, created_at) SELECT id, title, done, created_at FROM tasks;
+        INSERT INTO tasks_rebuilt(id, title, done, created_at) SELECT id, title, done, created_at FROM tasks;
+        UPDATE sqlite_sequence SET seq = max(seq, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'tasks'), 0))
+          WHERE name = 'tasks_rebuilt';
+        INSERT INTO sqlite_sequence(name, seq) SELECT 'tasks_rebuilt', seq FROM sqlite_sequence
+          WHERE name = 'tasks' AND NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'tasks_rebuilt');
         DROP TABLE tasks;
-        ALTER TABLE tasks_autoincrement RENAME TO tasks;
+        ALTER TABLE tasks_rebuilt RENAME TO tasks;
         """
 
-    /// Whether `sqlText` (the table's `sqlite_schema.sql`) is the table before `AUTOINCREMENT`.
-    public static func needsMigration(_ sqlText: String) -> Bool { !sqlText.contains("AUTOINCREMENT") }
+    /// Whether `sqlText` (the table's `sqlite_schema.sql`) is a table of an earlier version.
+    public static func needsMigration(_ sqlText: String) -> Bool {
+        !sqlText.contains("AUTOINCREMENT") || !sqlText.contains("sort_order")
+    }
 
     /// WAL: readers never wait for the writer; NORMAL sync is the usual WAL setting.
     public static let pragmas = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"

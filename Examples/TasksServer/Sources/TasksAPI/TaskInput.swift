@@ -55,21 +55,35 @@ extension KeyedDecodingContainer where Key == FieldKey {
         }
         return date
     }
+
+    /// `done`, or `completed` (the Todo-Backend name of the same field); both may be given
+    /// when they agree.
+    func done() throws -> Bool? {
+        let done = try field(Bool.self, "done"), completed = try field(Bool.self, "completed")
+        if let done, let completed, done != completed {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [FieldKey("completed")],
+                debugDescription: "completed is another name for done: give one, or both with the same value"))
+        }
+        return done ?? completed
+    }
 }
 
-/// A task to create: `{"title": "Buy milk", "done": false, "createdAt": "2024-05-01 12:00:00"}`.
+/// A task to create: `{"title": "Buy milk", "done": false, "order": 3, "createdAt": "2024-05-01 12:00:00"}`.
 ///
-/// `title` is required and not blank; `done` defaults to false; `createdAt` to the time of
+/// `title` is required and not blank; `done` (or its Todo-Backend name `completed`) defaults
+/// to false; `order` (any integer, the client's own sort key) to 0; `createdAt` to the time of
 /// the request. Any other key, `null` for a field, or a value of the wrong type is refused.
 public struct NewTask: Decodable, Sendable {
-    public static let fields = ["title", "done", "createdAt"]
+    public static let fields = ["title", "done", "completed", "order", "createdAt"]
     public var title: String
     public var done: Bool
+    public var order: Int64
     public var createdAt: Date?
 
-    public init(title: String, done: Bool = false, createdAt: Date? = nil) {
+    public init(title: String, done: Bool = false, order: Int64 = 0, createdAt: Date? = nil) {
         self.title = title
         self.done = done
+        self.order = order
         self.createdAt = createdAt
     }
 
@@ -77,7 +91,8 @@ public struct NewTask: Decodable, Sendable {
         let c = try decoder.container(keyedBy: FieldKey.self)
         try c.rejectUnknownFields(Self.fields, in: "a new task")
         title = try c.validTitle(c.decode(String.self, forKey: FieldKey("title")))
-        done = try c.field(Bool.self, "done") ?? false
+        done = try c.done() ?? false
+        order = try c.field(Int64.self, "order") ?? 0
         createdAt = try c.createdAt()
     }
 }
@@ -90,16 +105,18 @@ public let createdAtRange = Date(timeIntervalSince1970: -62_135_596_800)...Date(
 
 /// The fields a PATCH changes; the others stay as they are. Same rules as ``NewTask``.
 public struct TaskPatch: Decodable, Sendable {
-    public static let fields = ["title", "done", "createdAt"]
+    public static let fields = NewTask.fields
     public var title: String?
     public var done: Bool?
+    public var order: Int64?
     public var createdAt: Date?
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: FieldKey.self)
         try c.rejectUnknownFields(Self.fields, in: "a task patch")
         title = try c.field(String.self, "title").map { try c.validTitle($0) }
-        done = try c.field(Bool.self, "done")
+        done = try c.done()
+        order = try c.field(Int64.self, "order")
         createdAt = try c.createdAt()
     }
 }

@@ -9,7 +9,7 @@ import TasksAPI
 ///     GET    /tasks?done=true|false&limit=N&offset=N   all tasks (by id), streamed from SQLite
 ///     GET    /tasks/{id}                               one task, 404 if none
 ///     POST   /tasks                                    one task object or an array → 201 with the stored task(s)
-///     PATCH  /tasks/{id}                               change title/done/createdAt → the task
+///     PATCH  /tasks/{id}                               change title/done (completed)/order/createdAt → the task
 ///     DELETE /tasks/{id}                               204, 404 if none
 ///     DELETE /tasks                                    204, every task deleted
 ///     HEAD   (each GET route)                          the GET's status and headers, no body
@@ -26,7 +26,7 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
     router.add(middleware: JSONErrorMiddleware())
 
     getAndHead(router, "/tasks") { request, _ in
-        try await store.list(TaskListQuery(request))
+        try await store.list(TaskListQuery(request), urlBase: taskURLBase(request))
     }
 
     getAndHead(router, "/tasks/weekly") { request, _ in
@@ -36,7 +36,7 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
     getAndHead(router, "/tasks/{id}") { request, context in
         let id = try taskID(context)
         try noQuery(request)
-        guard let body = try await store.task(id) else { throw APIError.notFound("no task with id \(id)") }
+        guard let body = try await store.task(id, urlBase: taskURLBase(request)) else { throw APIError.notFound("no task with id \(id)") }
         return JSONBody.response(.ok, body)
     }
 
@@ -56,7 +56,7 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
                 throw badBody(error)
             }
         }
-        return JSONBody.response(.created, try await store.create(tasks, asArray: asArray))
+        return JSONBody.response(.created, try await store.create(tasks, asArray: asArray, urlBase: taskURLBase(request)))
     }
 
     router.patch("/tasks/{id}") { request, context in
@@ -67,7 +67,7 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
             _ = try TaskBodyShape.of(bytes)  // an empty body gets its own message
             do { return try JSONValueDecoder().decode(TaskPatch.self, from: bytes) } catch { throw badBody(error) }
         }
-        guard let task = try await store.update(id, patch) else { throw APIError.notFound("no task with id \(id)") }
+        guard let task = try await store.update(id, patch, urlBase: taskURLBase(request)) else { throw APIError.notFound("no task with id \(id)") }
         return JSONBody.response(.ok, task)
     }
 
@@ -109,7 +109,7 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
 
     // The baseline of the single-task benchmark: the same server, the same headers, a body
     // of a task's size, and no database.
-    let constant = ByteBuffer(string: #"{"id":1,"title":"Buy milk #1","done":true,"createdAt":"2024-01-01 00:00:00.000"}"# + "\n")
+    let constant = ByteBuffer(string: #"{"id":1,"title":"Buy milk #1","done":true,"createdAt":"2024-01-01 00:00:00.000","completed":true,"order":0,"url":"http://127.0.0.1:8080/tasks/1"}"# + "\n")
     router.get("/bench/constant") { _, _ in
         JSONBody.response(.ok, constant)
     }

@@ -16,15 +16,18 @@ struct StoredTask: RowEncodable, Sendable {
     var title: String
     var done: Bool
     var createdAt: Date
-    static let databaseColumns = ["title", "done", "created_at"]
+    var order: Int64
+    static let databaseColumns = ["title", "done", "created_at", "sort_order"]
     func bind(to row: inout RowBinder) throws {
         row.bind(title)
         row.bind(done)
         row.bind(createdAt)
+        row.bind(order)
     }
     init(_ task: NewTask, now: Date) {
         title = task.title
         done = task.done
+        order = task.order
         createdAt = task.createdAt ?? now
     }
 }
@@ -63,16 +66,19 @@ final class TaskStore: Sendable {
     /// stops and the reader goes back to the pool (`--client-timeout`).
     let stallTimeout: TimeInterval
 
-    /// The task columns as the API shows them; `done` (0/1 in SQLite) is written as a JSON
-    /// boolean by the writer (`booleanColumns`, below).
-    static let columns = "id, title, done, created_at AS createdAt"
+    /// The task columns as the API shows them; `done` (0/1 in SQLite) and its Todo-Backend
+    /// name `completed` are written as JSON booleans by the writer (`booleanColumns`, below).
+    /// The first parameter of every statement that reads tasks is the start of their `url`
+    /// (``taskURLBase(_:)``, from the request's Host header).
+    static let columns = #"id, title, done, created_at AS createdAt, done AS completed, sort_order AS "order", ? || id AS url"#
     static let selectOne = "SELECT \(columns) FROM tasks WHERE id = ?"
     static let selectAll = "SELECT \(columns) FROM tasks WHERE id > ? ORDER BY id LIMIT ? OFFSET ?"
     static let selectByDone = "SELECT \(columns) FROM tasks WHERE done = ? AND id > ? ORDER BY id LIMIT ? OFFSET ?"
     static let selectRange = "SELECT \(columns) FROM tasks WHERE id BETWEEN ? AND ? ORDER BY id"
     // The write transaction reads the changed row back with the one column list.
     static let update = """
-        UPDATE tasks SET title = coalesce(?, title), done = coalesce(?, done), created_at = coalesce(?, created_at)
+        UPDATE tasks SET title = coalesce(?, title), done = coalesce(?, done), created_at = coalesce(?, created_at),
+                         sort_order = coalesce(?, sort_order)
         WHERE id = ?
         """
     static let weekly = """
@@ -83,8 +89,8 @@ final class TaskStore: Sendable {
         ORDER BY week
         """
     /// One row → one object (`{…}` and a newline); `array` → `[{…},…]`.
-    static let object = JSONWriterOptions(format: .ndjson, booleanColumns: ["done"])
-    static let array = JSONWriterOptions(booleanColumns: ["done"])
+    static let object = JSONWriterOptions(format: .ndjson, booleanColumns: ["done", "completed"])
+    static let array = JSONWriterOptions(booleanColumns: ["done", "completed"])
 
     init(path: String, readers: Int, executorThreads: Int = 0, clientTimeout: TimeInterval = 10,
          readerWait: TimeInterval? = nil) async throws {
@@ -117,11 +123,11 @@ final class TaskStore: Sendable {
     // MARK: Reads
 
     /// `GET /tasks/{id}`: the task, or nil.
-    func task(_ id: Int64) async throws -> ByteBuffer? {
+    func task(_ id: Int64, urlBase: String) async throws -> ByteBuffer? {
         try await unlessBusy {
             try await pool.read { db in
                 var out = ByteBufferSink()
-                return try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object) == 0 ? nil : out.buffer
+                return try db.writeJSON(Self.selectOne, urlBase, id, to: &out, options: Self.object) == 0 ? nil : out.buffer
             }
         }
     }
@@ -137,15 +143,15 @@ final class TaskStore: Sendable {
     }
 
     /// `GET /tasks`: the tasks streamed as a JSON array.
-    func list(_ query: TaskListQuery) async throws -> Response {
+    func list(_ query: TaskListQuery, urlBase: String) async throws -> Response {
         let limit = query.limit ?? -1  // SQLite: a negative LIMIT is no limit
         let offset = query.offset
         let after = query.after ?? Int64.min
         if let done = query.done {
-            return try await stream(pool.jsonChunks(Self.selectByDone, done, after, limit, offset, options: Self.array,
+            return try await stream(pool.jsonChunks(Self.selectByDone, urlBase, done, after, limit, offset, options: Self.array,
                                                     stallTimeout: stallTimeout, as: Self.buffer))
         }
-        return try await stream(pool.jsonChunks(Self.selectAll, after, limit, offset, options: Self.array,
+        return try await stream(pool.jsonChunks(Self.selectAll, urlBase, after, limit, offset, options: Self.array,
                                                 stallTimeout: stallTimeout, as: Self.buffer))
     }
 
@@ -199,20 +205,20 @@ final class TaskStore: Sendable {
 
     /// `POST /tasks`: inserts `tasks` in one transaction; returns them as stored (with ids),
     /// one object or an array as `asArray` says.
-    func create(_ tasks: [NewTask], asArray: Bool) async throws -> ByteBuffer {
+    func create(_ tasks: [NewTask], asArray: Bool, urlBase: String) async throws -> ByteBuffer {
         let now = Date()
         return try await pool.write { db in
             var ids = IDRange()
             try db.insert(contentsOf: tasks.lazy.map { StoredTask($0, now: now) }, into: "tasks",
                           returning: "id", into: &ids)
-            var out = ByteBufferSink(capacity: 128 * tasks.count + 16)
+            var out = ByteBufferSink(capacity: 192 * tasks.count + 16)
             guard ids.count > 0 else {
                 out.buffer.writeString("[]")
                 return out.buffer
             }
             // One writer, one transaction: new rowids are max(rowid)+1 each time, so the
             // new rows are exactly ids first...last. Checked, never assumed.
-            let written = try db.writeJSON(Self.selectRange, ids.first, ids.last, to: &out,
+            let written = try db.writeJSON(Self.selectRange, urlBase, ids.first, ids.last, to: &out,
                                            options: asArray ? Self.array : Self.object)
             guard written == ids.count, ids.count == tasks.count else {
                 throw DatabaseError(code: 1, message: "inserted \(tasks.count) tasks but read back \(written) in ids \(ids.first)...\(ids.last)")
@@ -222,12 +228,12 @@ final class TaskStore: Sendable {
     }
 
     /// `PATCH /tasks/{id}`: the task after the change, or nil when there is no such task.
-    func update(_ id: Int64, _ patch: TaskPatch) async throws -> ByteBuffer? {
+    func update(_ id: Int64, _ patch: TaskPatch, urlBase: String) async throws -> ByteBuffer? {
         try await pool.write { db in
-            try db.execute(Self.update, patch.title, patch.done, patch.createdAt, id)
+            try db.execute(Self.update, patch.title, patch.done, patch.createdAt, patch.order, id)
             guard db.changes > 0 else { return nil }
             var out = ByteBufferSink()
-            try db.writeJSON(Self.selectOne, id, to: &out, options: Self.object)
+            try db.writeJSON(Self.selectOne, urlBase, id, to: &out, options: Self.object)
             return out.buffer
         }
     }

@@ -18,8 +18,31 @@ struct TaskRecord: Codable, FetchableRecord, MutablePersistableRecord, Sendable 
     var title: String
     var done: Bool
     var createdAt: Date
+    var sortOrder: Int64
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// A task as the API shows it: the record, `completed` (the Todo-Backend name of `done`),
+/// `order` and the task's `url` (from the request's Host header: `taskURLBase`).
+struct TaskJSON: Encodable {
+    var id: Int64
+    var title: String
+    var done: Bool
+    var createdAt: Date
+    var completed: Bool
+    var order: Int64
+    var url: String
+
+    init(_ record: TaskRecord, urlBase: String) {
+        id = record.id ?? 0
+        title = record.title
+        done = record.done
+        createdAt = record.createdAt
+        completed = record.done
+        order = record.sortOrder
+        url = urlBase + String(id)
+    }
 }
 
 /// The API's date text, `2024-05-01 12:00:00.250` in UTC (what GRDB stores, too).
@@ -62,7 +85,14 @@ var configuration = Configuration()
 configuration.maximumReaderCount = options.readers
 configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
 let dbPool = try DatabasePool(path: options.databasePath, configuration: configuration)
-try await dbPool.write { db in try db.execute(sql: TasksSchema.sql) }
+try await dbPool.write { db in
+    // A table of an earlier version is rebuilt (same rows and ids), as TasksServer does.
+    if let table = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'tasks'"),
+       TasksSchema.needsMigration(table) {
+        try db.execute(sql: TasksSchema.migration)
+    }
+    try db.execute(sql: TasksSchema.sql)
+}
 
 let group = MultiThreadedEventLoopGroup.singleton
 let probe = EventLoopProbe(group: group)
@@ -81,7 +111,8 @@ router.get("/tasks") { request, _ in
         }
         return try request.fetchAll(db)
     }
-    return try json(tasks)
+    let urlBase = taskURLBase(request)
+    return try json(tasks.map { TaskJSON($0, urlBase: urlBase) })
 }
 
 router.get("/tasks/weekly") { request, _ in
@@ -115,12 +146,12 @@ router.get("/tasks/weekly") { request, _ in
     return try json(weeks.values.sorted { $0.week < $1.week })
 }
 
-router.get("/tasks/{id}") { _, context in
+router.get("/tasks/{id}") { request, context in
     let id = try taskID(context)
     guard let task = try await dbPool.read({ db in try TaskRecord.fetchOne(db, key: id) }) else {
         throw APIError.notFound("no task with id \(id)")
     }
-    return try json(task)
+    return try json(TaskJSON(task, urlBase: taskURLBase(request)))
 }
 
 router.post("/tasks") { request, _ in
@@ -137,12 +168,15 @@ router.post("/tasks") { request, _ in
     let now = Date()
     let created = try await dbPool.write { db in
         try inputs.map { input in
-            var task = TaskRecord(id: nil, title: input.title, done: input.done, createdAt: input.createdAt ?? now)
+            var task = TaskRecord(id: nil, title: input.title, done: input.done, createdAt: input.createdAt ?? now,
+                                  sortOrder: input.order)
             try task.insert(db)
             return task
         }
     }
-    return isArray ? try json(created, status: .created) : try json(created[0], status: .created)
+    let urlBase = taskURLBase(request)
+    let shown = created.map { TaskJSON($0, urlBase: urlBase) }
+    return isArray ? try json(shown, status: .created) : try json(shown[0], status: .created)
 }
 
 router.patch("/tasks/{id}") { request, context in
@@ -153,11 +187,17 @@ router.patch("/tasks/{id}") { request, context in
         if let title = patch.title { task.title = title }
         if let done = patch.done { task.done = done }
         if let createdAt = patch.createdAt { task.createdAt = createdAt }
+        if let order = patch.order { task.sortOrder = order }
         try task.update(db)
         return task
     }
     guard let updated else { throw APIError.notFound("no task with id \(id)") }
-    return try json(updated)
+    return try json(TaskJSON(updated, urlBase: taskURLBase(request)))
+}
+
+router.delete("/tasks") { _, _ in
+    _ = try await dbPool.write { db in try TaskRecord.deleteAll(db) }
+    return Response(status: .noContent)
 }
 
 router.delete("/tasks/{id}") { _, context in
