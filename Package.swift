@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import CompilerPluginSupport
 import PackageDescription
 
 // StreamQLite: the Swift companion library of the StreamQLite SQLite extension.
@@ -12,6 +13,14 @@ let package = Package(
     name: "StreamQLite",
     products: [
         .library(name: "StreamQLite", targets: ["StreamQLite"]),
+        // The @RowCodable macro: only packages that use this product resolve and build swift-syntax.
+        .library(name: "StreamQLiteMacros", targets: ["StreamQLiteMacros"]),
+    ],
+    dependencies: [
+        // For the StreamQLiteMacros product and its tests only (target-based resolution: a package
+        // depending on the StreamQLite product alone fetches neither; scripts/check-package-consumer.sh).
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
+        .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -40,6 +49,28 @@ let package = Package(
         .target(
             name: "StreamQLite",
             dependencies: ["CStreamQLite"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .macro(
+            name: "StreamQLiteMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "StreamQLiteMacros",
+            dependencies: ["StreamQLite", "StreamQLiteMacrosPlugin"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "StreamQLiteMacrosTests",
+            dependencies: [
+                "StreamQLiteMacros",
+                "StreamQLiteMacrosPlugin",
+                .product(name: "MacroTesting", package: "swift-macro-testing"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

@@ -12,6 +12,7 @@ import CStreamQLite
 import Foundation
 import GRDB
 import StreamQLite
+import StreamQLiteMacros
 
 /// `profile SECTION VARIANT ROWS` runs one variant once over the first ROWS rows (or ROWS
 /// point queries), for `valgrind --tool=callgrind`: the instructions of ROWS minus those of
@@ -93,7 +94,21 @@ struct Wide: Decodable, RowDecodable, FetchableRecord {
     var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
 }
 
-let taskCount = 1_000_000, wideCount = 200_000, pointCount = 100_000
+/// The same rows through `@RowCodable`'s generated `init(row:)` (columns by name).
+@RowCodable
+struct MacroTask {
+    var id: Int
+    var title: String
+    var done: Bool
+}
+
+@RowCodable
+struct MacroWide {
+    var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int
+    var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
+}
+
+let taskCount = 1_000_000, wideCount = 1_000_000, pointCount = 100_000
 do {
     let db = try StreamQLite.Database(path: path)
     try db.execute("""
@@ -123,7 +138,8 @@ func taskChecksum(_ id: Int, _ title: String, _ done: Bool) -> Int { id &+ title
 
 let limit = profile.map { " LIMIT \($0.rows)" } ?? ""
 let tasksSQL = "SELECT id, title, done FROM tasks" + limit
-let targets = ["StreamQLite hand-written": "≤ 1.1× raw", "StreamQLite Decodable": "≤ 1.3× raw; ≥ 2.5× faster than GRDB Decodable",
+let targets = ["StreamQLite hand-written": "≤ 1.1× raw", "StreamQLite Decodable": "≤ 1.2× raw; ≥ 2.5× faster than GRDB Decodable",
+               "StreamQLite @RowCodable macro": "≤ 1.05× raw",
                "StreamQLite Row by name": "≤ 1.5× raw"]
 try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", section: "tasks", [
     ("raw C API loop", {
@@ -141,6 +157,12 @@ try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", se
     }),
     ("StreamQLite hand-written", {
         let cursor = try sq.rows(Task.self, tasksSQL) as StreamQLite.RecordCursor<Task>
+        var sum = 0
+        while let t = try cursor.next() { sum &+= taskChecksum(t.id, t.title, t.done) }
+        return sum
+    }),
+    ("StreamQLite @RowCodable macro", {
+        let cursor = try sq.rows(MacroTask.self, tasksSQL)
         var sum = 0
         while let t = try cursor.next() { sum &+= taskChecksum(t.id, t.title, t.done) }
         return sum
@@ -200,6 +222,12 @@ try compare("fetch \(wideCount) rows of 10 INTEGER columns", section: "wide", [
         while let w = try cursor.next() { sum &+= w.sum }
         return sum
     }),
+    ("StreamQLite @RowCodable macro", {
+        let cursor = try sq.rows(MacroWide.self, wideSQL)
+        var sum = 0
+        while let w = try cursor.next() { sum &+= w.sum }
+        return sum
+    }),
     ("StreamQLite Decodable", {
         let cursor = try sq.cachedStatement(wideSQL).rows(Wide.self)
         var sum = 0
@@ -240,7 +268,7 @@ try compare("fetch \(wideCount) rows of 10 INTEGER columns", section: "wide", [
 
 let pointSQL = "SELECT title FROM tasks WHERE id = ?"
 var rng = SystemRandomNumberGenerator()
-let ids = (0..<(profile?.rows ?? pointCount)).map { _ in Int.random(in: 1...taskCount, using: &rng) }
+let ids = (0..<(profile.map { $0.section == "point" ? $0.rows : 0 } ?? pointCount)).map { _ in Int.random(in: 1...taskCount, using: &rng) }
 // Each variant runs in one read transaction, as GRDB's read { } does.
 try compare("\(pointCount) point queries by primary key", section: "point", [
     ("prepare every time (StreamQLite makeStatement)", { try sq.transaction {
