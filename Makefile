@@ -47,7 +47,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
+.PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli
 
 all: ext
@@ -73,7 +73,7 @@ $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 demo: deps ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan test-package test-server test-cli
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan test-package test-server test-cli
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -127,6 +127,10 @@ swift-toolchain:
 
 test-swift: swift-toolchain
 	swift test
+
+# The @RowCodable macro (package trait "Macros": swift-syntax is built; its own build folder).
+test-macros: swift-toolchain
+	swift test --traits Macros --scratch-path .build-macros --filter StreamQLiteMacrosTests
 
 # The Swift suites again under the thread sanitizer (its own build folder). A sink
 # passed inout through generic code must not be a zero-sized struct under TSan:

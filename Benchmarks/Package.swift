@@ -23,7 +23,6 @@ let package = Package(
             name: name,
             dependencies: [
                 .product(name: "StreamQLite", package: libraryPackage),
-                .product(name: "StreamQLiteMacros", package: libraryPackage),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -1,3 +1,4 @@
+#if Macros
 import Foundation
 import StreamQLiteMacros
 import Testing
@@ -172,3 +173,30 @@ func makeTaskDB() throws -> Database {
     let rows = try CSVRowCursor(MacroSnakeOnly.self, bytes: csv).collect()
     #expect(rows.map(\.firstName) == ["Ann", "Bob"] && rows.map(\.taskID) == [1, 2])
 }
+
+@RowCodable
+struct MacroNameOnly: Equatable {
+    var first_name: String
+}
+
+@Test func rowCodablePlanFollowsSchemaChangesAndTypes() throws {
+    let db = try Database()
+    try db.execute("CREATE TABLE p(task_id INTEGER, first_name TEXT, last_url_part TEXT); INSERT INTO p VALUES (1, 'Ann', 'a')")
+    let sql = "SELECT * FROM p"
+    #expect(try db.rows(MacroSnakeOnly.self, sql).collect() == [MacroSnakeOnly(taskID: 1, firstName: "Ann", lastURLPart: "a")])
+    // The same SQL after the columns moved: the plan made for the old statement is not used.
+    try db.execute("DROP TABLE p; CREATE TABLE p(last_url_part TEXT, first_name TEXT, task_id INTEGER); INSERT INTO p VALUES ('b', 'Bob', 2)")
+    #expect(try db.rows(MacroSnakeOnly.self, sql).collect() == [MacroSnakeOnly(taskID: 2, firstName: "Bob", lastURLPart: "b")])
+    try db.execute("ALTER TABLE p RENAME COLUMN last_url_part TO other")
+    #expect(try db.rows(MacroSnakeOnly.self, sql).collect() == [MacroSnakeOnly(taskID: 2, firstName: "Bob", lastURLPart: nil)])
+    // Two types read from the same rows, one after the other: each its own columns.
+    try db.execute("INSERT INTO p VALUES ('c', 'Cid', 3)")
+    let cursor = try db.rows(sql + " ORDER BY task_id")
+    var seen: [String] = []
+    while let row = try cursor.next() {
+        let whole = try MacroSnakeOnly(row: row), name = try MacroNameOnly(row: row)
+        seen.append("\(whole.taskID) \(whole.firstName) \(name.first_name)")
+    }
+    #expect(seen == ["2 Bob Bob", "3 Cid Cid"])
+}
+#endif

@@ -1,3 +1,4 @@
+#if Macros
 import MacroTesting
 import StreamQLiteMacrosPlugin
 import Testing
@@ -274,3 +275,4 @@ struct RowCodableMacroExpansionTests {
         }
     }
 }
+#endif

@@ -12,7 +12,6 @@ import CStreamQLite
 import Foundation
 import GRDB
 import StreamQLite
-import StreamQLiteMacros
 
 /// `profile SECTION VARIANT ROWS` runs one variant once over the first ROWS rows (or ROWS
 /// point queries), for `valgrind --tool=callgrind`: the instructions of ROWS minus those of
@@ -94,18 +93,45 @@ struct Wide: Decodable, RowDecodable, FetchableRecord {
     var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
 }
 
-/// The same rows through `@RowCodable`'s generated `init(row:)` (columns by name).
-@RowCodable
+// The same rows through `@RowCodable`'s generated `init(row:)`: the macro's expansion as
+// RowCodableMacroExpansionTests pin it, written out here so that this package does not build
+// swift-syntax in release mode (the StreamQLiteMacros product) for one benchmark.
 struct MacroTask {
     var id: Int
     var title: String
     var done: Bool
 }
 
-@RowCodable
+extension MacroTask: StreamQLite.RowDecodable {
+    static let databaseColumns: [String] = ["id", "title", "done"]
+    init(row: StreamQLite.Row) throws {
+        let plan = row.columnPlan(for: Self.self, names: Self.databaseColumns)
+        self.id = try row.column(Int.self, 0, named: "id", in: plan)
+        self.title = try row.column(String.self, 1, named: "title", in: plan)
+        self.done = try row.column(Bool.self, 2, named: "done", in: plan)
+    }
+}
+
 struct MacroWide {
     var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int
     var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
+}
+
+extension MacroWide: StreamQLite.RowDecodable {
+    static let databaseColumns: [String] = ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"]
+    init(row: StreamQLite.Row) throws {
+        let plan = row.columnPlan(for: Self.self, names: Self.databaseColumns)
+        self.c0 = try row.column(Int.self, 0, named: "c0", in: plan)
+        self.c1 = try row.column(Int.self, 1, named: "c1", in: plan)
+        self.c2 = try row.column(Int.self, 2, named: "c2", in: plan)
+        self.c3 = try row.column(Int.self, 3, named: "c3", in: plan)
+        self.c4 = try row.column(Int.self, 4, named: "c4", in: plan)
+        self.c5 = try row.column(Int.self, 5, named: "c5", in: plan)
+        self.c6 = try row.column(Int.self, 6, named: "c6", in: plan)
+        self.c7 = try row.column(Int.self, 7, named: "c7", in: plan)
+        self.c8 = try row.column(Int.self, 8, named: "c8", in: plan)
+        self.c9 = try row.column(Int.self, 9, named: "c9", in: plan)
+    }
 }
 
 let taskCount = 1_000_000, wideCount = 1_000_000, pointCount = 100_000
