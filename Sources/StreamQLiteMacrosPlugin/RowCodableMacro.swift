@@ -81,20 +81,7 @@ public struct RowCodableMacro: ExtensionMacro {
     }
 
     /// A Swift string literal of `s`.
-    static func literal(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func literal(_ s: String) -> String { StringLiteralExprSyntax(content: s).description }
 
     /// The Boolean literal given for `label`, if any; anything but `true` or `false` is an error.
     static func boolArgument(_ label: String, of node: AttributeSyntax, _ context: some MacroExpansionContext) -> Bool? {
@@ -169,7 +156,8 @@ public struct RowCodableMacro: ExtensionMacro {
                     let caseName = element.name.text.filter { $0 != "`" }
                     if let raw = element.rawValue?.value {
                         guard let string = raw.as(StringLiteralExprSyntax.self), string.segments.count == 1,
-                              let segment = string.segments.first?.as(StringSegmentSyntax.self) else {
+                              let segment = string.segments.first?.as(StringSegmentSyntax.self),
+                              !segment.content.text.contains("\\") else {
                             context.diagnose(Diagnostic(node: raw, message: RowCodableDiagnostic.rawValue(caseName)))
                             return nil
                         }
@@ -248,7 +236,7 @@ enum RowCodableDiagnostic: DiagnosticMessage {
         case .unmappable(let name, let type):
             return "@RowCodable: property '\(name)' of type '\(type)' cannot be mapped to a column"
         case .rawValue(let name):
-            return "@RowCodable: coding key '\(name)' needs a plain string literal as its raw value (the column name)"
+            return "@RowCodable: coding key '\(name)' needs a plain string literal as its raw value, without interpolation or escapes (the column name)"
         case .noColumns:
             return "@RowCodable: the struct has no stored property to map to a column"
         case .notBoolLiteral(let label):

@@ -134,7 +134,12 @@ extension MacroWide: StreamQLite.RowDecodable {
     }
 }
 
-let taskCount = 1_000_000, wideCount = 1_000_000, pointCount = 100_000
+/// In profile mode only the profiled section's table is filled, with the same 100,000 rows (or
+/// ROWS, if more) whatever ROWS is: the 0-row and the N-row runs differ by the fetching alone.
+let profiledRows = profile.map { max(100_000, $0.rows) }
+let taskCount = profile.map { $0.section == "wide" ? 0 : profiledRows! } ?? 1_000_000
+let wideCount = profile.map { $0.section == "wide" ? profiledRows! : 0 } ?? 1_000_000
+let pointCount = 100_000
 do {
     let db = try StreamQLite.Database(path: path)
     try db.execute("""

@@ -29,38 +29,43 @@ extension Row {
 
     /// Property `property`'s value, in the column named `name`, converted as ``decode(_:at:)`` does.
     @inlinable @inline(__always)
-    public func column<T: DatabaseValueConvertible>(_ type: T.Type, _ property: Int, named name: @autoclosure () -> String,
+    public func column<T: DatabaseValueConvertible>(_ type: T.Type, _ property: Int, named name: String,
                                                     in plan: RowColumnPlan) throws -> T {
         if let columns = plan.columns {
             let c = Int(columns[property])
             if _fastPath(c >= 0) { return try decode(T.self, at: c) }
         }
-        return try decode(T.self, named: name())  // a CSV field, or the missing-column error
+        return try columnByName(T.self, name)  // a CSV field, or the missing-column error
     }
 
     /// Property `property`'s value (chosen over the `Decodable` form for a type that is both).
     @inlinable @inline(__always)
-    public func column<T: DatabaseValueConvertible & Decodable>(_ type: T.Type, _ property: Int, named name: @autoclosure () -> String,
+    public func column<T: DatabaseValueConvertible & Decodable>(_ type: T.Type, _ property: Int, named name: String,
                                                                 in plan: RowColumnPlan) throws -> T {
         if let columns = plan.columns {
             let c = Int(columns[property])
             if _fastPath(c >= 0) { return try decode(T.self, at: c) }
         }
-        return try decode(T.self, named: name())
+        return try columnByName(T.self, name)
+    }
+
+    /// ``decode(_:named:)`` out of line: the planned reads above stay small enough to inline.
+    @usableFromInline @inline(never)
+    func columnByName<T: DatabaseValueConvertible>(_ type: T.Type, _ name: String) throws -> T {
+        try decode(T.self, named: name)
     }
 
     /// Property `property`'s value of a `Decodable` type that is not a ``DatabaseValueConvertible``,
     /// decoded from its column as the `Decodable` path decodes a nested value.
-    public func column<T: Decodable>(_ type: T.Type, _ property: Int, named name: @autoclosure () -> String,
+    public func column<T: Decodable>(_ type: T.Type, _ property: Int, named name: String,
                                      in plan: RowColumnPlan) throws -> T {
-        let name = name()
         let c = plan.columns.map { Int($0[property]) } ?? -1
         return try decodeNested(T.self, at: c >= 0 ? c : try index(of: name, for: T.self), name: name)
     }
 
     /// Property `property`'s value, or nil when the result has no such column or the value is NULL.
     @inlinable @inline(__always)
-    public func columnIfPresent<T: DatabaseValueConvertible>(_ type: T.Type, _ property: Int, named name: @autoclosure () -> String,
+    public func columnIfPresent<T: DatabaseValueConvertible>(_ type: T.Type, _ property: Int, named name: String,
                                                              in plan: RowColumnPlan) throws -> T? {
         guard let c = presentColumn(property, name, plan) else { return nil }
         return try decode(T.self, at: c)
@@ -68,29 +73,29 @@ extension Row {
 
     /// Property `property`'s value, or nil (chosen over the `Decodable` form for a type that is both).
     @inlinable @inline(__always)
-    public func columnIfPresent<T: DatabaseValueConvertible & Decodable>(_ type: T.Type, _ property: Int, named name: @autoclosure () -> String,
+    public func columnIfPresent<T: DatabaseValueConvertible & Decodable>(_ type: T.Type, _ property: Int, named name: String,
                                                                          in plan: RowColumnPlan) throws -> T? {
         guard let c = presentColumn(property, name, plan) else { return nil }
         return try decode(T.self, at: c)
     }
 
     /// Property `property`'s nested value, or nil when there is no such column or the value is NULL.
-    public func columnIfPresent<T: Decodable>(_ type: T.Type, _ property: Int, named name: @autoclosure () -> String,
+    public func columnIfPresent<T: Decodable>(_ type: T.Type, _ property: Int, named name: String,
                                               in plan: RowColumnPlan) throws -> T? {
         guard let c = presentColumn(property, name, plan) else { return nil }
-        return try decodeNested(T.self, at: c, name: name())
+        return try decodeNested(T.self, at: c, name: name)
     }
 
     /// Property `property`'s column when the row has it and its value is not NULL.
     @inlinable @inline(__always)
-    func presentColumn(_ property: Int, _ name: () -> String, _ plan: RowColumnPlan) -> Int? {
+    func presentColumn(_ property: Int, _ name: String, _ plan: RowColumnPlan) -> Int? {
         let c: Int
         if let columns = plan.columns {
             c = Int(columns[property])
             if c < 0 { return nil }
         } else {
             // A CSV record: by name (index(of:) only throws for a missing field).
-            guard let f = try? index(of: name(), for: Any.self) else { return nil }
+            guard let f = try? index(of: name, for: Any.self) else { return nil }
             c = f
         }
         return isNull(c) ? nil : c
