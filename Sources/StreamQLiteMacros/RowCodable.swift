@@ -29,13 +29,10 @@
 /// `bind(to:)` binds ``StreamQLite/DatabaseValueConvertible`` values only: for a struct
 /// with nested values write `@RowCodable(encodable: false)` (reading only) and insert it
 /// through `Encodable`. See docs/swift/macro.md.
+///
+/// Declared only with the package trait "Macros" (`traits: ["Macros"]` on the dependency),
+/// which builds swift-syntax; without it this module is `StreamQLite` alone.
 #if Macros
-@attached(extension, conformances: RowDecodable, RowEncodable,
-          names: named(init(row:)), named(databaseColumns), named(bind(to:)))
-public macro RowCodable(columns: RowColumnNaming = .propertyNames, encodable: Bool = true) =
-    #externalMacro(module: "StreamQLiteMacrosPlugin", type: "RowCodableMacro")
-#else
-@available(*, unavailable, message: "@RowCodable needs the StreamQLite package trait \"Macros\": .package(url: …, from: …, traits: [\"Macros\"])")
 @attached(extension, conformances: RowDecodable, RowEncodable,
           names: named(init(row:)), named(databaseColumns), named(bind(to:)))
 public macro RowCodable(columns: RowColumnNaming = .propertyNames, encodable: Bool = true) =
