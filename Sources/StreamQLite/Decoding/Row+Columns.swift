@@ -31,22 +31,24 @@ extension Row {
     @inlinable @inline(__always)
     public func column<T: DatabaseValueConvertible>(_ type: T.Type, _ property: Int, named name: String,
                                                     in plan: RowColumnPlan) throws -> T {
-        if let columns = plan.columns {
-            let c = Int(columns[property])
-            if _fastPath(c >= 0) { return try decode(T.self, at: c) }
-        }
-        return try columnByName(T.self, name)  // a CSV field, or the missing-column error
+        try plannedValue(T.self, property, name, plan)
     }
 
     /// Property `property`'s value (chosen over the `Decodable` form for a type that is both).
     @inlinable @inline(__always)
     public func column<T: DatabaseValueConvertible & Decodable>(_ type: T.Type, _ property: Int, named name: String,
                                                                 in plan: RowColumnPlan) throws -> T {
+        try plannedValue(T.self, property, name, plan)
+    }
+
+    /// The planned column read as `T` (the one body of both ``column(_:_:named:in:)`` forms above).
+    @inlinable @inline(__always)
+    func plannedValue<T: DatabaseValueConvertible>(_ type: T.Type, _ property: Int, _ name: String, _ plan: RowColumnPlan) throws -> T {
         if let columns = plan.columns {
             let c = Int(columns[property])
             if _fastPath(c >= 0) { return try decode(T.self, at: c) }
         }
-        return try columnByName(T.self, name)
+        return try columnByName(T.self, name)  // a CSV field, or the missing-column error
     }
 
     /// ``decode(_:named:)`` out of line: the planned reads above stay small enough to inline.
