@@ -53,7 +53,7 @@ FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: test-docs install release test-release preload test-cluster docs
-.PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-swift-tsan \
+.PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli
 
 all: ext
@@ -84,7 +84,7 @@ demo:
 	@bash sql/demo/run-demo.sh $(EXT)
 
 test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-release test-cluster \
-      test-swift test-swift-tsan test-package test-server test-docs test-cli
+      test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -141,6 +141,10 @@ swift-toolchain:
 test-swift: swift-toolchain
 	swift build --target StreamQLite --scratch-path .build-warnings -Xswiftc -warnings-as-errors
 	swift test
+
+# The @RowCodable macro (package trait "Macros": swift-syntax is built; its own build folder).
+test-macros: swift-toolchain
+	swift test --traits Macros --scratch-path .build-macros --filter StreamQLiteMacrosTests
 
 # The Swift suites again under the thread sanitizer (its own build folder). A sink
 # passed inout through generic code must not be a zero-sized struct under TSan:

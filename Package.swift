@@ -1,4 +1,5 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
+import CompilerPluginSupport
 import PackageDescription
 import Foundation
 
@@ -15,6 +16,17 @@ let package = Package(
     name: "StreamQLite",
     products: [
         .library(name: "StreamQLite", targets: ["StreamQLite"]),
+        // The @RowCodable macro, with the package trait "Macros" (docs/swift/macro.md).
+        .library(name: "StreamQLiteMacros", targets: ["StreamQLiteMacros"]),
+    ],
+    traits: [
+        .trait(name: "Macros", description: "The @RowCodable macro (product StreamQLiteMacros); builds swift-syntax."),
+    ],
+    dependencies: [
+        // Used only with the trait "Macros", which is off unless asked for: a package that does not
+        // enable it resolves, fetches and builds neither (scripts/check-package-consumer.sh checks).
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
+        .package(url: "https://github.com/pointfreeco/swift-macro-testing", exact: "0.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -43,6 +55,28 @@ let package = Package(
         .target(
             name: "StreamQLite",
             dependencies: ["CStreamQLite"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .macro(
+            name: "StreamQLiteMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: .when(traits: ["Macros"])),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "StreamQLiteMacros",
+            dependencies: ["StreamQLite", .target(name: "StreamQLiteMacrosPlugin", condition: .when(traits: ["Macros"]))],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "StreamQLiteMacrosTests",
+            dependencies: [
+                "StreamQLiteMacros",
+                .target(name: "StreamQLiteMacrosPlugin", condition: .when(traits: ["Macros"])),
+                .product(name: "MacroTesting", package: "swift-macro-testing", condition: .when(traits: ["Macros"])),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

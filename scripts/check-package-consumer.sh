@@ -64,6 +64,14 @@ if ! swift build --package-path "$app" --scratch-path "$tmp/build" --disable-dep
   fail "the consumer package did not resolve or build (log above)"
 fi
 say "resolved StreamQLite $(git -C "$tmp/StreamQLite" rev-parse --short "$rev") as version 0.1.0 and built in $((SECONDS - start)) s"
+# The StreamQLiteMacros product's swift-syntax (and its tests' swift-macro-testing) must not
+# reach a consumer of the StreamQLite product: nothing else resolved, fetched or built.
+resolved=$(grep -o '"identity" : "[^"]*"' "$app/Package.resolved" | sed 's/.*: "//; s/"//' | tr '\n' ' ')
+[ "$resolved" = "streamqlite " ] || fail "the consumer resolved more than StreamQLite: $resolved"
+fetched=$(ls "$tmp/build/checkouts")
+[ "$fetched" = "StreamQLite" ] || fail "the consumer fetched more than StreamQLite: $(echo $fetched)"
+! grep -qi 'swiftsyntax\|swift-syntax' "$tmp/build.log" || fail "the consumer built swift-syntax"
+say "resolved and fetched: $resolved(no swift-syntax)"
 bin=$(swift build --package-path "$app" --scratch-path "$tmp/build" --show-bin-path)
 mkdir "$tmp/run"
 got=$(cd "$tmp/run" && "$bin/App" 2>&1) || { printf '%s\n' "$got" >&2; fail "the README example exited with an error"; }

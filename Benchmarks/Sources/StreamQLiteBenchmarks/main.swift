@@ -93,7 +93,53 @@ struct Wide: Decodable, RowDecodable, FetchableRecord {
     var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
 }
 
-let taskCount = 1_000_000, wideCount = 200_000, pointCount = 100_000
+// The same rows through `@RowCodable`'s generated `init(row:)`: the macro's expansion as
+// RowCodableMacroExpansionTests pin it, written out here so that this package does not build
+// swift-syntax in release mode (the StreamQLiteMacros product) for one benchmark.
+struct MacroTask {
+    var id: Int
+    var title: String
+    var done: Bool
+}
+
+extension MacroTask: StreamQLite.RowDecodable {
+    static let databaseColumns: [String] = ["id", "title", "done"]
+    init(row: StreamQLite.Row) throws {
+        let plan = row.columnPlan(for: Self.self, names: Self.databaseColumns)
+        self.id = try row.column(Int.self, 0, named: "id", in: plan)
+        self.title = try row.column(String.self, 1, named: "title", in: plan)
+        self.done = try row.column(Bool.self, 2, named: "done", in: plan)
+    }
+}
+
+struct MacroWide {
+    var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int
+    var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
+}
+
+extension MacroWide: StreamQLite.RowDecodable {
+    static let databaseColumns: [String] = ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"]
+    init(row: StreamQLite.Row) throws {
+        let plan = row.columnPlan(for: Self.self, names: Self.databaseColumns)
+        self.c0 = try row.column(Int.self, 0, named: "c0", in: plan)
+        self.c1 = try row.column(Int.self, 1, named: "c1", in: plan)
+        self.c2 = try row.column(Int.self, 2, named: "c2", in: plan)
+        self.c3 = try row.column(Int.self, 3, named: "c3", in: plan)
+        self.c4 = try row.column(Int.self, 4, named: "c4", in: plan)
+        self.c5 = try row.column(Int.self, 5, named: "c5", in: plan)
+        self.c6 = try row.column(Int.self, 6, named: "c6", in: plan)
+        self.c7 = try row.column(Int.self, 7, named: "c7", in: plan)
+        self.c8 = try row.column(Int.self, 8, named: "c8", in: plan)
+        self.c9 = try row.column(Int.self, 9, named: "c9", in: plan)
+    }
+}
+
+/// In profile mode only the profiled section's table is filled, with the same 100,000 rows (or
+/// ROWS, if more) whatever ROWS is: the 0-row and the N-row runs differ by the fetching alone.
+let profiledRows = profile.map { max(100_000, $0.rows) }
+let taskCount = profile.map { $0.section == "wide" ? 0 : profiledRows! } ?? 1_000_000
+let wideCount = profile.map { $0.section == "wide" ? profiledRows! : 0 } ?? 1_000_000
+let pointCount = 100_000
 do {
     let db = try StreamQLite.Database(path: path)
     try db.execute("""
@@ -123,7 +169,8 @@ func taskChecksum(_ id: Int, _ title: String, _ done: Bool) -> Int { id &+ title
 
 let limit = profile.map { " LIMIT \($0.rows)" } ?? ""
 let tasksSQL = "SELECT id, title, done FROM tasks" + limit
-let targets = ["StreamQLite hand-written": "≤ 1.1× raw", "StreamQLite Decodable": "≤ 1.3× raw; ≥ 2.5× faster than GRDB Decodable",
+let targets = ["StreamQLite hand-written": "≤ 1.1× raw", "StreamQLite Decodable": "≤ 1.2× raw; ≥ 2.5× faster than GRDB Decodable",
+               "StreamQLite @RowCodable macro": "≤ 1.05× raw",
                "StreamQLite Row by name": "≤ 1.5× raw"]
 try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", section: "tasks", [
     ("raw C API loop", {
@@ -141,6 +188,12 @@ try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", se
     }),
     ("StreamQLite hand-written", {
         let cursor = try sq.rows(Task.self, tasksSQL) as StreamQLite.RecordCursor<Task>
+        var sum = 0
+        while let t = try cursor.next() { sum &+= taskChecksum(t.id, t.title, t.done) }
+        return sum
+    }),
+    ("StreamQLite @RowCodable macro", {
+        let cursor = try sq.rows(MacroTask.self, tasksSQL)
         var sum = 0
         while let t = try cursor.next() { sum &+= taskChecksum(t.id, t.title, t.done) }
         return sum
@@ -200,6 +253,12 @@ try compare("fetch \(wideCount) rows of 10 INTEGER columns", section: "wide", [
         while let w = try cursor.next() { sum &+= w.sum }
         return sum
     }),
+    ("StreamQLite @RowCodable macro", {
+        let cursor = try sq.rows(MacroWide.self, wideSQL)
+        var sum = 0
+        while let w = try cursor.next() { sum &+= w.sum }
+        return sum
+    }),
     ("StreamQLite Decodable", {
         let cursor = try sq.cachedStatement(wideSQL).rows(Wide.self)
         var sum = 0
@@ -240,7 +299,7 @@ try compare("fetch \(wideCount) rows of 10 INTEGER columns", section: "wide", [
 
 let pointSQL = "SELECT title FROM tasks WHERE id = ?"
 var rng = SystemRandomNumberGenerator()
-let ids = (0..<(profile?.rows ?? pointCount)).map { _ in Int.random(in: 1...taskCount, using: &rng) }
+let ids = (0..<(profile.map { $0.section == "point" ? $0.rows : 0 } ?? pointCount)).map { _ in Int.random(in: 1...taskCount, using: &rng) }
 // Each variant runs in one read transaction, as GRDB's read { } does.
 try compare("\(pointCount) point queries by primary key", section: "point", [
     ("prepare every time (StreamQLite makeStatement)", { try sq.transaction {

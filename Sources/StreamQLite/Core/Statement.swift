@@ -48,6 +48,11 @@ public final class Statement {
     /// ``JSONRowWriter``'s pre-encoded column prefixes for this statement's columns
     /// (built on the first `writeJSON`, dropped with the other column metadata).
     @exclusivity(unchecked) @usableFromInline var jsonLayout: JSONColumnLayout?
+    /// The result column of each of `rowPlanType`'s column names (-1: none), for a
+    /// ``RowColumnPlan`` (`@RowCodable`'s `init(row:)`); made on its first row, dropped
+    /// with the other column metadata.
+    @exclusivity(unchecked) @usableFromInline var rowPlanType: ObjectIdentifier?
+    @exclusivity(unchecked) @usableFromInline var rowPlan: UnsafeMutablePointer<Int32>?
 
     init(database: Database, handle: OpaquePointer, sql: String, retainsDatabase: Bool) {
         self.retainedDatabase = retainsDatabase ? database : nil
@@ -57,7 +62,10 @@ public final class Statement {
         self.sql = sql
     }
 
-    deinit { sqlite3_finalize(handle) }
+    deinit {
+        sqlite3_finalize(handle)
+        rowPlan?.deallocate()
+    }
 
     // MARK: Columns
 
@@ -209,6 +217,7 @@ public final class Statement {
             lookupTrail = []
             lookupHint = 0
             jsonLayout = nil
+            rowPlanType = nil
         }
     }
 

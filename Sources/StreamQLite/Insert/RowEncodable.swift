@@ -99,6 +99,23 @@ public struct RowBinder {
     public mutating func bind(_ value: Date) {
         if let i = next() { sqBindText(stmt, i, sqliteDateString(value), arena: arena) }
     }
+    /// Binds a `Float` as a REAL; NaN is an error, as for `Double`.
+    @inlinable
+    public mutating func bind(_ value: Float) { bind(Double(value)) }
+    /// Binds the value, or NULL.
+    @inlinable public mutating func bind(_ value: Float?) { if let value { bind(value) } else { bindNull() } }
+    /// Binds any other ``DatabaseValueConvertible`` value (an enum with a raw value, `Int32`,
+    /// `URL`, `Optional` of one …) as it binds as a statement argument.
+    @inlinable
+    public mutating func bind<T: DatabaseValueConvertible>(_ value: T) {
+        guard let i = next() else { return }
+        let rc = value.bind(to: stmt, at: i)
+        if rc != SQLITE_OK && failure == nil { failure = "column '\(columns[position - 1])': \(String(cString: sqlite3_errstr(rc)))" }
+    }
+    /// A value that is not a ``DatabaseValueConvertible`` cannot be bound by hand (the
+    /// `Encodable` insert path writes nested values to JSON columns).
+    @available(*, unavailable, message: "RowBinder binds DatabaseValueConvertible values; insert a type with nested values through Encodable (with @RowCodable: write @RowCodable(encodable: false))")
+    public mutating func bind<T: Encodable>(_ value: T) { fatalError() }
     /// Binds the value, or NULL.
     public mutating func bind(_ value: Date?) { if let value { bind(value) } else { bindNull() } }
     /// Binds the value, or NULL.
