@@ -27,7 +27,8 @@ they appear:
                 program (one executable target's main.swift); `<!-- doc: new -->` before
                 a block starts another program. All programs of all files are targets of
                 ONE package (build/doc-check/swift) depending on this repository, built
-                by one `swift build`; each program runs twice in its own scratch folder
+                by one `swift build` (a program importing StreamQLiteMacros gets that
+                product, with the package trait "Macros" enabled); each program runs twice in its own scratch folder
                 (holding the file blocks below), so an example that cannot run a
                 second time (a table it creates already exists) fails here.
   ```LANG file=NAME
@@ -279,12 +280,18 @@ def run_swift(docs_blocks, root, failures):
     for old in glob.glob(os.path.join(pkg, "Sources", "*")):
         shutil.rmtree(old)
     # By path, named: without `name:` the package's identity would be this clone's folder name.
+    # A program that imports StreamQLiteMacros (docs/swift/macro.md) gets that product, and the
+    # dependency then enables the package trait "Macros" (swift-syntax is built once for all).
+    macros = {name for name, doc, blocks, prog in targets
+              if any(re.search(r"^\s*import\s+StreamQLiteMacros\b", b.code, re.M) for b in prog)}
     with open(os.path.join(pkg, "Package.swift"), "w") as fh:
-        fh.write("// swift-tools-version:6.0\n// Written by scripts/check-docs.py: the Swift examples of the docs.\n"
+        traits = ', traits: ["Macros"]' if macros else ""
+        fh.write(f"// swift-tools-version:{'6.1' if macros else '6.0'}\n// Written by scripts/check-docs.py: the Swift examples of the docs.\n"
                  "import PackageDescription\n\nlet package = Package(\n    name: \"DocExamples\",\n"
-                 f"    dependencies: [.package(name: \"StreamQLite\", path: \"{REPO}\")],\n    targets: [\n")
+                 f"    dependencies: [.package(name: \"StreamQLite\", path: \"{REPO}\"{traits})],\n    targets: [\n")
         for name, *_ in targets:
-            fh.write(f"        .executableTarget(name: \"{name}\", dependencies: [.product(name: \"StreamQLite\", package: \"StreamQLite\")],\n"
+            product = "StreamQLiteMacros" if name in macros else "StreamQLite"
+            fh.write(f"        .executableTarget(name: \"{name}\", dependencies: [.product(name: \"{product}\", package: \"StreamQLite\")],\n"
                      "                          swiftSettings: [.swiftLanguageMode(.v6)]),\n")
         fh.write("    ]\n)\n")
     for name, doc, blocks, prog in targets:
