@@ -128,8 +128,13 @@ class CLITest(unittest.TestCase):
         p = run("import", db, self.usage_csv, "--create")
         self.assertEqual(p.stdout, b"")
         self.assertIn(f"{self.usage_csv}: 126 rows into usage\n".encode(), p.stderr)
-        self.assertEqual(rows(db, "SELECT FacetId, Value, Visits, Date FROM usage ORDER BY rowid"), self.usage)
+        # A column of date-times is inferred DATETIME and stored as the one date text (UTC,
+        # milliseconds), so text order is time order: Python's datetime gives the expected text.
+        expected = [(f, v, n, datetime.datetime.fromisoformat(d).strftime("%Y-%m-%d %H:%M:%S.000"))
+                    for f, v, n, d in self.usage]
+        self.assertEqual(rows(db, "SELECT FacetId, Value, Visits, Date FROM usage ORDER BY rowid"), expected)
         self.assertEqual(rows(db, "SELECT DISTINCT typeof(Value), typeof(Visits) FROM usage"), [("integer", "integer")])
+        self.assertEqual(rows(db, "SELECT type FROM pragma_table_info('usage') WHERE name = 'Date'"), [("DATETIME",)])
 
     def test_import_json_and_ndjson(self):
         db = self.path("json.db")
