@@ -19,7 +19,7 @@ git tag -d "$v" >/dev/null 2>&1 || true
 refuses "VERSION must be x.y.z" "1.2"
 echo dirty >> README.md; refuses "the working tree has changes" "$v"; git checkout -q README.md
 refuses "CHANGELOG.md has no '## \[9.9.9\]' entry" "9.9.9"
-sed -i 's/^## \[Unreleased\]/## [9.9.9] - test/' CHANGELOG.md; git commit -qam changelog
+sed -i '0,/^## \[/s//## [9.9.9] - test\n\n&/' CHANGELOG.md; git commit -qam changelog
 refuses "SQ_VERSION is not \"9.9.9\"" "9.9.9"
 RELEASE_TEST=false refuses "the tests failed; nothing tagged" "$v"
 git rev-parse -q --verify "refs/tags/$v" >/dev/null && { echo "check-release: FAILED: tagged after failing tests"; exit 1; }
