@@ -372,7 +372,7 @@ func jsonTestSuiteBytes(_ name: String) throws -> [UInt8] {
         #expect(mc.debugDescription.contains("byte offset 18"), "\(mc.debugDescription)")
 
         let syntax = try #require(throws: DecodingError.self) {
-            try JSONValueDecoder().decode(Outer.self, from: Array("{\"items\": [1,\n 2,]}".utf8))
+            try JSONValueDecoder().decode(Outer.self, from: Array("{\"items\": [1,\n 2,}".utf8))
         }
         guard case .dataCorrupted(let sc) = syntax else { Issue.record("\(syntax)"); return }
         #expect(sc.debugDescription.contains("line 2, column 4, byte offset 17"), "\(sc.debugDescription)")
