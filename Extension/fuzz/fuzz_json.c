@@ -152,9 +152,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   size_t n = size;
   uint8_t seed[4] = {1, 3, 7, 2};
 
-  /* first byte: options + chunking seed, when it is not JSON-ish */
-  if( n>0 && data[0]>=0xF8 ){
+  /* first byte: options + chunking seed, when it is not JSON-ish
+  ** (0xF0..0xF7: trailing commas accepted too) */
+  if( n>0 && data[0]>=0xF0 ){
     opts = (data[0] & 1) ? SQ_JSON_OPT_MULTIPLE : 0;
+    if( !(data[0] & 8) ) opts |= SQ_JSON_OPT_TRAILING_COMMAS;
     seed[0] = (uint8_t)(data[0] & 7);
     if( data[0] & 2 ) limit = 1 + (size_t)(data[0] & 7);
     doc++; n--;

@@ -101,6 +101,9 @@
 ** By default the input is one JSON value.  With sq_json_set_options(p,
 ** SQ_JSON_OPT_MULTIPLE) it is a sequence of values, each separated from
 ** the next by at least one newline (NDJSON); blank lines are allowed.
+** SQ_JSON_OPT_TRAILING_COMMAS accepts one comma after the last element of
+** an array or member of an object (the Swift JSONValueDecoder, as
+** Foundation's JSONDecoder); the SQL functions and imports never set it.
 **
 ** REUSE
 **
@@ -192,6 +195,10 @@ typedef struct sq_json_error {
 
 /* Options (sq_json_set_options). */
 #define SQ_JSON_OPT_MULTIPLE 0x01u   /* newline-separated top-level values */
+/* One comma before a closing bracket or brace: `[1,]`, `{"a":1,}` (as
+** Foundation's JSONDecoder accepts; off by default: RFC 8259 refuses them).
+** Only after a value: `[,]`, `{,}` and `[1,,]` stay errors. */
+#define SQ_JSON_OPT_TRAILING_COMMAS 0x02u
 
 typedef struct sq_json_parser sq_json_parser;
 

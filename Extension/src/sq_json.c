@@ -882,6 +882,9 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
   L_key:
     SKIP_WS(ST_KEY);
     if( c=='"' ) goto L_string;
+    if( c=='}' && (p->options & SQ_JSON_OPT_TRAILING_COMMAS) ){
+      s++; rc = close_container(p, 1, off); if( rc ) goto out; goto L_after_value;
+    }
     rc = set_error(p, SQ_JSON_E_SYNTAX,
                    c=='}' ? "trailing comma in an object" : "expected a string key", off);
     goto out;
@@ -975,6 +978,11 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
         goto out;
       }
       default:
+        /* ST_VALUE in an array: after a ',' (after '[' is ST_ARRAY_FIRST) */
+        if( c==']' && p->state==ST_VALUE && (p->options & SQ_JSON_OPT_TRAILING_COMMAS)
+            && p->depth>0 && !STACK_IS_OBJ(p) ){
+          s++; rc = close_container(p, 0, off); if( rc ) goto out; goto L_after_value;
+        }
         if( p->state==ST_VALUE && (c==']' || c=='}') ){
           rc = set_error(p, SQ_JSON_E_SYNTAX, "expected a value (trailing comma?)", off);
         }else if( c>=0x80 ){

@@ -400,6 +400,46 @@ static void test_multiple_ndjson(void){
   expect_err_n("1\n{", 3, SQ_JSON_OPT_MULTIPLE, "expected '}'");
 }
 
+/* SQ_JSON_OPT_TRAILING_COMMAS: one comma after a value before the close,
+** as Foundation's JSONDecoder (every split point, byte by byte, paused). */
+static void test_trailing_commas(void){
+  const unsigned T = SQ_JSON_OPT_TRAILING_COMMAS;
+  expect_log("[1,]", T, "[ @0:1:1 d0\nnum '1' f1 @1:1:2 d1\n] @3:1:4 d0\nOK");
+  expect_log("[1 , \n ]", T, "[ @0:1:1 d0\nnum '1' f1 @1:1:2 d1\n] @7:2:2 d0\nOK");
+  expect_log("{\"a\":1,}", T,
+    "{ @0:1:1 d0\nkey 'a' @1:1:2 d1\nnum '1' f1 @5:1:6 d1\n} @7:1:8 d0\nOK");
+  expect_log("{\"a\":[true,],\"b\":{\"c\":null,},}", T,
+    "{ @0:1:1 d0\nkey 'a' @1:1:2 d1\n[ @5:1:6 d1\ntrue @6:1:7 d2\n] @11:1:12 d1\n"
+    "key 'b' @13:1:14 d1\n{ @17:1:18 d1\nkey 'c' @18:1:19 d2\nnull @22:1:23 d2\n"
+    "} @27:1:28 d1\n} @29:1:30 d0\nOK");
+  expect_log("[[],{},]", T,
+    "[ @0:1:1 d0\n[ @1:1:2 d1\n] @2:1:3 d1\n{ @4:1:5 d1\n} @5:1:6 d1\n] @7:1:8 d0\nOK");
+  /* strict JSON is unchanged */
+  expect_log("[1,2]", T, "[ @0:1:1 d0\nnum '1' f1 @1:1:2 d1\nnum '2' f1 @3:1:4 d1\n] @4:1:5 d0\nOK");
+  /* one comma, after a value, inside a container: nothing else */
+  expect_err_n("[,]", 3, T, "expected a JSON value");
+  expect_err_n("[,1]", 4, T, "expected a JSON value");
+  expect_err_n("[1,,]", 5, T, "expected a JSON value");
+  expect_err_n("[1,,2]", 6, T, "expected a JSON value");
+  expect_err_n("{,}", 3, T, "expected a string key or '}'");
+  expect_err_n("{\"a\":1,,}", 9, T, "expected a string key");
+  expect_err_n("{\"a\":}", 6, T, "trailing comma?");
+  expect_err_n("{\"a\",}", 6, T, "expected ':'");
+  expect_err_n("[1,", 3, T, "expected ']'");
+  expect_err_n("{\"a\":1,", 7, T, "expected '}'");
+  expect_err_n("1,", 2, T, "unexpected data after the top-level value");
+  expect_err_n("[1],", 4, T, "unexpected data after the top-level value");
+  expect_err_n("[1,}", 4, T, "expected a value (trailing comma?)");
+  expect_err_n("{\"a\":1,]", 8, T, "expected a string key");
+  /* NDJSON with the option too */
+  expect_log("[1,]\n{\"a\":2,}\n", T|SQ_JSON_OPT_MULTIPLE,
+    "[ @0:1:1 d0\nnum '1' f1 @1:1:2 d1\n] @3:1:4 d0\n"
+    "{ @5:2:1 d0\nkey 'a' @6:2:2 d1\nnum '2' f1 @10:2:6 d1\n} @12:2:8 d0\nOK");
+  /* off by default */
+  expect_err("[1,]", "trailing comma");
+  expect_err("{\"a\":1,}", "trailing comma in an object");
+}
+
 static void test_pause_and_abort(void){
   Log l = {0,0,0,0,0};
   sq_json_parser *p = sq_json_new(on_event, &l);
@@ -655,6 +695,14 @@ static int i_case_accepted(const char *name){
       || strcmp(name, "i_structure_UTF-8_BOM_empty_object.json")==0;
 }
 
+/* n_ cases that SQ_JSON_OPT_TRAILING_COMMAS accepts (Foundation's
+** JSONDecoder too): one comma after the last value, then the close. */
+static int trailing_comma_case(const char *name){
+  return strcmp(name, "n_array_extra_comma.json")==0            /* ["",] */
+      || strcmp(name, "n_array_number_and_comma.json")==0       /* [1,] */
+      || strcmp(name, "n_object_trailing_comma.json")==0;       /* {"id":0,} */
+}
+
 static int name_cmp(const void *a, const void *b){
   return strcmp(*(char*const*)a, *(char*const*)b);
 }
@@ -664,7 +712,7 @@ static void test_json_suite(void){
   DIR *d;
   struct dirent *de;
   char *names[1000];
-  int nn = 0, i, ny = 0, nnok = 0, ni = 0;
+  int nn = 0, i, ny = 0, nnok = 0, ni = 0, ntc = 0;
   if( !dir ) dir = "../shared/json-test-suite/test_parsing";
   d = opendir(dir);
   if( !d ){
@@ -699,6 +747,23 @@ static void test_json_suite(void){
     last = strrchr(log, '\n');
     last = last ? last+1 : log;
     ok = strcmp(last, "OK")==0;
+    {
+      /* with SQ_JSON_OPT_TRAILING_COMMAS: the same, but for the n_ cases
+      ** that are exactly one trailing comma after a value */
+      char *tl = parse_whole(doc, n, SQ_JSON_OPT_TRAILING_COMMAS);
+      const char *tlast = strrchr(tl, '\n');
+      int tok;
+      tlast = tlast ? tlast+1 : tl;
+      tok = strcmp(tlast, "OK")==0;
+      if( trailing_comma_case(names[i]) ){
+        SQ_CHECK_MSG(tok && !ok, "%s: refused by default, accepted with trailing commas (%s)",
+                     names[i], tlast);
+        ntc++;
+      }else{
+        SQ_CHECK_MSG(strcmp(tl, log)==0, "%s: trailing commas option changes the log", names[i]);
+      }
+      free(tl);
+    }
     if( names[i][0]=='y' ){
       SQ_CHECK_MSG(ok, "%s must be accepted: %s", names[i], last);
       ny++;
@@ -714,6 +779,7 @@ static void test_json_suite(void){
     free(doc);
     free(names[i]);
   }
+  SQ_CHECK_MSG(ntc==3, "%d trailing-comma cases found, expected 3", ntc);
   printf("JSONTestSuite: %d y_, %d n_, %d i_ cases\n", ny, nnok, ni);
 }
 
@@ -726,6 +792,7 @@ int main(void){
   test_bom();
   test_depth();
   test_multiple_ndjson();
+  test_trailing_commas();
   test_pause_and_abort();
   test_abort_reset_limits();
   test_token_limit_any_cut();

@@ -135,9 +135,19 @@ func jsonTestSuiteBytes(_ name: String) throws -> [UInt8] {
         #expect(bothDecode([String: String].self, bytes).ours == bothDecode([String: String].self, bytes).foundation, "\(name)")
     }
 
+    /// The n_ files that are one trailing comma after a value: JSONDecoder accepts them, so do
+    /// we (`json_stream` and the imports refuse them, as the C tests check).
+    static let trailingCommaFiles: Set<String> = ["n_array_extra_comma.json", "n_array_number_and_comma.json", "n_object_trailing_comma.json"]
+
     @Test(arguments: jsonTestSuiteFiles("n_"))
     func everyRejectedFileIsRejectedWithItsPosition(name: String) throws {
         let bytes = try jsonTestSuiteBytes(name)
+        if Self.trailingCommaFiles.contains(name) {
+            let r = bothDecode(AnyJSON.self, bytes)
+            guard case .value = r.foundation else { Issue.record("\(name): JSONDecoder refuses it now?"); return }
+            #expect(r.ours == r.foundation, "\(name)")
+            return
+        }
         let error = #expect(throws: DecodingError.self, "\(name)") { try JSONValueDecoder().decode(AnyJSON.self, from: bytes) }
         guard case .dataCorrupted(let context)? = error else { Issue.record("\(name): \(String(describing: error))"); return }
         #expect(context.debugDescription.contains("byte offset"), "\(name): \(context.debugDescription)")
@@ -362,7 +372,7 @@ func jsonTestSuiteBytes(_ name: String) throws -> [UInt8] {
         #expect(mc.debugDescription.contains("byte offset 18"), "\(mc.debugDescription)")
 
         let syntax = try #require(throws: DecodingError.self) {
-            try JSONValueDecoder().decode(Outer.self, from: Array("{\"items\": [1,\n 2,]}".utf8))
+            try JSONValueDecoder().decode(Outer.self, from: Array("{\"items\": [1,\n 2,}".utf8))
         }
         guard case .dataCorrupted(let sc) = syntax else { Issue.record("\(syntax)"); return }
         #expect(sc.debugDescription.contains("line 2, column 4, byte offset 17"), "\(sc.debugDescription)")
@@ -669,10 +679,9 @@ let allFormattings: [JSONEncoder.OutputFormatting] = [
                 #expect(u.isAtEnd)
             }
         }
-        // JSONDecoder accepts a trailing comma in an array; RFC 8259 (and JSONTestSuite's
-        // n_array_extra_comma) does not, nor does ours.
+        // JSONDecoder accepts a trailing comma in an array (RFC 8259 does not); so does ours.
         #expect(bothDecode([Int].self, Array("[1,2,3,]".utf8)).foundation == .value([1, 2, 3]))
-        #expect(bothDecode([Int].self, Array("[1,2,3,]".utf8)).ours == .failure("dataCorrupted"))
+        #expect(bothDecode([Int].self, Array("[1,2,3,]".utf8)).ours == .value([1, 2, 3]))
         for json in ["[1,2,3]", "[1,2", "[1,2] x", "[1]", "[\"a\",2]", " \n[1,2,3]", "[1,2,3,]x"] {
             #expect(bothDecode(FirstTwo.self, Array(json.utf8)).ours == bothDecode(FirstTwo.self, Array(json.utf8)).foundation, "\(json)")
             #expect(bothDecode(Wrapped.self, Array(json.utf8)).ours == bothDecode(Wrapped.self, Array(json.utf8)).foundation, "\(json)")
@@ -685,10 +694,9 @@ let allFormattings: [JSONEncoder.OutputFormatting] = [
         for json in [many + "]", many + "] x", many + ",]", many, many + ",\"s\"]"] {
             let bytes = Array(json.utf8)
             #expect(bytes.count > 256 * 1024)
-            #expect(bothDecode(FirstTwo.self, bytes).ours == bothDecode(FirstTwo.self, bytes).foundation || json.hasSuffix(",]"))
-            #expect(bothDecode([Int].self, bytes).ours == bothDecode([Int].self, bytes).foundation || json.hasSuffix(",]"))
-            #expect(bothDecode(Wrapped.self, bytes).ours == bothDecode(Wrapped.self, bytes).foundation || json.hasSuffix(",]"))
-            if json.hasSuffix(",]") { #expect(bothDecode([Int].self, bytes).ours == .failure("dataCorrupted")) }
+            #expect(bothDecode(FirstTwo.self, bytes).ours == bothDecode(FirstTwo.self, bytes).foundation)
+            #expect(bothDecode([Int].self, bytes).ours == bothDecode([Int].self, bytes).foundation)
+            #expect(bothDecode(Wrapped.self, bytes).ours == bothDecode(Wrapped.self, bytes).foundation)
         }
         // A type that reads nothing: the document is still checked.
         struct Nothing: Decodable, Equatable { init(from decoder: any Decoder) throws {} }

@@ -364,6 +364,54 @@ private struct Staff: Decodable {
         #expect(throws: DecodingError.self) { try JSONValueDecoder().decode([Int128].self, from: "[true]") }
     }
 
+    @Test func trailingCommasAreAcceptedWhereJSONDecoderAcceptsThem() throws {
+        struct Doc: Codable, Equatable { var a: Int; var list: [Int]; var map: [String: Bool] }
+        struct Hand: Decodable, Equatable {
+            var values: [Int] = []
+            init(from decoder: any Decoder) throws {
+                var u = try decoder.unkeyedContainer()
+                while !u.isAtEnd { values.append(try u.decode(Int.self)) }
+            }
+        }
+        let accepted = ["[1,]", "[1 , ]", "[1,\n]", "[[],]", "[[1,],[2,],]", "[{},]", #"[{"a":1,},]"#]
+        let objects = [#"{"a":1,"list":[1,2,],"map":{"x":true,},}"#, #"{"a":1,"list":[],"map":{},}"#,
+                       #"{ "a" : 1 , "list" : [ 3 , ] , "map" : { "y" : false , } , }"#]
+        let refused = ["[,]", "[,1]", "[1,,]", "[1,,2]", "[1,", "{,}", #"{"a":1,,}"#, #"{"a":,}"#,
+                       #"{"a":1,]"#, "[1,}", "1,", "[1],", "[1,] x", #"{"a":1,"#]
+        // Every text both ways, and the results equal: values, or errors of one kind.
+        for text in accepted + objects + refused {
+            let bytes = Array(text.utf8)
+            let any = bothDecode(AnyJSON.self, bytes)
+            #expect(any.ours == any.foundation, "\(text)")
+            if accepted.contains(text) || objects.contains(text) {
+                guard case .value = any.foundation else { Issue.record("JSONDecoder refuses \(text)?"); continue }
+            } else {
+                #expect(any.ours == .failure("dataCorrupted"), "\(text)")
+            }
+        }
+        for text in objects {
+            #expect(bothDecode(Doc.self, Array(text.utf8)).ours == bothDecode(Doc.self, Array(text.utf8)).foundation, "\(text)")
+        }
+        for text in ["[1,]", "[1,2,3,]", "[ 4 , ]"] {
+            let bytes = Array(text.utf8)
+            #expect(bothDecode([Int].self, bytes).ours == bothDecode([Int].self, bytes).foundation, "\(text)")
+            #expect(bothDecode(Hand.self, bytes).ours == bothDecode(Hand.self, bytes).foundation, "\(text)")
+            #expect(bothDecode(Set<Int>.self, bytes).ours == bothDecode(Set<Int>.self, bytes).foundation, "\(text)")
+        }
+        #expect(bothDecode([String: Int].self, Array(#"{"k":1,}"#.utf8)).ours == .value(["k": 1]))
+        // Large top-level arrays (decoded element by element) too.
+        let many = "[" + (0..<60_000).map(String.init).joined(separator: ",")
+        for text in [many + ",]", many + ", \n]", many + ",,]", many + ","] {
+            let bytes = Array(text.utf8)
+            #expect(bytes.count > 256 * 1024)
+            #expect(bothDecode([Int].self, bytes).ours == bothDecode([Int].self, bytes).foundation, "\(text.suffix(6))")
+            #expect(bothDecode(Hand.self, bytes).ours == bothDecode(Hand.self, bytes).foundation, "\(text.suffix(6))")
+        }
+        // UTF-16 input goes through the same parser.
+        let utf16 = Array(#"{"a":1,"list":[1,],"map":{},}"#.data(using: .utf16BigEndian)!)
+        #expect(bothDecode(Doc.self, utf16).ours == bothDecode(Doc.self, utf16).foundation)
+    }
+
     @Test func nestingDeeperThan512IsRefusedAsByJSONDecoder() throws {
         for depth in [511, 512, 513, 600] {
             let text = String(repeating: "[", count: depth) + String(repeating: "]", count: depth)

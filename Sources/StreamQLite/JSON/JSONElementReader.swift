@@ -46,11 +46,13 @@ final class JSONElementReader {
         try configure()
     }
 
-    /// Reads `bytes` as the whole input; they must stay valid while the reader is used.
-    init(whole bytes: UnsafeRawBufferPointer, layout: JSONImportLayout, options: JSONValueDecoder.Options) throws {
+    /// Reads `bytes` as the whole input; they must stay valid while the reader is used
+    /// (`trailingCommas`: `[1,]` accepted, for ``JSONValueDecoder`` as `JSONDecoder`).
+    init(whole bytes: UnsafeRawBufferPointer, layout: JSONImportLayout, options: JSONValueDecoder.Options,
+         trailingCommas: Bool = false) throws {
         self.layout = layout
         borrowed = true
-        tape = try JSONTape(streaming: true, multiple: layout == .ndjson)
+        tape = try JSONTape(streaming: true, multiple: layout == .ndjson, trailingCommas: trailingCommas)
         decoder = JSONTapeDecoder(tape: tape, input: bytes, options: options)
         unmanagedDecoder = .passUnretained(decoder)
         window = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))

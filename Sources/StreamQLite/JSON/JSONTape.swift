@@ -38,8 +38,9 @@ final class JSONTape {
     var pathText = ""
 
     /// A tape for whole documents, or with `streaming` for ``JSONElementReader``
-    /// (`multiple`: NDJSON, several top-level values).
-    init(streaming: Bool = false, multiple: Bool = false) throws {
+    /// (`multiple`: NDJSON, several top-level values; `trailingCommas`: `[1,]` and
+    /// `{"a":1,}` accepted, as `JSONDecoder` accepts them).
+    init(streaming: Bool = false, multiple: Bool = false, trailingCommas: Bool = false) throws {
         state = .allocate(capacity: 1)
         let nomem = JSONParseFailure(code: Int32(SQ_JSON_E_NOMEM.rawValue), message: "out of memory", offset: 0, line: 1, column: 1)
         guard sq_json_tape_init(state) == 0 else {
@@ -55,7 +56,8 @@ final class JSONTape {
         // `JSONDecoder`'s limit: 512 nested arrays and objects.
         sq_json_set_max_depth(p, 512)
         state.pointee.streaming = streaming ? 1 : 0
-        if multiple { sq_json_set_options(p, UInt32(SQ_JSON_OPT_MULTIPLE)) }
+        sq_json_set_options(p, (multiple ? UInt32(SQ_JSON_OPT_MULTIPLE) : 0)
+                               | (trailingCommas ? UInt32(SQ_JSON_OPT_TRAILING_COMMAS) : 0))
     }
 
     deinit {
@@ -69,9 +71,12 @@ final class JSONTape {
     var count: Int { state.pointee.count }
     var arena: UnsafeMutablePointer<UInt8> { state.pointee.arena }
 
-    /// Parses one whole document (a single JSON value) held in `bytes` onto the tape.
-    func parse(_ bytes: UnsafeRawBufferPointer) throws {
+    /// Parses one whole document (a single JSON value) held in `bytes` onto the tape;
+    /// `trailingCommas`: `[1,]` and `{"a":1,}` accepted (``JSONValueDecoder``, as
+    /// `JSONDecoder`), else strict RFC 8259 (JSON columns, as the SQL functions).
+    func parse(_ bytes: UnsafeRawBufferPointer, trailingCommas: Bool = false) throws {
         sq_json_reset(parser)
+        sq_json_set_options(parser, trailingCommas ? UInt32(SQ_JSON_OPT_TRAILING_COMMAS) : 0)
         reset()
         state.pointee.base = 0
         let start = bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!

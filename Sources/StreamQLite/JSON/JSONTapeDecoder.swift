@@ -122,10 +122,11 @@ final class JSONTapeDecoder: Decoder {
         hintCapacity = capacity
     }
 
-    /// Parses `bytes` (a whole document) onto the tape and points the decoder at it.
+    /// Parses `bytes` (a whole document given to ``JSONValueDecoder``) onto the tape and
+    /// points the decoder at it. Trailing commas are accepted, as `JSONDecoder` accepts them.
     func parse(_ bytes: UnsafeRawBufferPointer, options: JSONValueDecoder.Options) throws {
         do {
-            try tape.parse(bytes)
+            try tape.parse(bytes, trailingCommas: true)
         } catch let failure as JSONParseFailure {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: [],

@@ -4,7 +4,8 @@ import Foundation
 /// Decodes `Decodable` values from JSON bytes with the library's C parser, without
 /// building a tree or dictionaries: a drop-in for Foundation's `JSONDecoder`.
 ///
-/// The parser (`sq_json.h`, strict RFC 8259) records each token on a flat tape;
+/// The parser (`sq_json.h`, RFC 8259 plus the trailing commas `JSONDecoder` accepts,
+/// `[1,]` and `{"a":1,}`) records each token on a flat tape;
 /// the decoder walks the tape, matches keys to properties by scanning an
 /// object's tokens (in-order keys cost one comparison each) and converts
 /// strings and numbers only when a property asks for them.
@@ -128,6 +129,8 @@ public struct JSONValueDecoder: Sendable {
     ///
     /// The document is UTF-8, or UTF-16 or UTF-32 (either byte order) with or without a byte
     /// order mark, told apart by its first four bytes as `JSONDecoder` does (RFC 4627, section 3).
+    /// A comma after the last element or member (`[1,]`, `{"a":1,}`) is accepted, as
+    /// `JSONDecoder` accepts it.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         if let utf8 = try Self.utf8(of: bytes) {
             return try utf8.withUnsafeBytes { try decodeUTF8(type, from: $0) }
