@@ -146,7 +146,7 @@ created, _ = get_json("POST", "/tasks", [{"title": f"thousand {i}"} for i in ran
 check(len(created) == 1000 and count() == before + 1000, "POST of 1,000 tasks")
 check(get_json("POST", "/tasks", [], status=201)[0] == [], "POST [] gives []")
 before = count()
-error("POST", "/tasks", 400, "malformed JSON", "line 1, column", "byte offset", raw=b'{"title": "x",}')
+error("POST", "/tasks", 400, "malformed JSON", "line 1, column", "byte offset", raw=b'{"title": "x" "done": true}')
 error("POST", "/tasks", 400, "malformed JSON", "line 2", raw=b'[{"title": "a"},\n {"title": "b"')
 error("POST", "/tasks", 400, "unknown field 'colour'", body={"title": "x", "colour": "red"})
 error("POST", "/tasks", 400, "$.done", "Bool", "string", body={"title": "x", "done": "yes"})
