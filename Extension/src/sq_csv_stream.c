@@ -334,8 +334,8 @@ static char *cs_infer(CsVtab *vt){
     char *m;
     if( rc==SQLITE_INTERRUPT ) m = sqlite3_mprintf("interrupted");
     else if( rc==SQLITE_NOMEM ) m = sqlite3_mprintf("csv_stream: out of memory");
-    else if( rc!=SQLITE_OK ) m = sq_ft_file_msg(ft->fmt, ft->zFile, why ? why : "read error");
-    else m = cs_error_msg(ft->zFile, sq_csv_infer_error(inf));
+    else if( rc!=SQLITE_OK ) m = sq_ft_file_msg(ft->fmt, ft->zPeek, why ? why : "read error");
+    else m = cs_error_msg(ft->zPeek, sq_csv_infer_error(inf));
     sqlite3_free(why);
     sq_csv_infer_free(inf);
     sq_ft_peek_done(ft, 0);
