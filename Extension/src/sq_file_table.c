@@ -188,7 +188,7 @@ static const char *files_json_string(const char **pz, sqlite3_str *s){
   return 0;
 }
 
-static int files_list(sq_files *f, const char *spec, char **pzErr){
+static int files_list(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr){
   const char *z = spec+1, *why = 0;
   int rc = SQ_FILES_OK;
 #define FILES_WS(p) while( *p==' ' || *p=='\t' || *p=='\n' || *p=='\r' ) p++
@@ -211,7 +211,7 @@ static int files_list(sq_files *f, const char *spec, char **pzErr){
     name = sqlite3_str_finish(s);
     if( why ){ sqlite3_free(name); break; }
     if( oom ){ sqlite3_free(name); return SQ_FILES_NOMEM; }
-    rc = sq_files_add(f, name ? name : "", pzErr);
+    rc = add(f, name ? name : "", pzErr);
     sqlite3_free(name);
     if( rc ) return rc;
     FILES_WS(z);
@@ -235,9 +235,18 @@ static int files_list(sq_files *f, const char *spec, char **pzErr){
   return SQ_FILES_OK;
 }
 
+int sq_files_expand_with(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr){
+  if( sq_files_is_pattern(spec)==2 ) return files_list(f, spec, add, pzErr);
+  return add(f, spec, pzErr);
+}
+
 int sq_files_expand(sq_files *f, const char *spec, char **pzErr){
-  if( sq_files_is_pattern(spec)==2 ) return files_list(f, spec, pzErr);
-  return sq_files_add(f, spec, pzErr);
+  return sq_files_expand_with(f, spec, sq_files_add, pzErr);
+}
+
+int sq_files_push(sq_files *f, const char *name, char **pzErr){
+  (void)pzErr;
+  return files_push(f, name, strlen(name));
 }
 
 void sq_files_clear(sq_files *f){
