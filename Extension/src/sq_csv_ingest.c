@@ -676,25 +676,25 @@ void sq_csv_ingest_reset(sq_csv_ingest *d){
   own_clear(&d->err);
 }
 
+/* a[0..*n) grown to at least k+1 bytes, the new ones 0; 1 when out of memory. */
+static int req_grow(unsigned char **a, int64_t *n, int k){
+  unsigned char *b;
+  if( k<*n ) return 0;
+  b = sqlite3_realloc64(*a, (sqlite3_uint64)k+1);
+  if( !b ) return 1;
+  memset(b+*n, 0, (size_t)(k+1-*n));
+  *a = b;
+  *n = k+1;
+  return 0;
+}
+
 int sq_csv_ingest_require(sq_csv_ingest *d, int column, int type, int64_t inferred_from){
+  unsigned char t = (unsigned char)(type==SQ_CSV_T_TEXT ? 0 : type);
   if( column<0 || column>32767 ) return SQ_INGEST_ERROR;
-  if( column>=d->nreqcol ){
-    unsigned char *a = sqlite3_realloc64(d->reqcol, (sqlite3_uint64)column+1);
-    if( !a ) return SQ_INGEST_ERROR;
-    memset(a+d->nreqcol, 0, (size_t)(column+1-d->nreqcol));
-    d->reqcol = a;
-    d->nreqcol = column+1;
-  }
-  d->reqcol[column] = (unsigned char)(type==SQ_CSV_T_TEXT ? 0 : type);
   /* by position until a header names the fields (drv_field_requirements) */
-  if( column>=d->nreq ){
-    unsigned char *a = sqlite3_realloc64(d->req, (sqlite3_uint64)column+1);
-    if( !a ) return SQ_INGEST_ERROR;
-    memset(a+d->nreq, 0, (size_t)(column+1-d->nreq));
-    d->req = a;
-    d->nreq = column+1;
-  }
-  d->req[column] = (unsigned char)(type==SQ_CSV_T_TEXT ? 0 : type);
+  if( req_grow(&d->reqcol, &d->nreqcol, column) || req_grow(&d->req, &d->nreq, column) ) return SQ_INGEST_ERROR;
+  d->reqcol[column] = t;
+  d->req[column] = t;
   d->inferred_from = inferred_from;
   return SQ_INGEST_OK;
 }
