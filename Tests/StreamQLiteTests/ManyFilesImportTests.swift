@@ -134,4 +134,36 @@ import Testing
         }
         #expect(try db.value(Int.self, "SELECT count(*) FROM ev") == 3)
     }
+
+    struct Item: Decodable, Equatable { var id: Int; var name: String? }
+
+    struct ItemRow: RowDecodable, Equatable {
+        var id: Int; var name: String
+        init(id: Int, name: String) { self.id = id; self.name = name }
+        init(row: Row) throws { id = try row["id"]; name = try row["name"] }
+    }
+
+    @Test func csvCursorsReadEachFileByItsOwnHeader() throws {
+        defer { cleanUp() }
+        // the second file has its columns the other way round: a plan kept from the first
+        // file would read the names as ids
+        try write("c-1.csv", "id,name\n1,a\n2,b\n")
+        try write("c-2.csv", "name,id\nc,3\n")
+        try write("c-3.csv", "id\n4\n")
+        let items = try CSVRecordCursor(Item.self, contentsOfFiles: [dir + "/c-*.csv"]).collect()
+        #expect(items == [Item(id: 1, name: "a"), Item(id: 2, name: "b"), Item(id: 3, name: "c"), Item(id: 4, name: nil)])
+        let rows = try CSVRowCursor(ItemRow.self, contentsOfFiles: [dir + "/c-[12].csv"]).collect()
+        #expect(rows == [ItemRow(id: 1, name: "a"), ItemRow(id: 2, name: "b"), ItemRow(id: 3, name: "c")])
+        // errors name the file their position is in
+        try write("c-2.csv", "name,id\nc,3\n\"d,4\n")
+        do {
+            _ = try CSVRowCursor(ItemRow.self, contentsOfFiles: [dir + "/c-*.csv"]).collect()
+            Issue.record("expected an error")
+        } catch let e as CSVImportError {
+            #expect(e.file == dir + "/c-2.csv" && e.line == 3)
+        }
+        #expect(throws: CSVImportError(message: "\(dir)/none-*.csv: no file matches", function: "CSVRecordCursor")) {
+            _ = try CSVRecordCursor(Item.self, contentsOfFiles: [dir + "/none-*.csv"])
+        }
+    }
 }
