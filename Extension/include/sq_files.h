@@ -40,7 +40,7 @@ int sq_files_add(sq_files *f, const char *entry, char **pzErr);
 /* Appends the files a filename names: a list, a glob or one file. */
 int sq_files_expand(sq_files *f, const char *spec, char **pzErr);
 
-/* 1 when spec is a list or a glob (may name several files). */
+/* 2 when spec is a list, 1 a glob, 0 one file. */
 int sq_files_is_pattern(const char *spec);
 
 /* Frees the names; f is empty again. */
