@@ -15,6 +15,7 @@ stalled writer) so that the check fails instead of hanging.
 Usage: check-ext-fifo-interrupt.py build/streamqlite.so
 Prints `fifo-interrupt: N passed, N failed`; exits 1 on any failure.
 """
+import json
 import os
 import sys
 import tempfile
@@ -35,6 +36,13 @@ def checks(host, connect):
                 ("table-valued function", f"SELECT value FROM json_stream({quote(fifo)})", b"[1,"),
                 ("typed table", "SELECT a FROM typed", b'[{"a": 1},')):
             check_fifo_interrupts(tally, host, connect, fifo, label, sql, start, setup=typed)
+        # several files: the wait on a later file of a list stops too
+        first = os.path.join(tmp, "first.json")
+        with open(first, "w") as fh:
+            fh.write("[0]")
+        files = quote(json.dumps([first, fifo]))
+        check_fifo_interrupts(tally, host, connect, fifo, "the second file of a list",
+                              f"SELECT value FROM json_stream({files})", b"[1,")
 
         # data that does come, late and in pieces, is read completely
         for sql, want in (

@@ -199,10 +199,12 @@ sq_csv_ingest *sq_csv_ingest_new(sq_ingest *g, const sq_csv_options *o);
 void sq_csv_ingest_free(sq_csv_ingest *d);
 /* Ready for a new input (resets the core too). */
 void sq_csv_ingest_reset(sq_csv_ingest *d);
-/* Field i (0-based) must fit `type` (SQ_CSV_T_INTEGER/REAL: an inferred
-** column; see TYPE INFERENCE); inferred_from = records the type came from,
-** for the message. */
-int sq_csv_ingest_require(sq_csv_ingest *d, int field, int type, int64_t inferred_from);
+/* Column i (0-based) takes only values that fit `type` (SQ_CSV_T_INTEGER/
+** REAL…: an inferred column; see TYPE INFERENCE): checked on the fields
+** that feed it, by header name (whatever the header's order: another file
+** than the one inferred from) or, with header=0, by position;
+** inferred_from = records the type came from, for the message. */
+int sq_csv_ingest_require(sq_csv_ingest *d, int column, int type, int64_t inferred_from);
 
 /* SQ_INGEST_OK, SQ_INGEST_PAUSED (the core's row callback paused: only
 ** sq_csv_ingest_consumed() bytes used) or SQ_INGEST_ERROR. */

@@ -321,6 +321,12 @@ int sq_ingest_map_key(sq_ingest *g, const char *key, int nkey, const char *colum
 ** are found by the key rule. */
 int sq_ingest_name_field(sq_ingest *g, int index, const char *name, int nname);
 
+/* The columns field `index` feeds, by its name (the key rule) or, without
+** names, by its position: their number, *cols their indexes (valid while
+** the columns stay as they are); 0 when none (or two columns match its
+** name ignoring case only: feeding the field says so). */
+int sq_ingest_field_columns(sq_ingest *g, int index, const int **cols);
+
 void sq_ingest_set_strict(sq_ingest *g, int strict);
 void sq_ingest_set_whole_values(sq_ingest *g, int whole);
 void sq_ingest_set_max_record(sq_ingest *g, int64_t max_bytes);

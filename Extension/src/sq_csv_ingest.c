@@ -516,6 +516,8 @@ struct sq_csv_ingest {
   int in_rec;
   int64_t nreq;
   unsigned char *req;          /* per field: SQ_CSV_T_* it must fit, 0: any */
+  int64_t nreqcol;
+  unsigned char *reqcol;       /* per column: the same (sq_csv_ingest_require) */
   int64_t inferred_from;
   int64_t cur_field;
   OwnError err;
@@ -555,6 +557,26 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
   sqlite3_free(m);
   (void)type;
   return 2;
+}
+
+/* The named fields' requirements: each field must fit what its columns
+** require (the header's order may differ from the columns'). */
+static int drv_field_requirements(sq_csv_ingest *d, int nfield){
+  int i, k;
+  unsigned char *a = sqlite3_realloc64(d->req, (sqlite3_uint64)(nfield>0 ? nfield : 1));
+  if( !a ) return 1;
+  d->req = a;
+  d->nreq = nfield;
+  for(i=0; i<nfield; i++){
+    const int *cols = 0;
+    int n = sq_ingest_field_columns(d->g, i, &cols);
+    a[i] = 0;
+    for(k=0; k<n; k++){
+      unsigned char r = cols[k]<d->nreqcol ? d->reqcol[cols[k]] : 0;
+      if( r && (!a[i] || r==SQ_CSV_T_INTEGER) ) a[i] = r;   /* INTEGER: the strictest */
+    }
+  }
+  return 0;
 }
 
 static int drv_event(void *u, const sq_csv_event *e){
@@ -601,6 +623,10 @@ static int drv_event(void *u, const sq_csv_event *e){
         const char *z = sq_csv_names_get(d->names, i, &len);
         if( sq_ingest_name_field(d->g, i, z, (int)len)!=SQ_INGEST_OK ){ d->cur_field = i; return drv_core_fail(d); }
       }
+      if( d->nreqcol>0 && drv_field_requirements(d, n) ){
+        own_set(&d->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0);
+        return 2;
+      }
     }
     d->named = 1;
     if( d->o.header && e->record==0 ) return SQ_CSV_CONTINUE;
@@ -635,6 +661,7 @@ void sq_csv_ingest_free(sq_csv_ingest *d){
   sq_csv_free(d->p);
   sq_csv_names_free(d->names);
   sqlite3_free(d->req);
+  sqlite3_free(d->reqcol);
   own_clear(&d->err);
   sqlite3_free(d);
 }
@@ -649,16 +676,25 @@ void sq_csv_ingest_reset(sq_csv_ingest *d){
   own_clear(&d->err);
 }
 
-int sq_csv_ingest_require(sq_csv_ingest *d, int field, int type, int64_t inferred_from){
-  if( field<0 || field>32767 ) return SQ_INGEST_ERROR;
-  if( field>=d->nreq ){
-    unsigned char *a = sqlite3_realloc64(d->req, (sqlite3_uint64)field+1);
-    if( !a ) return SQ_INGEST_ERROR;
-    memset(a+d->nreq, 0, (size_t)(field+1-d->nreq));
-    d->req = a;
-    d->nreq = field+1;
-  }
-  d->req[field] = (unsigned char)(type==SQ_CSV_T_TEXT ? 0 : type);
+/* a[0..*n) grown to at least k+1 bytes, the new ones 0; 1 when out of memory. */
+static int req_grow(unsigned char **a, int64_t *n, int k){
+  unsigned char *b;
+  if( k<*n ) return 0;
+  b = sqlite3_realloc64(*a, (sqlite3_uint64)k+1);
+  if( !b ) return 1;
+  memset(b+*n, 0, (size_t)(k+1-*n));
+  *a = b;
+  *n = k+1;
+  return 0;
+}
+
+int sq_csv_ingest_require(sq_csv_ingest *d, int column, int type, int64_t inferred_from){
+  unsigned char t = (unsigned char)(type==SQ_CSV_T_TEXT ? 0 : type);
+  if( column<0 || column>32767 ) return SQ_INGEST_ERROR;
+  /* by position until a header names the fields (drv_field_requirements) */
+  if( req_grow(&d->reqcol, &d->nreqcol, column) || req_grow(&d->req, &d->nreq, column) ) return SQ_INGEST_ERROR;
+  d->reqcol[column] = t;
+  d->req[column] = t;
   d->inferred_from = inferred_from;
   return SQ_INGEST_OK;
 }

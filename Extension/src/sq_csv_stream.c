@@ -52,6 +52,12 @@
 **   gives no rows; so does an empty file (a typed table that expects a
 **   header fails on it: "empty file: no header").
 **
+**   FILENAME may name several files (sq_files.h): a glob ('day-*.csv',
+**   the matches sorted by name; matching nothing is an error) or a JSON
+**   array of names ('["a.csv", "b.csv"]'), read one after the other: each
+**   file has its own header, idx/line/offset count within it, the hidden
+**   column filename names each row's file, and errors name the file.
+**
 **   FILENAME may be '/dev/stdin', a pipe or a FIFO: the file is read
 **   sequentially, never seeked; a FIFO is waited on until a writer comes
 **   and until it closes, and the wait stops on sqlite3_interrupt() (the
@@ -67,6 +73,10 @@
 **       strict=0                                 -- all optional
 **   );
 **   INSERT INTO stops SELECT * FROM incoming;
+**
+**   With several files (filename= a glob or a list), each file's header
+**   is matched to the columns by name as below, and the hidden column
+**   filename (unless a column has that name) names each row's file.
 **
 **   Fields go straight into the declared columns through the ingest core
 **   (sq_ingest.h) during the one read — the same matching and coercion as
@@ -90,8 +100,8 @@
 **   else TEXT (dates too).  A later value that does not fit its inferred
 **   column is an error naming its line, byte and field — never a silently
 **   changed value; declare columns= to accept it.  Inference reads the
-**   file's start when the table is created (and again if SQLite
-**   reconnects it); from a pipe, FIFO or /dev/stdin, the bytes read then
+**   file's start (the first file, with several) when the table is created
+**   (and again if SQLite reconnects it); from a pipe, FIFO or /dev/stdin, the bytes read then
 **   are kept and replayed before the rest by the first scan.
 **
 ** ERRORS
@@ -334,8 +344,8 @@ static char *cs_infer(CsVtab *vt){
     char *m;
     if( rc==SQLITE_INTERRUPT ) m = sqlite3_mprintf("interrupted");
     else if( rc==SQLITE_NOMEM ) m = sqlite3_mprintf("csv_stream: out of memory");
-    else if( rc!=SQLITE_OK ) m = sq_ft_file_msg(ft->fmt, ft->zFile, why ? why : "read error");
-    else m = cs_error_msg(ft->zFile, sq_csv_infer_error(inf));
+    else if( rc!=SQLITE_OK ) m = sq_ft_file_msg(ft->fmt, ft->zPeek, why ? why : "read error");
+    else m = cs_error_msg(ft->zPeek, sq_csv_infer_error(inf));
     sqlite3_free(why);
     sq_csv_infer_free(inf);
     sq_ft_peek_done(ft, 0);

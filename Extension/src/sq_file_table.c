@@ -5,8 +5,11 @@
 ** reader; everything else a table that reads a file does is here.
 */
 #include "sq_file_table.h"
+#include "sq_files.h"
 
 #include <string.h>
+#include <stdlib.h>
+#include <glob.h>
 
 /* ------------------------------------------------------------ helpers */
 
@@ -56,12 +59,227 @@ sq_ingest *sq_ft_core_new(sq_ft_cursor *c){
   return sq_ingest_new(ft_on_row, c);
 }
 
+/* ------------------------------------------------------------ file lists
+** The files a filename names (sq_files.h, the rules): a JSON array of
+** names or globs, a glob, or one file. */
+
+static int files_push(sq_files *f, const char *z, size_t n){
+  char **a = sqlite3_realloc64(f->a, sizeof(char*)*(sqlite3_uint64)(f->n+1));
+  char *s;
+  if( !a ) return SQ_FILES_NOMEM;
+  f->a = a;
+  s = sqlite3_malloc64(n+1);
+  if( !s ) return SQ_FILES_NOMEM;
+  memcpy(s, z, n);
+  s[n] = 0;
+  f->a[f->n++] = s;
+  return SQ_FILES_OK;
+}
+
+/* "NAME: WHY" with the name as sq_str_value writes it. */
+static int files_fail(char **pzErr, const char *name, size_t n, const char *why){
+  sqlite3_str *m = sqlite3_str_new(0);
+  sq_str_value(m, name, (sqlite3_int64)n, 0);
+  sqlite3_str_appendf(m, ": %s", why);
+  *pzErr = sqlite3_str_finish(m);
+  return *pzErr ? SQ_FILES_ERROR : SQ_FILES_NOMEM;
+}
+
+static int files_cmp(const void *a, const void *b){
+  return strcmp(*(char *const*)a, *(char *const*)b);
+}
+
+int sq_files_is_pattern(const char *spec){
+  const char *p = spec;
+  if( *p=='[' ){
+    p++;
+    while( *p==' ' || *p=='\t' || *p=='\n' || *p=='\r' ) p++;
+    if( *p=='"' || *p==']' ) return 2;      /* a list */
+  }
+  return strpbrk(spec, "*?[")!=0;
+}
+
+int sq_files_add(sq_files *f, const char *entry, char **pzErr){
+  glob_t g;
+  int rc;
+  size_t i, first = (size_t)f->n;
+  if( entry[0]==0 ) return files_fail(pzErr, "", 0, "an empty file name");
+  if( !strpbrk(entry, "*?[") ) return files_push(f, entry, strlen(entry));
+  memset(&g, 0, sizeof g);
+  rc = glob(entry, GLOB_NOSORT, 0, &g);
+  if( rc==GLOB_NOMATCH || (rc==0 && g.gl_pathc==0) ){
+    globfree(&g);
+    return files_fail(pzErr, entry, strlen(entry), "no file matches");
+  }
+  if( rc!=0 ){
+    globfree(&g);
+    return rc==GLOB_NOSPACE ? SQ_FILES_NOMEM : files_fail(pzErr, entry, strlen(entry), "cannot list the files it matches");
+  }
+  for(i=0; i<g.gl_pathc; i++){
+    if( files_push(f, g.gl_pathv[i], strlen(g.gl_pathv[i])) ){ globfree(&g); return SQ_FILES_NOMEM; }
+  }
+  globfree(&g);
+  /* byte order, whatever the locale's collation */
+  qsort(f->a+first, (size_t)f->n-first, sizeof(char*), files_cmp);
+  return SQ_FILES_OK;
+}
+
+static int files_hex(const char *z){
+  int i, v = 0;
+  for(i=0; i<4; i++){
+    char ch = z[i];
+    v <<= 4;
+    if( ch>='0' && ch<='9' ) v |= ch-'0';
+    else if( ch>='a' && ch<='f' ) v |= ch-'a'+10;
+    else if( ch>='A' && ch<='F' ) v |= ch-'A'+10;
+    else return -1;
+  }
+  return v;
+}
+
+/* One JSON string at *pz (after its opening quote) into s; *pz past the
+** closing quote.  0, or the words for what is wrong. */
+static const char *files_json_string(const char **pz, sqlite3_str *s){
+  const char *z = *pz;
+  for(;;){
+    unsigned char ch = (unsigned char)*z++;
+    if( ch==0 ) return "a string is not closed";
+    if( ch=='"' ) break;
+    if( ch<0x20 ) return "a control character in a string";
+    if( ch!='\\' ){ sqlite3_str_appendchar(s, 1, (char)ch); continue; }
+    ch = (unsigned char)*z++;
+    switch( ch ){
+      case '"': case '\\': case '/': sqlite3_str_appendchar(s, 1, (char)ch); break;
+      case 'b': sqlite3_str_appendchar(s, 1, '\b'); break;
+      case 'f': sqlite3_str_appendchar(s, 1, '\f'); break;
+      case 'n': sqlite3_str_appendchar(s, 1, '\n'); break;
+      case 'r': sqlite3_str_appendchar(s, 1, '\r'); break;
+      case 't': sqlite3_str_appendchar(s, 1, '\t'); break;
+      case 'u': {
+        int u = files_hex(z);
+        char buf[4];
+        int n = 0;
+        if( u<0 ) return "a bad \\u escape";
+        z += 4;
+        if( u>=0xD800 && u<=0xDBFF ){
+          int lo = (z[0]=='\\' && z[1]=='u') ? files_hex(z+2) : -1;
+          if( lo<0xDC00 || lo>0xDFFF ) return "a lone surrogate in a \\u escape";
+          z += 6;
+          u = 0x10000 + ((u-0xD800)<<10) + (lo-0xDC00);
+        }else if( u>=0xDC00 && u<=0xDFFF ){
+          return "a lone surrogate in a \\u escape";
+        }
+        if( u==0 ) return "a NUL character in a name";
+        if( u<0x80 ){ buf[n++] = (char)u; }
+        else if( u<0x800 ){ buf[n++] = (char)(0xC0|(u>>6)); buf[n++] = (char)(0x80|(u&0x3F)); }
+        else if( u<0x10000 ){
+          buf[n++] = (char)(0xE0|(u>>12)); buf[n++] = (char)(0x80|((u>>6)&0x3F)); buf[n++] = (char)(0x80|(u&0x3F));
+        }else{
+          buf[n++] = (char)(0xF0|(u>>18)); buf[n++] = (char)(0x80|((u>>12)&0x3F));
+          buf[n++] = (char)(0x80|((u>>6)&0x3F)); buf[n++] = (char)(0x80|(u&0x3F));
+        }
+        sqlite3_str_append(s, buf, n);
+        break;
+      }
+      default: return "a bad escape in a string";
+    }
+  }
+  *pz = z;
+  return 0;
+}
+
+static int files_list(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr){
+  const char *z = spec+1, *why = 0;
+  int rc = SQ_FILES_OK;
+#define FILES_WS(p) while( *p==' ' || *p=='\t' || *p=='\n' || *p=='\r' ) p++
+  FILES_WS(z);
+  if( *z==']' ){
+    z++;
+    FILES_WS(z);
+    if( *z ) why = "text after the list";
+    else why = "an empty list names no file";
+  }
+  while( !why ){
+    sqlite3_str *s;
+    char *name;
+    int oom;
+    if( *z!='"' ){ why = "expected a JSON array of file names"; break; }
+    z++;
+    s = sqlite3_str_new(0);
+    why = files_json_string(&z, s);
+    oom = sqlite3_str_errcode(s)!=SQLITE_OK;
+    name = sqlite3_str_finish(s);
+    if( why ){ sqlite3_free(name); break; }
+    if( oom ){ sqlite3_free(name); return SQ_FILES_NOMEM; }
+    rc = add(f, name ? name : "", pzErr);
+    sqlite3_free(name);
+    if( rc ) return rc;
+    FILES_WS(z);
+    if( *z==',' ){ z++; FILES_WS(z); continue; }
+    if( *z==']' ){
+      z++;
+      FILES_WS(z);
+      if( *z ) why = "text after the list";
+      break;
+    }
+    why = "expected ',' or ']' in the list";
+  }
+#undef FILES_WS
+  if( why ){
+    char *m = sqlite3_mprintf("not a JSON array of file names: %s", why);
+    if( !m ) return SQ_FILES_NOMEM;
+    rc = files_fail(pzErr, spec, strlen(spec), m);
+    sqlite3_free(m);
+    return rc;
+  }
+  return SQ_FILES_OK;
+}
+
+int sq_files_expand_with(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr){
+  if( sq_files_is_pattern(spec)==2 ) return files_list(f, spec, add, pzErr);
+  return add(f, spec, pzErr);
+}
+
+int sq_files_expand(sq_files *f, const char *spec, char **pzErr){
+  return sq_files_expand_with(f, spec, sq_files_add, pzErr);
+}
+
+int sq_files_push(sq_files *f, const char *name, char **pzErr){
+  (void)pzErr;
+  return files_push(f, name, strlen(name));
+}
+
+void sq_files_clear(sq_files *f){
+  int i;
+  for(i=0; i<f->n; i++) sqlite3_free(f->a[i]);
+  sqlite3_free(f->a);
+  f->a = 0;
+  f->n = 0;
+}
+
 /* ---- reading the file when the table is made */
 
+/* The first file the filename names (vt->zPeek): inference reads it alone. */
 int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr){
   char *why = 0;
-  if( sq_file_open(&vt->pending, vt->db, vt->zFile, &why)!=SQLITE_OK ){
-    *pzErr = sq_ft_file_msg(vt->fmt, vt->zFile, why ? why : "cannot open");
+  sq_files f;
+  int rc;
+  memset(&f, 0, sizeof f);
+  rc = sq_files_expand(&f, vt->zFile, &why);
+  if( rc==SQ_FILES_OK ){
+    sqlite3_free(vt->zPeek);
+    vt->zPeek = sqlite3_mprintf("%s", f.a[0]);
+    if( !vt->zPeek ) rc = SQ_FILES_NOMEM;
+  }
+  sq_files_clear(&f);
+  if( rc!=SQ_FILES_OK ){
+    *pzErr = rc==SQ_FILES_NOMEM ? 0 : sqlite3_mprintf("%s: %s", vt->fmt->zName, why);
+    if( !*pzErr ) *pzErr = sqlite3_mprintf("%s: out of memory", vt->fmt->zName);
+    sqlite3_free(why);
+    return SQLITE_ERROR;
+  }
+  if( sq_file_open(&vt->pending, vt->db, vt->zPeek, &why)!=SQLITE_OK ){
+    *pzErr = sq_ft_file_msg(vt->fmt, vt->zPeek, why ? why : "cannot open");
     sqlite3_free(why);
     return SQLITE_ERROR;
   }
@@ -104,6 +322,7 @@ static void ft_vtab_free(sq_ft_vtab *vt){
   }
   sqlite3_free(vt->aCol);
   sqlite3_free(vt->zFile);
+  sqlite3_free(vt->zPeek);
   if( vt->has_pending ) sq_file_close(&vt->pending);
   sqlite3_free(vt->sample);
   sqlite3_free(vt);
@@ -138,16 +357,20 @@ static char *ft_schema_error(const sq_ft_format *fmt, const char *const *argv){
   return sqlite3_str_finish(m);
 }
 
-/* CREATE TABLE x("name" KIND, …): the type as written goes to the core;
-** the table declares its kind. */
+/* CREATE TABLE x("name" KIND, …, filename HIDDEN): the type as written
+** goes to the core; the table declares its kind. */
 static char *ft_declare(sq_ft_vtab *vt){
   sqlite3_str *s = sqlite3_str_new(vt->db);
   char *zSql, *err = 0;
   int i;
+  vt->iFileCol = vt->nCol;
   for(i=0; i<vt->nCol; i++){
     const char *t = sq_ingest_declared_type(vt->aCol[i].type, -1);
     sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "CREATE TABLE x(", vt->aCol[i].name, t);
+    if( sqlite3_stricmp(vt->aCol[i].name, "filename")==0 ) vt->iFileCol = -1;
   }
+  /* each row's file, unless a column has that name */
+  if( vt->iFileCol>=0 ) sqlite3_str_appendall(s, ", filename HIDDEN");
   sqlite3_str_appendall(s, ")");
   zSql = sqlite3_str_finish(s);
   if( !zSql ) return sqlite3_mprintf("%s: out of memory", vt->fmt->zName);
@@ -174,6 +397,7 @@ static int ft_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   vt->db = db;
   vt->fmt = fmt;
   vt->pending.fd = -1;
+  vt->iFileCol = -1;
   if( argc>3 ){
     char *err;
     vt->typed = 1;
@@ -230,10 +454,9 @@ static int ft_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
   return SQLITE_OK;
 }
 
-static void ft_reset(sq_ft_cursor *c){
+/* Ends the reading of the current file: the file, the format's reader. */
+static void ft_end_file(sq_ft_cursor *c){
   if( c->fopen ){ sq_file_close(&c->file); c->fopen = 0; }
-  sqlite3_free(c->zFile); c->zFile = 0;
-  sqlite3_free(c->zArg); c->zArg = 0;
   sqlite3_free(c->replay); c->replay = 0;
   c->nreplay = 0;
   c->cbuf = 0;
@@ -241,6 +464,13 @@ static void ft_reset(sq_ft_cursor *c){
   sq_ingest_free(c->g); c->g = 0;
   c->vals = 0;
   c->nval = 0;
+}
+
+static void ft_reset(sq_ft_cursor *c){
+  ft_end_file(c);
+  sq_files_clear(&c->files);
+  c->zFile = 0;
+  sqlite3_free(c->zArg); c->zArg = 0;
   c->eof = 1;
 }
 
@@ -308,26 +538,35 @@ static int ft_read(sq_ft_cursor *c){
   return SQLITE_OK;
 }
 
-/* Advances to the next row (or EOF). */
+static int ft_start_file(sq_ft_cursor *c);
+
+/* Advances to the next row (or EOF): through the current file, then the
+** next ones. */
 static int ft_advance(sq_ft_cursor *c){
   const sq_ft_format *fmt = c->vt->fmt;
   c->row_ready = 0;
-  if( c->finished ){ c->eof = 1; return SQLITE_OK; }
   for(;;){
+    if( c->finished ){
+      int rc;
+      if( c->iFile+1>=c->files.n ){ c->eof = 1; return SQLITE_OK; }
+      c->iFile++;
+      rc = ft_start_file(c);
+      if( rc!=SQLITE_OK ) return rc;
+      continue;
+    }
     if( c->cpos<c->clen ){
       size_t used = 0;
       int rc = fmt->xFeed(c, c->cbuf+c->cpos, c->clen-c->cpos, &used);
       if( rc==SQ_FT_ERROR ) return ft_reader_error(c);
       c->cpos = rc==SQ_FT_PAUSED ? c->cpos+used : c->clen;
-      if( c->row_ready ) return SQLITE_OK;
+      if( c->row_ready ){ c->rowid++; return SQLITE_OK; }
       continue;
     }
     if( c->input_eof ){
       if( fmt->xFinish(c)!=SQ_FT_DONE ) return ft_reader_error(c);
       c->finished = 1;
-      if( c->row_ready ) return SQLITE_OK;
-      c->eof = 1;
-      return SQLITE_OK;
+      if( c->row_ready ){ c->rowid++; return SQLITE_OK; }
+      continue;
     }
     if( c->replay && c->cbuf!=c->replay ){
       /* the bytes read when the table was made come first (fed from their
@@ -376,40 +615,30 @@ static int ft_args(sq_ft_cursor *c, int idxNum, sqlite3_value **argv,
   return SQLITE_OK;
 }
 
-static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
-                     int argc, sqlite3_value **argv){
-  sq_ft_cursor *c = (sq_ft_cursor*)cur;
+/* Starts reading c->files.a[c->iFile]: the format's reader anew, the
+** file opened (or the pipe read when the table was made, for the first
+** file of a typed table's first scan). */
+static int ft_start_file(sq_ft_cursor *c){
   sq_ft_vtab *vt = c->vt;
-  const char *zFile = 0, *zArg = 0;
+  const char *zFile = c->files.a[c->iFile];
   char *err = 0;
   int rc;
-  (void)idxStr; (void)argc;
-  ft_reset(c);
-  c->max_record = sq_ft_max_record(vt->db);
-  if( vt->typed ){
-    zFile = vt->zFile;
-  }else{
-    rc = ft_args(c, idxNum, argv, &zFile, &zArg);
-    if( rc!=SQLITE_OK ) return rc;
-  }
-  c->zFile = sqlite3_mprintf("%s", zFile);
-  c->zArg = zArg ? sqlite3_mprintf("%s", zArg) : 0;
-  if( !c->zFile || (zArg && !c->zArg) ) return SQLITE_NOMEM;
+  ft_end_file(c);
+  c->zFile = zFile;
   c->input_eof = c->finished = 0;
   c->clen = c->cpos = 0;
   c->row_ready = 0;
   c->idx = 0;
-  c->eof = 0;
   rc = vt->fmt->xStart(c, &err);
   if( rc!=SQLITE_OK ){
     if( !err ){ c->eof = 1; return rc; }
     ft_set_error(c, err);
     return rc;
   }
-  if( (vt->typed && vt->read_once) || (c->zOnce && strcmp(c->zOnce, zFile)==0) ){
+  if( c->zOnce && strcmp(c->zOnce, zFile)==0 ){
     return ft_file_error(c, zFile, SQ_FILE_READ_ONCE);
   }
-  if( vt->typed && vt->has_pending ){
+  if( vt->typed && vt->has_pending && vt->zPeek && strcmp(vt->zPeek, zFile)==0 ){
     /* the first scan of a pipe continues where the table's making stopped */
     vt->read_once = 1;
     sqlite3_free(c->zOnce);
@@ -422,7 +651,7 @@ static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     vt->pending.fd = -1;
     vt->sample = 0;
     vt->nsample = 0;
-    return ft_advance(c);
+    return SQLITE_OK;
   }
   {
     char *why = 0;
@@ -438,6 +667,41 @@ static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
     sqlite3_free(c->zOnce);
     c->zOnce = sqlite3_mprintf("%s", zFile);
   }
+  return SQLITE_OK;
+}
+
+static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
+                     int argc, sqlite3_value **argv){
+  sq_ft_cursor *c = (sq_ft_cursor*)cur;
+  sq_ft_vtab *vt = c->vt;
+  const char *zFile = 0, *zArg = 0;
+  char *why = 0;
+  int rc;
+  (void)idxStr; (void)argc;
+  ft_reset(c);
+  c->max_record = sq_ft_max_record(vt->db);
+  if( vt->typed ){
+    zFile = vt->zFile;
+  }else{
+    rc = ft_args(c, idxNum, argv, &zFile, &zArg);
+    if( rc!=SQLITE_OK ) return rc;
+  }
+  c->zArg = zArg ? sqlite3_mprintf("%s", zArg) : 0;
+  if( zArg && !c->zArg ) return SQLITE_NOMEM;
+  if( vt->typed && vt->read_once ){
+    return ft_file_error(c, zFile, SQ_FILE_READ_ONCE);
+  }
+  rc = sq_files_expand(&c->files, zFile, &why);
+  if( rc!=SQ_FILES_OK ){
+    if( rc==SQ_FILES_NOMEM ){ c->eof = 1; return SQLITE_NOMEM; }
+    rc = ft_set_error(c, sqlite3_mprintf("%s: %s", vt->fmt->zName, why));
+    sqlite3_free(why);
+    return rc;
+  }
+  c->eof = 0;
+  c->rowid = -1;
+  c->iFile = -1;
+  c->finished = 1;      /* ft_advance starts the first file */
   return ft_advance(c);
 }
 
@@ -453,6 +717,10 @@ static int ft_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   sq_ft_cursor *c = (sq_ft_cursor*)cur;
   if( c->vt->typed ){
     const sq_ingest_value *v;
+    if( i==c->vt->iFileCol ){
+      sqlite3_result_text(ctx, c->zFile, -1, SQLITE_TRANSIENT);
+      return SQLITE_OK;
+    }
     if( i<0 || i>=c->nval ) return SQLITE_OK;
     v = &c->vals[i];
     /* (the core's text is never NULL: '' stays '', not NULL) */
@@ -484,7 +752,7 @@ static int ft_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
 }
 
 static int ft_rowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid){
-  *pRowid = ((sq_ft_cursor*)cur)->idx;
+  *pRowid = ((sq_ft_cursor*)cur)->rowid;
   return SQLITE_OK;
 }
 

@@ -26,6 +26,14 @@
 ** A typed table's reader hands its rows to the ingest core made with
 ** sq_ft_core_new(), which makes them the cursor's current row.
 **
+** Several files (sq_files.h: a glob or a JSON array of names) are read
+** here one after the other, in the order of sq_files_expand: for each
+** file the format's reader is ended (xReset, the core freed) and started
+** again (xStart), so a format sees one file's bytes per scan of its reader
+** (a CSV header per file; line, byte and element counted per file) and
+** c->zFile names the file being read.  The column filename names each
+** row's file (hidden in the typed tables).
+**
 ** Whatever is added at the input (other sources, several files, rows
 ** skipped on error) belongs here, once, for both formats: the format sees
 ** bytes and answers rows.
@@ -35,6 +43,7 @@
 
 #include "sq_internal.h"
 #include "sq_ingest.h"
+#include "sq_files.h"
 
 #define SQ_FT_CHUNK    (64*1024)    /* one read */
 #define SQ_FT_SUBTYPE  74           /* 'J': SQLite's JSON subtype */
@@ -55,8 +64,10 @@ typedef struct sq_ft_vtab {
   const sq_ft_format *fmt;
   int typed;           /* CREATE VIRTUAL TABLE with arguments */
   char *zFile;         /* typed: filename= (the format's options set it) */
+  char *zPeek;         /* typed: the first file it names, read when the table is made */
   int nCol;
   sq_ft_col *aCol;     /* typed: the columns */
+  int iFileCol;        /* typed: the hidden filename column, or -1 */
   int read_once;       /* typed: a scan has read a pipe, FIFO or terminal */
   /* a pipe read when the table was made (sq_ft_peek_*): its open file and
   ** the bytes read, for the first scan */
@@ -72,7 +83,10 @@ typedef struct sq_ft_cursor {
   sq_file file;
   int fopen;
   char *zOnce;                /* a pipe, FIFO or terminal this cursor has read */
-  char *zFile;                /* as given (for messages and the column) */
+  sq_files files;             /* the files the filename names, read in this order */
+  int iFile;                  /* files.a[iFile] is being read */
+  const char *zFile;          /* that file (for messages and the filename column) */
+  sqlite3_int64 rowid;        /* rows so far, all files */
   char *zArg;                 /* the function's second argument, or NULL */
   sqlite3_int64 max_record;   /* 64 MiB or SQLITE_LIMIT_LENGTH, the smaller */
   unsigned char *chunk;
@@ -121,6 +135,13 @@ struct sq_ft_format {
 
 int sq_ft_register(sqlite3 *db, const sq_ft_format *fmt);
 
+/* sq_files_expand with `add` for each name or glob (sq_files_add expands
+** globs; sq_files_push keeps the entry as it is: the list parser alone,
+** for the fuzz harness). */
+typedef int (*sq_files_add_fn)(sq_files *f, const char *entry, char **pzErr);
+int sq_files_expand_with(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr);
+int sq_files_push(sq_files *f, const char *name, char **pzErr);
+
 /* The longest record: 64 MiB or SQLITE_LIMIT_LENGTH, whichever is smaller. */
 sqlite3_int64 sq_ft_max_record(sqlite3 *db);
 
@@ -133,7 +154,8 @@ char *sq_ft_file_msg(const sq_ft_format *fmt, const char *file, const char *msg)
 /* A typed scan's ingest core: its rows become c's current row. */
 sq_ingest *sq_ft_core_new(sq_ft_cursor *c);
 
-/* Reading the file when the table is made (CSV inference): open, read
+/* Reading the file when the table is made (CSV inference): the first file
+** the filename names (vt->zPeek; its messages name it): open, read
 ** (a pipe's bytes are kept for the first scan), then done: ok keeps a pipe
 ** open for the first scan, else it is closed and the bytes dropped. */
 int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr);

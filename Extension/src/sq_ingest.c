@@ -1214,6 +1214,22 @@ int sq_ingest_value_event(sq_ingest *g, int kind, const char *text, size_t n, co
   return rc;
 }
 
+int sq_ingest_field_columns(sq_ingest *g, int index, const int **cols){
+  int t, other = -1;
+  if( ing_prepare(g)!=SQ_INGEST_OK || index<0 ) return 0;
+  if( g->nfield==0 ){
+    if( index>=g->ncol ) return 0;
+    *cols = &g->ident[index];
+    return 1;
+  }
+  if( index>=g->nfield || !g->fnames[index] ) return 0;
+  t = g->ftarget[index];
+  if( t==-2 ) t = ing_resolve(g, g->fnames[index], (size_t)g->fnlen[index], &other);
+  if( t<0 ) return 0;       /* none, or two by case: its first use says so */
+  *cols = &g->tcols[g->targets[t].start];
+  return g->targets[t].n;
+}
+
 /* One field of a CSV-like input: sq_ingest_field_index() then
 ** sq_ingest_value_event() (K_STRING, or K_NULL when z is NULL) in one call.
 ** A field that feeds one column takes the plan resolved on its first use

@@ -33,6 +33,12 @@
 **                     parts of the document are parsed (validated) but
 **                     not kept.  If keys repeat, every match yields rows.
 **   An empty (or all-whitespace) file gives no rows with path '$'.
+**   FILENAME may name several files (sq_files.h): a glob
+**   ('logs/2026-*.ndjson', the matches sorted by name; matching nothing is
+**   an error) or a JSON array of names, read one after the other as if
+**   each were alone (idx/line/offset within it); the hidden column
+**   filename names each row's file (typed tables too, unless a column has
+**   that name), and errors name the file.
 **   FILENAME may be '/dev/stdin' or a pipe: the file is only read
 **   sequentially, never seeked or stat'ed.  A FIFO is waited on until a
 **   writer comes and until it closes, as a blocking read would, but the

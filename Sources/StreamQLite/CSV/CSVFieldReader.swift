@@ -9,7 +9,9 @@ private let csvFieldCallback: sq_csv_callback = { user, event in
 /// the current record are kept in one byte buffer until the next record is read.
 ///
 /// Used by ``CSVRecordCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
-/// never whole) or bytes.
+/// never whole), several files one after the other (each with its own header: the C
+/// reader restarts, ``fileIndex`` counts up, and the cursors drop their name → field
+/// plans), or bytes.
 final class CSVFieldReader {
     /// A field of the current record: its bytes in ``text`` (or NULL), and where it starts
     /// in the input (1-based line, 0-based byte offset).
@@ -19,7 +21,15 @@ final class CSVFieldReader {
     private let names: OpaquePointer
     private let header: Bool
     private var fd: Int32 = -1
-    private let path: String?
+    /// The file being read (nil: bytes).
+    private var path: String?
+    /// The files after it.
+    private var rest: [String] = []
+    /// Several files: errors name the file.
+    private var several = false
+    /// Counts the files begun (0: the first): a new header when it changes.
+    private(set) var fileIndex = 0
+    private var fileFinished = false
     private var input: [UInt8]
     private var inputPosition = 0
     private let chunk: UnsafeMutableRawPointer
@@ -46,9 +56,21 @@ final class CSVFieldReader {
     let function: String
 
     /// Reads the file at `path`.
-    init(path: String, options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+    convenience init(path: String, options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+        try self.init(paths: [path], several: false, options: options, function: function)
+    }
+
+    /// Reads the files `entries` name (paths or globs: ``sqExpandFiles(_:error:)``), in order.
+    convenience init(files entries: [String], options: CSVImportOptions, function: String) throws {
+        let paths = try sqExpandFiles(entries) { CSVImportError(message: $0, function: function) }
+        try self.init(paths: paths, several: true, options: options, function: function)
+    }
+
+    private init(paths: [String], several: Bool, options: CSVImportOptions, function: String) throws {
         self.function = function
-        self.path = path
+        self.path = paths[0]
+        self.rest = Array(paths.dropFirst())
+        self.several = several
         input = []
         header = options.header
         chunkSize = max(options.chunkSize, 1)
@@ -61,11 +83,34 @@ final class CSVFieldReader {
         parser = p
         names = n
         try configure(options)
-        fd = open(path, O_RDONLY | O_CLOEXEC)
+        try openFile()
+    }
+
+    private func openFile() throws {
+        fd = open(path!, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw CSVImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))", function: function)
+            throw CSVImportError(message: "cannot open \(path!): \(String(cString: strerror(errno)))", function: function)
         }
     }
+
+    /// The next file: the reader and the header start again.
+    private func openNextFile() throws {
+        close(fd)
+        fd = -1
+        path = rest.removeFirst()
+        sq_csv_reset(parser)
+        sq_csv_names_clear(names)
+        chunkCount = 0
+        chunkPosition = 0
+        inputEnded = false
+        fileFinished = false
+        record = -1
+        fileIndex += 1
+        try openFile()
+    }
+
+    /// The file errors name: the one being read, when there are several.
+    var errorFile: String? { several ? path : nil }
 
     /// Reads `bytes`.
     init(bytes: [UInt8], options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
@@ -151,15 +196,23 @@ final class CSVFieldReader {
                 continue
             }
             if inputEnded || path == nil {
-                if sq_csv_finish(parser) == SQ_CSV_ERROR { throw readerError() }
+                if !fileFinished {
+                    if sq_csv_finish(parser) == SQ_CSV_ERROR { throw readerError() }
+                    fileFinished = true
+                    if ready { return true }
+                }
+                if !rest.isEmpty {
+                    try openNextFile()
+                    continue
+                }
                 finished = true
-                return ready
+                return false
             }
             let n = read(fd, chunk, chunkSize)
             if n < 0 {
                 if errno == EINTR { continue }
                 throw CSVImportError(message: "cannot read \(path!): \(String(cString: strerror(errno)))",
-                                     byteOffset: Int(sq_csv_offset(parser)), function: function)
+                                     byteOffset: Int(sq_csv_offset(parser)), function: function, file: errorFile)
             }
             if n == 0 { inputEnded = true }
             chunkCount = n
@@ -179,7 +232,7 @@ final class CSVFieldReader {
                     var buf = [CChar](repeating: 0, count: 512)
                     sq_csv_names_error(names, e, dup, &err, &buf, buf.count)
                     failure = CSVImportError(message: String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), line: Int(ev.line), byteOffset: Int(ev.offset),
-                                             field: Int(ev.field) + 1, function: function)
+                                             field: Int(ev.field) + 1, function: function, file: errorFile)
                     return 2
                 }
                 return rc == 0 ? SQ_CSV_CONTINUE : 2
@@ -228,6 +281,7 @@ final class CSVFieldReader {
         let recordIndex = Int(e.record) - (header ? 1 : 0)
         return CSVImportError(message: message, line: Int(e.line), byteOffset: Int(e.offset),
                               record: recordIndex >= 0 ? recordIndex : nil, field: Int(e.field) + 1,
-                              fieldName: header && e.record > 0 ? name(of: Int(e.field)) : nil, function: function)
+                              fieldName: header && e.record > 0 ? name(of: Int(e.field)) : nil, function: function,
+                              file: errorFile)
     }
 }

@@ -18,11 +18,14 @@ public struct CSVImportError: Error, Equatable, CustomStringConvertible {
     public var fieldName: String?
     /// What was reading: `importCSV` or `CSVRecordCursor`.
     public var function: String
+    /// The file the position is in, when reading several files.
+    public var file: String?
 
     /// An error with its position; each property above describes its argument.
     public init(message: String, line: Int = 0, byteOffset: Int = 0, record: Int? = nil,
-                field: Int? = nil, fieldName: String? = nil, function: String = "importCSV") {
+                field: Int? = nil, fieldName: String? = nil, function: String = "importCSV", file: String? = nil) {
         self.function = function
+        self.file = file
         self.message = message
         self.line = line
         self.byteOffset = byteOffset
@@ -35,6 +38,6 @@ public struct CSVImportError: Error, Equatable, CustomStringConvertible {
         var parts: [String] = []
         if line > 0 { parts.append("line \(line), byte \(byteOffset)") }
         if let field { parts.append("field \(field)" + (fieldName.map { " (\($0))" } ?? "")) }
-        return function + ": " + (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + message
+        return function + ": " + (file.map { $0 + ": " } ?? "") + (parts.isEmpty ? "" : parts.joined(separator: ", ") + ": ") + message
     }
 }

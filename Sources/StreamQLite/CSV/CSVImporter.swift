@@ -21,9 +21,14 @@ final class CSVImporter: ChunkedImporter {
     private var inference: OpaquePointer?
     private var sample: [UInt8] = []
     private(set) var consumed = 0
+    /// The columns this import inferred and created the table with (their types and the
+    /// records they came from), for the next files of an import of several.
+    private(set) var inferred: CSVInferredColumns?
 
-
-    init(db: Database, table: String, options: CSVImportOptions, progress: ((ImportProgress) -> Void)?) throws {
+    /// `inferred`: the columns an earlier file of the same import inferred: their types
+    /// are checked on this file's values as on the first file's.
+    init(db: Database, table: String, options: CSVImportOptions, progress: ((ImportProgress) -> Void)?,
+         inferred: CSVInferredColumns? = nil) throws {
         self.db = db
         self.table = table
         self.options = options
@@ -39,8 +44,12 @@ final class CSVImporter: ChunkedImporter {
                 }
                 return f
             }
+        } else if let inferred {
+            self.inferred = inferred
+            try setUp(columns: inferred.columns, inferredFrom: inferred.records)
         } else {
-            try setUp(columns: try db.sqTableColumns(table, function: "importCSV").map { ($0.name, $0.declaredType, 0) })
+            try setUp(columns: try db.sqTableColumns(table, function: "importCSV").map { ($0.name, $0.declaredType, 0) },
+                      inferredFrom: 0)
         }
     }
 
@@ -68,7 +77,7 @@ final class CSVImporter: ChunkedImporter {
     }
 
     /// The core and driver for the table's columns: (name, declared type, inferred SQ_CSV_T_* or 0).
-    private func setUp(columns all: [(name: String, type: String, inferred: Int32)]) throws {
+    private func setUp(columns all: [(name: String, type: String, inferred: Int32)], inferredFrom: Int64) throws {
         var chosen = all
         if let explicit = options.columns {
             chosen = try explicit.map { name in
@@ -108,7 +117,7 @@ final class CSVImporter: ChunkedImporter {
             return d
         }
         for (i, c) in chosen.enumerated() where c.inferred != 0 {
-            _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, sq_csv_infer_records(inference))
+            _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, inferredFrom)
         }
     }
 
@@ -124,7 +133,8 @@ final class CSVImporter: ChunkedImporter {
         let sql = "CREATE TABLE " + sqQuoteQualifiedName(table) + " ("
             + columns.map { sqQuoteIdentifier($0.name) + " " + $0.type }.joined(separator: ", ") + ")"
         try db.sqExecute(sql)
-        try setUp(columns: columns)
+        inferred = CSVInferredColumns(columns: columns, records: sq_csv_infer_records(f))
+        try setUp(columns: columns, inferredFrom: sq_csv_infer_records(f))
         sq_csv_infer_free(f)
         inference = nil
         let replay = sample
@@ -191,4 +201,11 @@ final class CSVImporter: ChunkedImporter {
                               field: x.field >= 0 ? Int(x.field) + 1 : nil,
                               fieldName: x.name.map { String(cString: $0) })
     }
+}
+
+/// Columns inferred from the first file of an import: name, declared type, `SQ_CSV_T_*`
+/// (what later values must fit), and the records the types came from.
+struct CSVInferredColumns {
+    var columns: [(name: String, type: String, inferred: Int32)]
+    var records: Int64
 }

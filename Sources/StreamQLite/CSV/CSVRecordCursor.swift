@@ -30,6 +30,16 @@ public final class CSVRecordCursor<Record: Decodable>: Cursor {
         decoder.userInfo = userInfo
     }
 
+    /// Reads several files one after the other: each entry of `files` a path or a glob
+    /// (`"logs/2026-*.csv"`, its matches sorted by name: the expansion of `csv_stream`).
+    /// Each file has its own header, and keys are matched to its names.
+    public init(_ type: Record.Type, contentsOfFiles files: [String], options: CSVImportOptions = CSVImportOptions(),
+                userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
+        reader = try CSVFieldReader(files: files, options: options, function: "CSVRecordCursor")
+        decoder = CSVRecordDecoder(reader: reader)
+        decoder.userInfo = userInfo
+    }
+
     /// Reads CSV held in memory.
     public init(_ type: Record.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions(),
                 userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
@@ -44,6 +54,7 @@ public final class CSVRecordCursor<Record: Decodable>: Cursor {
     /// The next value, or nil after the last record.
     public func next() throws -> Record? {
         guard try reader.next() else { return nil }
+        if decoder.fileIndex != reader.fileIndex { decoder.newHeader() }
         decoder.beginRecord()
         return try Record(from: decoder)
     }

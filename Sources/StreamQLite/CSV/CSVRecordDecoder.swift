@@ -39,9 +39,18 @@ final class CSVRecordDecoder: Decoder {
     @exclusivity(unchecked) var containerThunk: AnyObject?
     @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
 
+    /// The reader's file the plan is for.
+    var fileIndex = 0
+
     init(reader: CSVFieldReader) { self.reader = reader }
 
     func beginRecord() { position = 0 }
+
+    /// Another file, another header: the plan starts again.
+    func newHeader() {
+        plan.removeAll()
+        fileIndex = reader.fileIndex
+    }
 
     /// The field of `key` (-1: no such field); advances the plan.
     @inline(__always)

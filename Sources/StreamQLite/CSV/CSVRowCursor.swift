@@ -44,12 +44,22 @@ public final class CSVRowCursor<Record: RowDecodable>: Cursor {
         record = CSVRecordRow(reader: reader)
     }
 
+    /// Reads several files one after the other: each entry of `files` a path or a glob
+    /// (`"logs/2026-*.csv"`, its matches sorted by name: the expansion of `csv_stream`).
+    /// Each file has its own header, and names are looked up in it; positions in errors
+    /// are in the file ``CSVImportError/file`` names.
+    public init(_ type: Record.Type, contentsOfFiles files: [String], options: CSVImportOptions = CSVImportOptions()) throws {
+        reader = try CSVFieldReader(files: files, options: options, function: "CSVRowCursor")
+        record = CSVRecordRow(reader: reader)
+    }
+
     /// The header names (after the first ``next()``), or c1, c2, … without a header.
     public var fieldNames: [String] { reader.fieldNames }
 
     /// The next value, or nil after the last record.
     public func next() throws -> Record? {
         guard try reader.next() else { return nil }
+        if record.fileIndex != reader.fileIndex { record.newHeader() }
         return try Record(row: Row(record: record))
     }
 }
@@ -62,8 +72,17 @@ final class CSVRecordRow {
     /// The name → field plan (see ``lookUpTrail(_:_:_:)``), kept for the whole input.
     @exclusivity(unchecked) @usableFromInline var lookupTrail: [(String, Int)] = []
     @exclusivity(unchecked) @usableFromInline var lookupHint = 0
+    /// The reader's file the plan is for.
+    var fileIndex = 0
 
     init(reader: CSVFieldReader) { self.reader = reader }
+
+    /// Another file, another header: the plan starts again.
+    func newHeader() {
+        lookupTrail.removeAll()
+        lookupHint = 0
+        fileIndex = reader.fileIndex
+    }
 
     @usableFromInline var fieldCount: Int { reader.fieldCount }
     @usableFromInline var fieldNames: [String] { reader.fieldNames }
@@ -103,7 +122,7 @@ final class CSVRecordRow {
         guard let i = reader.fieldIndex(named: name) else {
             throw CSVImportError(message: "no field '\(name)' in the header (\(reader.fieldNames.joined(separator: ", ")))",
                                  line: reader.line, byteOffset: reader.offset, record: reader.record,
-                                 function: "CSVRowCursor")
+                                 function: "CSVRowCursor", file: reader.errorFile)
         }
         if lookupTrail.count < 64 { lookupTrail.append((name, i)) }
         return i
@@ -117,6 +136,6 @@ final class CSVRecordRow {
         let f = inRecord ? reader.fields[index] : nil
         return CSVImportError(message: message, line: f?.line ?? reader.line, byteOffset: f?.offset ?? reader.offset,
                               record: reader.record, field: index + 1,
-                              fieldName: reader.name(of: index), function: "CSVRowCursor")
+                              fieldName: reader.name(of: index), function: "CSVRowCursor", file: reader.errorFile)
     }
 }

@@ -49,6 +49,41 @@ extension Database {
         }
     }
 
+    /// Imports several CSV files into `table`, one after the other, in one transaction.
+    ///
+    /// Each entry of `files` is a path, or a glob when it contains `*`, `?` or `[`
+    /// (`"logs/2026-*.csv"`: its matches sorted by name; `\` makes such a character
+    /// literal) — the expansion `csv_stream` uses. Each file has its own header, and its
+    /// fields go to the table's columns by name: a column a file has no header for is left
+    /// out (its DEFAULT, or NULL), a header name the table has no column for is ignored
+    /// (``CSVImportOptions/strict``: an error). With ``CSVImportOptions/createTable`` a
+    /// missing table is created from the first file's header and inferred types, and the
+    /// other files' values must fit those types. Progress counts over all files and
+    /// reports ``ImportProgress/filesDone``.
+    ///
+    /// ```swift
+    /// let n = try db.importCSV(contentsOfFiles: ["logs/2026-*.csv"], into: "events")
+    /// ```
+    ///
+    /// - Returns: The number of rows imported, all files together.
+    /// - Throws: ``CSVImportError`` with ``CSVImportError/file`` naming the file its position
+    ///   is in; a glob matching no file, a directory or an unreadable file are errors naming
+    ///   it. Nothing is stored then.
+    @discardableResult
+    public func importCSV(contentsOfFiles files: [String], into table: String,
+                          options: CSVImportOptions = CSVImportOptions(),
+                          progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
+        try importChunks(ofFiles: files, chunkSize: options.chunkSize, progress: progress, fileError: { message, offset in
+            offset.map { CSVImportError(message: message, byteOffset: $0) } ?? CSVImportError(message: message)
+        }, inFile: { error, path in
+            guard var e = error as? CSVImportError, e.file == nil, e.line > 0 || e.byteOffset > 0 else { return error }
+            e.file = path
+            return e
+        }) { (report, previous: CSVImporter?) in
+            try CSVImporter(db: self, table: table, options: options, progress: report, inferred: previous?.inferred)
+        }
+    }
+
     /// Imports CSV arriving as an asynchronous sequence of chunks (a download,
     /// `FileHandle.bytes`…), reading each chunk as it arrives: the file is never
     /// held whole, chunks may cut it anywhere.

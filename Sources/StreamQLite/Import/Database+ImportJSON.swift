@@ -55,6 +55,41 @@ extension Database {
         try importJSON(contentsOfFile: url.path, into: table, options: options, progress: progress)
     }
 
+    /// Imports several JSON or NDJSON files into `table`, one after the other, in one transaction.
+    ///
+    /// Each entry of `files` is a path, or a glob when it contains `*`, `?` or `[`
+    /// (`"logs/2026-*.ndjson"`: its matches sorted by name; `\` makes such a character
+    /// literal) — the expansion `json_stream` uses. Each file is read as
+    /// ``importJSON(contentsOfFile:into:options:progress:)`` reads one, keys to columns by
+    /// name: a key a file lacks leaves its column out (its DEFAULT, or NULL), a key without
+    /// a column is ignored (``JSONImportOptions/strict``: an error). Progress counts over
+    /// all files and reports ``ImportProgress/filesDone``.
+    ///
+    /// ```swift
+    /// let n = try db.importJSON(contentsOfFiles: ["logs/2026-*.ndjson"], into: "events",
+    ///                           options: .init(layout: .ndjson))
+    /// ```
+    ///
+    /// - Returns: The number of rows imported, all files together.
+    /// - Throws: ``JSONImportError`` with ``JSONImportError/file`` naming the file its position
+    ///   is in; a glob matching no file, a directory or an unreadable file are errors naming
+    ///   it. Nothing is stored then.
+    @discardableResult
+    public func importJSON(contentsOfFiles files: [String], into table: String,
+                           options: JSONImportOptions = JSONImportOptions(),
+                           progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
+        try importChunks(ofFiles: files, chunkSize: options.chunkSize, progress: progress, fileError: { message, offset in
+            offset.map { JSONImportError(message: message, byteOffset: $0, line: 0, column: 0) }
+                ?? JSONImportError(message: message, byteOffset: 0, line: 0, column: 0)
+        }, inFile: { error, path in
+            guard var e = error as? JSONImportError, e.file == nil, e.line > 0 else { return error }
+            e.file = path
+            return e
+        }) { (report, _: JSONImporter?) in
+            try JSONImporter(db: self, table: table, options: options, progress: report)
+        }
+    }
+
     /// Imports JSON arriving as an asynchronous sequence of chunks (a network
     /// download, `FileHandle.bytes`…), parsing each chunk as it arrives: the
     /// document is never held whole. Chunks may split the JSON anywhere.

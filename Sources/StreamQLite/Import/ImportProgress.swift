@@ -6,9 +6,12 @@ public struct ImportProgress: Sendable, Equatable {
     public var bytes: Int
     /// Rows read so far (JSON elements, CSV records: the header not counted).
     public var rows: Int
+    /// Files read to their end (imports of several files; 0 for one file or bytes).
+    public var filesDone: Int
 
-    public init(bytes: Int, rows: Int) {
+    public init(bytes: Int, rows: Int, filesDone: Int = 0) {
         self.bytes = bytes
         self.rows = rows
+        self.filesDone = filesDone
     }
 }

@@ -109,10 +109,12 @@ public struct JSONImportError: Error, CustomStringConvertible {
     public var element: Int?
     /// The JSON key concerned, if any.
     public var key: String?
+    /// The file the position is in, when reading several files.
+    public var file: String?
 
-    /// The error as one line: position, element, key, message.
+    /// The error as one line: file, position, element, key, message.
     public var description: String {
-        var s = "importJSON: line \(line), column \(column) (byte \(byteOffset))"
+        var s = "importJSON: " + (file.map { $0 + ": " } ?? "") + "line \(line), column \(column) (byte \(byteOffset))"
         if let element { s += ", element \(element)" }
         if let key { s += ", key '\(key)'" }
         return s + ": " + message

@@ -1,0 +1,53 @@
+/*
+** sq_files.h — the files a filename names: one file, a glob, or a list.
+** The one expansion of json_stream and csv_stream (function and typed
+** table) and of the Swift imports and cursors over several files; the
+** code is in the file-table driver (sq_file_table.c, FILE LISTS).
+**
+** A filename is one of:
+**   - a JSON array of strings, '["a.csv", "b-*.csv"]' (its first
+**     character '[' followed, after blanks, by '"' or ']'): each entry is
+**     expanded as below, in the list's order; an empty list is an error;
+**   - a glob, when it contains '*', '?' or '[': libc glob() with no flags
+**     (a leading '.' is matched only by a '.'; '\' makes the next character
+**     literal: 'a\*.csv' names the file 'a*.csv'), the matches sorted by
+**     name byte by byte (as `LC_ALL=C ls`); matching nothing is an error
+**     ("no file matches");
+**   - else exactly that file, as before (no existence check here: opening
+**     it says what is wrong).
+** Directories and unreadable files a glob matches are listed: opening
+** them is the error that names them.
+*/
+#ifndef SQ_FILES_H
+#define SQ_FILES_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sq_files {
+  int n;          /* files */
+  char **a;       /* a[0..n): the names (sqlite3_malloc'ed) */
+} sq_files;
+
+#define SQ_FILES_OK     0
+#define SQ_FILES_ERROR  1   /* *pzErr: the message (sqlite3_free it), "SPEC: WHY" */
+#define SQ_FILES_NOMEM  2
+
+/* Appends the files one name or glob names (not a list). */
+int sq_files_add(sq_files *f, const char *entry, char **pzErr);
+
+/* Appends the files a filename names: a list, a glob or one file. */
+int sq_files_expand(sq_files *f, const char *spec, char **pzErr);
+
+/* 2 when spec is a list, 1 a glob, 0 one file. */
+int sq_files_is_pattern(const char *spec);
+
+/* Frees the names; f is empty again. */
+void sq_files_clear(sq_files *f);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
