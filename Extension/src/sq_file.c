@@ -1,8 +1,10 @@
 /*
-** sq_file.c — how StreamQLite's SQL functions read a file named in SQL.
+** sq_file.c — how StreamQLite reads a file named by a user (sq_file.h).
 **
 ** json_stream (sq_json_stream.c) and csv_stream (sq_csv_stream.c) read
-** through these helpers, called by their one driver (sq_file_table.c):
+** through these helpers, called by their one driver (sq_file_table.c), and
+** so do the Swift library's file imports and cursors (with db NULL: no
+** interrupt checks):
 **
 **   - The file is opened O_RDONLY | O_CLOEXEC | O_NONBLOCK: opening a FIFO
 **     does not wait for a writer (the reads wait, interruptibly); regular
@@ -73,7 +75,7 @@ static sqlite3_int64 file_read_raw(sq_file *f, void *buf, size_t n, int *rc, cha
     int r;
     if( f->reads>=SQ_FILE_READS_PER_CHECK ){
       f->reads = 0;
-      if( sq_interrupted(f->db) ){ *rc = SQLITE_INTERRUPT; return -1; }
+      if( f->db && sq_interrupted(f->db) ){ *rc = SQLITE_INTERRUPT; return -1; }
     }
     pfd.fd = f->fd;
     pfd.events = POLLIN;
@@ -88,10 +90,11 @@ static sqlite3_int64 file_read_raw(sq_file *f, void *buf, size_t n, int *rc, cha
     k = read(f->fd, buf, n);
     if( k<0 && (errno==EAGAIN || errno==EWOULDBLOCK || errno==EINTR) ) continue;
     if( k<0 ) break;
+    f->nraw += k;
     return (sqlite3_int64)k;
   }
   *rc = SQLITE_ERROR;
-  *pzErr = sqlite3_mprintf("read error: %s", strerror(errno));
+  *pzErr = sqlite3_mprintf("cannot read: %s", strerror(errno));
   return -1;
 }
 
@@ -148,7 +151,8 @@ static sqlite3_int64 file_read_first(sq_file *f, unsigned char *buf, size_t n, i
   f->sniffed = 1;
   if( kind==SQ_DZ_PLAIN ) return (sqlite3_int64)have;
   f->dz = sq_dz_new(kind);
-  f->raw = sqlite3_malloc(SQ_FILE_RAW);
+  /* (the first read may be larger than later ones: the caller's buffer) */
+  f->raw = sqlite3_malloc64(have>SQ_FILE_RAW ? have : SQ_FILE_RAW);
   if( !f->dz || !f->raw ){ *rc = SQLITE_NOMEM; return -1; }
   memcpy(f->raw, buf, have);
   f->rawlen = have;
@@ -156,7 +160,7 @@ static sqlite3_int64 file_read_first(sq_file *f, unsigned char *buf, size_t n, i
   return file_read_dz(f, buf, n, rc, pzErr);
 }
 
-sqlite3_int64 sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr){
+long long sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr){
   if( f->dz ) return file_read_dz(f, (unsigned char*)buf, n, rc, pzErr);
   if( !f->sniffed && n>0 ) return file_read_first(f, (unsigned char*)buf, n, rc, pzErr);
   return file_read_raw(f, buf, n, rc, pzErr);

@@ -270,7 +270,7 @@ static void test_sq_file(void){
     char *why = 0;
     int rc;
     Buf got = {0};
-    unsigned char chunk[65536];
+    static unsigned char chunk[300000];   /* larger than sq_file's own reads */
     sqlite3_int64 k;
     fd = mkstemp(path);
     SQ_CHECK(write(fd, forms[i].b, forms[i].n)==(ssize_t)forms[i].n);

@@ -9,7 +9,7 @@ private let csvFieldCallback: sq_csv_callback = { user, event in
 /// the current record are kept in one byte buffer until the next record is read.
 ///
 /// Used by ``CSVRecordCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
-/// never whole) or bytes.
+/// never whole; decompressed when gzip or zstd: ``InputFile``) or bytes.
 final class CSVFieldReader {
     /// A field of the current record: its bytes in ``text`` (or NULL), and where it starts
     /// in the input (1-based line, 0-based byte offset).
@@ -18,7 +18,7 @@ final class CSVFieldReader {
     private let parser: OpaquePointer
     private let names: OpaquePointer
     private let header: Bool
-    private var fd: Int32 = -1
+    private var file: InputFile?
     private let path: String?
     private var input: [UInt8]
     private var inputPosition = 0
@@ -61,9 +61,8 @@ final class CSVFieldReader {
         parser = p
         names = n
         try configure(options)
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CSVImportError(message: "cannot open \(path): \(String(cString: strerror(errno)))", function: function)
+        do { file = try InputFile(path: path) } catch {
+            throw CSVImportError(message: error.message, function: function)
         }
     }
 
@@ -98,7 +97,6 @@ final class CSVFieldReader {
     deinit {
         sq_csv_free(parser)
         sq_csv_names_free(names)
-        if fd >= 0 { close(fd) }
         chunk.deallocate()
         text.deallocate()
         fields.deallocate()
@@ -155,11 +153,9 @@ final class CSVFieldReader {
                 finished = true
                 return ready
             }
-            let n = read(fd, chunk, chunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CSVImportError(message: "cannot read \(path!): \(String(cString: strerror(errno)))",
-                                     byteOffset: Int(sq_csv_offset(parser)), function: function)
+            let n: Int
+            do { n = try file!.read(into: chunk, count: chunkSize) } catch {
+                throw CSVImportError(message: error.message, byteOffset: Int(sq_csv_offset(parser)), function: function)
             }
             if n == 0 { inputEnded = true }
             chunkCount = n
