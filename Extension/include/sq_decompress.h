@@ -13,10 +13,10 @@
 ** Concatenated gzip members and zstd frames (and zstd's skippable frames)
 ** are one stream, as `zcat` reads them.
 **
-** ERRORS say the format, what is wrong and the compressed byte offset
-** where it was seen ("gzip: corrupt data at compressed byte 1234: invalid
-** block type"; "zstd: truncated: the input ends inside a frame at
-** compressed byte 98765").  The caller adds the file's name.  Positions the
+** ERRORS say the format, what is wrong and how many compressed bytes were
+** read when it was seen ("gzip: corrupt data after 1234 compressed bytes:
+** invalid block type"; "zstd: truncated: the input ends inside a frame
+** after 98765 compressed bytes").  The caller adds the file's name.  Positions the
 ** parsers report (line, byte offset) count decompressed bytes.
 **
 ** USAGE (push: feed compressed bytes, take decompressed bytes)

@@ -3,7 +3,7 @@
 ** the manual).  zlib's inflate (gzip wrapper only) and libzstd's streaming
 ** decoder do the work; this file detects the format, runs concatenated
 ** members as one stream, and turns their failures into messages with the
-** compressed byte offset.  Memory: zlib's 32 KiB window, zstd's window as
+** number of compressed bytes read.  Memory: zlib's 32 KiB window, zstd's window as
 ** the frame declares it (libzstd refuses above 2^27 bytes), a 4-byte head.
 */
 #include "sq_decompress.h"
@@ -69,7 +69,7 @@ unsigned long long sq_dz_bytes_out(const sq_dz *z){ return z->nout; }
 
 static int dz_fail(sq_dz *z, const char *what, const char *detail){
   z->failed = 1;
-  snprintf(z->msg, sizeof z->msg, "%s: %s at compressed byte %llu%s%s",
+  snprintf(z->msg, sizeof z->msg, "%s: %s after %llu compressed bytes%s%s",
            sq_dz_kind_name(z->kind), what, z->nin, detail ? ": " : "", detail ? detail : "");
   return SQ_DZ_ERROR;
 }

@@ -21,7 +21,7 @@
 **     time: sq_file_read gives the decompressed stream, whose positions
 **     the parsers report.  A plain file is read into the caller's buffer
 **     as it is.  Truncated or corrupt data is a read error saying "gzip" or
-**     "zstd" and the compressed byte offset.
+**     "zstd" and how many compressed bytes were read.
 **
 ** Errors come back as a message (sqlite3_free it) without the file name;
 ** the caller says which function and file.
@@ -113,7 +113,7 @@ static sqlite3_int64 file_read_dz(sq_file *f, unsigned char *buf, size_t n, int 
       if( f->rawpos<f->rawlen ){
         if( used>0 ) continue;
         *rc = SQLITE_ERROR;
-        *pzErr = sqlite3_mprintf("%s: the decoder stopped at compressed byte %llu",
+        *pzErr = sqlite3_mprintf("%s: the decoder stopped after %llu compressed bytes",
                                  sq_dz_kind_name(sq_dz_kind(f->dz)), sq_dz_bytes_in(f->dz));
         return -1;
       }
