@@ -18,6 +18,11 @@
 ** ("cannot open: …", "cannot read: …", "gzip: …", "zstd: …") do not name
 ** the file: the caller does.  The struct moves by copy (an open one can be
 ** handed over; the old copy is then forgotten, not closed).
+**
+** A compressed file is read and decompressed on a second thread, a few
+** 64 KiB chunks ahead of the reader (bounded: memory stays constant), so
+** the caller's thread only parses; the bytes, errors and interrupt checks
+** are the same as without it.  One sq_file is used by one thread at a time.
 */
 #ifndef SQ_FILE_H
 #define SQ_FILE_H
@@ -42,6 +47,8 @@ typedef struct sq_file {
   size_t rawpos, rawlen;
   int raw_eof, full;             /* read() gave 0; the last output filled the buffer */
   long long nraw;                /* bytes read from the file (compressed ones when compressed) */
+  struct sq_ahead *ah;           /* compressed: the read-ahead thread, else NULL */
+  int *stop;                     /* the read-ahead thread's own: set, reads end */
 } sq_file;
 
 int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);

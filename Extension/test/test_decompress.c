@@ -13,6 +13,7 @@
 #include "sq_test.h"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -296,6 +297,36 @@ static void test_sq_file(void){
   sqlite3_close(db);
 }
 
+/* A pipe that sends the start of a gzip member and stalls: the reader gets
+** the bytes decoded so far, and closing while the read-ahead thread waits
+** on the pipe returns within a wait slice (the thread is stopped and joined). */
+static void test_stalled_pipe_close(void){
+  size_t n = 100000;
+  unsigned char *p = sample(n);
+  Buf gz = gzip_of(p, n);
+  int fds[2];
+  char path[64];
+  sq_file f;
+  char *why = 0;
+  int rc;
+  unsigned char chunk[4096];
+  long long k, got = 0;
+  struct timespec t0, t1;
+  SQ_CHECK(pipe(fds)==0);
+  SQ_CHECK(write(fds[1], gz.b, gz.n/2)==(ssize_t)(gz.n/2));
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fds[0]);
+  SQ_CHECK(sq_file_open(&f, 0, path, &why)==SQLITE_OK);
+  while( got<1000 && (k = sq_file_read(&f, chunk, sizeof chunk, &rc, &why))>0 ) got += k;
+  SQ_CHECK(got>=1000 && memcmp(chunk, p+got-k, (size_t)k)==0);
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  sq_file_close(&f);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  SQ_CHECK_MSG((t1.tv_sec-t0.tv_sec)*1000 + (t1.tv_nsec-t0.tv_nsec)/1000000 < 1000, "close took too long");
+  close(fds[0]);
+  close(fds[1]);
+  free(p); free(gz.b);
+}
+
 int main(void){
   test_detect();
   test_plain_through_auto();
@@ -303,5 +334,6 @@ int main(void){
   test_truncation();
   test_corruption();
   test_sq_file();
+  test_stalled_pipe_close();
   return sq_test_done("test_decompress");
 }
