@@ -115,6 +115,26 @@ import Testing
         }
     }
 
+    @Test func aCompressedFIFOWrittenInPiecesIsReadWhole() throws {
+        let fifo = "\(dir)/in.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/items.ndjson.zst")))
+        let writer = Thread {
+            let fd = open(fifo, O_WRONLY)
+            var position = 0
+            for size in [1, 2, 5, 997] + Array(repeating: 4096, count: bytes.count / 4096 + 1) where position < bytes.count {
+                let n = min(size, bytes.count - position)
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + position, n) }
+                position += n
+            }
+            close(fd)
+        }
+        writer.start()
+        let db = try freshDatabase()
+        #expect(try db.importJSON(contentsOfFile: fifo, into: "t", options: .init(layout: .ndjson)) == Self.items.count)
+        #expect(try db.scalarText("SELECT sum(id) FROM t") == "\((Self.items.count - 1) * Self.items.count / 2)")
+    }
+
     @Test func truncatedInputIsAnErrorNamingTheFileAndNothingIsStored() async throws {
         try shell("head -c 5000 items.csv.gz > cut.csv.gz && head -c 5000 items.ndjson.zst > cut.ndjson.zst")
         let db = try freshDatabase()
