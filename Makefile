@@ -21,6 +21,8 @@ BUILD     ?= build
 PKGS       = icu-i18n icu-uc
 ICU_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 ICU_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -licui18n -licuuc -licudata)
+# gzip and zstd input (sq_decompress.c): zlib and libzstd.
+ZLIBS      = -lz -lzstd
 CFLAGS    ?= -O2 -g
 WARN       = -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=c11 -D_GNU_SOURCE -fPIC -IExtension/src -IExtension/include $(ICU_CFLAGS)
@@ -67,14 +69,14 @@ $(PYTHON):
 
 $(EXT): $(SRC) $(HDR) Makefile
 	@mkdir -p $(BUILD)
-	$(CC) $(ALL_CFLAGS) -shared -o $@ $(SRC) $(ICU_LIBS) -lm -ldl
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $(SRC) $(ICU_LIBS) $(ZLIBS) -lm -ldl
 
 $(BUILD)/core/%.o: Extension/src/%.c $(HDR) Makefile
 	@mkdir -p $(BUILD)/core
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c -o $@ $<
 
 $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
-	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) -lm
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm
 
 # Needs only the C build and sqlite3 (ensure-deps --demo), then a new make for the
 # pkg-config flags of what it may just have installed.
@@ -121,7 +123,7 @@ test-fuzz:
 	@mkdir -p build/fuzz
 	@set -eo pipefail; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 	  $(CLANG) -O1 -g -fsanitize=fuzzer,address,undefined -DSQLITE_CORE -IExtension/src -IExtension/include \
-	    $(ICU_CFLAGS) -o build/fuzz/$$n $$f $(SRC) -lsqlite3 $(ICU_LIBS) -lm 2> build/fuzz/$$n.build.log \
+	    $(ICU_CFLAGS) -o build/fuzz/$$n $$f $(SRC) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm 2> build/fuzz/$$n.build.log \
 	    || { cat build/fuzz/$$n.build.log; exit 1; }; \
 	  mkdir -p build/fuzz/corpus-$$n; \
 	  seeds=""; test -d Extension/fuzz/corpus/$$n && seeds=Extension/fuzz/corpus/$$n; \
@@ -177,7 +179,7 @@ install: ext
 PRELOAD = $(BUILD)/libstreamqlite-preload.so
 preload: $(PRELOAD)
 $(PRELOAD): Extension/preload/streamqlite_preload.c $(CORE_OBJ)
-	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -shared -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) -lm -ldl -lpthread
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -shared -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm -ldl -lpthread
 
 # Three dqlite nodes (Debian's go-dqlite, on 127.0.0.1, the preload library in each)
 # answer the weekly report, lose their leader, and answer it the same (scripts/check-cluster.sh).

@@ -10,7 +10,8 @@ import Foundation
 // target with SQLITE_CORE, so every connection the library opens gets the SQL
 // functions without loading a file. The system's SQLite and ICU are reached as
 // system-library targets (module maps in Sources/CSQLite and Sources/CICU, found
-// through pkg-config; Debian: libsqlite3-dev, libicu-dev). No unsafe flags, so
+// through pkg-config; Debian: libsqlite3-dev, libicu-dev); zlib and libzstd are linked
+// by name (Debian: zlib1g-dev, libzstd-dev). No unsafe flags, so
 // other packages can depend on this one by URL and version.
 let package = Package(
     name: "StreamQLite",
@@ -50,7 +51,9 @@ let package = Package(
                 .define("SQLITE_CORE"),
                 .define("_GNU_SOURCE"),
                 .headerSearchPath("src"),
-            ]
+            ],
+            // gzip and zstd input (Extension/src/sq_decompress.c; Debian: zlib1g-dev, libzstd-dev)
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("zstd")]
         ),
         .target(
             name: "StreamQLite",

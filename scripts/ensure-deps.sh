@@ -21,10 +21,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # `make demo`: build the extension and run the sqlite3 shell.
-DEMO=(gcc libc6-dev make pkg-config sqlite3 libsqlite3-dev libicu-dev)
+# (zlib1g-dev, libzstd-dev: gzip and zstd input, Extension/src/sq_decompress.c)
+DEMO=(gcc libc6-dev make pkg-config sqlite3 libsqlite3-dev libicu-dev zlib1g-dev libzstd-dev)
 # Build, demo and the C, SQL and Python suites (python3-icu: PyICU, the outside oracle of
-# scripts/check-ext-icu-oracle.py).
-BASE=("${DEMO[@]}" python3 python3-venv python3-icu)
+# scripts/check-ext-icu-oracle.py; gzip and zstd: the compressors of scripts/check-ext-compressed.py).
+BASE=("${DEMO[@]}" python3 python3-venv python3-icu gzip zstd)
 # make test-cluster: three dqlite nodes (dqlite-demo) and the dqlite shell.
 CLUSTER=(go-dqlite)
 # mariadbd and its client (the -core packages: no system service) for the oracle of

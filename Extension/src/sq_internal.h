@@ -23,13 +23,9 @@ int sq_csv_register(sqlite3 *db);
 int sq_interrupted(sqlite3 *db);
 void sq_set_host_stop_check(int (*check)(sqlite3 *db));  /* streamqlite.h */
 
-/* A file named in SQL, read sequentially and interruptibly (sq_file.c):
-** open, then read until 0 (the end), -1 with *rc SQLITE_INTERRUPT or
-** SQLITE_ERROR and *pzErr set (sqlite3_free it). */
-typedef struct sq_file { sqlite3 *db; int fd; int reads; int regular; } sq_file;
-int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);
-sqlite3_int64 sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr);
-void sq_file_close(sq_file *f);
+/* A file named in SQL, read sequentially and interruptibly, gzip and zstd
+** decompressed: sq_file.h (public: the Swift library reads files through it). */
+#include "sq_file.h"
 /* A pipe, FIFO or terminal gives its bytes once: the tables refuse a second
 ** scan of one (a typed table: any second scan; the table-valued function: a
 ** cursor scanning the same name again, as the inner side of a join does). */

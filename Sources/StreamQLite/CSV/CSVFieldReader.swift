@@ -9,7 +9,7 @@ private let csvFieldCallback: sq_csv_callback = { user, event in
 /// the current record are kept in one byte buffer until the next record is read.
 ///
 /// Used by ``CSVRecordCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
-/// never whole), several files one after the other (each with its own header: the C
+/// never whole; decompressed when gzip or zstd: ``InputFile``), several files one after the other (each with its own header: the C
 /// reader restarts, ``fileIndex`` counts up, and the cursors drop their name → field
 /// plans), or bytes.
 final class CSVFieldReader {
@@ -20,7 +20,7 @@ final class CSVFieldReader {
     private let parser: OpaquePointer
     private let names: OpaquePointer
     private let header: Bool
-    private var fd: Int32 = -1
+    private var file: InputFile?
     /// The file being read (nil: bytes).
     private var path: String?
     /// The files after it.
@@ -87,16 +87,14 @@ final class CSVFieldReader {
     }
 
     private func openFile() throws {
-        fd = open(path!, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw CSVImportError(message: "cannot open \(path!): \(String(cString: strerror(errno)))", function: function)
+        do { file = try InputFile(path: path!) } catch {
+            throw CSVImportError(message: error.message, function: function)
         }
     }
 
     /// The next file: the reader and the header start again.
     private func openNextFile() throws {
-        close(fd)
-        fd = -1
+        file = nil
         path = rest.removeFirst()
         sq_csv_reset(parser)
         sq_csv_names_clear(names)
@@ -143,7 +141,6 @@ final class CSVFieldReader {
     deinit {
         sq_csv_free(parser)
         sq_csv_names_free(names)
-        if fd >= 0 { close(fd) }
         chunk.deallocate()
         text.deallocate()
         fields.deallocate()
@@ -208,11 +205,10 @@ final class CSVFieldReader {
                 finished = true
                 return false
             }
-            let n = read(fd, chunk, chunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw CSVImportError(message: "cannot read \(path!): \(String(cString: strerror(errno)))",
-                                     byteOffset: Int(sq_csv_offset(parser)), function: function, file: errorFile)
+            let n: Int
+            do { n = try file!.read(into: chunk, count: chunkSize) } catch {
+                throw CSVImportError(message: error.message, byteOffset: Int(sq_csv_offset(parser)), function: function,
+                                     file: errorFile)
             }
             if n == 0 { inputEnded = true }
             chunkCount = n

@@ -21,6 +21,7 @@ final class CSVImporter: ChunkedImporter {
     private var inference: OpaquePointer?
     private var sample: [UInt8] = []
     private(set) var consumed = 0
+    var compressedBytes = 0
     /// The columns this import inferred and created the table with (their types and the
     /// records they came from), for the next files of an import of several.
     private(set) var inferred: CSVInferredColumns?
@@ -161,7 +162,7 @@ final class CSVImporter: ChunkedImporter {
             try feedDriver(bytes)
         }
         consumed += bytes.count
-        progress?(ImportProgress(bytes: consumed, rows: rows))
+        progress?(ImportProgress(bytes: consumed, rows: rows, compressedBytes: compressedBytes))
     }
 
     private func feedDriver(_ bytes: UnsafeRawBufferPointer) throws {
@@ -181,7 +182,7 @@ final class CSVImporter: ChunkedImporter {
         if sq_csv_ingest_finish(driver) == SQ_INGEST_ERROR { throw error(sq_csv_ingest_error_info(driver)) }
         let stored: Int
         do { stored = try writer!.finish() } catch { throw converted(error) }
-        progress?(ImportProgress(bytes: consumed, rows: stored))
+        progress?(ImportProgress(bytes: consumed, rows: stored, compressedBytes: compressedBytes))
         return stored
     }
 
@@ -190,6 +191,10 @@ final class CSVImporter: ChunkedImporter {
     private func converted(_ error: Error) -> Error {
         guard let w = error as? IngestWriteFailure else { return error }
         return CSVImportError(message: w.message, line: w.line, byteOffset: w.offset, record: w.record)
+    }
+
+    func inputError(_ message: String) -> any Error {
+        CSVImportError(message: message, byteOffset: consumed)
     }
 
     /// The C error as a CSVImportError (or what stopped the core from here).

@@ -8,25 +8,37 @@ protocol ChunkedImporter: AnyObject {
     func feed(_ bytes: UnsafeRawBufferPointer) throws
     /// The input has ended: stores the last rows; returns the number of rows imported.
     func finish() throws -> Int
-    /// Input bytes fed so far.
+    /// Input bytes fed so far (decompressed).
     var consumed: Int { get }
+    /// Bytes of the input as read so far (compressed, when it is): set by the driver.
+    var compressedBytes: Int { get set }
+    /// The error of the import for `message` (the input cannot be read or decompressed).
+    func inputError(_ message: String) -> any Error
 }
 
 extension Database {
     /// The one driver of the chunked imports (`importJSON`, `importCSV`) for input in
     /// memory: the importer (made inside the savepoint, so a table it creates is undone
-    /// too) gets `bytes` as one chunk, in one savepoint.
+    /// too) gets `bytes` (decompressed when gzip or zstd: ``InputDecompressor``), in one
+    /// savepoint.
     func importChunks<I: ChunkedImporter>(bytes: UnsafeRawBufferPointer, importer make: () throws -> I) throws -> Int {
         try savepoint {
             let importer = try make()
-            try importer.feed(bytes)
+            let input = try Self.decompressor(for: importer)
+            try input.feed(bytes, into: importer)
+            try input.finish(into: importer)
             return try importer.finish()
         }
     }
 
+    private static func decompressor(for importer: some ChunkedImporter) throws -> InputDecompressor {
+        do { return try InputDecompressor() } catch { throw importer.inputError(error.message) }
+    }
+
     /// The one chunked file loop of the imports: opens `path` (an error before anything
     /// else, so a missing or unreadable file is reported before a missing table), then in
-    /// one savepoint reads it in `chunkSize` chunks into the importer: memory use does not
+    /// one savepoint reads it (decompressed when gzip or zstd: ``InputFile``) in
+    /// `chunkSize` chunks into the importer: memory use does not
     /// depend on the file's size. `fileError(message, byteOffset)` makes the import's error
     /// for the file (`byteOffset` nil when it cannot be opened).
     func importChunks<I: ChunkedImporter>(
@@ -60,7 +72,9 @@ extension Database {
                 let base = done
                 let report = progress.map { report in
                     { (p: ImportProgress) in
-                        report(ImportProgress(bytes: base.bytes + p.bytes, rows: base.rows + p.rows, filesDone: base.filesDone))
+                        report(ImportProgress(bytes: base.bytes + p.bytes, rows: base.rows + p.rows,
+                                              compressedBytes: base.compressedBytes + p.compressedBytes,
+                                              filesDone: base.filesDone))
                     }
                 }
                 let rows: Int
@@ -73,6 +87,7 @@ extension Database {
                     throw inFile(error, path)
                 }
                 done = ImportProgress(bytes: base.bytes + importer.consumed, rows: base.rows + rows,
+                                      compressedBytes: base.compressedBytes + importer.compressedBytes,
                                       filesDone: base.filesDone + 1)
                 progress?(done)
                 previous = importer
@@ -82,7 +97,8 @@ extension Database {
     }
 
     /// The one driver of the imports from an asynchronous sequence of chunks: each chunk
-    /// is fed as it arrives, in one savepoint held across the awaits. A cancelled task
+    /// is fed as it arrives (decompressed when gzip or zstd), in one savepoint held across
+    /// the awaits. A cancelled task
     /// stops between chunks and before finishing: rollback and `CancellationError` (many
     /// sequences, `AsyncStream` among them, simply end when cancelled, which must not pass
     /// for the end of the input).
@@ -92,11 +108,13 @@ extension Database {
         let savepoint = try OpenSavepoint(self)
         do {
             let importer = try make()
+            let input = try Self.decompressor(for: importer)
             for try await chunk in chunks {
                 try Task.checkCancellation()
-                try chunk.withUnsafeBytes { try importer.feed($0) }
+                try chunk.withUnsafeBytes { try input.feed($0, into: importer) }
             }
             try Task.checkCancellation()
+            try input.finish(into: importer)
             let n = try importer.finish()
             try savepoint.release()
             return n
@@ -125,39 +143,50 @@ func sqExpandFiles(_ entries: [String], error: (String) -> any Error) throws -> 
     return (0..<Int(list.n)).map { String(cString: list.a[$0]!) }
 }
 
-/// A file opened for a chunked import, with its read buffer.
+/// A file opened for a chunked import (read through ``InputFile``: decompressed when gzip
+/// or zstd), with its read buffer.
 final class ChunkFile {
     let path: String
-    private let fd: Int32
+    private let file: InputFile
     private let size: Int
     private let buffer: UnsafeMutableRawPointer
 
     /// Opens `path` (`fileError(message, nil)` when it cannot be).
     init(_ path: String, chunkSize: Int, fileError: (String, Int?) -> any Error) throws {
         self.path = path
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            throw fileError("cannot open \(path): \(String(cString: strerror(errno)))", nil)
-        }
+        do { file = try InputFile(path: path) } catch { throw fileError(error.message, nil) }
         size = max(chunkSize, 1)
         buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
     }
 
-    deinit {
-        close(fd)
-        buffer.deallocate()
-    }
+    deinit { buffer.deallocate() }
 
-    /// Feeds the whole file to `importer`, chunk by chunk.
+    /// Feeds the whole file to `importer`, chunk by chunk, with the compressed bytes read.
     func read<I: ChunkedImporter>(into importer: I, fileError: (String, Int?) -> any Error) throws {
         while true {
-            let n = Foundation.read(fd, buffer, size)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw fileError("cannot read \(path): \(String(cString: strerror(errno)))", importer.consumed)
+            let n: Int
+            do throws(InputReadError) { n = try file.read(into: buffer, count: size) } catch {
+                throw fileError(error.message, importer.consumed)
             }
             if n == 0 { break }
+            importer.compressedBytes = file.bytesRead
             try importer.feed(UnsafeRawBufferPointer(start: buffer, count: n))
         }
+    }
+}
+
+extension InputDecompressor {
+    /// Feeds `bytes` to `importer`, decompressed; its progress counts the bytes fed here.
+    func feed(_ bytes: UnsafeRawBufferPointer, into importer: some ChunkedImporter) throws {
+        do {
+            try feed(bytes) { importer.compressedBytes = bytesIn; try importer.feed($0) }
+        } catch let error as InputReadError { throw importer.inputError(error.message) }
+    }
+
+    /// The input has ended: gives `importer` the rest (an error for a truncated input).
+    func finish(into importer: some ChunkedImporter) throws {
+        do {
+            try finish { try importer.feed($0) }
+        } catch let error as InputReadError { throw importer.inputError(error.message) }
     }
 }

@@ -2,16 +2,21 @@
 /// ``Database/importJSON(bytes:into:options:progress:)`` and their file and async forms)
 /// has got: reported after each chunk and at the end.
 public struct ImportProgress: Sendable, Equatable {
-    /// Bytes of input read so far.
+    /// Bytes of input read so far (of gzip or zstd input: the decompressed bytes).
     public var bytes: Int
     /// Rows read so far (JSON elements, CSV records: the header not counted).
     public var rows: Int
+    /// Bytes of the input as read so far: of gzip or zstd input, the compressed bytes;
+    /// of plain input, the same as ``bytes``.
+    public var compressedBytes: Int
     /// Files read to their end (imports of several files; 0 for one file or bytes).
     public var filesDone: Int
 
-    public init(bytes: Int, rows: Int, filesDone: Int = 0) {
+    /// A progress report; `compressedBytes` defaults to `bytes` (plain input).
+    public init(bytes: Int, rows: Int, compressedBytes: Int? = nil, filesDone: Int = 0) {
         self.bytes = bytes
         self.rows = rows
+        self.compressedBytes = compressedBytes ?? bytes
         self.filesDone = filesDone
     }
 }

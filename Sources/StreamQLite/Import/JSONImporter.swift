@@ -19,6 +19,7 @@ final class JSONImporter: ChunkedImporter {
     private let writer: IngestBatchWriter
 
     @exclusivity(unchecked) private(set) var consumed = 0
+    var compressedBytes = 0
 
     init(db: Database, table: String, options: JSONImportOptions, progress: ((ImportProgress) -> Void)?) throws {
         self.db = db
@@ -95,15 +96,19 @@ final class JSONImporter: ChunkedImporter {
         defer { sqlite3_mutex_leave(mutex) }
         if sq_ingest_json_feed(ingest, bytes.baseAddress, bytes.count) == SQ_INGEST_ERROR { throw ingestError() }
         consumed += bytes.count
-        progress?(ImportProgress(bytes: consumed, rows: Int(sq_ingest_records(ingest))))
+        progress?(ImportProgress(bytes: consumed, rows: Int(sq_ingest_records(ingest)), compressedBytes: compressedBytes))
     }
 
     func finish() throws -> Int {
         if sq_ingest_json_finish(ingest) == SQ_INGEST_ERROR { throw ingestError() }
         do { _ = try writer.finish() } catch { throw importError(error) }
         let rows = Int(sq_ingest_records(ingest))
-        progress?(ImportProgress(bytes: consumed, rows: rows))
+        progress?(ImportProgress(bytes: consumed, rows: rows, compressedBytes: compressedBytes))
         return rows
+    }
+
+    func inputError(_ message: String) -> any Error {
+        JSONImportError(message: message, byteOffset: consumed, line: 0, column: 0)
     }
 
     /// The core's error as a JSONImportError (or what stopped it from here).

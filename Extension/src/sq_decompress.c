@@ -1,0 +1,183 @@
+/*
+** sq_decompress.c — gzip and zstd input as one stream (sq_decompress.h,
+** the manual).  zlib's inflate (gzip wrapper only) and libzstd's streaming
+** decoder do the work; this file detects the format, runs concatenated
+** members as one stream, and turns their failures into messages with the
+** number of compressed bytes read.  Memory: zlib's 32 KiB window, zstd's window as
+** the frame declares it (libzstd refuses above 2^27 bytes), a 4-byte head.
+*/
+#include "sq_decompress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include <zstd.h>
+
+struct sq_dz {
+  int kind;                 /* SQ_DZ_AUTO until decided */
+  int started;              /* the decoder of kind is set up */
+  int mid;                  /* inside a gzip member or zstd frame */
+  int failed;
+  int ended;                /* sq_dz_end called */
+  unsigned char head[4];    /* AUTO: the first bytes, until the kind is known */
+  size_t nhead, hpos;
+  z_stream zs;
+  ZSTD_DStream *ds;
+  unsigned long long nin, nout;
+  char msg[200];
+};
+
+static const unsigned char gz_magic[2] = {0x1f, 0x8b};
+static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+
+int sq_dz_detect(const void *p, size_t n, int at_end){
+  const unsigned char *b = (const unsigned char*)p;
+  if( n>=2 && memcmp(b, gz_magic, 2)==0 ) return SQ_DZ_GZIP;
+  if( n>=4 && memcmp(b, zstd_magic, 4)==0 ) return SQ_DZ_ZSTD;
+  if( !at_end && ((n<2 && memcmp(b, gz_magic, n)==0) || (n<4 && memcmp(b, zstd_magic, n)==0)) ){
+    return SQ_DZ_AUTO;
+  }
+  return SQ_DZ_PLAIN;
+}
+
+const char *sq_dz_kind_name(int kind){
+  switch( kind ){
+    case SQ_DZ_GZIP: return "gzip";
+    case SQ_DZ_ZSTD: return "zstd";
+    default:         return "plain";
+  }
+}
+
+sq_dz *sq_dz_new(int kind){
+  sq_dz *z = calloc(1, sizeof(*z));
+  if( z ) z->kind = kind;
+  return z;
+}
+
+void sq_dz_free(sq_dz *z){
+  if( !z ) return;
+  if( z->started && z->kind==SQ_DZ_GZIP ) inflateEnd(&z->zs);
+  if( z->ds ) ZSTD_freeDStream(z->ds);
+  free(z);
+}
+
+int sq_dz_kind(const sq_dz *z){ return z->kind; }
+const char *sq_dz_error(const sq_dz *z){ return z->msg; }
+unsigned long long sq_dz_bytes_in(const sq_dz *z){ return z->nin; }
+unsigned long long sq_dz_bytes_out(const sq_dz *z){ return z->nout; }
+
+static int dz_fail(sq_dz *z, const char *what, const char *detail){
+  z->failed = 1;
+  snprintf(z->msg, sizeof z->msg, "%s: %s after %llu compressed bytes%s%s",
+           sq_dz_kind_name(z->kind), what, z->nin, detail ? ": " : "", detail ? detail : "");
+  return SQ_DZ_ERROR;
+}
+
+static int dz_start(sq_dz *z){
+  z->started = 1;
+  if( z->kind==SQ_DZ_GZIP ){
+    memset(&z->zs, 0, sizeof z->zs);
+    /* 16+MAX_WBITS: the gzip wrapper (header, CRC-32, length) is checked */
+    if( inflateInit2(&z->zs, 16+MAX_WBITS)!=Z_OK ){
+      z->started = 0;
+      return dz_fail(z, "out of memory", 0);
+    }
+  }else if( z->kind==SQ_DZ_ZSTD ){
+    z->ds = ZSTD_createDStream();
+    if( !z->ds || ZSTD_isError(ZSTD_initDStream(z->ds)) ) return dz_fail(z, "out of memory", 0);
+  }
+  return SQ_DZ_OK;
+}
+
+/* One step of the decoder: *u bytes of src taken, *m bytes of out made. */
+static int dz_step(sq_dz *z, const unsigned char *src, size_t nsrc, size_t *u,
+                   unsigned char *out, size_t nout, size_t *m){
+  *u = *m = 0;
+  if( z->kind==SQ_DZ_PLAIN ){
+    size_t k = nsrc<nout ? nsrc : nout;
+    if( k ) memcpy(out, src, k);
+    *u = *m = k;
+  }else if( z->kind==SQ_DZ_GZIP ){
+    int r;
+    /* zlib's sizes are uInt: at most 1 GiB a step */
+    z->zs.next_in = (Bytef*)src;
+    z->zs.avail_in = (uInt)(nsrc > (1u<<30) ? (1u<<30) : nsrc);
+    z->zs.next_out = out;
+    z->zs.avail_out = (uInt)(nout > (1u<<30) ? (1u<<30) : nout);
+    r = inflate(&z->zs, Z_NO_FLUSH);
+    *u = (size_t)(z->zs.next_in - (Bytef*)src);
+    *m = (size_t)(z->zs.next_out - out);
+    if( *u ) z->mid = 1;
+    z->nin += *u;
+    if( r==Z_STREAM_END ){
+      /* a member ends; what follows is the next member */
+      z->mid = 0;
+      if( inflateReset(&z->zs)!=Z_OK ) return dz_fail(z, "out of memory", 0);
+    }else if( r==Z_MEM_ERROR ){
+      return dz_fail(z, "out of memory", 0);
+    }else if( r==Z_NEED_DICT ){
+      return dz_fail(z, "corrupt data", "a member asks for a preset dictionary");
+    }else if( r!=Z_OK && r!=Z_BUF_ERROR ){
+      return dz_fail(z, "corrupt data", z->zs.msg ? z->zs.msg : "invalid data");
+    }
+  }else{
+    ZSTD_inBuffer ib;
+    ZSTD_outBuffer ob;
+    size_t r;
+    ib.src = src; ib.size = nsrc; ib.pos = 0;
+    ob.dst = out; ob.size = nout; ob.pos = 0;
+    r = ZSTD_decompressStream(z->ds, &ob, &ib);
+    *u = ib.pos;
+    *m = ob.pos;
+    z->nin += *u;
+    if( ZSTD_isError(r) ) return dz_fail(z, "corrupt data", ZSTD_getErrorName(r));
+    /* 0: a frame is decoded and given out whole (a call with nothing to
+    ** take or give before a frame begins says nothing) */
+    if( *u || *m || z->mid ) z->mid = r!=0;
+  }
+  z->nout += *m;
+  return SQ_DZ_OK;
+}
+
+int sq_dz_run(sq_dz *z, const void *in, size_t nin, size_t *used,
+              void *outp, size_t nout, size_t *made){
+  const unsigned char *src = (const unsigned char*)in;
+  unsigned char *out = (unsigned char*)outp;
+  *used = *made = 0;
+  if( z->failed ) return SQ_DZ_ERROR;
+  if( z->kind==SQ_DZ_AUTO ){
+    int k;
+    while( z->nhead<sizeof z->head && *used<nin ) z->head[z->nhead++] = src[(*used)++];
+    k = sq_dz_detect(z->head, z->nhead, z->ended);
+    if( k==SQ_DZ_AUTO ) return SQ_DZ_OK;
+    z->kind = k;
+  }
+  if( !z->started && dz_start(z)!=SQ_DZ_OK ) return SQ_DZ_ERROR;
+  for(;;){
+    size_t u, m;
+    int fromHead = z->hpos<z->nhead;
+    const unsigned char *s = fromHead ? z->head+z->hpos : src+*used;
+    size_t ns = fromHead ? z->nhead-z->hpos : nin-*used;
+    if( dz_step(z, s, ns, &u, out+*made, nout-*made, &m)!=SQ_DZ_OK ) return SQ_DZ_ERROR;
+    if( fromHead ) z->hpos += u; else *used += u;
+    *made += m;
+    if( *made==nout ) return SQ_DZ_OK;
+    if( u==0 && m==0 ){
+      /* no progress: all input taken (a decoder takes input while it has
+      ** room to write) */
+      return SQ_DZ_OK;
+    }
+  }
+}
+
+int sq_dz_end(sq_dz *z){
+  if( z->failed ) return SQ_DZ_ERROR;
+  z->ended = 1;
+  if( z->kind==SQ_DZ_AUTO ) z->kind = sq_dz_detect(z->head, z->nhead, 1);
+  if( z->mid ){
+    return dz_fail(z, z->kind==SQ_DZ_GZIP ? "truncated: the input ends inside a member"
+                                         : "truncated: the input ends inside a frame", 0);
+  }
+  return SQ_DZ_OK;
+}
