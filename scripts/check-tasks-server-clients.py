@@ -30,6 +30,9 @@ it acknowledged, whatever its clients do:
                      from then on ids are never reused (nor the highest one ever given)
   browsers           --cors-origin: the OPTIONS preflight answered for the origins given,
                      Access-Control-Allow-Origin on their answers, nothing for others
+  a 16 MiB POST      144,000 tasks in one request: the server's peak RSS grows by less than
+                     48 MiB (three times the body; the response is ~38 MB), the response is
+                     whole and equals the table; a bad last element stores nothing
 
 Every wait is bounded; the script stops every server it started, by its PID.
 """
@@ -525,6 +528,47 @@ def kill_and_restart():
     check(r.stop() == 0, "the restarted server stops cleanly")
 
 
+def bulk_memory():
+    """A 16 MiB bulk POST (144,000 tasks with 100-letter titles, a ~38 MB response): the
+    server's peak RSS grows by the body and the copy the decoder reads (2 x 16 MiB) and a
+    1 MiB response buffer, not by the decoded tasks nor the response (before: about 80 MiB
+    here, 150 MiB and more with short titles); the response is complete (Content-Length) and
+    equals the table; a bad last element rolls back every task before it."""
+    s = Server("bulk")
+    item = b'{"title":"' + b"x" * 100 + b'"}'
+    n = ((16 << 20) - 1) // (len(item) + 1)
+    body = b"[" + b",".join([item] * n) + b"]"
+    check(16 << 20 > len(body) > (16 << 20) - len(item) - 2, f"the bulk body is just under 16 MiB ({len(body)} bytes)")
+
+    def peak_growth_kib(method, path, data):
+        with open(f"/proc/{s.proc.pid}/clear_refs", "w") as f:
+            f.write("5")  # VmHWM := VmRSS
+        before = proc_kib(s, "VmHWM")
+        code, headers, answer = s.req(method, path, raw=data, timeout=600)
+        return code, headers, answer, proc_kib(s, "VmHWM") - before
+
+    code, headers, answer, grown = peak_growth_kib("POST", "/tasks", body)
+    created = json.loads(answer) if code == 201 else []
+    check(code == 201 and len(created) == n and int(headers.get("Content-Length", -1)) == len(answer),
+          f"POST of {n} tasks: {code}, {len(created)} tasks, Content-Length {headers and headers.get('Content-Length')} for {len(answer)} bytes")
+    check(created == table(s.db, url_base=f"http://127.0.0.1:{s.port}/tasks/"), "the bulk response equals the table")
+    check(grown < 48 * 1024, f"a 16 MiB bulk POST grows the server's peak RSS by {grown // 1024} MiB (bound 48 MiB; the response is {len(answer) >> 20} MiB)")
+    leftovers = [f for f in os.listdir(os.path.dirname(s.db)) if f.startswith(".tasks-response-")]
+    check(leftovers == [], f"no temporary response file is left: {leftovers}")
+
+    bad = body[:-1] + b',{"title":"last","done":"yes"}]'
+    code, _, answer, grown = peak_growth_kib("POST", "/tasks", bad)
+    check(code == 400 and f"$[{n}].done".encode() in answer, f"a bad last element of {n + 1}: {code} {answer[:200]!r}")
+    check(len(table(s.db)) == n, "and none of the tasks before it is stored")
+    check(s.stop() == 0, "the server stops cleanly after the bulk POSTs")
+
+
+def proc_kib(server, field):
+    for line in open(f"/proc/{server.proc.pid}/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+
+
 def others():
     s = Server("others", sample=1000)
     for part in (hang_ups, retried_deletes, stored_data):
@@ -541,7 +585,7 @@ def section(part, *args):
 
 
 try:
-    for part in (stalled_and_slow_readers, others, internal_error, older_table, cors, sigterm, kill_and_restart):
+    for part in (stalled_and_slow_readers, others, bulk_memory, internal_error, older_table, cors, sigterm, kill_and_restart):
         section(part)
 finally:
     for s in servers:

@@ -204,6 +204,10 @@ check(at("PATCH", todo["url"], {"order": 95})["order"] == 95, "Todo-Backend: PAT
 again = at("GET", todo["url"])
 check(again["title"] == "bathe the cat" and again["completed"] is True and again["order"] == 95 and again == rows("WHERE id = ?", todo["id"])[0],
       f"Todo-Backend: the changes are stored: {again}")
+both = at("PATCH", todo["url"], {"title": "changed title", "completed": True})
+check(both["title"] == "changed title" and both["completed"] is True and at("GET", todo["url"]) == both
+      and [t for t in get_json("GET", f"/tasks?after={todo['id'] - 1}")[0] if t["id"] == todo["id"]] == [both],
+      f"Todo-Backend: PATCH title and completed at once, seen by GET on the url and in the list: {both}")
 check(at("PATCH", todo["url"], {"done": False, "completed": False, "order": -7})["order"] == -7 and rows("WHERE id = ?", todo["id"])[0]["done"] is False,
       "done and completed together when they agree; a negative order")
 error("PATCH", f"/tasks/{todo['id']}", 400, "$.completed", "another name for done", body={"done": True, "completed": False})
@@ -288,6 +292,42 @@ for method, path, allow in [("PUT", "/tasks/1", "GET, HEAD, PATCH, DELETE"), ("P
     code, headers, data = req(method, path, {"title": "x"})
     check(code == 405 and headers.get("Allow") == allow and f"{method} is not allowed" in json.loads(data)["error"],
           f"{method} {path}: {code} Allow {headers.get('Allow')!r} {data[:120]!r}")
+# TRACE and OPTIONS (without CORS) are HTTP's own methods too: 405 with Allow. A method
+# outside HTTP's own is 501 Not Implemented on any path, with a JSON body like every error:
+# one NIO's parser knows (PROPFIND, PURGE) from the router, one it does not (BREW, a
+# lowercase get) from the channel, which then closes the connection; after a pipelined
+# request, once that request's response is complete. A malformed header is a JSON 400.
+for method in ["TRACE", "OPTIONS"]:
+    code, headers, data = req(method, "/tasks/1")
+    check(code == 405 and headers.get("Allow") == "GET, HEAD, PATCH, DELETE" and json.loads(data)["status"] == 405,
+          f"{method} /tasks/1: {code} Allow {headers.get('Allow')!r} {data[:120]!r}")
+def raw_response(head):
+    """(status, headers, body) of the one response to `head` sent raw; the server closes."""
+    got = raw_exchange(head)
+    status_line, _, rest = got.partition(b"\r\n")
+    fields, _, body = rest.partition(b"\r\n\r\n")
+    headers = dict(line.split(b": ", 1) for line in fields.split(b"\r\n"))
+    return int(status_line.split()[1]), headers, body
+def raw_exchange(data):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(data)
+    got = b""
+    while part := s.recv(65536):
+        got += part
+    s.close()
+    return got
+for method, path in [("PROPFIND", "/tasks"), ("PURGE", "/nowhere"), ("BREW", "/tasks"), ("get", "/tasks/1"), ("M-SEARCH", "/tasks")]:
+    code, headers, data = raw_response(f"{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+    body = json.loads(data) if data.startswith(b"{") else {}
+    check(code == 501 and headers.get(b"Content-Type", b"").startswith(b"application/json") and body.get("status") == 501
+          and body.get("error", "").startswith((f"{method.replace('-', '')} is not implemented", "unknown HTTP method")),
+          f"{method} {path}: {code} {data[:160]!r}, expected a JSON 501")
+got = raw_exchange(b"GET /tasks/1 HTTP/1.1\r\nHost: x\r\n\r\nBREW /tasks HTTP/1.1\r\nHost: x\r\n\r\n")
+first, _, rest = got.partition(b"\r\n\r\n")
+check(first.startswith(b"HTTP/1.1 200") and b"HTTP/1.1 501 Not Implemented" in rest and rest.endswith(b'"status":501}\n'),
+      f"BREW pipelined after a GET: the GET's response, then the 501: {got[:400]!r}")
+code, headers, data = raw_response(b"GET /tasks/1 HTTP/1.1\r\nHo st: x\r\n\r\n")
+check(code == 400 and json.loads(data)["error"].startswith("malformed HTTP request"), f"a malformed header: {code} {data[:160]!r}")
 for path, status in [("/tasks", 200), ("/tasks/7", 200), ("/tasks/999999", 404), ("/tasks/weekly?locale=en_US", 200),
                      ("/tasks/weekly", 400)]:
     code, headers, data = req("HEAD", path)
@@ -364,6 +404,9 @@ check(code == 204 and data == b"" and count() == 0, f"DELETE /tasks: {code} {dat
 check(get_json("GET", "/tasks")[0] == [], "GET /tasks after DELETE /tasks is []")
 created, _ = get_json("POST", "/tasks", {"title": "after clearing"}, status=201)
 check(created["id"] > highest, f"the first id after DELETE /tasks is above every earlier one: {created['id']} > {highest}")
+listing, _ = get_json("GET", "/tasks")
+check(listing == [created] and listing[0]["completed"] is False and isinstance(listing[0]["url"], str),
+      f"Todo-Backend: after DELETE /tasks and one POST the root lists that todo alone, not completed, with its url: {listing}")
 
 print(f"tasks server smoke test: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

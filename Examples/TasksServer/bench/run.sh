@@ -229,9 +229,10 @@ hop|$SQ_BIN|--executor-threads 0"}
         python3 - "$PORT" "$WORK/seed.db" "$label" <<'PY'
 import json, sqlite3, sys, urllib.error, urllib.request
 port, db, label = sys.argv[1:]
-row = sqlite3.connect(db).execute("SELECT id, title, done, created_at FROM tasks WHERE id = 777").fetchone()
+row = sqlite3.connect(db).execute("SELECT id, title, done, created_at, sort_order FROM tasks WHERE id = 777").fetchone()
 got = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/tasks/777").read())
-assert got == {"id": row[0], "title": row[1], "done": bool(row[2]), "createdAt": row[3]}, (label, got, row)
+assert got == {"id": row[0], "title": row[1], "done": bool(row[2]), "createdAt": row[3], "completed": bool(row[2]),
+               "order": row[4], "url": f"http://127.0.0.1:{port}/tasks/777"}, (label, got, row)
 try:
     urllib.request.urlopen(f"http://127.0.0.1:{port}/tasks/999999999"); raise AssertionError(label + ": no 404")
 except urllib.error.HTTPError as e:

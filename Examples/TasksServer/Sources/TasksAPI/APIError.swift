@@ -20,6 +20,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(.badRequest, message) }
+
+    /// 501 for a method outside ``standardMethods`` (nil: one the HTTP parser could not read).
+    public static func notImplemented(_ method: HTTPRequest.Method?) -> APIError {
+        APIError(.notImplemented, "\(method.map { "\($0) is not implemented" } ?? "unknown HTTP method"): this server implements GET, HEAD, POST, PATCH and DELETE")
+    }
     public static func notFound(_ message: String) -> APIError { APIError(.notFound, message) }
 
     public var description: String { "\(status.code) \(message)" }
@@ -49,18 +54,30 @@ public enum JSONBody {
 
     /// `{"error":"message","status":code}`.
     public static func error(status: HTTPResponse.Status, message: String) -> Response {
+        response(status, errorBody(status: status, message: message))
+    }
+
+    /// The body of ``error(status:message:)``, for a response written without the router.
+    public static func errorBody(status: HTTPResponse.Status, message: String) -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let bytes = (try? encoder.encode(ErrorBody(error: message, status: status.code))) ?? Data("{}".utf8)
         var buffer = ByteBuffer()
         buffer.writeBytes(bytes)
         buffer.writeInteger(UInt8(ascii: "\n"))
-        return response(status, buffer)
+        return buffer
     }
 }
 
+/// HTTP's own methods (RFC 9110, and PATCH, RFC 5789): a path of the API answers those it lacks
+/// with 405 and `Allow`. Any other method (WebDAV's `PROPFIND`, `PURGE`, an unknown token) is
+/// 501 Not Implemented on every path, as RFC 9110 §9.1 says for a method the server does not
+/// implement (Apache does the same). CONNECT names a host, not a path: left to the router.
+public let standardMethods: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options, .trace]
+
 /// Turns every error escaping a handler into a JSON error body: ``APIError`` as it is,
-/// Hummingbird's own (no such route 404, body too large 413…) with their status, and
+/// Hummingbird's own (no such route 404, or 501 for a method outside ``standardMethods``;
+/// body too large 413…) with their status, and
 /// anything else, which is a server fault, into a 500 whose body says only
 /// `internal error ID`, with the details in the log line that carries the same ID.
 public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
@@ -75,6 +92,9 @@ public struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch is NIOTooManyBytesError {
             return JSONBody.error(status: .contentTooLarge, message: tooLarge)
         } catch let error as HTTPError {
+            if error.status == .notFound && !standardMethods.contains(request.method) && request.method != .connect {
+                return APIError.notImplemented(request.method).response
+            }
             let message: String
             switch error.status {
             case .notFound: message = error.body ?? "no route for \(request.method) \(request.uri.path)"

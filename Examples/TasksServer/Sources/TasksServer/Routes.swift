@@ -13,7 +13,8 @@ import TasksAPI
 ///     DELETE /tasks/{id}                               204, 404 if none
 ///     DELETE /tasks                                    204, every task deleted
 ///     HEAD   (each GET route)                          the GET's status and headers, no body
-///     another method on those paths                    405 with Allow
+///     another of HTTP's methods on those paths         405 with Allow
+///     a method outside HTTP's own (PROPFIND, BREW…)    501, on any path
 ///     GET    /tasks/weekly?locale=en_US&tz=Europe/Berlin   tasks created/done per locale week
 ///     GET    /stats?reset=true                         event-loop lag and peak RSS (for the benchmark)
 ///     GET    /bench/constant                           a constant one-task body (benchmark baseline)
@@ -42,21 +43,12 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
 
     router.post("/tasks") { request, _ in
         try noQuery(request)
-        let body = try await request.body.collect(upTo: maxBodyBytes)
-        let decoder = JSONValueDecoder()
-        let (tasks, asArray) = try body.withUnsafeReadableBytes { bytes throws -> ([NewTask], Bool) in
-            do {
-                switch try TaskBodyShape.of(bytes) {
-                case .array: return (try decoder.decode([NewTask].self, from: bytes), true)
-                case .object: return ([try decoder.decode(NewTask.self, from: bytes)], false)
-                }
-            } catch let error as APIError {
-                throw error
-            } catch {
-                throw badBody(error)
-            }
+        let tasks = try await newTasks(request)
+        do {
+            return try await store.create(tasks, urlBase: taskURLBase(request)).response(.created)
+        } catch let error as DecodingError {
+            throw badBody(error)  // an element of the array, decoded during the insert (rolled back)
         }
-        return JSONBody.response(.created, try await store.create(tasks, asArray: asArray, urlBase: taskURLBase(request)))
     }
 
     router.patch("/tasks/{id}") { request, context in
@@ -85,10 +77,11 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
         return Response(status: .noContent)
     }
 
-    // Another method on a path of the API is a 405 that lists the methods it has.
+    // Another of HTTP's methods on a path of the API is a 405 that lists the methods it has
+    // (a method outside HTTP's own is a 501: JSONErrorMiddleware).
     for (path, allowed) in apiMethods {
         let allow = allowed.map(\.rawValue).joined(separator: ", ")
-        for method in [HTTPRequest.Method.get, .head, .post, .put, .patch, .delete] where !allowed.contains(method) {
+        for method in standardMethods where !allowed.contains(method) {
             router.on(RouterPath(path), method: method) { request, _ -> Response in
                 throw APIError(.methodNotAllowed, "\(request.method) is not allowed on \(path) (allowed: \(allow))",
                                headers: [.allow: allow])
@@ -119,6 +112,24 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
         _ = try taskID(context)
         try noQuery(request)
         return JSONBody.response(.ok, constant)
+    }
+}
+
+/// The body of `POST /tasks`: one task object, decoded here, or an array of them, checked
+/// here as far as its first byte and decoded during the insert (``NewTasks``).
+func newTasks(_ request: Request) async throws -> NewTasks {
+    let body = try await request.body.collect(upTo: maxBodyBytes)
+    return try body.withUnsafeReadableBytes { bytes throws -> NewTasks in
+        do {
+            switch try TaskBodyShape.of(bytes) {
+            case .array: return .array(try JSONValueDecoder().elements(of: NewTask.self, in: bytes))
+            case .object: return .one(try JSONValueDecoder().decode(NewTask.self, from: bytes))
+            }
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw badBody(error)
+        }
     }
 }
 

@@ -40,6 +40,46 @@ struct ByteBufferSink: ByteSink {
     mutating func write(_ bytes: UnsafeRawBufferPointer) throws { buffer.writeBytes(bytes) }
 }
 
+/// The tasks of a `POST /tasks` body.
+enum NewTasks: @unchecked Sendable {
+    /// A body that is one task object.
+    case one(NewTask)
+    /// A body that is an array, decoded one element at a time while the elements are
+    /// inserted: the process never holds all of them (a 16 MiB body of short tasks would be
+    /// ~100 MB decoded at once). The cursor is made by the route and then used only on the
+    /// writer's thread (handed over, never shared: hence `@unchecked`).
+    case array(JSONElementCursor<NewTask>)
+
+    var isArray: Bool {
+        if case .array = self { return true }
+        return false
+    }
+}
+
+/// A cursor's values as the `Sequence` `insert(contentsOf:)` takes: the first error ends the
+/// sequence and is kept in `failure`, for the caller to throw inside the transaction (so the
+/// rows inserted before it are rolled back).
+final class DecodedElements<T: Decodable>: Sequence, IteratorProtocol {
+    private let cursor: JSONElementCursor<T>
+    private(set) var failure: (any Error)?
+    /// How many values the cursor gave.
+    private(set) var count = 0
+
+    init(_ cursor: JSONElementCursor<T>) { self.cursor = cursor }
+
+    func next() -> T? {
+        guard failure == nil else { return nil }
+        do {
+            guard let value = try cursor.next() else { return nil }
+            count += 1
+            return value
+        } catch {
+            failure = error
+            return nil
+        }
+    }
+}
+
 /// The first and last of the ids a bulk insert's `RETURNING id` gives, and how many.
 struct IDRange: RowSink {
     var first = Int64.max, last = Int64.min, count = 0
@@ -65,6 +105,8 @@ final class TaskStore: Sendable {
     /// Seconds a streamed result waits for its client to take a chunk before the statement
     /// stops and the reader goes back to the pool (`--client-timeout`).
     let stallTimeout: TimeInterval
+    /// Where large POST responses are spooled (``SpooledBody``): the database's directory.
+    let spoolDirectory: String
 
     /// The task columns as the API shows them; `done` (0/1 in SQLite) and its Todo-Backend
     /// name `completed` are written as JSON booleans by the writer (`booleanColumns`, below).
@@ -99,6 +141,7 @@ final class TaskStore: Sendable {
         }
         self.path = path
         stallTimeout = clientTimeout
+        spoolDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         // Switches the file to WAL, or throws.
         pool = try DatabasePool(path: path, readers: readers, executorThreads: executorThreads, readerWaitTimeout: readerWait)
         try await pool.writeWithoutTransaction { db in
@@ -203,27 +246,43 @@ final class TaskStore: Sendable {
 
     // MARK: Writes
 
-    /// `POST /tasks`: inserts `tasks` in one transaction; returns them as stored (with ids),
-    /// one object or an array as `asArray` says.
-    func create(_ tasks: [NewTask], asArray: Bool, urlBase: String) async throws -> ByteBuffer {
+    /// `POST /tasks`: inserts `tasks` in one transaction and returns them as stored (with
+    /// ids; an object for ``NewTasks/one(_:)``, an array for ``NewTasks/array(_:)``), read
+    /// back in the same transaction into a ``SpooledBody`` (memory up to 1 MiB, then a
+    /// temporary file beside the database). The elements of an array are decoded one at a
+    /// time as they are inserted; a bad one (a `DecodingError`, thrown) rolls back the rows
+    /// before it.
+    func create(_ tasks: NewTasks, urlBase: String) async throws -> SpooledBody {
         let now = Date()
+        let directory = spoolDirectory
         return try await pool.write { db in
             var ids = IDRange()
-            try db.insert(contentsOf: tasks.lazy.map { StoredTask($0, now: now) }, into: "tasks",
-                          returning: "id", into: &ids)
-            var out = ByteBufferSink(capacity: 192 * tasks.count + 16)
+            let count: Int
+            switch tasks {
+            case .one(let task):
+                try db.insert(contentsOf: CollectionOfOne(StoredTask(task, now: now)), into: "tasks", returning: "id", into: &ids)
+                count = 1
+            case .array(let cursor):
+                let elements = DecodedElements(cursor)
+                try db.insert(contentsOf: elements.lazy.map { StoredTask($0, now: now) }, into: "tasks",
+                              returning: "id", into: &ids)
+                if let failure = elements.failure { throw failure }
+                count = elements.count
+            }
+            var out = SpooledBody(directory: directory)
             guard ids.count > 0 else {
-                out.buffer.writeString("[]")
-                return out.buffer
+                try Array("[]".utf8).withUnsafeBytes { try out.write($0) }
+                return out
             }
             // One writer, one transaction: new rowids are max(rowid)+1 each time, so the
             // new rows are exactly ids first...last. Checked, never assumed.
             let written = try db.writeJSON(Self.selectRange, urlBase, ids.first, ids.last, to: &out,
-                                           options: asArray ? Self.array : Self.object)
-            guard written == ids.count, ids.count == tasks.count else {
-                throw DatabaseError(code: 1, message: "inserted \(tasks.count) tasks but read back \(written) in ids \(ids.first)...\(ids.last)")
+                                           options: tasks.isArray ? Self.array : Self.object)
+            guard written == ids.count, ids.count == count else {
+                throw DatabaseError(code: 1, message: "inserted \(count) tasks but read back \(written) in ids \(ids.first)...\(ids.last)")
             }
-            return out.buffer
+            try out.flush()
+            return out
         }
     }
 

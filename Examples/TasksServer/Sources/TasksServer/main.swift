@@ -38,7 +38,8 @@ let connectionLogger = logger
 let app = Application(
     router: router,
     server: .http1(configuration: .init(
-        additionalChannelHandlers: [ClientDeadlineHandler(timeout: clientTimeout, logger: connectionLogger)],
+        additionalChannelHandlers: [ClientDeadlineHandler(timeout: clientTimeout, logger: connectionLogger),
+                                    MalformedRequestHandler(logger: connectionLogger)],
         idleTimeout: .seconds(60))),
     configuration: .init(address: .hostname(options.host, port: options.port), serverName: "TasksServer"),
     onServerRunning: { channel in
