@@ -560,7 +560,7 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
 }
 
 /* The common shapes of each type, inline; the rest by the full rule. */
-int sq_csv_value_fits_type(int req, const char *s, size_t n, sq_ingest_value *v){
+static inline int fits_type(int req, const char *s, size_t n, sq_ingest_value *v){
   size_t a = n>0 && s[0]=='-';
   v->type = SQ_INGEST_V_NULL;
   switch( req ){
@@ -585,6 +585,10 @@ int sq_csv_value_fits_type(int req, const char *s, size_t n, sq_ingest_value *v)
       break;
   }
   return (sq_csv_value_fits(s, n) & (1u<<req))!=0;
+}
+
+int sq_csv_value_fits_type(int type, const char *text, size_t n, sq_ingest_value *v){
+  return fits_type(type, text, n, v);
 }
 
 static int drv_event(void *u, const sq_csv_event *e){
@@ -615,7 +619,7 @@ static int drv_event(void *u, const sq_csv_event *e){
     if( e->field>(uint64_t)INT32_MAX ) return SQ_CSV_CONTINUE;
     if( (int64_t)e->field<d->nreq && d->req[e->field] && !(e->flags & SQ_CSV_F_NULL) ){
       sq_ingest_value v;
-      if( !sq_csv_value_fits_type(d->req[e->field], e->text, e->len, &v) ) return drv_fit_fail(d, e, d->req[e->field]);
+      if( !fits_type(d->req[e->field], e->text, e->len, &v) ) return drv_fit_fail(d, e, d->req[e->field]);
       if( v.type!=SQ_INGEST_V_NULL ){
         rc = sq_ingest_field_number(d->g, (int)e->field, e->text, e->len, &v, &pos);
         if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);

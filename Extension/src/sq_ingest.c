@@ -1231,11 +1231,14 @@ ING_INLINE int ing_field_column(sq_ingest *g, int index){
       c = index;
     }
   }
-  if( c==-3 && !g->strict ){    /* a field no column takes */
-    g->field_pos++;
-    return ING_FIELD_SKIP;
+  if( c<0 ){
+    if( c==-3 && !g->strict ){    /* a field no column takes */
+      g->field_pos++;
+      return ING_FIELD_SKIP;
+    }
+    return ING_FIELD_SLOW;
   }
-  if( c>=0 && g->seen[c]!=g->nrec+1 && !g->omitted[c] ){
+  if( g->seen[c]!=g->nrec+1 && !g->omitted[c] ){
     g->field_pos++;
     g->seen[c] = g->nrec+1;
     g->seen_pos[c] = -1;
