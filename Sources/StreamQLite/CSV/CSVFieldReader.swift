@@ -8,7 +8,7 @@ private let csvFieldCallback: sq_csv_callback = { user, event in
 /// Reads a CSV input one record at a time with the C reader (`sq_csv.h`): the fields of
 /// the current record are kept in one byte buffer until the next record is read.
 ///
-/// Used by ``CSVRecordCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
+/// Used by ``CSVDecodableCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
 /// never whole) or bytes.
 final class CSVFieldReader {
     /// A field of the current record: its bytes in ``text`` (or NULL), and where it starts
@@ -46,7 +46,7 @@ final class CSVFieldReader {
     let function: String
 
     /// Reads the file at `path`.
-    init(path: String, options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+    init(path: String, options: CSVImportOptions, function: String = "CSVDecodableCursor") throws {
         self.function = function
         self.path = path
         input = []
@@ -68,7 +68,7 @@ final class CSVFieldReader {
     }
 
     /// Reads `bytes`.
-    init(bytes: [UInt8], options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+    init(bytes: [UInt8], options: CSVImportOptions, function: String = "CSVDecodableCursor") throws {
         self.function = function
         path = nil
         input = bytes
