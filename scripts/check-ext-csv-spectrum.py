@@ -5,7 +5,7 @@ function (records as JSON objects), a typed table with the header's columns decl
 TEXT, and a typed table with inferred types (values compared as text).  One file is
 not RFC 4180 (location_coordinates.csv: a quote inside an unquoted field, which
 csv-spectrum expects read as is): our reader refuses it, naming line, byte and field,
-on every path — expected here as that error.  The Swift paths (importCSV, CSVRowCursor, CSVRecordCursor):
+on every path — expected here as that error.  The Swift paths (importCSV, CSVRowCursor, CSVDecodableCursor):
 CSVSpectrumTests.swift.
 
 Usage: check-ext-csv-spectrum.py build/streamqlite.so

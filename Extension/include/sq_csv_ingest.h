@@ -120,6 +120,15 @@ int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char *
 
 /* Which inferred types a value fits (bit (1<<SQ_CSV_T_*); TEXT always). */
 unsigned sq_csv_value_fits(const char *text, size_t n);
+/* Whether a value fits the one inferred type `type` (SQ_CSV_T_INTEGER …
+** DATETIME): (sq_csv_value_fits(text, n) >> type) & 1, with the common
+** shapes of that type checked inline (what the typed table and importCSV
+** run for every value of an inferred column).  For a canonical integer of
+** up to 18 digits or a decimal of up to 15 it also sets *v to the number
+** (SQ_INGEST_V_INTEGER: sq_number_small_integer; SQ_INGEST_V_REAL:
+** sq_number_small_decimal) for sq_ingest_field_number(); otherwise v->type
+** is SQ_INGEST_V_NULL. */
+int sq_csv_value_fits_type(int type, const char *text, size_t n, sq_ingest_value *v);
 /* The declared type of an inferred column: "INTEGER", "REAL", "DATE",
 ** "DATETIME" or "TEXT". */
 const char *sq_csv_type_name(int type);

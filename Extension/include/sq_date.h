@@ -15,7 +15,9 @@
 */
 #ifndef SQ_DATE_H
 #define SQ_DATE_H
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +45,68 @@ int sq_date_parse_ms(const char *z, int n, int64_t *ms);
 ** returns 0, or SQ_TIME_RANGE outside the years 0000-9999.  The one
 ** ambiguity: Unix seconds of 1970-01-20 to 1970-03-04 read as Julian days. */
 int sq_date_number_seconds(double x, double *seconds);
+
+/* The shapes files hold, recognized without date arithmetic: YYYY-MM-DD
+** (returns 10), and YYYY-MM-DD followed by one ' ' or 'T', HH:MM (hour
+** below 24), optional :SS, optional '.' and 1 to 3 digits, optional Z
+** (returns 23: the length of its date text).  No offset moves such an
+** instant and no rounding carries, so its date text is its own digits.
+** Returns 0 for every other text, valid or not (sq_date_normalize
+** decides those). */
+static inline int sq_date_digits_at(uint64_t w, uint64_t at){
+  /* the bytes of w at the 0xFF bytes of `at` are '0'..'9' (w read little-endian) */
+  uint64_t hi = at & 0xF0F0F0F0F0F0F0F0ULL, want = at & 0x3030303030303030ULL;
+  return (w & hi)==want && ((w + 0x0606060606060606ULL) & hi)==want;
+}
+
+static inline int sq_date_common_shape(const char *z, size_t n){
+  static const unsigned char dim[13] = {0,31,29,31,30,31,30,31,31,30,31,30,31};
+  unsigned mo, d, i;
+  if( n<10 || n>28 || (n>10 && n<16) ) return 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__==__ORDER_LITTLE_ENDIAN__
+  {
+    uint64_t w;
+    memcpy(&w, z, 8);                                    /* YYYY-MM- */
+    if( (w & 0xFF0000FF00000000ULL)!=0x2D00002D00000000ULL
+        || !sq_date_digits_at(w, 0x00FFFF00FFFFFFFFULL) ) return 0;
+    if( n==10 ){
+      if( (unsigned)(z[8]-'0')>9 || (unsigned)(z[9]-'0')>9 ) return 0;
+    }else{
+      memcpy(&w, z + 8, 8);                              /* DD HH:MM */
+      if( (w & 0x0000FF0000000000ULL)!=0x00003A0000000000ULL
+          || !sq_date_digits_at(w, 0xFFFF00FFFF00FFFFULL) ) return 0;
+    }
+  }
+#else
+  for(i=0; i<(n==10 ? 10u : 16u); i++){
+    if( (i==4 || i==7) ? z[i]!='-' : i==13 ? z[i]!=':' : i==10 ? 0 : (unsigned)(z[i]-'0')>9 ) return 0;
+  }
+#endif
+  mo = (unsigned)(z[5]-'0')*10 + (unsigned)(z[6]-'0');
+  d = (unsigned)(z[8]-'0')*10 + (unsigned)(z[9]-'0');
+  if( mo-1>11 || d-1>=dim[mo] ) return 0;
+  if( mo==2 && d==29 ){
+    unsigned y = (unsigned)(z[0]-'0')*1000 + (unsigned)(z[1]-'0')*100
+               + (unsigned)(z[2]-'0')*10 + (unsigned)(z[3]-'0');
+    if( !(y%4==0 && (y%100!=0 || y%400==0)) ) return 0;
+  }
+  if( n==10 ) return 10;
+  /* the digits of HH:MM are checked: hour below 24, minute below 60 */
+  if( (z[10]!=' ' && z[10]!='T') || z[11]>'2' || (z[11]=='2' && z[12]>'3') || z[14]>'5' ) return 0;
+  i = 16;
+  if( i<n && z[i]==':' ){
+    if( i+3>n || (unsigned)(z[i+1]-'0')>5 || (unsigned)(z[i+2]-'0')>9 ) return 0;
+    i += 3;
+    if( i<n && z[i]=='.' ){
+      unsigned k;
+      for(k=1; k<=3 && i+k<n && (unsigned)(z[i+k]-'0')<=9; k++){}
+      if( k==1 ) return 0;
+      i += k;
+    }
+  }
+  if( i<n && (z[i]=='Z' || z[i]=='z') ) i++;
+  return i==n ? 23 : 0;
+}
 
 /* Normalizes a time value z[0..n) into the date text at out (as
 ** sq_date_format_ms); returns its length, or -1 when z is not a time value.

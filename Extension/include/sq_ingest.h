@@ -348,6 +348,15 @@ int sq_ingest_value_event(sq_ingest *g, int kind, const char *text, size_t n, co
 ** column goes straight to its coercion by a per-field plan resolved on
 ** the first record (no key lookup per field). */
 int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const sq_ingest_pos *pos);
+/* sq_ingest_field_text() for a field whose text z[0..n) the driver has
+** already read as a number by the common cases of the one number rule
+** (sq_number.h): v is SQ_INGEST_V_INTEGER from sq_number_small_integer or
+** SQ_INGEST_V_REAL from sq_number_small_decimal.  Into an INTEGER column
+** (v INTEGER) or a REAL column (v REAL) v is stored as it is, the value
+** sq_ingest_field_text() would store, without reading the text again;
+** into any other column the text goes through sq_ingest_field_text(). */
+int sq_ingest_field_number(sq_ingest *g, int index, const char *z, size_t n,
+                           const sq_ingest_value *v, const sq_ingest_pos *pos);
 int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos);
 
 /* A driver's own error (e.g. a syntax error of its format), with position. */

@@ -63,18 +63,20 @@ unsigned sq_csv_value_fits(const char *s, size_t n){
     return r | (1u<<SQ_CSV_T_INTEGER) | (j-a<=DBL_DIG ? 1u<<SQ_CSV_T_REAL : 0);
   }
   if( sq_number_small_decimal(s, n, &v.r) ) return r | (1u<<SQ_CSV_T_REAL);
+  if( n>=10 && s[4]=='-' && s[7]=='-' && (unsigned)(s[0]-'0')<=9 && (unsigned)(s[5]-'0')<=9 ){
+    /* never a number (a number has at most one '-' after its first byte) */
+    char out[SQ_DATE_TEXT_MAX];
+    if( n<64 && sq_date_normalize(s, (int)n, out)>=0 ){
+      /* YYYY-MM-DD is the one time value of 10 bytes starting so */
+      r |= n==10 ? (1u<<SQ_CSV_T_DATE) | (1u<<SQ_CSV_T_DATETIME) : 1u<<SQ_CSV_T_DATETIME;
+    }
+    return r;
+  }
   k = sq_number_text(s, n, &v);
   if( k==SQ_NUMBER_INTEGER && v.canonical ) r |= 1u<<SQ_CSV_T_INTEGER;
   if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG
       && (v.r==0.0 || fabs(v.r)>=DBL_MIN) ){
     r |= 1u<<SQ_CSV_T_REAL;
-  }else if( k==SQ_NUMBER_NOT && n>=10 && n<64 && s[4]=='-' && s[7]=='-'
-            && (unsigned)(s[0]-'0')<=9 && (unsigned)(s[5]-'0')<=9 ){
-    int64_t ms;
-    if( sq_date_parse_ms(s, (int)n, &ms)==0 ){
-      /* YYYY-MM-DD is the one time value of 10 bytes starting so */
-      r |= n==10 ? (1u<<SQ_CSV_T_DATE) | (1u<<SQ_CSV_T_DATETIME) : 1u<<SQ_CSV_T_DATETIME;
-    }
   }
   return r;
 }
@@ -579,6 +581,38 @@ static int drv_field_requirements(sq_csv_ingest *d, int nfield){
   return 0;
 }
 
+/* The common shapes of each type, inline; the rest by the full rule. */
+static inline int fits_type(int req, const char *s, size_t n, sq_ingest_value *v){
+  size_t a = n>0 && s[0]=='-';
+  v->type = SQ_INGEST_V_NULL;
+  switch( req ){
+    case SQ_CSV_T_INTEGER:
+      if( n>a && (s[a]!='0' || n==1) && sq_number_small_integer(s, n, &v->i) ){
+        v->type = SQ_INGEST_V_INTEGER;
+        return 1;
+      }
+      break;
+    case SQ_CSV_T_REAL:
+      /* small_decimal takes -?(0|[1-9][0-9]*)(.[0-9]+)? of at most 15 digits, not -0 */
+      if( sq_number_small_decimal(s, n, &v->r) ){
+        v->type = SQ_INGEST_V_REAL;
+        return 1;
+      }
+      break;
+    case SQ_CSV_T_DATE:
+      if( sq_date_common_shape(s, n)==10 ) return 1;
+      break;
+    default:
+      if( sq_date_common_shape(s, n) ) return 1;
+      break;
+  }
+  return (sq_csv_value_fits(s, n) & (1u<<req))!=0;
+}
+
+int sq_csv_value_fits_type(int type, const char *text, size_t n, sq_ingest_value *v){
+  return fits_type(type, text, n, v);
+}
+
 static int drv_event(void *u, const sq_csv_event *e){
   sq_csv_ingest *d = (sq_csv_ingest*)u;
   sq_ingest_pos pos;
@@ -605,9 +639,14 @@ static int drv_event(void *u, const sq_csv_event *e){
     }
     d->cur_field = (int64_t)e->field;
     if( e->field>(uint64_t)INT32_MAX ) return SQ_CSV_CONTINUE;
-    if( (int64_t)e->field<d->nreq && d->req[e->field] && !(e->flags & SQ_CSV_F_NULL)
-        && !(sq_csv_value_fits(e->text, e->len) & (1u<<d->req[e->field])) ){
-      return drv_fit_fail(d, e, d->req[e->field]);
+    if( (int64_t)e->field<d->nreq && d->req[e->field] && !(e->flags & SQ_CSV_F_NULL) ){
+      sq_ingest_value v;
+      if( !fits_type(d->req[e->field], e->text, e->len, &v) ) return drv_fit_fail(d, e, d->req[e->field]);
+      if( v.type!=SQ_INGEST_V_NULL ){
+        rc = sq_ingest_field_number(d->g, (int)e->field, e->text, e->len, &v, &pos);
+        if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
+        return SQ_CSV_CONTINUE;
+      }
     }
     rc = sq_ingest_field_text(d->g, (int)e->field,
                               (e->flags & SQ_CSV_F_NULL) ? 0 : e->text ? e->text : "", e->len, &pos);

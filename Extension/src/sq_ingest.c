@@ -1230,15 +1230,16 @@ int sq_ingest_field_columns(sq_ingest *g, int index, const int **cols){
   return g->targets[t].n;
 }
 
-/* One field of a CSV-like input: sq_ingest_field_index() then
-** sq_ingest_value_event() (K_STRING, or K_NULL when z is NULL) in one call.
-** A field that feeds one column takes the plan resolved on its first use
-** (fcol, or position i → column i without names): the same checks as
-** ing_take_field (a DEFAULT column left out, a second field for the
-** column), then the coercion of ing_set — no key lookup, no copy of the
-** name. */
-int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const sq_ingest_pos *pos){
-  int c = -1, rc;
+/* The plan of field `index` of a CSV-like input (fcol, or position i →
+** column i without names): the same checks as ing_take_field (a DEFAULT
+** column left out, a second field for the column), no key lookup, no copy
+** of the name.  Returns the column the field's value goes to (its
+** bookkeeping done), ING_FIELD_SKIP for a field no column takes, or
+** ING_FIELD_SLOW when sq_ingest_field_index() must decide. */
+#define ING_FIELD_SKIP (-2)
+#define ING_FIELD_SLOW (-1)
+ING_INLINE int ing_field_column(sq_ingest *g, int index){
+  int c = -1;
   if( !g->err.code && g->in_record && !g->whole && !g->have_field && g->nrec>0 && index>=0 ){
     if( g->nfield>0 ){
       if( index<g->nfield ) c = g->fcol[index];
@@ -1246,11 +1247,14 @@ int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const
       c = index;
     }
   }
-  if( c==-3 && !g->strict ){    /* a field no column takes */
-    g->field_pos++;
-    return SQ_INGEST_OK;
+  if( c<0 ){
+    if( c==-3 && !g->strict ){    /* a field no column takes */
+      g->field_pos++;
+      return ING_FIELD_SKIP;
+    }
+    return ING_FIELD_SLOW;
   }
-  if( c>=0 && g->seen[c]!=g->nrec+1 && !g->omitted[c] ){
+  if( g->seen[c]!=g->nrec+1 && !g->omitted[c] ){
     g->field_pos++;
     g->seen[c] = g->nrec+1;
     g->seen_pos[c] = -1;
@@ -1263,6 +1267,19 @@ int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const
       g->cur_key = 0;
       g->cur_nkey = 0;
     }
+    return c;
+  }
+  return ING_FIELD_SLOW;
+}
+
+/* One field of a CSV-like input: sq_ingest_field_index() then
+** sq_ingest_value_event() (K_STRING, or K_NULL when z is NULL) in one call.
+** A field that feeds one column takes the plan of ing_field_column, then
+** the coercion of ing_set. */
+int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const sq_ingest_pos *pos){
+  int c = ing_field_column(g, index), rc;
+  if( c==ING_FIELD_SKIP ) return SQ_INGEST_OK;
+  if( c>=0 ){
     if( !z ){
       g->slots[c].type = SQ_INGEST_V_NULL;
       return SQ_INGEST_OK;
@@ -1272,6 +1289,26 @@ int sq_ingest_field_text(sq_ingest *g, int index, const char *z, size_t n, const
   rc = sq_ingest_field_index(g, index, pos);
   if( rc ) return rc;
   return sq_ingest_value_event(g, z ? SQ_INGEST_K_STRING : SQ_INGEST_K_NULL, z, z ? n : 0, pos);
+}
+
+int sq_ingest_field_number(sq_ingest *g, int index, const char *z, size_t n,
+                           const sq_ingest_value *v, const sq_ingest_pos *pos){
+  int c = ing_field_column(g, index), rc;
+  if( c==ING_FIELD_SKIP ) return SQ_INGEST_OK;
+  if( c>=0 ){
+    const IngCol *col = &g->cols[c];
+    if( !col->is_date && (v->type==SQ_INGEST_V_INTEGER ? col->aff==SQ_INGEST_AFF_INTEGER
+                                                       : col->aff==SQ_INGEST_AFF_REAL) ){
+      g->slots[c].type = v->type;
+      g->slots[c].i = v->i;
+      g->slots[c].r = v->r;
+      return SQ_INGEST_OK;
+    }
+    return ing_set(g, c, SQ_INGEST_K_STRING, 0, z, n, pos);
+  }
+  rc = sq_ingest_field_index(g, index, pos);
+  if( rc ) return rc;
+  return sq_ingest_value_event(g, SQ_INGEST_K_STRING, z, n, pos);
 }
 
 /* Ends the record: the row to the callback.  Returns SQ_INGEST_OK,

@@ -306,8 +306,32 @@ int sq_date_parse_ms(const char *z, int n, int64_t *ms){
   return SQ_TIME_OK;
 }
 
+/* The date text of a text of sq_date_common_shape: its own digits. */
+static int normalize_common(const char *z, int n, char *out){
+  int k = sq_date_common_shape(z, (size_t)n);
+  if( k==10 ){
+    memcpy(out, z, 10);
+  }else if( k==23 ){
+    memcpy(out, z, 16);
+    out[10] = ' ';
+    if( n>16 && z[16]==':' ){
+      out[16] = ':'; out[17] = z[17]; out[18] = z[18];
+    }else{
+      memcpy(out + 16, ":00", 3);
+    }
+    memcpy(out + 19, ".000", 4);
+    if( n>20 && z[19]=='.' ){
+      int i;
+      for(i = 20; i < 23 && i < n && (unsigned)(z[i] - '0') <= 9; i++) out[i] = z[i];
+    }
+  }
+  return k ? k : -1;
+}
+
 int sq_date_normalize(const char *z, int n, char *out){
   SqTime t;
+  int k = normalize_common(z, n, out);
+  if( k >= 0 ) return k;
   if( sq_time_parse_text(z, n, &t) != SQ_TIME_OK ) return -1;
   if( t.is_date ) return format_day(t.day, out);
   return sq_date_format_ms(t.ms, out);

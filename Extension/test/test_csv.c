@@ -20,6 +20,7 @@
 #include "sq_internal.h"
 #include "sq_csv.h"
 #include "sq_csv_ingest.h"
+#include "sq_number.h"
 #include "sq_json.h"
 #include "sq_test.h"
 
@@ -767,6 +768,72 @@ static unsigned ref_value_fits(const char *s, size_t n){
   return r;
 }
 
+/* sq_csv_value_fits_type (each type's common shapes inline) says what
+** sq_csv_value_fits says of that type, and the number it hands over is the
+** rule's (sq_number_text). Returns 1 when they agree. */
+static int fits_type_agrees(const char *z, size_t n){
+  unsigned all = sq_csv_value_fits(z, n);
+  int t;
+  for(t=SQ_CSV_T_INTEGER; t<=SQ_CSV_T_DATETIME; t++){
+    sq_ingest_value v;
+    sq_number x;
+    int k = sq_csv_value_fits_type(t, z, n, &v);
+    if( k!=(int)((all>>t)&1) ) return 0;
+    if( v.type==SQ_INGEST_V_NULL ) continue;
+    k = sq_number_text(z, n, &x);
+    if( !(all>>t & 1) ) return 0;
+    if( v.type==SQ_INGEST_V_INTEGER && !(t==SQ_CSV_T_INTEGER && k==SQ_NUMBER_INTEGER && x.i==v.i) ) return 0;
+    if( v.type==SQ_INGEST_V_REAL
+        && !(t==SQ_CSV_T_REAL && (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && memcmp(&x.r, &v.r, sizeof v.r)==0) ){
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* sq_csv_value_fits_type agrees with sq_csv_value_fits on date and
+** date-time texts: every common shape and mutations of it (a byte changed,
+** cut, or added), days around month ends and 29 February. */
+static void test_fits_type_dates(void){
+  static const char *const base[] = {
+    "2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29", "0000-02-29", "9999-12-31",
+    "2024-04-31", "2024-04-30", "2024-13-01", "2024-00-10", "2024-01-00",
+    "2024-05-01 12:00", "2024-05-01T23:59:59", "2024-05-01 24:00:00", "2024-05-01 12:60",
+    "2024-05-01 12:00:60", "2024-05-01 12:00:00.5", "2024-05-01 12:00:00.25Z",
+    "2024-05-01T12:00:00.250z", "2024-05-01 12:00:00.2500", "2024-05-01 12:00Z",
+    "2024-05-01 12:00:00+02:00", "2024-05-01  12:00", "2024-05-01 12:00:00.", " 2024-05-01",
+    "2024-05-01 ", "2024-05-01 12:00.5", "1969-12-31 23:59:59.999",
+  };
+  const char alpha[] = "0123456789-: T.Zz+x";
+  unsigned seed = 777;
+  int bad = 0;
+  long total = 0, r;
+  size_t q;
+  for(q=0; q<sizeof base/sizeof base[0]; q++){
+    total++;
+    if( !fits_type_agrees(base[q], strlen(base[q])) && bad++<10 ) SQ_CHECK_MSG(0, "'%s'", base[q]);
+  }
+  for(r=0; r<300000; r++){
+    char z[40];
+    size_t n;
+    const char *b;
+    seed = seed*1103515245u + 12345u;
+    b = base[(seed>>16) % (sizeof base/sizeof base[0])];
+    n = strlen(b);
+    memcpy(z, b, n);
+    seed = seed*1103515245u + 12345u;
+    switch( (seed>>16)%4 ){
+      case 0: z[(seed>>18)%n] = alpha[(seed>>24)%(sizeof alpha-1)]; break;
+      case 1: n = (seed>>18)%n; break;
+      case 2: if( n<39 ) z[n++] = alpha[(seed>>24)%(sizeof alpha-1)]; break;
+      default: z[(seed>>18)%n] = (char)('0' + (seed>>24)%10); break;
+    }
+    total++;
+    if( !fits_type_agrees(z, n) && bad++<10 ) SQ_CHECK_MSG(0, "'%.*s'", (int)n, z);
+  }
+  SQ_CHECK_MSG(bad==0, "%d of %ld date texts: sq_csv_value_fits_type disagrees", bad, total);
+}
+
 /* sq_csv_value_fits (one pass, the general case elsewhere) agrees with the
 ** reference on every string of up to 6 characters over the number alphabet,
 ** and on generated longer ones: integers around 18/19 digits and the int64
@@ -790,6 +857,7 @@ static void test_value_fits_agrees(void){
         if( bad++<10 ) SQ_CHECK_MSG(0, "'%.*s': %u, reference %u", len, z,
                                     sq_csv_value_fits(z, (size_t)len), ref_value_fits(z, (size_t)len));
       }
+      if( !fits_type_agrees(z, (size_t)len) && bad++<10 ) SQ_CHECK_MSG(0, "'%.*s': fits_type", len, z);
     }
   }
   for(idx=0; idx<400000; idx++){
@@ -827,6 +895,7 @@ static void test_value_fits_agrees(void){
       if( bad++<10 ) SQ_CHECK_MSG(0, "'%.*s': %u, reference %u", n, z,
                                   sq_csv_value_fits(z, (size_t)n), ref_value_fits(z, (size_t)n));
     }
+    if( !fits_type_agrees(z, (size_t)n) && bad++<10 ) SQ_CHECK_MSG(0, "'%.*s': fits_type", n, z);
   }
   {
     /* the int64 bounds and 18/19 digits, signed */
@@ -967,6 +1036,7 @@ int main(void){
   test_python_oracle();
   test_value_fits();
   test_value_fits_agrees();
+  test_fits_type_dates();
   test_ingest_driver();
   return sq_test_done("test_csv");
 }

@@ -99,8 +99,63 @@ static void test_against_sqlite(void){
   sqlite3_close(db);
 }
 
+/* The reference for sq_date_normalize: the full parse, then the format. */
+static int ref_normalize(const char *z, int n, char *out){
+  SqTime t;
+  if( sq_time_parse_text(z, n, &t) != SQ_TIME_OK ) return -1;
+  if( t.is_date ) return sq_date_format_ms(t.day * 86400000LL, out) - 13;
+  return sq_date_format_ms(t.ms, out);
+}
+
+/* sq_date_normalize's common shapes (read without date arithmetic) give
+** the text of the full parse and format, byte for byte, and what they
+** refuse the full rule refuses: generated dates and date-times of every
+** shape (all days of years around leap rules, hours 0..24, fractions of 0
+** to 4 digits, 'T'/space, Z), each also mutated (a byte changed, cut or
+** added). */
+static void test_normalize_common_shapes(void){
+  static const char alpha[] = "0123456789-: T.Zz+";
+  static const int years[] = { 0, 1, 4, 100, 400, 1900, 1969, 1970, 2000, 2023, 2024, 2100, 9999 };
+  char z[48], a[SQ_DATE_TEXT_MAX + 1], b[SQ_DATE_TEXT_MAX + 1];
+  long total = 0;
+  int bad = 0, i;
+  for(i = 0; i < 400000; i++){
+    int n, ka, kb, y = years[next_rand() % 13], mo = (int)(next_rand() % 14), d = (int)(next_rand() % 33);
+    int shape = (int)(next_rand() % 6);
+    n = snprintf(z, sizeof z, "%04d-%02d-%02d", y, mo, d);
+    if( shape > 0 ){
+      n += snprintf(z + n, sizeof z - (size_t)n, "%c%02d:%02d", next_rand() % 2 ? ' ' : 'T',
+                    (int)(next_rand() % 26), (int)(next_rand() % 61));
+    }
+    if( shape > 1 ) n += snprintf(z + n, sizeof z - (size_t)n, ":%02d", (int)(next_rand() % 61));
+    if( shape > 2 ){
+      int f = (int)(next_rand() % 5), k;
+      z[n++] = '.';
+      for(k = 0; k < f; k++) z[n++] = (char)('0' + next_rand() % 10);
+    }
+    if( shape > 3 && next_rand() % 2 ) z[n++] = next_rand() % 2 ? 'Z' : 'z';
+    if( next_rand() % 3 == 0 ){
+      uint64_t r = next_rand();
+      switch( r % 3 ){
+        case 0: z[(r >> 8) % (uint64_t)n] = alpha[(r >> 20) % (sizeof alpha - 1)]; break;
+        case 1: n = (int)((r >> 8) % (uint64_t)n); break;
+        default: z[n++] = alpha[(r >> 20) % (sizeof alpha - 1)]; break;
+      }
+    }
+    total++;
+    ka = sq_date_normalize(z, n, a);
+    kb = ref_normalize(z, n, b);
+    if( ka != kb || (ka > 0 && memcmp(a, b, (size_t)ka) != 0) ){
+      if( bad++ < 5 ) fprintf(stderr, "normalize '%.*s': '%.*s' (%d), reference '%.*s' (%d)\n",
+                              n, z, ka > 0 ? ka : 0, a, ka, kb > 0 ? kb : 0, b, kb);
+    }
+  }
+  SQ_CHECK_MSG(bad == 0, "%d of %ld texts normalize differently from the full rule", bad, total);
+}
+
 int main(void){
   test_known_values();
   test_against_sqlite();
+  test_normalize_common_shapes();
   return sq_test_done("test_date_codec");
 }

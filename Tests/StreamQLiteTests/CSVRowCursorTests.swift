@@ -12,7 +12,7 @@ import Testing
         let cursor = try CSVRowCursor(Stop.self, bytes: Array(csv.utf8))
         let stops = try cursor.collect()
         #expect(stops == CSVStopFixture.stops)
-        #expect(stops == (try CSVRecordCursor(Stop.self, bytes: Array(csv.utf8)).collect()))
+        #expect(stops == (try CSVDecodableCursor(Stop.self, bytes: Array(csv.utf8)).collect()))
         #expect(cursor.fieldNames == CSVStopFixture.fieldNames)
         // a file in chunks of any size: the same values
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("csv-rows-\(getpid()).csv").path
@@ -66,7 +66,7 @@ import Testing
             do { _ = try CSVRowCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch { return "\(error)" }
         }
         func decodableMessage(_ text: String) -> String {
-            do { _ = try CSVRecordCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch {
+            do { _ = try CSVDecodableCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch {
                 if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
                 if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
                 return "\(error)"
@@ -142,7 +142,7 @@ import Testing
 
     /// Python's csv module writes random records; CSVRowCursor reads back exactly what Python
     /// wrote (Python's JSON of the same records as the oracle), and the same values as
-    /// CSVRecordCursor (Decodable) reads.
+    /// CSVDecodableCursor (Decodable) reads.
     @Test func readsWhatPythonsCsvWriterWrote() throws {
         struct Rec: RowDecodable, Decodable, Equatable {
             var id: Int64, name: String, amount: Double?, flag: Bool, note: String?
@@ -175,7 +175,7 @@ import Testing
         #expect(out.rows.count == 3000)
         let viaRows = try CSVRowCursor(Rec.self, bytes: Array(out.csv.utf8)).collect()
         #expect(viaRows == out.rows)
-        let viaDecodable = try CSVRecordCursor(Rec.self, bytes: Array(out.csv.utf8)).collect()
+        let viaDecodable = try CSVDecodableCursor(Rec.self, bytes: Array(out.csv.utf8)).collect()
         #expect(viaRows == viaDecodable)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 @testable import StreamQLite
 
-/// The transit-stop CSV fixture shared by the CSV cursor tests (``CSVRecordTests``,
+/// The transit-stop CSV fixture shared by the CSV cursor tests (``CSVDecodableCursorTests``,
 /// ``CSVRowCursorTests``): one type that reads database rows (`RowDecodable`) and CSV
 /// records (`Decodable`), a small file with quoted commas, doubled quotes, a line end
 /// in a field, empty and `""` fields, and the values it must give.

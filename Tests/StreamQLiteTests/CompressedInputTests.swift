@@ -4,7 +4,7 @@ import Testing
 
 /// gzip and zstd input (the C decoder, `sq_decompress.h`) through every Swift path that
 /// reads input: `importCSV`/`importJSON` from a file, from bytes and from async chunks,
-/// `CSVRowCursor`, `CSVRecordCursor` and `JSONValueDecoder.elements`. The files are
+/// `CSVRowCursor`, `CSVDecodableCursor` and `JSONValueDecoder.elements`. The files are
 /// compressed by the `gzip` and `zstd` tools; each path gives exactly the rows of the
 /// plain file, a truncated file is an error naming the file and the format, and nothing
 /// of it is stored.
@@ -77,7 +77,7 @@ import Testing
                 == 2 * Self.items.count)
         // the CSV's second header is a record of the first member's columns (as zcat would show it)
         struct Texts: Decodable { var id: String; var name: String; var score: String }
-        let csv = try CSVRecordCursor(Texts.self, contentsOfFile: "\(dir)/twice.items.csv.gz").collect()
+        let csv = try CSVDecodableCursor(Texts.self, contentsOfFile: "\(dir)/twice.items.csv.gz").collect()
         #expect(csv.count == 2 * Self.items.count + 1)
         #expect(csv[Self.items.count].id == "id" && csv.last?.id == "\(Self.items.count - 1)")
     }
@@ -108,7 +108,7 @@ import Testing
     @Test func cursorsReadCompressedFiles() throws {
         for suffix in [".gz", ".zst"] {
             #expect(try CSVRowCursor(Item.self, contentsOfFile: "\(dir)/items.csv\(suffix)").collect() == Self.items)
-            #expect(try CSVRecordCursor(Item.self, contentsOfFile: "\(dir)/items.csv\(suffix)", options: .init(chunkSize: 1000)).collect()
+            #expect(try CSVDecodableCursor(Item.self, contentsOfFile: "\(dir)/items.csv\(suffix)", options: .init(chunkSize: 1000)).collect()
                     == Self.items)
             let cursor = try JSONValueDecoder().elements(of: Item.self, contentsOfFile: "\(dir)/items.ndjson\(suffix)", layout: .ndjson)
             #expect(try cursor.collect() == Self.items)

@@ -5,7 +5,7 @@ import Testing
 /// The shared table of edge field texts (`Tests/Fixtures/edge-fields.tsv`, also checked through
 /// the SQL typed tables by `scripts/check-ext-edge-fields.py`) through the Swift paths:
 /// `importCSV` into a declared INTEGER or REAL column (strict and not), `importCSV(createTable:)`
-/// (the inferred type), and `CSVRecordCursor`/`CSVRowCursor` decoding `Int` and `Double`.
+/// (the inferred type), and `CSVDecodableCursor`/`CSVRowCursor` decoding `Int` and `Double`.
 /// One rule in C (`sq_number.h`) decides them all: the same value, or the same refusal.
 @Suite struct EdgeFieldAgreementTests {
     struct Row {
@@ -105,7 +105,7 @@ import Testing
     func expectCursors<T: Decodable & RowDecodable>(_ type: T.Type, _ file: [UInt8], _ want: String, _ what: String,
                                                     _ value: (T) -> Int64?, wanted: () -> Int64) throws {
         let reads: [(String, () throws -> T)] = [
-            ("CSVRecordCursor", { try CSVRecordCursor(T.self, bytes: file).collect()[0] }),
+            ("CSVDecodableCursor", { try CSVDecodableCursor(T.self, bytes: file).collect()[0] }),
             ("CSVRowCursor", { try CSVRowCursor(T.self, bytes: file).collect()[0] }),
         ]
         for (cursor, read) in reads {

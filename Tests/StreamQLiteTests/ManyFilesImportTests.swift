@@ -150,7 +150,7 @@ import Testing
         try write("c-1.csv", "id,name\n1,a\n2,b\n")
         try write("c-2.csv", "name,id\nc,3\n")
         try write("c-3.csv", "id\n4\n")
-        let items = try CSVRecordCursor(Item.self, contentsOfFiles: [dir + "/c-*.csv"]).collect()
+        let items = try CSVDecodableCursor(Item.self, contentsOfFiles: [dir + "/c-*.csv"]).collect()
         #expect(items == [Item(id: 1, name: "a"), Item(id: 2, name: "b"), Item(id: 3, name: "c"), Item(id: 4, name: nil)])
         let rows = try CSVRowCursor(ItemRow.self, contentsOfFiles: [dir + "/c-[12].csv"]).collect()
         #expect(rows == [ItemRow(id: 1, name: "a"), ItemRow(id: 2, name: "b"), ItemRow(id: 3, name: "c")])
@@ -162,8 +162,8 @@ import Testing
         } catch let e as CSVImportError {
             #expect(e.file == dir + "/c-2.csv" && e.line == 3)
         }
-        #expect(throws: CSVImportError(message: "\(dir)/none-*.csv: no file matches", function: "CSVRecordCursor")) {
-            _ = try CSVRecordCursor(Item.self, contentsOfFiles: [dir + "/none-*.csv"])
+        #expect(throws: CSVImportError(message: "\(dir)/none-*.csv: no file matches", function: "CSVDecodableCursor")) {
+            _ = try CSVDecodableCursor(Item.self, contentsOfFiles: [dir + "/none-*.csv"])
         }
     }
 }

@@ -59,6 +59,75 @@ import Testing
         }
     }
 
+    /// The dates whose Unix seconds SQLite's 'auto' rule reads as Julian days (1970-01-20 to
+    /// 1970-03-04; before 1970-01-20 as no date): every hour of 1970-01-01 to 1970-03-04
+    /// 12:00 (each with its own milliseconds) and the rule's boundaries, written by every
+    /// API and read back as the same `Date`, and seen by SQL as the same instant.
+    static let ambiguousRangeDates: [Date] = {
+        var ms: [Int64] = [0, 1, 1_721_059_499, 1_721_059_500, 1_721_059_501, 5_373_484_499, 5_373_484_500]
+        for hour in 0..<(62 * 24 + 13) { ms.append(Int64(hour) * 3_600_000 + Int64(hour * 7919 % 3_600_000)) }
+        return ms.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }()
+
+    @Test func everyDateOfTheAmbiguousNumberRangeReadsBackAsTheSameDateThroughEveryPath() throws {
+        let db = try Database(path: ":memory:")
+        let dates = Self.ambiguousRangeDates
+        try db.execute("CREATE TABLE ev(n INTEGER, at DATETIME)")
+        try db.transaction {
+            for (i, d) in dates.enumerated() { try db.execute("INSERT INTO ev VALUES (?, ?)", i, d) }
+        }
+        let k = dates.count
+        try db.insert(contentsOf: dates.enumerated().map { Event(n: k + $0.offset, at: $0.element) }, into: "ev")
+        try db.insert(contentsOf: dates.enumerated().map { RowEvent(n: 2 * k + $0.offset, at: $0.element) }, into: "ev")
+        var json: [UInt8] = []
+        try db.writeJSON("SELECT n + \(3 * k) AS n, at FROM ev WHERE n < \(k) ORDER BY n", to: &json)
+        try db.importJSON(bytes: json, into: "ev")
+        var csv: [UInt8] = []
+        try db.writeCSV("SELECT n + \(4 * k) AS n, at FROM ev WHERE n < \(k) ORDER BY n", to: &csv)
+        _ = try db.importCSV(bytes: csv, into: "ev")
+        let back = try db.tuples(Int.self, Date.self, sql: "SELECT n, at FROM ev ORDER BY n").collect()
+        #expect(back.count == 5 * k)
+        for (n, d) in back where d != dates[n % k] {
+            Issue.record("path \(n / k), \(sqliteDateString(dates[n % k])) read back as \(sqliteDateString(d))")
+        }
+        // SQL reads the same instant: milliseconds since 1970 from SQLite's own date functions.
+        let sqlMs = try db.tuples(Int.self, Int64.self,
+            sql: "SELECT n, CAST(round((julianday(at) - 2440587.5) * 86400000.0) AS INTEGER) FROM ev ORDER BY n").collect()
+        for (n, ms) in sqlMs where ms != dateMilliseconds(dates[n % k]) {
+            Issue.record("path \(n / k): SQL reads \(ms) ms, not \(dateMilliseconds(dates[n % k]))")
+        }
+    }
+
+    /// `.unixSeconds` refuses a `Date` whose number would read back as another instant (the
+    /// whole 1970-01-01 to 1970-03-04 range) with an error naming the row and column; the
+    /// instants just outside it are stored as numbers and read back as the same `Date`.
+    @Test func unixSecondsRefusesTheDatesItsNumberWouldShift() throws {
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE ev(n INTEGER, at DATETIME)")
+        for (i, d) in Self.ambiguousRangeDates.enumerated() where d.timeIntervalSince1970 < 5_373_484.5 {
+            do {
+                try db.insert(contentsOf: [Event(n: 0, at: d), Event(n: i, at: d)], into: "ev", options: .init(dateEncoding: .unixSeconds))
+                Issue.record("\(sqliteDateString(d)) was stored as Unix seconds")
+            } catch let error as InsertError {
+                #expect(error.row == 0 && error.column == "at" && error.message.contains("Julian day"), "\(error)")
+            }
+            // the same Date as text (the default) comes back
+            try db.insert(contentsOf: [Event(n: i, at: d)], into: "ev")
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM ev WHERE typeof(at) <> 'text'") == 0)
+        let outside = [Date(timeIntervalSince1970: -0.001), Date(timeIntervalSince1970: 5_373_484.5),
+                       Date(timeIntervalSince1970: 1_714_564_800.25)]
+        try db.execute("DELETE FROM ev")
+        try db.insert(contentsOf: outside.enumerated().map { Event(n: $0.offset, at: $0.element) }, into: "ev",
+                      options: .init(dateEncoding: .unixSeconds))
+        #expect(try db.values(Date.self, "SELECT at FROM ev ORDER BY n").collect() == outside)
+        #expect(try db.value(Int.self, "SELECT count(*) FROM ev WHERE typeof(at) = 'real'") == 3)
+        let far = Date(timeIntervalSince1970: 253_402_300_800)   // 10000-01-01: no time by the rule
+        #expect(throws: InsertError.self) {
+            try db.insert(contentsOf: [Event(n: 9, at: far)], into: "ev", options: .init(dateEncoding: .unixSeconds))
+        }
+    }
+
     @Test func textOrderIsTimeOrderAndSQLiteReadsTheSameInstant() throws {
         let db = try Database(path: ":memory:")
         try db.execute("CREATE TABLE t(at DATETIME)")

@@ -1,6 +1,6 @@
 // CSV benchmarks (issue 12): the same CSV file through
 //   1. importCSV(contentsOfFile:) vs the sqlite3 shell's `.import --csv` into the same typed table;
-//   2. CSVRecordCursor (Decodable) and CSVRowCursor (hand-written RowDecodable) vs SwiftCSV 0.10.0 and
+//   2. CSVDecodableCursor (Decodable) and CSVRowCursor (hand-written RowDecodable) vs SwiftCSV 0.10.0 and
 //      CSV.swift 2.5.2 producing the same structs;
 //   3. writeCSV vs the shell's `.mode csv` output of the same query.
 //
@@ -159,7 +159,7 @@ var digests: [Digest] = [Digest(), Digest(), Digest(), Digest()]
 for _ in 0..<rounds {
     var d = Digest()
     typedTimes[0].append(try timed {
-        let cursor = try CSVRecordCursor(Row.self, contentsOfFile: path)
+        let cursor = try CSVDecodableCursor(Row.self, contentsOfFile: path)
         while let r = try cursor.next() { d.add(r) }
     })
     digests[0] = d
@@ -188,20 +188,20 @@ for _ in 0..<rounds {
     })
     digests[2] = d
 }
-// The same structs: CSVRecordCursor reads "" as '' (quoted empty) and empty as nil; the
+// The same structs: CSVDecodableCursor reads "" as '' (quoted empty) and empty as nil; the
 // others read both as "" — compare what they agree on.
 func agree(_ a: Digest, _ b: Digest) -> Bool {
     a.rows == b.rows && a.ids == b.ids && a.qty == b.qty && a.actives == b.actives && a.text == b.text && a.amounts == b.amounts
 }
-precondition(digests[0] == digests[3], "CSVRecordCursor and CSVRowCursor disagree: \(digests)")
+precondition(digests[0] == digests[3], "CSVDecodableCursor and CSVRowCursor disagree: \(digests)")
 precondition(agree(digests[0], digests[1]) && agree(digests[0], digests[2]), "readers disagree: \(digests)")
 report("typed rows (Decodable struct of 8 fields) from the CSV file", [
     Result(name: "SwiftCSV 0.10.0 (Named rows → struct)", seconds: median(typedTimes[1])),
     Result(name: "CSV.swift 2.5.2 (CSVRowDecoder)", seconds: median(typedTimes[2])),
-    Result(name: "StreamQLite CSVRecordCursor (Decodable)", seconds: median(typedTimes[0])),
+    Result(name: "StreamQLite CSVDecodableCursor (Decodable)", seconds: median(typedTimes[0])),
     Result(name: "StreamQLite CSVRowCursor (RowDecodable)", seconds: median(typedTimes[3])),
 ], baseline: 1)
-print(String(format: "CSVRecordCursor vs CSV.swift: %.2fx, vs SwiftCSV: %.2fx\n",
+print(String(format: "CSVDecodableCursor vs CSV.swift: %.2fx, vs SwiftCSV: %.2fx\n",
              median(typedTimes[2]) / median(typedTimes[0]), median(typedTimes[1]) / median(typedTimes[0])))
 print(String(format: "CSVRowCursor vs CSV.swift: %.2fx, vs SwiftCSV: %.2fx\n",
              median(typedTimes[2]) / median(typedTimes[3]), median(typedTimes[1]) / median(typedTimes[3])))

@@ -14,7 +14,7 @@ public struct CSVField {
     /// The field's text, or nil for NULL.
     public var text: String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
 
-    /// The error for a field that is not a `T`: the same words as ``CSVRecordCursor`` uses.
+    /// The error for a field that is not a `T`: the same words as ``CSVDecodableCursor`` uses.
     public func mismatch<T>(_ type: T.Type) -> CSVFieldError { CSVFieldError(field: self, type: T.self) }
 }
 
@@ -41,7 +41,7 @@ public struct CSVFieldError: Error, Equatable {
     }
 }
 
-/// The one set of CSV field text → value conversions, used by ``CSVRecordCursor``
+/// The one set of CSV field text → value conversions, used by ``CSVDecodableCursor``
 /// (`Decodable`) and ``CSVRowCursor`` (``RowDecodable``): nil when the text does not convert.
 @usableFromInline
 enum CSVText {

@@ -8,7 +8,7 @@ private let csvFieldCallback: sq_csv_callback = { user, event in
 /// Reads a CSV input one record at a time with the C reader (`sq_csv.h`): the fields of
 /// the current record are kept in one byte buffer until the next record is read.
 ///
-/// Used by ``CSVRecordCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
+/// Used by ``CSVDecodableCursor`` and ``CSVRowCursor``. The input is a file (read in chunks,
 /// never whole; decompressed when gzip or zstd: ``InputFile``), several files one after the other (each with its own header: the C
 /// reader restarts, ``fileIndex`` counts up, and the cursors drop their name → field
 /// plans), or bytes.
@@ -56,7 +56,7 @@ final class CSVFieldReader {
     let function: String
 
     /// Reads the file at `path`.
-    convenience init(path: String, options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+    convenience init(path: String, options: CSVImportOptions, function: String = "CSVDecodableCursor") throws {
         try self.init(paths: [path], several: false, options: options, function: function)
     }
 
@@ -111,7 +111,7 @@ final class CSVFieldReader {
     var errorFile: String? { several ? path : nil }
 
     /// Reads `bytes`.
-    init(bytes: [UInt8], options: CSVImportOptions, function: String = "CSVRecordCursor") throws {
+    init(bytes: [UInt8], options: CSVImportOptions, function: String = "CSVDecodableCursor") throws {
         self.function = function
         path = nil
         input = bytes

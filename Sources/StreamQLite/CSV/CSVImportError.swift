@@ -1,4 +1,4 @@
-/// Why an import failed (nothing of it was stored), or why a ``CSVRecordCursor`` could
+/// Why an import failed (nothing of it was stored), or why a ``CSVDecodableCursor`` could
 /// not read its input.
 ///
 /// The description names what and where:
@@ -16,7 +16,7 @@ public struct CSVImportError: Error, Equatable, CustomStringConvertible {
     public var field: Int?
     /// The field's header name, when known.
     public var fieldName: String?
-    /// What was reading: `importCSV` or `CSVRecordCursor`.
+    /// What was reading: `importCSV` or `CSVDecodableCursor`.
     public var function: String
     /// The file the position is in, when reading several files.
     public var file: String?

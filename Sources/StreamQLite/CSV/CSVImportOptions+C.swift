@@ -4,7 +4,7 @@ extension CSVImportOptions {
     /// These reading options as the C reader's `sq_csv_options` (`sq_csv_ingest.h`),
     /// for the one C configuration step, `sq_csv_options_apply`, behind every CSV
     /// reader the library makes (``Database/importCSV(bytes:into:options:progress:)``,
-    /// ``CSVRecordCursor``, ``CSVRowCursor``).
+    /// ``CSVDecodableCursor``, ``CSVRowCursor``).
     ///
     /// The NULL marker's bytes are valid only during `body`. `maxField` 0 keeps the
     /// reader's default field limit.

@@ -3,12 +3,12 @@ import Foundation
 
 /// ``RowDecodable`` values read straight from the records of a CSV file or bytes: the
 /// CSV counterpart of ``Database/rows(_:_:_:)`` for a hand-written ``RowDecodable`` type
-/// (``CSVRecordCursor`` is the one for `Decodable`).
+/// (``CSVDecodableCursor`` is the one for `Decodable`).
 ///
 /// Each record is handed to `init(row:)` as a ``Row``: `row[i]` reads the i-th field,
 /// `row["name"]` the field under that header name — the name → field plan is resolved
 /// once per input and then followed record after record, as a statement's is. Field text
-/// converts as ``CSVRecordCursor`` converts it (``DatabaseValueConvertible/decode(csvField:)``):
+/// converts as ``CSVDecodableCursor`` converts it (``DatabaseValueConvertible/decode(csvField:)``):
 /// integers `-?[0-9]+` within the type's range, `Double`/`Float` by Swift's parser,
 /// `Bool` from `true`/`false`/`1`/`0`, `Date` by the one date codec, `Data` from base64,
 /// a NULL field (an empty unquoted field, or the NULL text) `nil` for optionals and an

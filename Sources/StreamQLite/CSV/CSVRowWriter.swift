@@ -2,12 +2,12 @@ import Foundation
 
 /// Owns a CSV writer's output buffer and byte-class table.
 private final class CSVWriterStorage {
-    let buffer: UnsafeMutablePointer<UInt8>
+    let buffer: OutputBuffer
     /// Per byte: 1 when a field holding it must be quoted (delimiter, quote, CR, LF),
     /// 2 when it is not ASCII (the field's UTF-8 is checked).
     let classes: UnsafeMutablePointer<UInt8>
     init(capacity: Int) {
-        buffer = .allocate(capacity: capacity)
+        buffer = OutputBuffer(capacity: capacity)
         classes = .allocate(capacity: 256)
         classes.initialize(repeating: 0, count: 256)
     }
@@ -45,10 +45,8 @@ public struct CSVRowWriter: RowSink {
     public private(set) var rowCount = 0
 
     private let storage: CSVWriterStorage
-    private let buffer: UnsafeMutablePointer<UInt8>
+    private var output: OutputBuffer
     private let classes: UnsafeMutablePointer<UInt8>
-    private let capacity: Int
-    private var count = 0
     private let delimiter: UInt8
     private let quote: UInt8
     private let nullBytes: [UInt8]
@@ -68,9 +66,8 @@ public struct CSVRowWriter: RowSink {
         }
         self.sink = sink
         self.options = options
-        capacity = max(options.chunkSize, 64)
-        storage = CSVWriterStorage(capacity: capacity)
-        buffer = storage.buffer
+        storage = CSVWriterStorage(capacity: max(options.chunkSize, 64))
+        output = storage.buffer
         classes = storage.classes
         delimiter = UInt8(d)
         quote = UInt8(q)
@@ -122,7 +119,7 @@ public struct CSVRowWriter: RowSink {
     public mutating func integer(_ value: Int64, column: Int) throws {
         try separator(column)
         try reserve(24)
-        count += writeDecimal(value, to: buffer + count)
+        output.count += writeDecimal(value, to: output.end)
         atStart = false
     }
 
@@ -131,11 +128,9 @@ public struct CSVRowWriter: RowSink {
         try separator(column)
         try reserve(40)
         if value.isFinite {
-            count += writeShortestDouble(value, to: buffer + count)
+            output.count += writeShortestDouble(value, to: output.end)
         } else {
-            let text: StaticString = value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity"
-            (buffer + count).update(from: text.utf8Start, count: text.utf8CodeUnitCount)
-            count += text.utf8CodeUnitCount
+            output.append(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")
         }
         atStart = false
     }
@@ -236,13 +231,12 @@ public struct CSVRowWriter: RowSink {
 
     @inline(__always)
     private mutating func append(_ byte: UInt8) {
-        buffer[count] = byte
-        count += 1
+        output.append(byte)
     }
 
     @inline(__always)
     private mutating func reserve(_ n: Int) throws {
-        if capacity - count < n { try flushBuffer() }
+        try output.reserve(n, flushingTo: &sink)
     }
 
     @inline(__always)
@@ -252,29 +246,12 @@ public struct CSVRowWriter: RowSink {
     }
 
     private mutating func flushBuffer() throws {
-        guard count > 0 else { return }
-        let n = count
-        count = 0
-        try sink.write(UnsafeRawBufferPointer(start: buffer, count: n))
+        try output.flush(to: &sink)
     }
 
     /// Copies any number of bytes, flushing as often as needed.
     @inline(__always)
     private mutating func putBytes(_ start: UnsafePointer<UInt8>, _ n: Int) throws {
-        if _fastPath(n <= capacity - count) {
-            (buffer + count).update(from: start, count: n)
-            count += n
-            return
-        }
-        var p = start
-        var left = n
-        while left > 0 {
-            if count == capacity { try flushBuffer() }
-            let k = min(left, capacity - count)
-            (buffer + count).update(from: p, count: k)
-            count += k
-            p += k
-            left -= k
-        }
+        try output.put(start, count: n, flushingTo: &sink)
     }
 }

@@ -301,7 +301,7 @@ final class BindingEncoder: Encoder {
         let index = base + Int32(c) + 1
         let stmt = self.stmt.unsafelyUnwrapped
         let plan = self.plan.unsafelyUnwrapped
-        if sqBindSpecialValue(value, stmt, index, dateEncoding: dateEncoding) { return }
+        if try sqBindSpecialValue(value, stmt, index, column: plan.columns[c], dateEncoding: dateEncoding) { return }
         if plan.isJSON[c] {
             // A nil optional is NULL (the decoder reads NULL as nil), anything else its JSON text.
             if let optional = value as? any JSONOptionalValue, optional.isNone {

@@ -55,7 +55,7 @@ final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
     }
     func encode<T: Encodable>(_ value: T) throws {
         // A wrapper around another value: the owner handles Date, Data, UUID… for the same column.
-        if sqBindSpecialValue(value, stmt, index, dateEncoding: owner.dateEncoding) {
+        if try sqBindSpecialValue(value, stmt, index, column: column, dateEncoding: owner.dateEncoding) {
             bound = true
             return
         }
@@ -69,14 +69,20 @@ final class ColumnEncoder: Encoder, SingleValueEncodingContainer {
 /// Binds the values an insert stores in a form of their own: `Date` (as `dateEncoding`
 /// says), `Data` and `[UInt8]` (BLOB), `UUID`, `URL` and `Decimal` (TEXT). False for any
 /// other value. The one copy of these rules, for properties (``BindingEncoder``) and for
-/// the values wrapped in single-value types (``ColumnEncoder``).
-func sqBindSpecialValue<T>(_ value: T, _ stmt: OpaquePointer, _ index: Int32,
-                           dateEncoding: InsertOptions.DateEncoding) -> Bool {
+/// the values wrapped in single-value types (``ColumnEncoder``). Throws for a `Date` that
+/// `.unixSeconds` cannot store as a number read back as the same instant.
+func sqBindSpecialValue<T>(_ value: T, _ stmt: OpaquePointer, _ index: Int32, column: String?,
+                           dateEncoding: InsertOptions.DateEncoding) throws -> Bool {
     switch value {
     case let date as Date:
         switch dateEncoding {
         case .text: sqBindText(stmt, index, sqliteDateString(date))
-        case .unixSeconds: sqlite3_bind_double(stmt, index, date.timeIntervalSince1970)
+        case .unixSeconds:
+            let seconds = date.timeIntervalSince1970
+            guard numberIsUnixSeconds(seconds) else {
+                throw RowEncodingFailure(column: column, message: unixSecondsRefusal(date))
+            }
+            sqlite3_bind_double(stmt, index, seconds)
         }
     case let data as Data:
         data.withUnsafeBytes {

@@ -22,8 +22,10 @@ public struct InsertOptions: Sendable {
         /// and the locale-week functions read it, and text order is time order.
         case text
         /// REAL seconds since 1970-01-01 UTC. Read back (in Swift and SQL alike) by SQLite's
-        /// `'auto'` rule, which takes a number from 0 to 5373484.5 for a Julian day: the
-        /// instants of 1970-01-01 to 1970-03-04 do not come back; store those as ``text``.
+        /// `'auto'` rule, which takes a number from 0 to 5373484.5 for a Julian day: a `Date`
+        /// of 1970-01-01 to 1970-03-04 (and one outside the years 0000-9999) would not come
+        /// back as the same `Date`, so the insert throws an ``InsertError`` for it, naming the
+        /// row and column; store such dates as ``text``.
         case unixSeconds
     }
 

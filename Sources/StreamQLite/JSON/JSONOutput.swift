@@ -1,4 +1,4 @@
-/// The byte-level JSON writer behind ``JSONValueEncoder``: a growable buffer,
+/// The byte-level JSON writer behind ``JSONValueEncoder``: a growing ``OutputBuffer``,
 /// the open containers, separators, pretty printing, key sorting and the
 /// removal of duplicate keys. Strings and numbers go through the library's one
 /// escaper and formatter (JSONEscaping.swift).
@@ -39,9 +39,15 @@ struct JSONOutput: ~Copyable {
         var start: Int
     }
 
-    var buffer: UnsafeMutablePointer<UInt8>
-    var count = 0
-    var capacity: Int
+    /// The document's bytes (it grows: the writer reads back what it wrote).
+    var output: OutputBuffer
+    /// The output's first byte, its length and its room (the writes below use them).
+    var buffer: UnsafeMutablePointer<UInt8> { @inline(__always) get { output.start } }
+    var count: Int {
+        @inline(__always) get { output.count }
+        @inline(__always) set { output.count = newValue }
+    }
+    var capacity: Int { @inline(__always) get { output.capacity } }
     var frames = JSONStack<Frame>()
     var members = JSONStack<Member>()
     /// The members of objects written by hand (see ``Frame/hand``).
@@ -59,14 +65,13 @@ struct JSONOutput: ~Copyable {
         self.pretty = pretty
         self.sortedKeys = sortedKeys
         self.escapeSlashes = escapeSlashes
-        capacity = 256
-        buffer = .allocate(capacity: capacity)
+        output = OutputBuffer(capacity: 256)
         preparedKeys = .allocate(capacity: JSONPreparedKey.slots)
         preparedKeys.initialize(repeating: JSONPreparedKey(), count: JSONPreparedKey.slots)
     }
 
     deinit {
-        buffer.deallocate()
+        output.deallocate()
         scratch.deallocate()
         startScratch.deallocate()
         for i in 0..<JSONPreparedKey.slots where preparedKeys[i].key != nil { preparedKeys[i].bytes.deallocate() }
@@ -74,7 +79,7 @@ struct JSONOutput: ~Copyable {
         for i in 0..<handPlans.count { handPlans[i].free() }
     }
 
-    var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: buffer, count: count) }
+    var bytes: UnsafeBufferPointer<UInt8> { output.bytes }
 
     /// Forgets everything written.
     mutating func reset() {
@@ -87,36 +92,22 @@ struct JSONOutput: ~Copyable {
     // MARK: Buffer
 
     @inline(__always) mutating func reserve(_ n: Int) {
-        if _slowPath(capacity - count < n) { grow(n) }
-    }
-
-    mutating func grow(_ n: Int) {
-        var c = capacity * 2
-        while c - count < n { c *= 2 }
-        let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
-        b.update(from: buffer, count: count)
-        buffer.deallocate()
-        buffer = b
-        capacity = c
+        output.reserve(n)
     }
 
     @inline(__always) mutating func append(_ byte: UInt8) {
-        reserve(1)
-        buffer[count] = byte
-        count &+= 1
+        output.reserve(1)
+        output.append(byte)
     }
 
     @inline(__always) mutating func append(_ s: StaticString) {
-        let n = s.utf8CodeUnitCount
-        reserve(n)
-        (buffer + count).update(from: s.utf8Start, count: n)
-        count &+= n
+        output.reserve(s.utf8CodeUnitCount)
+        output.append(s)
     }
 
     mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-        reserve(bytes.count)
-        if let b = bytes.baseAddress { (buffer + count).update(from: b, count: bytes.count) }
-        count &+= bytes.count
+        output.reserve(bytes.count)
+        if let b = bytes.baseAddress { output.append(b, count: bytes.count) }
     }
 
     mutating func indent(_ level: Int) {

@@ -103,11 +103,10 @@ final class JSONColumnLayout {
 /// `writeJSON` lends one to each writer and keeps it with the connection afterwards
 /// (`ConnectionState.spareJSONStorage`), so a call does not allocate a new 64 KiB buffer.
 final class JSONWriterStorage {
-    let buffer: UnsafeMutablePointer<UInt8>
-    let capacity: Int
+    let buffer: OutputBuffer
+    var capacity: Int { buffer.capacity }
     init(capacity: Int) {
-        self.capacity = capacity
-        buffer = .allocate(capacity: capacity)
+        buffer = OutputBuffer(capacity: capacity)
     }
 
     /// The parser validating raw JSON columns (created on first use).
@@ -212,9 +211,7 @@ public struct JSONRowWriter: RowSink {
     public private(set) var rowCount = 0
 
     private let storage: JSONWriterStorage
-    private let buffer: UnsafeMutablePointer<UInt8>
-    private let capacity: Int
-    private var count = 0
+    private var output: OutputBuffer
     /// The current result's prefixes (kept alive here; raw views below, no ARC in the value paths).
     private var layout: JSONColumnLayout?
     private var prefixBytes: UnsafeMutablePointer<UInt8>?
@@ -238,9 +235,8 @@ public struct JSONRowWriter: RowSink {
     init(sink: some ByteSink, options: JSONWriterOptions, storage: JSONWriterStorage, statement: Statement?) {
         self.sink = sink
         self.options = options
-        self.capacity = storage.capacity
         self.storage = storage
-        self.buffer = storage.buffer
+        self.output = storage.buffer
         self.pretty = options.prettyPrinted && options.format != .ndjson
         self.statement = statement
     }
@@ -328,12 +324,10 @@ public struct JSONRowWriter: RowSink {
         try reserve(24)
         if _slowPath(columnKinds.unsafelyUnwrapped[column] == JSONColumnLayout.ColumnKind.boolean.rawValue) {
             guard value == 0 || value == 1 else { throw notBoolean(column, String(value)) }
-            let word: StaticString = value == 1 ? "true" : "false"
-            (buffer + count).update(from: word.utf8Start, count: word.utf8CodeUnitCount)
-            count += word.utf8CodeUnitCount
+            output.append(value == 1 ? "true" : "false")
             return
         }
-        count += writeDecimal(value, to: buffer + count)
+        output.count += writeDecimal(value, to: output.end)
     }
 
     /// The error for a value that is not a boolean in a boolean column.
@@ -356,7 +350,7 @@ public struct JSONRowWriter: RowSink {
         try checkNotBoolean(column, "the REAL \(value)")
         try reserve(40)
         guard value.isFinite else { appendNull(); return }
-        count += writeShortestDouble(value, to: buffer + count)
+        output.count += writeShortestDouble(value, to: output.end)
     }
 
     /// Writes an escaped JSON string (or the value itself in a raw JSON column).
@@ -421,27 +415,22 @@ public struct JSONRowWriter: RowSink {
 
     @inline(__always)
     private mutating func append(_ byte: UInt8) {
-        buffer[count] = byte
-        count += 1
+        output.append(byte)
     }
 
     @inline(__always)
     private mutating func appendNull() {
-        (buffer + count).update(from: ("null" as StaticString).utf8Start, count: 4)
-        count += 4
+        output.append("null")
     }
 
     /// Makes room for `n` more bytes (n ≤ capacity) by handing the buffer to the sink.
     @inline(__always)
     private mutating func reserve(_ n: Int) throws {
-        if capacity - count < n { try flushBuffer() }
+        try output.reserve(n, flushingTo: &sink)
     }
 
     private mutating func flushBuffer() throws {
-        guard count > 0 else { return }
-        let n = count
-        count = 0
-        try sink.write(UnsafeRawBufferPointer(start: buffer, count: n))
+        try output.flush(to: &sink)
     }
 
     @inline(__always)
@@ -452,16 +441,7 @@ public struct JSONRowWriter: RowSink {
 
     /// Copies any number of bytes, flushing as often as needed.
     private mutating func putBytes(_ start: UnsafePointer<UInt8>, _ n: Int) throws {
-        var p = start
-        var left = n
-        while left > 0 {
-            if count == capacity { try flushBuffer() }
-            let k = min(left, capacity - count)
-            (buffer + count).update(from: p, count: k)
-            count += k
-            p += k
-            left -= k
-        }
+        try output.put(start, count: n, flushingTo: &sink)
     }
 
     @inline(__always)
@@ -472,14 +452,13 @@ public struct JSONRowWriter: RowSink {
         let n = offsets[column + 1] - start
         if n == 0 { return }
         let source = prefixBytes.unsafelyUnwrapped + start
-        if n <= 16 && capacity - count >= 16 {
+        if n <= 16 && output.room >= 16 {
             // Two word copies (the prefix table is padded, the buffer has the room); the bytes
             // past `n` are overwritten by what follows.
-            copy16(buffer + count, source)
-            count += n
-        } else if n <= capacity - count {
-            (buffer + count).update(from: source, count: n)
-            count += n
+            copy16(output.end, source)
+            output.count += n
+        } else if n <= output.room {
+            output.append(source, count: n)
         } else {
             try putBytes(source, n)
         }
@@ -505,11 +484,11 @@ public struct JSONRowWriter: RowSink {
         if let p = utf8.baseAddress {
             var i = 0
             while i < n {
-                if capacity - count < 16 { try flushBuffer() }
-                let progress = jsonEscape(p, n, &i, into: buffer + count, room: capacity - count, escapeSlash: false,
+                if output.room < 16 { try flushBuffer() }
+                let progress = jsonEscape(p, n, &i, into: output.end, room: output.room, escapeSlash: false,
                                           escapeLineSeparators: options.escapeLineSeparators,
                                           rejectInvalidUTF8: options.invalidUTF8 == .reject)
-                count += progress.written
+                output.count += progress.written
                 if let bad = progress.invalidAt {
                     throw JSONWriterError.invalidUTF8(
                         row: rowCount, column: column < columnNames.count ? columnNames[column] : "#\(column)",
@@ -530,10 +509,10 @@ public struct JSONRowWriter: RowSink {
             let p = raw.assumingMemoryBound(to: UInt8.self)
             var i = 0
             while i + 3 <= n {
-                if capacity - count < 4 { try flushBuffer() }
+                if output.room < 4 { try flushBuffer() }
                 // As many whole groups as fit in the buffer.
-                let groups = min((n - i) / 3, (capacity - count) / 4)
-                let out = buffer + count
+                let groups = min((n - i) / 3, output.room / 4)
+                let out = output.end
                 for g in 0..<groups {
                     let s = i + 3 * g
                     let v = UInt32(p[s]) << 16 | UInt32(p[s + 1]) << 8 | UInt32(p[s + 2])
@@ -542,7 +521,7 @@ public struct JSONRowWriter: RowSink {
                     out[4 * g + 2] = table[Int((v >> 6) & 63)]
                     out[4 * g + 3] = table[Int(v & 63)]
                 }
-                count += 4 * groups
+                output.count += 4 * groups
                 i += 3 * groups
             }
             let rest = n - i

@@ -58,6 +58,25 @@ func dateFromNumber(_ x: Double) -> Date? {
     return sq_date_number_seconds(x, &seconds) == 0 ? Date(timeIntervalSince1970: seconds) : nil
 }
 
+/// Whether the stored number `seconds` reads back as those Unix seconds by the rule of
+/// ``dateFromNumber(_:)`` (not from 0 to 5373484.5, a Julian day; within 0000-9999).
+func numberIsUnixSeconds(_ seconds: Double) -> Bool {
+    var back = 0.0
+    return sq_date_number_seconds(seconds, &back) == 0 && back == seconds
+}
+
+/// Why ``InsertOptions/DateEncoding/unixSeconds`` refuses `date`: its seconds, read back by
+/// the rule of ``dateFromNumber(_:)``, would be another instant (1970-01-01 to 1970-03-04,
+/// read as Julian days) or none (outside the years 0000-9999).
+func unixSecondsRefusal(_ date: Date) -> String {
+    let seconds = date.timeIntervalSince1970
+    let why = seconds >= 0 && seconds < 5_373_484.5
+        ? "a stored number from 0 to 5373484.5 is a Julian day (SQLite's 'auto' rule, which SQL and Swift apply)"
+        : "a stored number is a time only within the years 0000-9999"
+    return "the Date \(sqliteDateString(date)) cannot be stored as Unix seconds (\(seconds)): \(why), "
+        + "so it would not read back as the same Date; store it as text (dateEncoding: .text, the default)"
+}
+
 /// The one date text of the library: `2024-05-01 12:00:00.250`, UTC, milliseconds
 /// floored (a `Date` never moves to a later millisecond, second or day).
 ///

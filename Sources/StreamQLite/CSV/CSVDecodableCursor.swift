@@ -10,7 +10,7 @@
 ///
 /// ```swift
 /// struct Stop: Decodable { var stop_id: String; var stop_lat: Double; var stop_lon: Double }
-/// let stops = try CSVRecordCursor(Stop.self, contentsOfFile: "gtfs/stops.txt")
+/// let stops = try CSVDecodableCursor(Stop.self, contentsOfFile: "gtfs/stops.txt")
 /// while let stop = try stops.next() { … }
 /// ```
 ///
@@ -18,12 +18,12 @@
 /// text, empty fields, short records, chunk size); the storing ones are not used.
 /// Errors: malformed CSV throws ``CSVImportError`` (line, byte, field); a field that
 /// does not convert throws `DecodingError` naming line, byte, record and field.
-public final class CSVRecordCursor<Record: Decodable>: Cursor {
+public final class CSVDecodableCursor<Value: Decodable>: Cursor {
     private let reader: CSVFieldReader
     private let decoder: CSVRecordDecoder
 
     /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
-    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions(),
+    public init(_ type: Value.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions(),
                 userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
         reader = try CSVFieldReader(path: path, options: options)
         decoder = CSVRecordDecoder(reader: reader)
@@ -33,15 +33,15 @@ public final class CSVRecordCursor<Record: Decodable>: Cursor {
     /// Reads several files one after the other: each entry of `files` a path or a glob
     /// (`"logs/2026-*.csv"`, its matches sorted by name: the expansion of `csv_stream`).
     /// Each file has its own header, and keys are matched to its names.
-    public init(_ type: Record.Type, contentsOfFiles files: [String], options: CSVImportOptions = CSVImportOptions(),
+    public init(_ type: Value.Type, contentsOfFiles files: [String], options: CSVImportOptions = CSVImportOptions(),
                 userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
-        reader = try CSVFieldReader(files: files, options: options, function: "CSVRecordCursor")
+        reader = try CSVFieldReader(files: files, options: options, function: "CSVDecodableCursor")
         decoder = CSVRecordDecoder(reader: reader)
         decoder.userInfo = userInfo
     }
 
     /// Reads CSV held in memory.
-    public init(_ type: Record.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions(),
+    public init(_ type: Value.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions(),
                 userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
         reader = try CSVFieldReader(bytes: bytes, options: options)
         decoder = CSVRecordDecoder(reader: reader)
@@ -52,10 +52,10 @@ public final class CSVRecordCursor<Record: Decodable>: Cursor {
     public var fieldNames: [String] { reader.fieldNames }
 
     /// The next value, or nil after the last record.
-    public func next() throws -> Record? {
+    public func next() throws -> Value? {
         guard try reader.next() else { return nil }
         if decoder.fileIndex != reader.fileIndex { decoder.newHeader() }
         decoder.beginRecord()
-        return try Record(from: decoder)
+        return try Value(from: decoder)
     }
 }
