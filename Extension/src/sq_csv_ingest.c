@@ -520,6 +520,10 @@ struct sq_csv_ingest {
   int64_t cur_field;
   OwnError err;
   char dupbuf[512];
+  /* rejecting records (sq_csv_ingest_set_reject_callback) */
+  sq_ingest_reject_callback on_reject;
+  void *ruser;
+  int64_t bad_field;           /* the field that made the record bad, or -1 */
 };
 
 static const char *drv_name(const sq_csv_ingest *d, int64_t field){
@@ -550,11 +554,76 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
                       : "a date or date-time starting YYYY-MM-DD",
                       sq_csv_type_name(d->req[e->field]), (long long)d->inferred_from);
   m = sqlite3_str_finish(s);
+  if( d->on_reject && m ){
+    sq_ingest_pos pos;
+    pos.offset = e->offset; pos.line = e->line; pos.column = e->column;
+    d->bad_field = (int64_t)e->field;
+    sq_ingest_reject_record(d->g, SQ_INGEST_E_STRICT, m, &pos);
+    sqlite3_free(m);
+    return sq_ingest_error_info(d->g)->code ? drv_core_fail(d) : SQ_CSV_CONTINUE;
+  }
   own_set(&d->err, SQ_CSV_IE_FIT, 0, m ? m : "out of memory", e->line, e->offset, e->column,
           sq_ingest_records(d->g), (int64_t)e->field, name);
   sqlite3_free(m);
   (void)type;
   return 2;
+}
+
+/* A record ends while rejecting: a wrong field count rejects it too. */
+static int drv_end_rejecting(sq_csv_ingest *d, const sq_csv_event *e, const sq_ingest_pos *pos){
+  int rc;
+  if( (e->flags & SQ_CSV_F_RAGGED) && !sq_ingest_record_bad(d->g) ){
+    const sq_csv_error *x = sq_csv_error_info(d->p);
+    sq_ingest_pos at;
+    at.offset = x->offset; at.line = x->line; at.column = x->column;
+    d->bad_field = (int64_t)x->field;
+    if( sq_ingest_reject_record(d->g, SQ_INGEST_E_LAYOUT, x->message, &at) ) return drv_core_fail(d);
+  }
+  if( sq_ingest_record_bad(d->g) ){
+    rc = sq_ingest_end_bad_record(d->g, e->end_offset);
+    d->bad_field = -1;
+    return rc==SQ_INGEST_OK ? SQ_CSV_CONTINUE : drv_core_fail(d);
+  }
+  rc = sq_ingest_end_record(d->g, pos);
+  if( rc==SQ_INGEST_PAUSED ) return SQ_CSV_PAUSE;
+  if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
+  return SQ_CSV_CONTINUE;
+}
+
+/* The core's reject: the reason as an abort would have written it, the
+** field's header name. */
+static int drv_reject(void *u, const sq_ingest_reject *r){
+  sq_csv_ingest *d = (sq_csv_ingest*)u;
+  sq_csv_ingest_error x;
+  sq_ingest_reject r2 = *r;
+  char *text;
+  int rc;
+  memset(&x, 0, sizeof(x));
+  x.code = SQ_CSV_IE_INGEST;
+  x.detail = r->error->code;
+  x.message = r->error->message;
+  x.line = r->error->line;
+  x.offset = r->error->offset;
+  x.column = r->error->column;
+  x.record = r->index;
+  x.field = d->bad_field;
+  x.name = drv_name(d, d->bad_field);
+  text = sq_csv_error_text(&x);
+  if( !text ) return 1;
+  r2.reason = text;
+  if( x.name ){ r2.field = x.name; r2.nfield = strlen(x.name); }
+  rc = d->on_reject(d->ruser, &r2);
+  sqlite3_free(text);
+  return rc;
+}
+
+void sq_csv_ingest_set_reject_callback(sq_csv_ingest *d, sq_ingest_reject_callback cb, void *user){
+  d->on_reject = cb;
+  d->ruser = user;
+  d->bad_field = -1;
+  sq_ingest_set_reject_callback(d->g, cb ? drv_reject : 0, d);
+  sq_csv_set_options(d->p, cb ? (sq_csv_options_get(d->p) | SQ_CSV_OPT_REPORT_RAGGED)
+                              : (sq_csv_options_get(d->p) & ~SQ_CSV_OPT_REPORT_RAGGED));
 }
 
 static int drv_event(void *u, const sq_csv_event *e){
@@ -585,11 +654,18 @@ static int drv_event(void *u, const sq_csv_event *e){
     if( e->field>(uint64_t)INT32_MAX ) return SQ_CSV_CONTINUE;
     if( (int64_t)e->field<d->nreq && d->req[e->field] && !(e->flags & SQ_CSV_F_NULL)
         && !(sq_csv_value_fits(e->text, e->len) & (1u<<d->req[e->field])) ){
+      if( d->on_reject && sq_ingest_record_bad(d->g) ) return SQ_CSV_CONTINUE;
       return drv_fit_fail(d, e, d->req[e->field]);
     }
     rc = sq_ingest_field_text(d->g, (int)e->field,
                               (e->flags & SQ_CSV_F_NULL) ? 0 : e->text ? e->text : "", e->len, &pos);
-    if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
+    if( rc!=SQ_INGEST_OK ){
+      if( d->on_reject && !sq_ingest_error_info(d->g)->code ){
+        if( d->bad_field<0 ) d->bad_field = d->cur_field;
+        return SQ_CSV_CONTINUE;     /* the record is skipped (sq_ingest_record_bad) */
+      }
+      return drv_core_fail(d);
+    }
     return SQ_CSV_CONTINUE;
   }
   /* the end of a record */
@@ -608,6 +684,7 @@ static int drv_event(void *u, const sq_csv_event *e){
   if( !d->in_rec ) return SQ_CSV_CONTINUE;   /* (a record without fields: none is delivered) */
   d->in_rec = 0;
   d->cur_field = -1;
+  if( d->on_reject ) return drv_end_rejecting(d, e, &pos);
   rc = sq_ingest_end_record(d->g, &pos);
   if( rc==SQ_INGEST_PAUSED ) return SQ_CSV_PAUSE;
   if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
@@ -676,7 +753,13 @@ int sq_csv_ingest_feed(sq_csv_ingest *d, const void *bytes, size_t n){
   int rc;
   if( d->err.e.code ) return SQ_INGEST_ERROR;
   if( d->bad ){ own_set(&d->err, SQ_CSV_IE_OPTION, 0, d->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
-  rc = sq_csv_feed(d->p, bytes, n);
+  if( d->on_reject ){
+    sq_ingest_raw_chunk(d->g, bytes, n, sq_csv_offset(d->p));
+    rc = sq_csv_feed(d->p, bytes, n);
+    sq_ingest_raw_keep(d->g, sq_csv_consumed(d->p));
+  }else{
+    rc = sq_csv_feed(d->p, bytes, n);
+  }
   if( rc==SQ_CSV_ERROR ) return drv_fail_reader(d);
   return rc==SQ_CSV_PAUSED ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
 }
