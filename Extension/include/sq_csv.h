@@ -247,6 +247,9 @@ void sq_csv_set_callback(sq_csv_parser *p, sq_csv_callback callback, void *user)
 
 void sq_csv_set_options(sq_csv_parser *p, unsigned options);
 unsigned sq_csv_options_get(const sq_csv_parser *p);
+/* The absolute offset of the record begun in the input so far but not
+** yet ended (its fields may not be delivered yet), or UINT64_MAX. */
+uint64_t sq_csv_record_start(const sq_csv_parser *p);
 /* 0, or nonzero when the character is not allowed (see GRAMMAR) or equals
 ** the quote.  Set before the first feed. */
 int sq_csv_set_delimiter(sq_csv_parser *p, int delimiter);

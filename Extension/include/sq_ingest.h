@@ -433,10 +433,12 @@ int sq_ingest_reject_record(sq_ingest *g, int code, const char *message, const s
 int sq_ingest_record_bad(const sq_ingest *g);
 int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end);
 /* The bytes being fed (base: the absolute offset of bytes[0]) and, after
-** the feed, how many were consumed: the raw text of a reject spans chunks.
-** Only needed with a reject callback; the JSON driver calls them itself. */
+** the feed, how many were consumed and where a record not yet begun for
+** the core may have started (its first field not delivered yet; or
+** UINT64_MAX): the raw text of a reject spans chunks.  Only needed with a
+** reject callback; the JSON driver calls them itself. */
 void sq_ingest_raw_chunk(sq_ingest *g, const void *bytes, size_t n, uint64_t base);
-void sq_ingest_raw_keep(sq_ingest *g, size_t consumed);
+void sq_ingest_raw_keep(sq_ingest *g, size_t consumed, uint64_t pending);
 
 /* ---- results ------------------------------------------------------------ */
 

@@ -213,6 +213,9 @@ void sq_json_reset(sq_json_parser *p);
 ** (NDJSON resynchronizing after a bad line, sq_ingest.c). */
 void sq_json_restart_at(sq_json_parser *p, uint64_t offset, uint64_t line);
 void sq_json_set_callback(sq_json_parser *p, sq_json_callback cb, void *user);
+/* The absolute offset of a token begun in the input so far but not yet
+** delivered (a string or number cut by the chunk end), or UINT64_MAX. */
+uint64_t sq_json_pending_start(const sq_json_parser *p);
 
 void sq_json_set_options(sq_json_parser *p, unsigned options);
 /* Lower the nesting limit (1..SQ_JSON_MAX_DEPTH; other values are clamped). */

@@ -756,7 +756,7 @@ int sq_csv_ingest_feed(sq_csv_ingest *d, const void *bytes, size_t n){
   if( d->on_reject ){
     sq_ingest_raw_chunk(d->g, bytes, n, sq_csv_offset(d->p));
     rc = sq_csv_feed(d->p, bytes, n);
-    sq_ingest_raw_keep(d->g, sq_csv_consumed(d->p));
+    sq_ingest_raw_keep(d->g, sq_csv_consumed(d->p), sq_csv_record_start(d->p));
   }else{
     rc = sq_csv_feed(d->p, bytes, n);
   }

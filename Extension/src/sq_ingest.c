@@ -232,6 +232,7 @@ struct sq_ingest {
   uint64_t raw_pre_start;
   int raw_pre_on;
   IngBuf raw_out;             /* a reject's raw text */
+  uint64_t jabs;              /* absolute offset of the next byte fed (JSON, rejecting) */
 };
 
 static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
@@ -415,6 +416,7 @@ void sq_ingest_reset(sq_ingest *g){
   g->rec_bad = 0;
   g->rej_resync = 0;
   g->rej_restart = 0;
+  g->jabs = 0;
   g->raw_pre_on = 0;
   g->raw_z = 0;
   g->have_field = 0;
@@ -1864,14 +1866,18 @@ void sq_ingest_raw_chunk(sq_ingest *g, const void *bytes, size_t n, uint64_t bas
 
 /* After a feed: the first bytes of a record still in progress are kept
 ** (up to SQ_INGEST_RAW_MAX), for its raw text if it is rejected. */
-void sq_ingest_raw_keep(sq_ingest *g, size_t consumed){
+void sq_ingest_raw_keep(sq_ingest *g, size_t consumed, uint64_t pending){
   uint64_t s, from, end;
-  if( !(g->in_record || g->rec_bad || g->rej_resync) || !g->raw_z ){
+  if( !g->raw_z ) return;
+  if( g->in_record || g->rec_bad || g->rej_resync ){
+    s = g->rec_pos.offset;
+  }else if( pending!=UINT64_MAX ){
+    s = pending;
+  }else{
     g->raw_pre_on = 0;
     g->raw_z = 0;
     return;
   }
-  s = g->rec_pos.offset;
   if( !g->raw_pre_on || g->raw_pre_start!=s ){
     g->raw_pre.n = 0;
     g->raw_pre_on = 1;
@@ -1961,11 +1967,21 @@ static uint64_t ing_scalar_end(const sq_ingest *g, const sq_json_token *t){
     case SQ_JSON_NUMBER: return o+t->len;
     default: break;
   }
-  if( g->raw_z && o>=g->raw_base && o<g->raw_base+g->raw_n ){
-    size_t i = (size_t)(o - g->raw_base) + 1;
-    while( i<g->raw_n ){
-      if( g->raw_z[i]=='\\' ){ i += 2; continue; }
-      if( g->raw_z[i]=='"' ) return g->raw_base + i + 1;
+  {
+    /* the closing quote, through the bytes kept and the current chunk */
+    uint64_t i = o+1;
+    int esc = 0;
+    for(;;){
+      int c = -1;
+      if( g->raw_pre_on && i>=g->raw_pre_start && i<g->raw_pre_start+(uint64_t)g->raw_pre.n ){
+        c = (unsigned char)g->raw_pre.z[i - g->raw_pre_start];
+      }else if( g->raw_z && i>=g->raw_base && i<g->raw_base+g->raw_n ){
+        c = g->raw_z[i - g->raw_base];
+      }
+      if( c<0 ) break;
+      if( esc ) esc = 0;
+      else if( c=='\\' ) esc = 1;
+      else if( c=='"' ) return i+1;
       i++;
     }
   }
@@ -2045,7 +2061,7 @@ static int ing_json_syntax_rej(sq_ingest *g){
 }
 
 static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
-  uint64_t abs0 = sq_json_offset(g->p);
+  uint64_t abs0 = g->jabs;
   size_t used = 0;
   int rc;
   g->jconsumed = 0;
@@ -2067,7 +2083,8 @@ static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
     if( rc==SQ_JSON_PAUSED ){
       used += sq_json_consumed(g->p);
       g->jconsumed = used;
-      sq_ingest_raw_keep(g, used);
+      g->jabs = abs0 + used;
+      sq_ingest_raw_keep(g, used, sq_json_pending_start(g->p));
       return SQ_INGEST_PAUSED;
     }
     if( rc==SQ_JSON_ERROR && g->rej_restart && !g->err.code ){
@@ -2100,13 +2117,14 @@ static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
     break;
   }
   g->jconsumed = used;
-  sq_ingest_raw_keep(g, used);
+  g->jabs = abs0 + used;
+  sq_ingest_raw_keep(g, used, sq_json_pending_start(g->p));
   return SQ_INGEST_OK;
 }
 
 /* The end of the input while rejecting: a last line skipped or truncated. */
 static int ing_json_finish_rej(sq_ingest *g){
-  uint64_t end = sq_json_offset(g->p);
+  uint64_t end = g->jabs;
   int rc;
   if( !g->rej_resync ){
     rc = sq_json_finish(g->p);

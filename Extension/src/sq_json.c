@@ -490,6 +490,10 @@ void sq_json_restart_at(sq_json_parser *p, uint64_t offset, uint64_t line){
   p->line_start = offset;
 }
 
+uint64_t sq_json_pending_start(const sq_json_parser *p){
+  return p->carry!=CARRY_NONE && !p->error ? p->tok_offset : UINT64_MAX;
+}
+
 void sq_json_set_callback(sq_json_parser *p, sq_json_callback cb, void *user){
   p->cb = cb;
   p->user = user;
