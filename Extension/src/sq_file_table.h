@@ -35,6 +35,7 @@
 
 #include "sq_internal.h"
 #include "sq_ingest.h"
+#include "sq_reject.h"
 
 #define SQ_FT_CHUNK    (64*1024)    /* one read */
 #define SQ_FT_SUBTYPE  74           /* 'J': SQLite's JSON subtype */
@@ -64,7 +65,7 @@ typedef struct sq_ft_vtab {
   sq_file pending;
   unsigned char *sample;
   size_t nsample;
-  /* rejecting records (sq_file_reject.c): on_error='skip' */
+  /* rejecting records (sq_reject.c): on_error='skip' */
   int skip;                 /* on_error='skip' */
   sqlite3_int64 max_errors; /* max_errors=N, or -1: no count limit */
   double max_frac;          /* max_errors=0.F (0 < F < 1), or 0 */
@@ -94,10 +95,9 @@ typedef struct sq_ft_cursor {
   sq_ingest *g;               /* the ingest core of this scan, or NULL (freed by the driver) */
   const sq_ingest_value *vals;       /* a typed row's values (valid until the next feed) */
   int nval;
-  sqlite3_stmt *rejStmt;      /* INSERT INTO the reject table (on_error='skip') */
-  sqlite3_int64 nrej;         /* records rejected in this scan */
+  sq_reject_sink *rejSink;    /* the reject table (on_error='skip') */
+  sq_reject_budget rejBudget; /* max_errors */
   char *zRejErr;              /* why the scan stopped in the reject path (owned) */
-  char *zRejLast;             /* the last reject's reason (owned) */
 } sq_ft_cursor;
 
 /* Feed results. */
@@ -153,7 +153,7 @@ int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr);
 sqlite3_int64 sq_ft_peek_read(sq_ft_vtab *vt, unsigned char *buf, size_t n, int *rc, char **pzErr);
 void sq_ft_peek_done(sq_ft_vtab *vt, int ok);
 
-/* ---- rejecting records (sq_file_reject.c) ------------------------------
+/* ---- rejecting records (sq_reject.c, sq_reject.h) ----------------------
 ** Typed tables take on_error='abort' (default) or 'skip', max_errors=N or
 ** a fraction, reject_table='[schema.]name'.  A format's option parser
 ** hands every key it does not know to sq_ft_reject_option first: 0 when
