@@ -10,6 +10,8 @@ protocol ChunkedImporter: AnyObject {
     func finish() throws -> Int
     /// Input bytes fed so far.
     var consumed: Int { get }
+    /// The input is the file at `path` (named in rejected records).
+    func setInputFile(_ path: String)
 }
 
 extension Database {
@@ -42,6 +44,7 @@ extension Database {
         defer { buffer.deallocate() }
         return try savepoint {
             let importer = try make()
+            importer.setInputFile(path)
             while true {
                 let n = read(fd, buffer, size)
                 if n < 0 {
