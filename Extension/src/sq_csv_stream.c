@@ -64,9 +64,14 @@
 **       columns='stop_id TEXT, stop_lat REAL, stop_lon REAL, wheelchair INTEGER',
 **       keys='wheelchair=wheelchair_boarding',   -- optional: column=header name
 **       header=1, delimiter=',', quote='"', null=NA, empty=null, ragged=error,
-**       strict=0                                 -- all optional
+**       strict=0,                                -- all optional
+**       on_error=skip, reject_table=bad_stops, max_errors=100   -- optional
 **   );
 **   INSERT INTO stops SELECT * FROM incoming;
+**
+**   on_error='skip': bad records (a value strict mode refuses, another
+**   field count) go to reject_table instead of stopping the statement
+**   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
 **
 **   Fields go straight into the declared columns through the ingest core
 **   (sq_ingest.h) during the one read — the same matching and coercion as

@@ -101,6 +101,9 @@
 **   a date column, an object in an INTEGER or REAL column) and unknown
 **   keys are errors naming the key, the element and its position.
 **   Option values may be quoted with '…' or "…".
+**   on_error='skip', reject_table='[schema.]name', max_errors=N or 0.F:
+**   bad elements go to the reject table instead of stopping the statement
+**   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
 **
 ** ERRORS
 **
