@@ -428,7 +428,8 @@ int64_t sq_ingest_rejected(const sq_ingest *g);
 ** callback this is sq_ingest_fail.  sq_ingest_record_bad() tells whether
 ** the current record is being skipped (its further events are ignored);
 ** sq_ingest_end_bad_record() ends it at byte offset `end` (exclusive) and
-** calls the reject callback. */
+** calls the reject callback, and so does sq_ingest_end_record() with
+** pos->offset as the end. */
 int sq_ingest_reject_record(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos);
 int sq_ingest_record_bad(const sq_ingest *g);
 int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end);

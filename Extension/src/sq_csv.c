@@ -254,16 +254,15 @@ static int emit_record(sq_csv_parser *p, uint64_t end){
       set_error(p, SQ_CSV_E_RAGGED, m, end, p->line, end - p->line_start + 1, n);
       p->error = 0;
       flags = SQ_CSV_F_RAGGED;
+    }else{
+      p->f_off = end;
+      p->f_line = p->line;
+      p->f_col = end - p->line_start + 1;
+      while( p->fidx<p->width ){
+        if( emit_field(p, 0, 0, SQ_CSV_F_NULL | SQ_CSV_F_PADDED)!=SQ_CSV_OK ) return SQ_CSV_ERROR;
+      }
+      n = p->width;
     }
-  }
-  if( !flags && p->have_width && n<p->width && !(p->opts & SQ_CSV_OPT_RAGGED) ){
-    p->f_off = end;
-    p->f_line = p->line;
-    p->f_col = end - p->line_start + 1;
-    while( p->fidx<p->width ){
-      if( emit_field(p, 0, 0, SQ_CSV_F_NULL | SQ_CSV_F_PADDED)!=SQ_CSV_OK ) return SQ_CSV_ERROR;
-    }
-    n = p->width;
   }
   e.type = SQ_CSV_RECORD;
   e.flags = flags;

@@ -569,25 +569,15 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
   return 2;
 }
 
-/* A record ends while rejecting: a wrong field count rejects it too. */
-static int drv_end_rejecting(sq_csv_ingest *d, const sq_csv_event *e, const sq_ingest_pos *pos){
-  int rc;
-  if( (e->flags & SQ_CSV_F_RAGGED) && !sq_ingest_record_bad(d->g) ){
-    const sq_csv_error *x = sq_csv_error_info(d->p);
-    sq_ingest_pos at;
-    at.offset = x->offset; at.line = x->line; at.column = x->column;
-    d->bad_field = (int64_t)x->field;
-    if( sq_ingest_reject_record(d->g, SQ_INGEST_E_LAYOUT, x->message, &at) ) return drv_core_fail(d);
-  }
-  if( sq_ingest_record_bad(d->g) ){
-    rc = sq_ingest_end_bad_record(d->g, e->end_offset);
-    d->bad_field = -1;
-    return rc==SQ_INGEST_OK ? SQ_CSV_CONTINUE : drv_core_fail(d);
-  }
-  rc = sq_ingest_end_record(d->g, pos);
-  if( rc==SQ_INGEST_PAUSED ) return SQ_CSV_PAUSE;
-  if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
-  return SQ_CSV_CONTINUE;
+/* A record with a wrong field count (only reported when rejecting,
+** SQ_CSV_OPT_REPORT_RAGGED): it is rejected when it ends. */
+static void drv_ragged(sq_csv_ingest *d){
+  const sq_csv_error *x = sq_csv_error_info(d->p);
+  sq_ingest_pos at;
+  if( sq_ingest_record_bad(d->g) ) return;    /* the first error stays */
+  at.offset = x->offset; at.line = x->line; at.column = x->column;
+  d->bad_field = (int64_t)x->field;
+  sq_ingest_reject_record(d->g, SQ_INGEST_E_LAYOUT, x->message, &at);
 }
 
 /* The core's reject: the reason as an abort would have written it, the
@@ -609,6 +599,7 @@ static int drv_reject(void *u, const sq_ingest_reject *r){
   x.field = d->bad_field;
   x.name = drv_name(d, d->bad_field);
   text = sq_csv_error_text(&x);
+  d->bad_field = -1;
   if( !text ) return 1;
   r2.reason = text;
   if( x.name ){ r2.field = x.name; r2.nfield = strlen(x.name); }
@@ -684,7 +675,8 @@ static int drv_event(void *u, const sq_csv_event *e){
   if( !d->in_rec ) return SQ_CSV_CONTINUE;   /* (a record without fields: none is delivered) */
   d->in_rec = 0;
   d->cur_field = -1;
-  if( d->on_reject ) return drv_end_rejecting(d, e, &pos);
+  if( e->flags & SQ_CSV_F_RAGGED ) drv_ragged(d);
+  pos.offset = e->end_offset;     /* (a rejected record's raw text ends there) */
   rc = sq_ingest_end_record(d->g, &pos);
   if( rc==SQ_INGEST_PAUSED ) return SQ_CSV_PAUSE;
   if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);

@@ -218,8 +218,6 @@ struct sq_ingest {
   void *ruser;
   int rec_bad;                /* the current record is being skipped (in_record is 0) */
   int rej_resync;             /* NDJSON: skipping to the line end after a syntax error */
-  int rej_restart;            /* NDJSON: a value ran into the next line: restart at rej_off */
-  uint64_t rej_off, rej_line;
   int64_t nrow;               /* records given to on_row */
   int64_t nrej;               /* records rejected */
   size_t jconsumed;           /* bytes of the last JSON feed used (when rejecting) */
@@ -415,7 +413,6 @@ void sq_ingest_reset(sq_ingest *g){
   g->nrej = 0;
   g->rec_bad = 0;
   g->rej_resync = 0;
-  g->rej_restart = 0;
   g->jabs = 0;
   g->raw_pre_on = 0;
   g->raw_z = 0;
@@ -1993,21 +1990,6 @@ static uint64_t ing_scalar_end(const sq_ingest *g, const sq_json_token *t){
 static int ing_json_event_rej(void *user, const sq_json_token *t){
   sq_ingest *g = (sq_ingest*)user;
   int rc, ty = t->type;
-  if( g->mode==M_NDJSON && (g->in_record || g->rec_bad) && t->line!=g->rec_pos.line
-      && t->column>0 && t->offset>=t->column-1 ){
-    /* NDJSON is one value per line: a value that runs into the next line
-    ** is rejected, and the parser starts again at that line */
-    ING_POS(t);
-    if( !g->rec_bad ){
-      g->in_record = 1;
-      if( ing_mark_bad(g, SQ_INGEST_E_JSON, sqlite3_mprintf("the line ends inside the value "
-                       "(NDJSON: one value per line)"), 0, 0, &pos_) && g->err.code ) return 2;
-    }
-    g->rej_restart = 1;
-    g->rej_off = t->offset - (t->column-1);
-    g->rej_line = t->line;
-    return 2;
-  }
   if( !g->rec_bad ){
     rc = ing_json_event(user, t);
     if( rc!=2 || !g->rec_bad ) return rc;
@@ -2060,6 +2042,41 @@ static int ing_json_syntax_rej(sq_ingest *g){
   return SQ_INGEST_OK;
 }
 
+/* NDJSON, at the newline at absolute offset `at` (the parser has taken it):
+** a value still open or a token still pending runs over the line end —
+** one value per line — so the line is rejected and the parser starts
+** again on the next line.  (Only strings can hold a pending token there: a
+** raw newline inside one, the parser's "unescaped control character".) */
+static int ing_json_line_end_rej(sq_ingest *g, uint64_t at){
+  uint64_t pending = sq_json_pending_start(g->p), line, start;
+  sq_ingest_pos pos;
+  if( !g->in_record && !g->rec_bad && pending==UINT64_MAX ) return SQ_INGEST_OK;
+  sq_json_line(g->p, &line, &start);
+  if( pending!=UINT64_MAX ){
+    /* the newline did not count as one: it lies inside the string */
+  }else{
+    line--;                  /* the parser is on the next line already */
+  }
+  pos.offset = at;
+  pos.line = line;
+  pos.column = at>=start ? at - start + 1 : 1;
+  if( !g->in_record && !g->rec_bad ){
+    /* a scalar value (a string) begun on this line */
+    g->rec_pos.offset = pending;
+    g->rec_pos.line = line;
+    g->rec_pos.column = pending>=start ? pending - start + 1 : 1;
+  }
+  if( !g->rec_bad ){
+    char *m = sqlite3_mprintf(pending!=UINT64_MAX ? "unescaped control character in a string"
+                              : "the line ends inside the value (NDJSON: one value per line)");
+    g->in_record = 1;
+    if( ing_mark_bad(g, SQ_INGEST_E_JSON, m, 0, 0, &pos) && g->err.code ) return SQ_INGEST_ERROR;
+  }
+  if( sq_ingest_end_bad_record(g, at) ) return SQ_INGEST_ERROR;
+  sq_json_restart_at(g->p, at + 1, line + 1);
+  return SQ_INGEST_OK;
+}
+
 static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
   uint64_t abs0 = g->jabs;
   size_t used = 0;
@@ -2078,33 +2095,28 @@ static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
       continue;
     }
     if( used>=n ) break;
-    rc = sq_json_feed(g->p, b+used, n-used);
-    g->tok = 0;
+    {
+      /* NDJSON: fed line by line, so that a token running over a line end
+      ** (a string with a raw newline: never valid) is found at that newline,
+      ** however the input is cut, and the next line starts cleanly */
+      size_t piece = n-used;
+      const unsigned char *nl = g->mode==M_NDJSON ? memchr(b+used, '\n', n-used) : 0;
+      if( nl ) piece = (size_t)(nl - (b+used)) + 1;
+      rc = sq_json_feed(g->p, b+used, piece);
+      g->tok = 0;
+      if( rc==SQ_JSON_OK ){
+        used += piece;
+        if( nl && ing_json_line_end_rej(g, abs0 + used - 1) ) return SQ_INGEST_ERROR;
+        if( used<n ) continue;
+        break;
+      }
+    }
     if( rc==SQ_JSON_PAUSED ){
       used += sq_json_consumed(g->p);
       g->jconsumed = used;
       g->jabs = abs0 + used;
       sq_ingest_raw_keep(g, used, sq_json_pending_start(g->p));
       return SQ_INGEST_PAUSED;
-    }
-    if( rc==SQ_JSON_ERROR && g->rej_restart && !g->err.code ){
-      uint64_t at = g->rej_off;
-      g->rej_restart = 0;
-      if( sq_ingest_end_bad_record(g, at>0 ? at-1 : 0) ) return SQ_INGEST_ERROR;
-      if( at>=abs0+used && at<=abs0+n ){
-        used = (size_t)(at - abs0);
-        sq_json_restart_at(g->p, at, g->rej_line);
-      }else{
-        /* the line began in an earlier chunk: skip to the next line end */
-        sq_json_restart_at(g->p, abs0+used, g->rej_line);
-        g->in_record = 1;
-        g->rec_pos.offset = abs0+used; g->rec_pos.line = g->rej_line; g->rec_pos.column = 1;
-        ing_mark_bad(g, SQ_INGEST_E_JSON, sqlite3_mprintf("the line ends inside the value "
-                     "(NDJSON: one value per line)"), 0, 0, &g->rec_pos);
-        if( g->err.code ) return SQ_INGEST_ERROR;
-        g->rej_resync = 1;
-      }
-      continue;
     }
     if( rc==SQ_JSON_ERROR ){
       uint64_t at = sq_json_error_info(g->p)->offset;
@@ -2113,8 +2125,6 @@ static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
       if( used>n ) used = n;
       continue;
     }
-    used = n;
-    break;
   }
   g->jconsumed = used;
   g->jabs = abs0 + used;

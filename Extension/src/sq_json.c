@@ -494,6 +494,11 @@ uint64_t sq_json_pending_start(const sq_json_parser *p){
   return p->carry!=CARRY_NONE && !p->error ? p->tok_offset : UINT64_MAX;
 }
 
+void sq_json_line(const sq_json_parser *p, uint64_t *line, uint64_t *line_start){
+  *line = p->line;
+  *line_start = p->line_start;
+}
+
 void sq_json_set_callback(sq_json_parser *p, sq_json_callback cb, void *user){
   p->cb = cb;
   p->user = user;

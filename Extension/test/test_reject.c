@@ -148,7 +148,7 @@ int main(void){
         "{\"id\":5 x}\n[1,2]\n7\n\n{\"id\":6,\"n\":60}\n{\"id\":7,",
         "row 0 @1:0 1 10\n"
         "reject 1 @2:16 err 2:28 field n [{\"id\":2,\"n\":\"x\"}] 'x' is not an integer, column n is INTEGER (strict mode)\n"
-        "reject 2 @3:33 err 4:46 [{\"id\":3,\"n\":] the line ends inside the value (NDJSON: one value per line)\n"
+        "reject 2 @3:33 err 3:45 [{\"id\":3,\"n\":] the line ends inside the value (NDJSON: one value per line)\n"
         "row 3 @4:46 4 40\n"
         "reject 4 @5:62 err 5:70 [{\"id\":5 x}] expected ',' or '}'\n"
         "reject 5 @6:73 err 6:73 [[1,2]] expected an object, found an array (rows are read from JSON objects)\n"
@@ -184,6 +184,11 @@ int main(void){
   check("a TEXT,b TEXT", 1, 0, "a,b\n1,x\"y\n2,z\n",
         "error line 2, byte 7, field 2 (b): quote character inside an unquoted field (quote the whole field and double the quote)\n"
         "records 0 rejected 0\n");
+  /* a string cut by the line end, a record cut by the end of the input */
+  check("id INTEGER", 0, SQ_INGEST_LAYOUT_NDJSON, "{\"1}\n\n{\"",
+        "reject 0 @1:0 err 1:4 [{\"1}] unescaped control character in a string\n"
+        "reject 1 @3:6 err 3:8 [{\"] unterminated string\n"
+        "records 2 rejected 2\n");
   /* a long record: the first SQ_INGEST_RAW_MAX bytes, never half a UTF-8 character */
   {
     static char doc[12000];
