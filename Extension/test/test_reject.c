@@ -49,7 +49,7 @@ static int g_csv, g_layout;
 static sq_ingest *make_core(Log *l){
   sq_ingest *g = sq_ingest_new(on_row, l);
   char buf[256], *s, *e;
-  snprintf(buf, sizeof buf, "%s", g_cols);
+  snprintf(buf, sizeof buf, "%s", g_cols[0]=='!' ? g_cols+1 : g_cols);
   for(s=buf; s; s=e){
     char *sp;
     e = strchr(s, ',');
@@ -58,7 +58,7 @@ static sq_ingest *make_core(Log *l){
     if( sp ) *sp++ = 0;
     sq_ingest_add_column(g, s, -1, sp, -1, 0);
   }
-  sq_ingest_set_strict(g, 1);
+  sq_ingest_set_strict(g, g_cols[0]!='!');     /* "!cols": lenient */
   if( !g_csv ){
     sq_ingest_json_layout(g, g_layout);
     sq_ingest_set_reject_callback(g, on_reject, l);
@@ -189,6 +189,15 @@ int main(void){
         "reject 0 @1:0 err 1:4 [{\"1}] unescaped control character in a string\n"
         "reject 1 @3:6 err 3:8 [{\"] unterminated string\n"
         "records 2 rejected 2\n");
+  check("!id INTEGER,d DATE TEXT", 0, SQ_INGEST_LAYOUT_NDJSON,
+        "{\"id\": }\n\n{\"id\": 2, \"d\": \"202315-\xb4\n{\"id\": 2, \"d\": \"202315-\xb4- 0012:00\"}\x02{\"id\": 1}\n\n{\"id\n\": 2, \"d\": \"202315--",
+        "reject 0 @1:0 err 1:7 [{\"id\": }] expected a value (trailing comma?)\n"
+        "reject 1 @3:10 err 3:34 [{\"id\": 2, \"d\": \"202315-\xb4] unescaped control character in a string\n"
+        "reject 2 @4:35 err 4:58 [{\"id\": 2, \"d\": \"202315-\xb4- 0012:00\"}\x02{\"id\": 1}] invalid UTF-8 in a string\n"
+        "reject 3 @6:82 err 6:86 [{\"id] unescaped control character in a string\n"
+        "reject 4 @7:87 err 7:87 [\": 2, \"] expected an object, found a string (rows are read from JSON objects)\n"
+        "reject 5 @7:94 err 7:94 [d\": \"202315--] expected a newline between top-level values\n"
+        "records 6 rejected 6\n");
   /* a long record: the first SQ_INGEST_RAW_MAX bytes, never half a UTF-8 character */
   {
     static char doc[12000];
