@@ -524,6 +524,7 @@ struct sq_csv_ingest {
   sq_ingest_reject_callback on_reject;
   void *ruser;
   int64_t bad_field;           /* the field that made the record bad, or -1 */
+  uint64_t abs;                /* bytes fed and consumed so far (a BOM included) */
 };
 
 static const char *drv_name(const sq_csv_ingest *d, int64_t field){
@@ -715,6 +716,8 @@ void sq_csv_ingest_reset(sq_csv_ingest *d){
   d->named = 0;
   d->in_rec = 0;
   d->cur_field = -1;
+  d->bad_field = -1;
+  d->abs = 0;
   own_clear(&d->err);
 }
 
@@ -746,8 +749,10 @@ int sq_csv_ingest_feed(sq_csv_ingest *d, const void *bytes, size_t n){
   if( d->err.e.code ) return SQ_INGEST_ERROR;
   if( d->bad ){ own_set(&d->err, SQ_CSV_IE_OPTION, 0, d->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
   if( d->on_reject ){
-    sq_ingest_raw_chunk(d->g, bytes, n, sq_csv_offset(d->p));
+    /* (the reader's offset stays at 0 while a BOM is being matched: count here) */
+    sq_ingest_raw_chunk(d->g, bytes, n, d->abs);
     rc = sq_csv_feed(d->p, bytes, n);
+    d->abs += sq_csv_consumed(d->p);
     sq_ingest_raw_keep(d->g, sq_csv_consumed(d->p), sq_csv_record_start(d->p));
   }else{
     rc = sq_csv_feed(d->p, bytes, n);

@@ -2028,9 +2028,16 @@ static int ing_json_syntax_rej(sq_ingest *g){
   pos.line = e->line;
   pos.column = e->column;
   if( !g->in_record && !g->rec_bad ){
-    /* outside a value: the rejected record starts at the error (a line of
-    ** garbage from its start, or text after a complete value) */
-    g->rec_pos = pos;
+    /* outside a value: the rejected record is the line from its start, or,
+    ** after a record that ended on this line (rec_pos is still its start),
+    ** the text from the error on */
+    if( g->nrec>0 && g->rec_pos.line==e->line ){
+      g->rec_pos = pos;
+    }else{
+      g->rec_pos.offset = e->offset - (e->column>0 ? e->column-1 : 0);
+      g->rec_pos.line = e->line;
+      g->rec_pos.column = 1;
+    }
   }
   if( g->rec_bad ){
     g->rec_bad = 0;   /* (a syntax error in a skipped record: the line's error replaces it) */

@@ -35,7 +35,7 @@ static int on_reject(void *u, const sq_ingest_reject *r){
              (unsigned long long)r->error->offset);
   if( r->field ){ log_add(l, " field ", 7); log_add(l, r->field, r->nfield); }
   log_printf(l, "%s [", r->truncated ? " truncated" : "");
-  log_add(l, r->raw, r->nraw);
+  { size_t i; for(i=0; i<r->nraw; i++){ if( r->raw[i] ) log_add(l, r->raw+i, 1); else log_add(l, "\\0", 2); } }
   log_add(l, "]", 1);
   if( r->reason ){ log_add(l, " ", 1); log_add(l, r->reason, strlen(r->reason)); }
   else{ log_add(l, " ", 1); log_add(l, r->error->message, strlen(r->error->message)); }
@@ -113,8 +113,8 @@ static char *run(const char *doc, size_t n, size_t cut, size_t every, int pause)
 }
 
 /* Checks every way of feeding doc against the expected log. */
-static void check(const char *cols, int csv, int layout, const char *doc, const char *want){
-  size_t n = strlen(doc), i;
+static void checkn(const char *cols, int csv, int layout, const char *doc, size_t n, const char *want){
+  size_t i;
   char *got;
   /* (the whole input's log is the expected one; every other feeding must match it) */
   g_cols = cols; g_csv = csv; g_layout = layout;
@@ -138,6 +138,10 @@ static void check(const char *cols, int csv, int layout, const char *doc, const 
   SQ_CHECK_MSG(strcmp(got, want)==0, "paused:\n%s", got);
   free(got);
   free(whole);
+}
+
+static void check(const char *cols, int csv, int layout, const char *doc, const char *want){
+  checkn(cols, csv, layout, doc, strlen(doc), want);
 }
 
 int main(void){
@@ -198,6 +202,10 @@ int main(void){
         "reject 4 @7:87 err 7:87 [\": 2, \"] expected an object, found a string (rows are read from JSON objects)\n"
         "reject 5 @7:94 err 7:94 [d\": \"202315--] expected a newline between top-level values\n"
         "records 6 rejected 6\n");
+  checkn("!id INTEGER,d DATE TEXT", 0, SQ_INGEST_LAYOUT_NDJSON, "{\x22""id\x00""\x00""\x00""\x00""\x00""\x00""\x00""\x00""\x22"":\x93""\x16""{1*}\x0a""\x0a""\x22"",s\x00""\x00""\x00""\x00""\x00""\x00""\x00""\x22""[\x22"" \x22"" 1, [tr{\x22""", 46,
+         "reject 0 @1:0 err 1:4 [{\"id\\0\\0\\0\\0\\0\\0\\0\\0\":\x93\x16{1*}] unescaped control character in a string\n"
+         "reject 1 @3:22 err 3:25 [\",s\\0\\0\\0\\0\\0\\0\\0\"[\" \" 1, [tr{\"] unescaped control character in a string\n"
+         "records 2 rejected 2\n");
   /* a long record: the first SQ_INGEST_RAW_MAX bytes, never half a UTF-8 character */
   {
     static char doc[12000];
