@@ -679,7 +679,9 @@ void sq_csv_set_options(sq_csv_parser *p, unsigned opts){
 
 unsigned sq_csv_options_get(const sq_csv_parser *p){ return p->opts; }
 uint64_t sq_csv_record_start(const sq_csv_parser *p){
-  return p->state!=ST_REC && !p->error ? p->r_off : UINT64_MAX;
+  if( p->error ) return UINT64_MAX;
+  if( p->bom>0 && p->bom<3 ) return 0;      /* bytes matched as a BOM may begin the first record */
+  return p->state!=ST_REC ? p->r_off : UINT64_MAX;
 }
 
 static int bad_special(int c){

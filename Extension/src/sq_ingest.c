@@ -2135,7 +2135,15 @@ static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
   }
   g->jconsumed = used;
   g->jabs = abs0 + used;
-  sq_ingest_raw_keep(g, used, sq_json_pending_start(g->p));
+  {
+    /* a chunk end: in NDJSON a line begun may be rejected from its start */
+    uint64_t pending = sq_json_pending_start(g->p), line, start;
+    if( pending==UINT64_MAX && g->mode==M_NDJSON ){
+      sq_json_line(g->p, &line, &start);
+      if( !(g->nrec>0 && g->rec_pos.line==line) && start<g->jabs ) pending = start;
+    }
+    sq_ingest_raw_keep(g, used, pending);
+  }
   return SQ_INGEST_OK;
 }
 

@@ -206,6 +206,11 @@ int main(void){
          "reject 0 @1:0 err 1:4 [{\"id\\0\\0\\0\\0\\0\\0\\0\\0\":\x93\x16{1*}] unescaped control character in a string\n"
          "reject 1 @3:22 err 3:25 [\",s\\0\\0\\0\\0\\0\\0\\0\"[\" \" 1, [tr{\"] unescaped control character in a string\n"
          "records 2 rejected 2\n");
+  checkn("!id INTEGER,d DATE TEXT", 0, SQ_INGEST_LAYOUT_NDJSON, "{\x22""id\x22"": 2}\x0a"" \x16""{: \x0a""\xd3""\xff""\xff""\xff""{\x22""id\x22"": 2, \x22""d\x22"": \x22""\x86""024-0\xcb""\xfd""\x84""\xd9""id", 48,
+         "row 0 @1:0 2 null\n"
+         "reject 1 @2:10 err 2:11 [ \x16{: ] expected a JSON value\n"
+         "reject 2 @3:16 err 3:16 [\xd3\xff\xff\xff{\"id\": 2, \"d\": \"\x86""024-0\xcb\xfd\x84\xd9id] unexpected byte (expected a JSON value)\n"
+         "records 3 rejected 2\n");
   /* a long record: the first SQ_INGEST_RAW_MAX bytes, never half a UTF-8 character */
   {
     static char doc[12000];
