@@ -178,11 +178,12 @@
 ** column (DUPLICATE), a key for a left-out DEFAULT column (OMITTED), an
 ** element that is not an object (LAYOUT), a format driver's own record
 ** error (sq_ingest_reject_record: a CSV record's field count, a value
-** that does not fit an inferred type), and in NDJSON a JSON syntax error:
-** the rest of its line is skipped, the parser starts again after the
+** that does not fit an inferred type), and in NDJSON a JSON syntax error
+** or a value (or string) running over its line end — one value per line:
+** the rest of the line is skipped, the parser starts again after the
 ** line's newline and the reject spans the line (text after a complete
-** value on its line is rejected on its own: the value before it was a
-** row already).  Everything else still stops the input: a syntax error
+** value on its line is rejected on its own, from the error on: the value
+** before it was a row already).  Everything else still stops the input: a syntax error
 ** inside a JSON array (the next element cannot be found safely), a
 ** record over the record limit, out of memory, a path not found.
 ** The record's bytes (raw) are the input from the record's first byte to
