@@ -2068,10 +2068,16 @@ static int ing_json_line_end_rej(sq_ingest *g, uint64_t at){
   pos.line = line;
   pos.column = at>=start ? at - start + 1 : 1;
   if( !g->in_record && !g->rec_bad ){
-    /* a scalar value (a string) begun on this line */
-    g->rec_pos.offset = pending;
+    /* a scalar value (a string) begun on this line: as ing_json_syntax_rej,
+    ** the line from its start, or from the value after a record on it */
+    if( g->nrec>0 && g->rec_pos.line==line ){
+      g->rec_pos.offset = pending;
+      g->rec_pos.column = pending>=start ? pending - start + 1 : 1;
+    }else{
+      g->rec_pos.offset = start;
+      g->rec_pos.column = 1;
+    }
     g->rec_pos.line = line;
-    g->rec_pos.column = pending>=start ? pending - start + 1 : 1;
   }
   if( !g->rec_bad ){
     char *m = sqlite3_mprintf(pending!=UINT64_MAX ? "unescaped control character in a string"
@@ -2138,9 +2144,11 @@ static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
   {
     /* a chunk end: in NDJSON a line begun may be rejected from its start */
     uint64_t pending = sq_json_pending_start(g->p), line, start;
-    if( pending==UINT64_MAX && g->mode==M_NDJSON ){
+    if( g->mode==M_NDJSON ){
       sq_json_line(g->p, &line, &start);
-      if( !(g->nrec>0 && g->rec_pos.line==line) && start<g->jabs ) pending = start;
+      if( !(g->nrec>0 && g->rec_pos.line==line) && start<g->jabs && (pending==UINT64_MAX || start<pending) ){
+        pending = start;
+      }
     }
     sq_ingest_raw_keep(g, used, pending);
   }

@@ -211,6 +211,14 @@ int main(void){
          "reject 1 @2:10 err 2:11 [ \x16{: ] expected a JSON value\n"
          "reject 2 @3:16 err 3:16 [\xd3\xff\xff\xff{\"id\": 2, \"d\": \"\x86""024-0\xcb\xfd\x84\xd9id] unexpected byte (expected a JSON value)\n"
          "records 3 rejected 2\n");
+  checkn("!id INTEGER,d DATE TEXT", 0, SQ_INGEST_LAYOUT_NDJSON, "{\x22""i`\x22"": 2}\x0a""\x0a""{\x22""id\x22"": 2\x0a"" \x22""\x02""{{\x04""\x00""\x00""\x00""\x00""\x00""\x00""\x00""\x91""\xe4""  \x22""\x02"" 2}\x0a""\x0a""{\x22""id\x22"": 2\x0a""{\x04""2:\x22""00\x22""}\x0a""x", 64,
+         "row 0 @1:0 null null\n"
+         "reject 1 @3:11 err 3:19 [{\"id\": 2] the line ends inside the value (NDJSON: one value per line)\n"
+         "reject 2 @4:20 err 4:22 [ \"\x02{{\x04\\0\\0\\0\\0\\0\\0\\0\x91\xe4  \"\x02 2}] unescaped control character in a string\n"
+         "reject 3 @6:44 err 6:52 [{\"id\": 2] the line ends inside the value (NDJSON: one value per line)\n"
+         "reject 4 @7:53 err 7:54 [{\x04""2:\"00\"}] expected a string key or '}'\n"
+         "reject 5 @8:63 err 8:63 [x] expected a JSON value\n"
+         "records 6 rejected 5\n");
   /* a long record: the first SQ_INGEST_RAW_MAX bytes, never half a UTF-8 character */
   {
     static char doc[12000];
