@@ -1875,12 +1875,15 @@ void sq_ingest_raw_keep(sq_ingest *g, size_t consumed, uint64_t pending){
     g->raw_z = 0;
     return;
   }
-  if( !g->raw_pre_on || g->raw_pre_start!=s ){
+  /* (kept bytes are the input's at their absolute offsets, whichever record
+  ** they were kept for: they are reused when s lies within them) */
+  if( !g->raw_pre_on || s<g->raw_pre_start || s>g->raw_pre_start+(uint64_t)g->raw_pre.n
+      || s-g->raw_pre_start>=(uint64_t)SQ_INGEST_RAW_MAX ){
     g->raw_pre.n = 0;
     g->raw_pre_on = 1;
     g->raw_pre_start = s;
   }
-  from = s + (uint64_t)g->raw_pre.n;
+  from = g->raw_pre_start + (uint64_t)g->raw_pre.n;
   end = g->raw_base + consumed;
   if( from>=g->raw_base && from<end && g->raw_pre.n<SQ_INGEST_RAW_MAX ){
     uint64_t k = end - from;
@@ -1903,9 +1906,10 @@ static void ing_raw_text(sq_ingest *g, uint64_t end, sq_ingest_reject *r){
   want = end - s;
   r->truncated = want > SQ_INGEST_RAW_MAX;
   if( r->truncated ) want = SQ_INGEST_RAW_MAX;
-  if( g->raw_pre_on && g->raw_pre_start==s && g->raw_pre.n>0 ){
-    int64_t k = g->raw_pre.n < (int64_t)want ? g->raw_pre.n : (int64_t)want;
-    sq_ingest_buf_put(o, g->raw_pre.z, k, SQ_INGEST_RAW_MAX);
+  if( g->raw_pre_on && s>=g->raw_pre_start && s<g->raw_pre_start+(uint64_t)g->raw_pre.n ){
+    int64_t at = (int64_t)(s - g->raw_pre_start);
+    int64_t k = g->raw_pre.n - at < (int64_t)want ? g->raw_pre.n - at : (int64_t)want;
+    sq_ingest_buf_put(o, g->raw_pre.z + at, k, SQ_INGEST_RAW_MAX);
   }
   cur = s + (uint64_t)o->n;
   if( g->raw_z && (uint64_t)o->n<want && cur>=g->raw_base && cur<g->raw_base+g->raw_n ){

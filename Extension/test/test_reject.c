@@ -219,6 +219,15 @@ int main(void){
          "reject 4 @7:53 err 7:54 [{\x04""2:\"00\"}] expected a string key or '}'\n"
          "reject 5 @8:63 err 8:63 [x] expected a JSON value\n"
          "records 6 rejected 5\n");
+  checkn("!id INTEGER,d DATE TEXT", 0, SQ_INGEST_LAYOUT_NDJSON, "{\x22""id\x22""}:\x0a"" \x22""\x0a""{id\x22"": 2,\x02""{\x22""\x16""{\x22""a~~~~~~~~fi\x22""id\x22""}:\x0a"" \x22""\x0a""{id\x22""}:\x0a"" \x22""*{id\x22"": 2,\x02""{\x22""\x16""{\x22""a~~~~~~d\x22"": 2,\x02""{\x22""\x16""{\x22""a~~~~~~~~fid\x22"": ", 104,
+         "reject 0 @1:0 err 1:5 [{\"id\"}:] expected ':'\n"
+         "reject 1 @2:8 err 2:10 [ \"] unescaped control character in a string\n"
+         "reject 2 @3:11 err 3:12 [{id\": 2,\x02""{\"\x16""{\"a~~~~~~~~fi\"id\"}:] expected a string key or '}'\n"
+         "reject 3 @4:43 err 4:45 [ \"] unescaped control character in a string\n"
+         "reject 4 @5:46 err 5:47 [{id\"}:] expected a string key or '}'\n"
+         "reject 5 @6:54 err 6:54 [\"*{id\"] expected an object, found a string (rows are read from JSON objects)\n"
+         "reject 6 @6:60 err 6:60 [: 2,\x02""{\"\x16""{\"a~~~~~~d\": 2,\x02""{\"\x16""{\"a~~~~~~~~fid\": ] expected a newline between top-level values\n"
+         "records 7 rejected 7\n");
   /* a long record: the first SQ_INGEST_RAW_MAX bytes, never half a UTF-8 character */
   {
     static char doc[12000];
