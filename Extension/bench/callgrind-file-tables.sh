@@ -18,20 +18,21 @@ mkdir -p "$D"
 python3 - "$D" <<'PY'
 import json, sys
 d = sys.argv[1]
-def gen(n, tag):
+def gen(n, tag, bad=False):
+    qty = lambda i: "bad" if bad and i % 100 == 99 else i % 100
     with open(f"{d}/{tag}.csv", "w") as f:
         f.write("id,name,amount,note,created_at,qty,active,city\n")
         for i in range(n):
-            f.write(f'{i},"Name, {i}",{i*1.25:.2f},"note ""{i}""",2024-05-01 12:00:{i%60:02d},{i%100},{i%2},City{i%50}\n')
+            f.write(f'{i},"Name, {i}",{i*1.25:.2f},"note ""{i}""",2024-05-01 12:00:{i%60:02d},{qty(i)},{i%2},City{i%50}\n')
     with open(f"{d}/{tag}.json", "w") as f:
         f.write("[")
         for i in range(n):
             if i: f.write(",\n")
             f.write(json.dumps({"id": i, "name": f"Name {i}", "amount": i*1.25, "note": f"n{i}",
-                                "created_at": f"2024-05-01 12:00:{i%60:02d}", "qty": i % 100,
+                                "created_at": f"2024-05-01 12:00:{i%60:02d}", "qty": qty(i),
                                 "active": bool(i % 2), "city": f"City{i%50}"}))
         f.write("]\n")
-gen(100000, "n"); gen(1, "one")
+gen(100000, "n"); gen(1, "one"); gen(100000, "bad", True)
 PY
 COLS='id INTEGER, name TEXT, amount REAL, note TEXT, created_at TEXT, qty INTEGER, active INTEGER, city TEXT'
 sql(){  # variant file
@@ -41,14 +42,17 @@ sql(){  # variant file
     csv)      echo "CREATE VIRTUAL TABLE temp.i USING csv_stream(filename='$2', columns='$COLS');";;
     csv-infer) echo "CREATE VIRTUAL TABLE temp.i USING csv_stream(filename='$2');";;
     json)     echo "CREATE VIRTUAL TABLE temp.i USING json_stream(filename='$2', columns='$COLS');";;
+    *-strict) echo "CREATE VIRTUAL TABLE temp.i USING ${1%-strict}_stream(filename='$2', columns='$COLS', strict=1);";;
+    *-skip)   echo "CREATE VIRTUAL TABLE temp.i USING ${1%-skip}_stream(filename='$2', columns='$COLS', strict=1, on_error=skip, reject_table=rej);";;
   esac
   echo "INSERT INTO t SELECT * FROM i;"
 }
 ir(){ valgrind --tool=callgrind --callgrind-out-file=/dev/null sqlite3 :memory: < "$1" 2>&1 >/dev/null | awk '/refs:/{gsub(",","",$NF); print $NF}'; }
 printf "%-12s %10s\n" variant instr/row
-for v in csv csv-infer json; do
-  x=csv; [ $v = json ] && x=json
-  sql $v "$D/n.$x" > "$D/a.sql"; sql $v "$D/one.$x" > "$D/b.sql"
+for v in ${VARIANTS:-csv csv-infer json csv-strict csv-skip json-strict json-skip}; do
+  x=csv; case $v in json*) x=json;; esac
+  f=n; case $v in *-skip) f=bad;; esac
+  sql $v "$D/$f.$x" > "$D/a.sql"; sql $v "$D/one.$x" > "$D/b.sql"
   a=$(ir "$D/a.sql"); b=$(ir "$D/b.sql")
   printf "%-12s %10d\n" $v $(( (a - b) / 99999 ))
 done

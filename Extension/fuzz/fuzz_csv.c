@@ -143,6 +143,24 @@ static int on_row(void *u, const sq_ingest_row *row){
   return (++r->records & 1) ? SQ_INGEST_PAUSE : SQ_INGEST_CONTINUE;
 }
 
+/* A rejected record (a & 0x08): recorded; its raw text must be the
+** input's bytes at its offset, at most SQ_INGEST_RAW_MAX, and its reason
+** the driver's message with a position. */
+static int on_reject(void *u, const sq_ingest_reject *x){
+  Rec *r = (Rec*)u;
+  if( x->nraw>SQ_INGEST_RAW_MAX || x->offset>r->ndoc || x->nraw>r->ndoc-x->offset ) abort();
+  if( x->nraw && memcmp(x->raw, r->doc+x->offset, x->nraw)!=0 ) abort();
+  if( !x->reason ) abort();
+  rec_add(r, "R", 1);
+  rec_add(r, &x->index, sizeof x->index);
+  rec_add(r, &x->offset, sizeof x->offset);
+  rec_add(r, &x->line, sizeof x->line);
+  rec_add(r, &x->truncated, sizeof x->truncated);
+  rec_add(r, x->reason, strlen(x->reason));
+  rec_add(r, x->raw, x->nraw);
+  return SQ_INGEST_CONTINUE;
+}
+
 static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, int cut){
   sq_ingest *g = sq_ingest_new(on_row, r);
   sq_csv_ingest *d;
@@ -151,6 +169,8 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   int rc = SQ_INGEST_OK;
   const sq_csv_ingest_error *e;
   if( !g ) return;
+  r->doc = doc;
+  r->ndoc = n;
   sq_ingest_add_column(g, "a", -1, "TEXT", -1, SQ_INGEST_COL_DEFAULT);
   sq_ingest_add_column(g, "b", -1, "INTEGER", -1, 0);
   sq_ingest_add_column(g, "c", -1, "REAL", -1, 0);
@@ -177,6 +197,7 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   d = sq_csv_ingest_new(g, &o);
   if( !d ){ sq_ingest_free(g); return; }
   if( a & 0x80 ) sq_csv_ingest_require(d, 1, SQ_CSV_T_INTEGER, 3);
+  if( a & 0x08 ) sq_csv_ingest_set_reject_callback(d, on_reject, r);
   while( rc!=SQ_INGEST_ERROR && pos<n ){
     size_t k = cut ? (size_t)(a + doc[pos] + pos) % 11 + 1 : n-pos;
     if( k>n-pos ) k = n-pos;

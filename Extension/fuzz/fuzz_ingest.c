@@ -9,7 +9,11 @@
 ** after some rows.  Both runs must give the same rows and the same final
 ** status/error.  Every row is checked: TEXT and JSON values are valid
 ** UTF-8, every JSON value parses back as exactly one JSON value, a date
-** column's normalized text normalizes to itself.
+** column's normalized text normalizes to itself.  Every input runs once
+** more rejecting records (sq_ingest_set_reject_callback; arrays and paths,
+** not NDJSON yet: may_be_ndjson): the rejects are
+** compared too, and a reject's raw text must be the input's bytes at its
+** offset.
 */
 #include "sq_internal.h"
 #include "sq_ingest.h"
@@ -116,6 +120,29 @@ static void setup(sq_ingest *g, unsigned cfg){
   if( cfg & 0x20 ) sq_ingest_set_max_record(g, 64);
 }
 
+/* A rejected record (every input also runs rejecting records): recorded
+** for the comparison of whole and cut; its raw text must be the input's
+** bytes at its offset, at most SQ_INGEST_RAW_MAX.  Not compared: the
+** error's message and position — an NDJSON string holding invalid UTF-8
+** and then a raw newline is reported as the one or the other depending on
+** where the chunks end (the parser defers errors inside a string cut by a
+** chunk end); the record, its start and its raw text are the same. */
+static const uint8_t *g_doc;
+static size_t g_ndoc;
+static int on_reject(void *u, const sq_ingest_reject *x){
+  Rec *r = (Rec*)u;
+  if( x->nraw>SQ_INGEST_RAW_MAX || x->offset>g_ndoc || x->nraw>g_ndoc-x->offset ) abort();
+  if( x->nraw && memcmp(x->raw, g_doc+x->offset, x->nraw)!=0 ) abort();
+  if( !valid_utf8((const unsigned char*)x->error->message, strlen(x->error->message)) ) abort();
+  rec_add(r, "R", 1);
+  rec_add(r, &x->index, sizeof x->index);
+  rec_add(r, &x->offset, sizeof x->offset);
+  rec_add(r, &x->line, sizeof x->line);
+  rec_add(r, &x->truncated, sizeof x->truncated);
+  rec_add(r, x->raw, x->nraw);
+  return SQ_INGEST_CONTINUE;
+}
+
 static void finish_rec(Rec *r, sq_ingest *g, int rc){
   const sq_ingest_error *e;
   if( rc==SQ_INGEST_OK ) rc = sq_ingest_json_finish(g);
@@ -148,7 +175,21 @@ static int feed_all(sq_ingest *g, const uint8_t *b, size_t n){
   }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+/* The layouts of setup() that read (or may read) NDJSON: not run
+** rejecting yet — NDJSON's resynchronizing at line ends is checked at every
+** split by test_reject.c, but this harness still finds inputs whose
+** rejects differ between chunkings (strings and keys holding a raw
+** newline), an open item of issue 22. */
+static int may_be_ndjson(unsigned cfg){
+  switch( (cfg>>1) & 3 ){
+    case 1: return 1;
+    case 2: return ((cfg>>4) & 3) < 2;        /* "$" (auto), "ndjson" */
+    case 3: return (cfg & 0x20)!=0;           /* "$" */
+    default: return 0;
+  }
+}
+
+static void run_once(const uint8_t *data, size_t size, int reject){
   Rec whole = {0,0,0,0,0}, cut = {0,0,0,0,0};
   sq_ingest *g;
   int rc;
@@ -157,22 +198,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   const uint8_t *doc;
   size_t n;
 
-  if( size<1 ) return 0;
   cfg = data[0];
   doc = data+1;
   n = size-1;
+  g_doc = doc;
+  g_ndoc = n;
+  if( reject && ((cfg & 0x06)==0x06 || may_be_ndjson(cfg)) ) return;   /* whole values: no rejecting */
 
   g = sq_ingest_new(on_row, &whole);
-  if( !g ) return 0;
+  if( !g ) return;
   setup(g, cfg);
+  if( reject ) sq_ingest_set_reject_callback(g, on_reject, &whole);
   rc = sq_ingest_error_info(g)->code ? SQ_INGEST_ERROR : sq_ingest_json_feed(g, doc, n);
   if( rc==SQ_INGEST_PAUSED ) abort();
   finish_rec(&whole, g, rc);
   sq_ingest_free(g);
 
   g = sq_ingest_new(on_row, &cut);
-  if( !g ){ free(whole.b); return 0; }
+  if( !g ){ free(whole.b); return; }
   setup(g, cfg);
+  if( reject ) sq_ingest_set_reject_callback(g, on_reject, &cut);
   cut.pause_mod = 2;
   rc = sq_ingest_error_info(g)->code ? SQ_INGEST_ERROR : SQ_INGEST_OK;
   while( rc==SQ_INGEST_OK && pos<n ){
@@ -188,5 +233,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
   free(whole.b);
   free(cut.b);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
+  if( size<1 ) return 0;
+  run_once(data, size, 0);
+  run_once(data, size, 1);
   return 0;
 }

@@ -169,6 +169,7 @@ extern "C" {
 #define SQ_CSV_F_PADDED  0x04u   /* added by SQ_CSV_OPT_PAD_SHORT */
 #define SQ_CSV_F_HEADER  0x08u   /* a field of record 0 with SQ_CSV_OPT_HEADER */
 #define SQ_CSV_F_COPIED  0x10u   /* text is in the reader's scratch buffer */
+#define SQ_CSV_F_RAGGED  0x20u   /* a record event: its field count is wrong (SQ_CSV_OPT_REPORT_RAGGED) */
 
 typedef struct sq_csv_event {
   int type;              /* SQ_CSV_FIELD or SQ_CSV_RECORD */
@@ -227,6 +228,10 @@ typedef struct sq_csv_error {
 #define SQ_CSV_OPT_RAGGED        0x08u  /* no field count check at all */
 #define SQ_CSV_OPT_LAZY_QUOTES   0x10u  /* a quote inside an unquoted field is data */
 #define SQ_CSV_OPT_NO_UTF8_CHECK 0x20u  /* bytes are not checked for UTF-8 */
+/* a record with another field count is no error: its SQ_CSV_RECORD event
+** has flag SQ_CSV_F_RAGGED and sq_csv_error_info() describes it as the
+** error would have (the reader goes on; rejecting records, sq_csv_ingest.h) */
+#define SQ_CSV_OPT_REPORT_RAGGED 0x40u
 
 typedef struct sq_csv_parser sq_csv_parser;
 
@@ -241,6 +246,10 @@ void sq_csv_reset(sq_csv_parser *p);
 void sq_csv_set_callback(sq_csv_parser *p, sq_csv_callback callback, void *user);
 
 void sq_csv_set_options(sq_csv_parser *p, unsigned options);
+unsigned sq_csv_options_get(const sq_csv_parser *p);
+/* The absolute offset of the record begun in the input so far but not
+** yet ended (its fields may not be delivered yet), or UINT64_MAX. */
+uint64_t sq_csv_record_start(const sq_csv_parser *p);
 /* 0, or nonzero when the character is not allowed (see GRAMMAR) or equals
 ** the quote.  Set before the first feed. */
 int sq_csv_set_delimiter(sq_csv_parser *p, int delimiter);

@@ -217,6 +217,17 @@ int sq_csv_ingest_require(sq_csv_ingest *d, int column, int type, int64_t inferr
 
 /* SQ_INGEST_OK, SQ_INGEST_PAUSED (the core's row callback paused: only
 ** sq_csv_ingest_consumed() bytes used) or SQ_INGEST_ERROR. */
+/* Rejects records with errors instead of stopping (sq_ingest.h, REJECTING
+** RECORDS): a value the core refuses, a value that does not fit an
+** inferred type, a record with another field count than the header.  The
+** reject's reason is the message an abort would give ("line L, byte B,
+** field F (NAME): MESSAGE"), its field the header name.  Errors of the
+** quoting (a quote inside an unquoted field, text after a closing quote,
+** an unterminated quote) and invalid UTF-8 still stop: once the quoting is
+** broken the next record's start is unknown (a line could be the middle
+** of a quoted field), and a guess would import wrong rows.  Set before the
+** first input; cb NULL stops again. */
+void sq_csv_ingest_set_reject_callback(sq_csv_ingest *d, sq_ingest_reject_callback cb, void *user);
 int sq_csv_ingest_feed(sq_csv_ingest *d, const void *bytes, size_t n);
 size_t sq_csv_ingest_consumed(const sq_csv_ingest *d);
 int sq_csv_ingest_finish(sq_csv_ingest *d);

@@ -164,6 +164,35 @@
 ** found at the end).  JSON syntax errors (code SQ_INGEST_E_JSON) carry the
 ** parser's message and position (sq_json.h).
 **
+** REJECTING RECORDS INSTEAD OF STOPPING
+**
+** sq_ingest_set_reject_callback(g, cb, user) turns record errors from
+** the end of the import into rejected records: the record is not given to
+** the row callback; once its end is found, the reject callback gets an
+** sq_ingest_reject (the record's index and start, the error an abort
+** would have reported, and the record's first bytes) and the input goes
+** on with the next record.  A record is a row or a reject, never a part
+** of both; record indexes count both (a row's index is its position in
+** the input).  Record errors are: a value strict mode refuses, an unknown
+** key (strict), a key matching two keys (AMBIGUOUS), two members for one
+** column (DUPLICATE), a key for a left-out DEFAULT column (OMITTED), an
+** element that is not an object (LAYOUT), a format driver's own record
+** error (sq_ingest_reject_record: a CSV record's field count, a value
+** that does not fit an inferred type), and in NDJSON a JSON syntax error
+** or a value (or string) running over its line end — one value per line:
+** the rest of the line is skipped, the parser starts again after the
+** line's newline and the reject spans the line (text after a complete
+** value on its line is rejected on its own, from the error on: the value
+** before it was a row already).  Everything else still stops the input: a syntax error
+** inside a JSON array (the next element cannot be found safely), a
+** record over the record limit, out of memory, a path not found.
+** The record's bytes (raw) are the input from the record's first byte to
+** its last (for a JSON element its closing brace, for NDJSON and CSV the
+** line end, not included), at most SQ_INGEST_RAW_MAX bytes (truncated
+** says so; a cut never splits a UTF-8 sequence of valid input).  The
+** callback returns SQ_INGEST_CONTINUE, or anything else to stop
+** (SQ_INGEST_E_ABORTED).
+**
 ** MEMORY
 **
 ** sqlite3_malloc64/sqlite3_free only.  Bounded: a record's values (the sum
@@ -382,6 +411,51 @@ size_t sq_ingest_json_consumed(const sq_ingest *g);
 int sq_ingest_json_finish(sq_ingest *g);
 /* Bytes of input consumed so far. */
 uint64_t sq_ingest_json_offset(const sq_ingest *g);
+
+/* ---- rejecting records (see REJECTING RECORDS) ------------------------- */
+
+#define SQ_INGEST_RAW_MAX 4096
+
+typedef struct sq_ingest_reject {
+  int64_t index;         /* 0-based record index (rows and rejects alike) */
+  uint64_t offset;       /* 0-based byte offset where the record starts */
+  uint64_t line;         /* 1-based line where it starts */
+  uint64_t column;       /* 1-based byte column where it starts */
+  const sq_ingest_error *error;   /* as an abort would report it */
+  const char *field;     /* the key or field name concerned, or NULL */
+  size_t nfield;
+  const char *reason;    /* a format driver's full message, or NULL (sq_csv_ingest fills it) */
+  const char *raw;       /* the record's first bytes */
+  size_t nraw;
+  int truncated;         /* the record is longer than raw */
+} sq_ingest_reject;
+
+typedef int (*sq_ingest_reject_callback)(void *user, const sq_ingest_reject *r);
+
+/* Rejects records with errors instead of stopping (cb NULL: stop, the
+** default).  Set before the first input. */
+void sq_ingest_set_reject_callback(sq_ingest *g, sq_ingest_reject_callback cb, void *user);
+int sq_ingest_rejecting(const sq_ingest *g);
+/* Records rejected so far. */
+int64_t sq_ingest_rejected(const sq_ingest *g);
+
+/* Format drivers other than JSON: the record in progress is bad (a record
+** error of the format; in a record or at its end).  Without a reject
+** callback this is sq_ingest_fail.  sq_ingest_record_bad() tells whether
+** the current record is being skipped (its further events are ignored);
+** sq_ingest_end_bad_record() ends it at byte offset `end` (exclusive) and
+** calls the reject callback, and so does sq_ingest_end_record() with
+** pos->offset as the end. */
+int sq_ingest_reject_record(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos);
+int sq_ingest_record_bad(const sq_ingest *g);
+int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end);
+/* The bytes being fed (base: the absolute offset of bytes[0]) and, after
+** the feed, how many were consumed and where a record not yet begun for
+** the core may have started (its first field not delivered yet; or
+** UINT64_MAX): the raw text of a reject spans chunks.  Only needed with a
+** reject callback; the JSON driver calls them itself. */
+void sq_ingest_raw_chunk(sq_ingest *g, const void *bytes, size_t n, uint64_t base);
+void sq_ingest_raw_keep(sq_ingest *g, size_t consumed, uint64_t pending);
 
 /* ---- results ------------------------------------------------------------ */
 

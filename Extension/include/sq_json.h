@@ -208,6 +208,16 @@ void sq_json_free(sq_json_parser *p);
 
 /* Ready for a new input; keeps callback, options, limits, scratch memory. */
 void sq_json_reset(sq_json_parser *p);
+/* Starts over (as sq_json_reset) as if the input began at absolute byte
+** offset `offset`, at the start of line `line`: positions go on from there
+** (NDJSON resynchronizing after a bad line, sq_ingest.c). */
+void sq_json_restart_at(sq_json_parser *p, uint64_t offset, uint64_t line);
+void sq_json_set_callback(sq_json_parser *p, sq_json_callback cb, void *user);
+/* The absolute offset of a token begun in the input so far but not yet
+** delivered (a string or number cut by the chunk end), or UINT64_MAX. */
+uint64_t sq_json_pending_start(const sq_json_parser *p);
+/* The current line (1-based) and the absolute offset where it starts. */
+void sq_json_line(const sq_json_parser *p, uint64_t *line, uint64_t *line_start);
 
 void sq_json_set_options(sq_json_parser *p, unsigned options);
 /* Lower the nesting limit (1..SQ_JSON_MAX_DEPTH; other values are clamped). */

@@ -228,6 +228,7 @@ static inline int emit_field(sq_csv_parser *p, const char *t, size_t n, unsigned
 static int emit_record(sq_csv_parser *p, uint64_t end){
   sq_csv_event e;
   int rc;
+  unsigned flags = 0;
   uint64_t n = p->fidx;
   if( !p->have_width ){
     p->width = n;
@@ -238,23 +239,33 @@ static int emit_record(sq_csv_parser *p, uint64_t end){
     if( n>p->width ){
       snprintf(m, sizeof m, "record has %llu fields, the first record has %llu",
                (unsigned long long)n, (unsigned long long)p->width);
-      return set_error(p, SQ_CSV_E_RAGGED, m, p->x_off, p->x_line, p->x_col, p->width);
-    }
-    if( !(p->opts & SQ_CSV_OPT_PAD_SHORT) ){
+      if( !(p->opts & SQ_CSV_OPT_REPORT_RAGGED) ){
+        return set_error(p, SQ_CSV_E_RAGGED, m, p->x_off, p->x_line, p->x_col, p->width);
+      }
+      set_error(p, SQ_CSV_E_RAGGED, m, p->x_off, p->x_line, p->x_col, p->width);
+      p->error = 0;
+      flags = SQ_CSV_F_RAGGED;
+    }else if( !(p->opts & SQ_CSV_OPT_PAD_SHORT) ){
       snprintf(m, sizeof m, "record has %llu field%s, the first record has %llu",
                (unsigned long long)n, n==1 ? "" : "s", (unsigned long long)p->width);
-      return set_error(p, SQ_CSV_E_RAGGED, m, end, p->line, end - p->line_start + 1, n);
+      if( !(p->opts & SQ_CSV_OPT_REPORT_RAGGED) ){
+        return set_error(p, SQ_CSV_E_RAGGED, m, end, p->line, end - p->line_start + 1, n);
+      }
+      set_error(p, SQ_CSV_E_RAGGED, m, end, p->line, end - p->line_start + 1, n);
+      p->error = 0;
+      flags = SQ_CSV_F_RAGGED;
+    }else{
+      p->f_off = end;
+      p->f_line = p->line;
+      p->f_col = end - p->line_start + 1;
+      while( p->fidx<p->width ){
+        if( emit_field(p, 0, 0, SQ_CSV_F_NULL | SQ_CSV_F_PADDED)!=SQ_CSV_OK ) return SQ_CSV_ERROR;
+      }
+      n = p->width;
     }
-    p->f_off = end;
-    p->f_line = p->line;
-    p->f_col = end - p->line_start + 1;
-    while( p->fidx<p->width ){
-      if( emit_field(p, 0, 0, SQ_CSV_F_NULL | SQ_CSV_F_PADDED)!=SQ_CSV_OK ) return SQ_CSV_ERROR;
-    }
-    n = p->width;
   }
   e.type = SQ_CSV_RECORD;
-  e.flags = 0;
+  e.flags = flags;
   e.text = 0;
   e.len = 0;
   e.record = p->record;
@@ -664,6 +675,13 @@ void sq_csv_set_options(sq_csv_parser *p, unsigned opts){
   build_tables(p);
   if( p->record==0 ) p->in_header = (opts & SQ_CSV_OPT_HEADER)!=0;
   if( p->have_width ) p->limit = (opts & SQ_CSV_OPT_RAGGED) ? UINT64_MAX : p->width;
+}
+
+unsigned sq_csv_options_get(const sq_csv_parser *p){ return p->opts; }
+uint64_t sq_csv_record_start(const sq_csv_parser *p){
+  if( p->error ) return UINT64_MAX;
+  if( p->bom>0 && p->bom<3 ) return 0;      /* bytes matched as a BOM may begin the first record */
+  return p->state!=ST_REC ? p->r_off : UINT64_MAX;
 }
 
 static int bad_special(int c){

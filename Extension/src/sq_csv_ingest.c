@@ -524,6 +524,11 @@ struct sq_csv_ingest {
   int64_t cur_field;
   OwnError err;
   char dupbuf[512];
+  /* rejecting records (sq_csv_ingest_set_reject_callback) */
+  sq_ingest_reject_callback on_reject;
+  void *ruser;
+  int64_t bad_field;           /* the field that made the record bad, or -1 */
+  uint64_t abs;                /* bytes fed and consumed so far (a BOM included) */
 };
 
 static const char *drv_name(const sq_csv_ingest *d, int64_t field){
@@ -554,6 +559,14 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
                       : "a date or date-time starting YYYY-MM-DD",
                       sq_csv_type_name(d->req[e->field]), (long long)d->inferred_from);
   m = sqlite3_str_finish(s);
+  if( d->on_reject && m ){
+    sq_ingest_pos pos;
+    pos.offset = e->offset; pos.line = e->line; pos.column = e->column;
+    d->bad_field = (int64_t)e->field;
+    sq_ingest_reject_record(d->g, SQ_INGEST_E_STRICT, m, &pos);
+    sqlite3_free(m);
+    return sq_ingest_error_info(d->g)->code ? drv_core_fail(d) : SQ_CSV_CONTINUE;
+  }
   own_set(&d->err, SQ_CSV_IE_FIT, 0, m ? m : "out of memory", e->line, e->offset, e->column,
           sq_ingest_records(d->g), (int64_t)e->field, name);
   sqlite3_free(m);
@@ -613,6 +626,54 @@ int sq_csv_value_fits_type(int type, const char *text, size_t n, sq_ingest_value
   return fits_type(type, text, n, v);
 }
 
+/* A record with a wrong field count (only reported when rejecting,
+** SQ_CSV_OPT_REPORT_RAGGED): it is rejected when it ends. */
+static void drv_ragged(sq_csv_ingest *d){
+  const sq_csv_error *x = sq_csv_error_info(d->p);
+  sq_ingest_pos at;
+  if( sq_ingest_record_bad(d->g) ) return;    /* the first error stays */
+  at.offset = x->offset; at.line = x->line; at.column = x->column;
+  d->bad_field = (int64_t)x->field;
+  sq_ingest_reject_record(d->g, SQ_INGEST_E_LAYOUT, x->message, &at);
+}
+
+/* The core's reject: the reason as an abort would have written it, the
+** field's header name. */
+static int drv_reject(void *u, const sq_ingest_reject *r){
+  sq_csv_ingest *d = (sq_csv_ingest*)u;
+  sq_csv_ingest_error x;
+  sq_ingest_reject r2 = *r;
+  char *text;
+  int rc;
+  memset(&x, 0, sizeof(x));
+  x.code = SQ_CSV_IE_INGEST;
+  x.detail = r->error->code;
+  x.message = r->error->message;
+  x.line = r->error->line;
+  x.offset = r->error->offset;
+  x.column = r->error->column;
+  x.record = r->index;
+  x.field = d->bad_field;
+  x.name = drv_name(d, d->bad_field);
+  text = sq_csv_error_text(&x);
+  d->bad_field = -1;
+  if( !text ) return 1;
+  r2.reason = text;
+  if( x.name ){ r2.field = x.name; r2.nfield = strlen(x.name); }
+  rc = d->on_reject(d->ruser, &r2);
+  sqlite3_free(text);
+  return rc;
+}
+
+void sq_csv_ingest_set_reject_callback(sq_csv_ingest *d, sq_ingest_reject_callback cb, void *user){
+  d->on_reject = cb;
+  d->ruser = user;
+  d->bad_field = -1;
+  sq_ingest_set_reject_callback(d->g, cb ? drv_reject : 0, d);
+  sq_csv_set_options(d->p, cb ? (sq_csv_options_get(d->p) | SQ_CSV_OPT_REPORT_RAGGED)
+                              : (sq_csv_options_get(d->p) & ~SQ_CSV_OPT_REPORT_RAGGED));
+}
+
 static int drv_event(void *u, const sq_csv_event *e){
   sq_csv_ingest *d = (sq_csv_ingest*)u;
   sq_ingest_pos pos;
@@ -639,18 +700,28 @@ static int drv_event(void *u, const sq_csv_event *e){
     }
     d->cur_field = (int64_t)e->field;
     if( e->field>(uint64_t)INT32_MAX ) return SQ_CSV_CONTINUE;
+    rc = -1;
     if( (int64_t)e->field<d->nreq && d->req[e->field] && !(e->flags & SQ_CSV_F_NULL) ){
       sq_ingest_value v;
-      if( !fits_type(d->req[e->field], e->text, e->len, &v) ) return drv_fit_fail(d, e, d->req[e->field]);
+      if( !fits_type(d->req[e->field], e->text, e->len, &v) ){
+        if( d->on_reject && sq_ingest_record_bad(d->g) ) return SQ_CSV_CONTINUE;
+        return drv_fit_fail(d, e, d->req[e->field]);
+      }
       if( v.type!=SQ_INGEST_V_NULL ){
         rc = sq_ingest_field_number(d->g, (int)e->field, e->text, e->len, &v, &pos);
-        if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
-        return SQ_CSV_CONTINUE;
       }
     }
-    rc = sq_ingest_field_text(d->g, (int)e->field,
-                              (e->flags & SQ_CSV_F_NULL) ? 0 : e->text ? e->text : "", e->len, &pos);
-    if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
+    if( rc<0 ){
+      rc = sq_ingest_field_text(d->g, (int)e->field,
+                                (e->flags & SQ_CSV_F_NULL) ? 0 : e->text ? e->text : "", e->len, &pos);
+    }
+    if( rc!=SQ_INGEST_OK ){
+      if( d->on_reject && !sq_ingest_error_info(d->g)->code ){
+        if( d->bad_field<0 ) d->bad_field = d->cur_field;
+        return SQ_CSV_CONTINUE;     /* the record is skipped (sq_ingest_record_bad) */
+      }
+      return drv_core_fail(d);
+    }
     return SQ_CSV_CONTINUE;
   }
   /* the end of a record */
@@ -673,6 +744,8 @@ static int drv_event(void *u, const sq_csv_event *e){
   if( !d->in_rec ) return SQ_CSV_CONTINUE;   /* (a record without fields: none is delivered) */
   d->in_rec = 0;
   d->cur_field = -1;
+  if( e->flags & SQ_CSV_F_RAGGED ) drv_ragged(d);
+  pos.offset = e->end_offset;     /* (a rejected record's raw text ends there) */
   rc = sq_ingest_end_record(d->g, &pos);
   if( rc==SQ_INGEST_PAUSED ) return SQ_CSV_PAUSE;
   if( rc!=SQ_INGEST_OK ) return drv_core_fail(d);
@@ -712,6 +785,8 @@ void sq_csv_ingest_reset(sq_csv_ingest *d){
   d->named = 0;
   d->in_rec = 0;
   d->cur_field = -1;
+  d->bad_field = -1;
+  d->abs = 0;
   own_clear(&d->err);
 }
 
@@ -751,7 +826,15 @@ int sq_csv_ingest_feed(sq_csv_ingest *d, const void *bytes, size_t n){
   int rc;
   if( d->err.e.code ) return SQ_INGEST_ERROR;
   if( d->bad ){ own_set(&d->err, SQ_CSV_IE_OPTION, 0, d->bad, 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
-  rc = sq_csv_feed(d->p, bytes, n);
+  if( d->on_reject ){
+    /* (the reader's offset stays at 0 while a BOM is being matched: count here) */
+    sq_ingest_raw_chunk(d->g, bytes, n, d->abs);
+    rc = sq_csv_feed(d->p, bytes, n);
+    d->abs += sq_csv_consumed(d->p);
+    sq_ingest_raw_keep(d->g, sq_csv_consumed(d->p), sq_csv_record_start(d->p));
+  }else{
+    rc = sq_csv_feed(d->p, bytes, n);
+  }
   if( rc==SQ_CSV_ERROR ) return drv_fail_reader(d);
   return rc==SQ_CSV_PAUSED ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
 }

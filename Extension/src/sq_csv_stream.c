@@ -70,13 +70,18 @@
 **       columns='stop_id TEXT, stop_lat REAL, stop_lon REAL, wheelchair INTEGER',
 **       keys='wheelchair=wheelchair_boarding',   -- optional: column=header name
 **       header=1, delimiter=',', quote='"', null=NA, empty=null, ragged=error,
-**       strict=0                                 -- all optional
+**       strict=0,                                -- all optional
+**       on_error=skip, reject_table=bad_stops, max_errors=100   -- optional
 **   );
 **   INSERT INTO stops SELECT * FROM incoming;
 **
 **   With several files (filename= a glob or a list), each file's header
 **   is matched to the columns by name as below, and the hidden column
 **   filename (unless a column has that name) names each row's file.
+**
+**   on_error='skip': bad records (a value strict mode refuses, another
+**   field count) go to reject_table instead of stopping the statement
+**   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
 **
 **   Fields go straight into the declared columns through the ingest core
 **   (sq_ingest.h) during the one read — the same matching and coercion as
@@ -153,6 +158,7 @@ typedef struct CsOpts {
   char *keys;            /* typed: keys= */
   int strict;
   int infer;
+  sq_ft_vtab *ft;        /* typed: the table (on_error=, …: sq_ft_reject_option) */
 } CsOpts;
 
 static void cs_opts_init(CsOpts *p){
@@ -230,8 +236,14 @@ static char *cs_option(CsOpts *p, const char *key, char *value, int typed){
     if( *s || n<1 || n>1000000 ) return cs_bad_option(key, value, "expected a number of records, 1 to 1000000");
     p->infer = n;
   }else{
-    char *m = sqlite3_mprintf("csv_stream: unknown option '%s' (expected %s)", key,
-        typed ? "filename, columns, keys, header, delimiter, quote, null, empty, ragged, strict, infer"
+    char *m = 0;
+    if( typed && p->ft && sq_ft_reject_option(p->ft, key, value, &m) ){
+      sqlite3_free(value);
+      return m;
+    }
+    m = sqlite3_mprintf("csv_stream: unknown option '%s' (expected %s)", key,
+        typed ? "filename, columns, keys, header, delimiter, quote, null, empty, ragged, strict, infer, "
+                SQ_FT_REJECT_OPTIONS
               : "header, delimiter, quote, null, empty, ragged");
     sqlite3_free(value);
     return m;
@@ -370,6 +382,7 @@ static char *cs_configure(sq_ft_vtab *p, int argc, const char *const *argv){
   char *err = 0;
   int i;
   cs_opts_init(&vt->opt);
+  vt->opt.ft = p;
   for(i=3; i<argc && !err; i++){
     CsOptCtx x;
     x.p = &vt->opt;
@@ -608,6 +621,7 @@ static int cs_make_driver(CsCursor *c, char **pzErr){
   sq_ingest_set_max_record(c->ft.g, c->ft.max_record);
   c->d = sq_csv_ingest_new(c->ft.g, &o);
   if( !c->d ) return SQLITE_NOMEM;
+  if( ft->skip ) sq_csv_ingest_set_reject_callback(c->d, sq_ft_on_reject, &c->ft);
   for(i=0; i<ft->nCol; i++){
     if( ft->aCol[i].inferred
         && sq_csv_ingest_require(c->d, i, ft->aCol[i].inferred, vt->inferred_from)!=SQ_INGEST_OK ){
@@ -651,6 +665,15 @@ static int cs_start(sq_ft_cursor *p, char **pzErr){
   return SQLITE_OK;
 }
 
+/* A reject's reason: the message the same error stops the scan with. */
+static char *cs_reason(sq_ft_cursor *p, const sq_ingest_reject *r){
+  sqlite3_str *m = sqlite3_str_new(0);
+  sqlite3_str_appendall(m, "csv_stream: ");
+  sq_str_value(m, p->zFile, (sqlite3_int64)strlen(p->zFile), 0);
+  sqlite3_str_appendf(m, ": %s", r->reason ? r->reason : r->error->message);
+  return sqlite3_str_finish(m);
+}
+
 /* The function's value: the record as a JSON object. */
 static void cs_value(sq_ft_cursor *p, sqlite3_context *ctx){
   CsCursor *c = (CsCursor*)p;
@@ -672,6 +695,7 @@ static const sq_ft_format cs_format = {
   .xFeed = cs_feed,
   .xFinish = cs_finish,
   .xError = cs_error,
+  .xReason = cs_reason,
   .xValue = cs_value,
   .xReset = cs_reset,
   .xCloseCursor = cs_close_cursor,

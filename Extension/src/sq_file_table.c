@@ -325,6 +325,7 @@ static void ft_vtab_free(sq_ft_vtab *vt){
   sqlite3_free(vt->zPeek);
   if( vt->has_pending ) sq_file_close(&vt->pending);
   sqlite3_free(vt->sample);
+  sq_ft_reject_free(vt);
   sqlite3_free(vt);
 }
 
@@ -402,6 +403,7 @@ static int ft_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     char *err;
     vt->typed = 1;
     err = fmt->xConfigure(vt, argc, argv);
+    if( !err ) err = sq_ft_reject_check(vt);
     if( !err ) err = ft_declare(vt);
     if( err ){
       *pzErr = err;
@@ -462,6 +464,7 @@ static void ft_end_file(sq_ft_cursor *c){
   c->cbuf = 0;
   if( c->vt->fmt->xReset ) c->vt->fmt->xReset(c);
   sq_ingest_free(c->g); c->g = 0;
+  sq_ft_reject_reset(c);
   c->vals = 0;
   c->nval = 0;
 }
@@ -501,7 +504,14 @@ static int ft_file_error(sq_ft_cursor *c, const char *file, const char *msg){
 /* The reader's error as the statement's. */
 static int ft_reader_error(sq_ft_cursor *c){
   int rc = SQLITE_NOMEM;
-  char *m = c->vt->fmt->xError(c, &rc);
+  char *m;
+  if( c->zRejErr ){
+    /* the reject path stopped it: the budget spent, the reject table failed */
+    m = c->zRejErr;
+    c->zRejErr = 0;
+    return ft_set_error(c, m);
+  }
+  m = c->vt->fmt->xError(c, &rc);
   if( !m ){ c->eof = 1; return rc; }
   return ft_set_error(c, m);
 }
@@ -564,6 +574,7 @@ static int ft_advance(sq_ft_cursor *c){
     }
     if( c->input_eof ){
       if( fmt->xFinish(c)!=SQ_FT_DONE ) return ft_reader_error(c);
+      if( c->vt->skip && sq_ft_reject_end(c)!=SQLITE_OK ) return ft_reader_error(c);
       c->finished = 1;
       if( c->row_ready ){ c->rowid++; return SQLITE_OK; }
       continue;
@@ -630,6 +641,7 @@ static int ft_start_file(sq_ft_cursor *c){
   c->row_ready = 0;
   c->idx = 0;
   rc = vt->fmt->xStart(c, &err);
+  if( rc==SQLITE_OK && vt->typed ) rc = sq_ft_reject_begin(c, &err);
   if( rc!=SQLITE_OK ){
     if( !err ){ c->eof = 1; return rc; }
     ft_set_error(c, err);

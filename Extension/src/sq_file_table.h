@@ -44,6 +44,7 @@
 #include "sq_internal.h"
 #include "sq_ingest.h"
 #include "sq_files.h"
+#include "sq_reject.h"
 
 #define SQ_FT_CHUNK    (64*1024)    /* one read */
 #define SQ_FT_SUBTYPE  74           /* 'J': SQLite's JSON subtype */
@@ -75,6 +76,12 @@ typedef struct sq_ft_vtab {
   sq_file pending;
   unsigned char *sample;
   size_t nsample;
+  /* rejecting records (sq_reject.c): on_error='skip' */
+  int skip;                 /* on_error='skip' */
+  sqlite3_int64 max_errors; /* max_errors=N, or -1: no count limit */
+  double max_frac;          /* max_errors=0.F (0 < F < 1), or 0 */
+  int max_errors_set;
+  char *zRejSchema, *zRejTable;   /* reject_table='[schema.]name' */
 } sq_ft_vtab;
 
 typedef struct sq_ft_cursor {
@@ -102,6 +109,9 @@ typedef struct sq_ft_cursor {
   sq_ingest *g;               /* the ingest core of this scan, or NULL (freed by the driver) */
   const sq_ingest_value *vals;       /* a typed row's values (valid until the next feed) */
   int nval;
+  sq_reject_sink *rejSink;    /* the reject table (on_error='skip') */
+  sq_reject_budget rejBudget; /* max_errors */
+  char *zRejErr;              /* why the scan stopped in the reject path (owned) */
 } sq_ft_cursor;
 
 /* Feed results. */
@@ -131,6 +141,9 @@ struct sq_ft_format {
   void (*xValue)(sq_ft_cursor *c, sqlite3_context *ctx);  /* function: the value column */
   void (*xReset)(sq_ft_cursor *c);               /* ends the scan's reader (not c->g); may be 0 */
   void (*xCloseCursor)(sq_ft_cursor *c);         /* frees what xReset keeps; may be 0 */
+  /* on_error='skip': the reject's reason, as xError would write the same
+  ** error ("NAME: FILE: …"); NULL when out of memory. */
+  char *(*xReason)(sq_ft_cursor *c, const sq_ingest_reject *r);
 };
 
 int sq_ft_register(sqlite3 *db, const sq_ft_format *fmt);
@@ -161,5 +174,24 @@ sq_ingest *sq_ft_core_new(sq_ft_cursor *c);
 int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr);
 sqlite3_int64 sq_ft_peek_read(sq_ft_vtab *vt, unsigned char *buf, size_t n, int *rc, char **pzErr);
 void sq_ft_peek_done(sq_ft_vtab *vt, int ok);
+
+/* ---- rejecting records (sq_reject.c, sq_reject.h) ----------------------
+** Typed tables take on_error='abort' (default) or 'skip', max_errors=N or
+** a fraction, reject_table='[schema.]name'.  A format's option parser
+** hands every key it does not know to sq_ft_reject_option first: 0 when
+** it is none of these; else 1 with *pzErr NULL or the message.  After the
+** options, sq_ft_reject_check (the driver) checks them and the reject
+** table before anything is read. */
+int sq_ft_reject_option(sq_ft_vtab *vt, const char *key, const char *value, char **pzErr);
+#define SQ_FT_REJECT_OPTIONS "on_error, max_errors, reject_table"
+char *sq_ft_reject_check(sq_ft_vtab *vt);
+/* A scan: creates the reject table when missing, prepares its INSERT. */
+int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr);
+/* The core's reject callback (user: the cursor); the format installs it. */
+int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r);
+/* The input ended: the fraction budget; SQLITE_OK or the error (zRejErr). */
+int sq_ft_reject_end(sq_ft_cursor *c);
+void sq_ft_reject_reset(sq_ft_cursor *c);
+void sq_ft_reject_free(sq_ft_vtab *vt);
 
 #endif

@@ -213,6 +213,24 @@ struct sq_ingest {
   sq_ingest_error err;
   char *errmsg;
   char *errkey;
+  /* rejecting records (sq_ingest_set_reject_callback) */
+  sq_ingest_reject_callback on_reject;
+  void *ruser;
+  int rec_bad;                /* the current record is being skipped (in_record is 0) */
+  int rej_resync;             /* NDJSON: skipping to the line end after a syntax error */
+  int64_t nrow;               /* records given to on_row */
+  int64_t nrej;               /* records rejected */
+  size_t jconsumed;           /* bytes of the last JSON feed used (when rejecting) */
+  sq_ingest_error rej;        /* why the current record is skipped */
+  char *rejmsg, *rejkey;
+  const unsigned char *raw_z; /* the chunk being fed, at absolute offset raw_base */
+  size_t raw_n;
+  uint64_t raw_base;
+  IngBuf raw_pre;             /* the first bytes of the record in progress from earlier chunks */
+  uint64_t raw_pre_start;
+  int raw_pre_on;
+  IngBuf raw_out;             /* a reject's raw text */
+  uint64_t jabs;              /* absolute offset of the next byte fed (JSON, rejecting) */
 };
 
 static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
@@ -364,6 +382,10 @@ void sq_ingest_free(sq_ingest *g){
   sq_json_free(g->p);
   sq_json_path_free(g->pm);
   ing_clear_error(g);
+  sqlite3_free(g->rejmsg);
+  sqlite3_free(g->rejkey);
+  sqlite3_free(g->raw_pre.z);
+  sqlite3_free(g->raw_out.z);
   sqlite3_free(g);
 }
 
@@ -387,6 +409,13 @@ void sq_ingest_reset(sq_ingest *g){
   ing_clear_error(g);
   g->in_record = 0;
   g->nrec = 0;
+  g->nrow = 0;
+  g->nrej = 0;
+  g->rec_bad = 0;
+  g->rej_resync = 0;
+  g->jabs = 0;
+  g->raw_pre_on = 0;
+  g->raw_z = 0;
   g->have_field = 0;
   g->ncur = 0;
   if( g->prepared ){
@@ -650,10 +679,26 @@ static void ing_err_pos(sq_ingest *g, const sq_ingest_pos *pos){
   }
 }
 
+static int ing_mark_bad(sq_ingest *g, int code, char *msg, const char *key, size_t nkey,
+                        const sq_ingest_pos *pos);
+
+/* The errors that reject one record (sq_ingest.h, REJECTING RECORDS). */
+static int ing_is_record_error(int code){
+  return code==SQ_INGEST_E_STRICT || code==SQ_INGEST_E_AMBIGUOUS || code==SQ_INGEST_E_OMITTED
+      || code==SQ_INGEST_E_DUPLICATE || code==SQ_INGEST_E_LAYOUT;
+}
+
 static int ing_fail_pos(sq_ingest *g, int code, const sq_ingest_pos *pos,
                         const char *key, size_t nkey, const char *fmt, ...){
   va_list ap;
   if( g->err.code ) return SQ_INGEST_ERROR;     /* the first error stays */
+  if( g->on_reject && g->in_record && !g->whole && ing_is_record_error(code) ){
+    char *m;
+    va_start(ap, fmt);
+    m = sqlite3_vmprintf(fmt, ap);
+    va_end(ap);
+    return ing_mark_bad(g, code, m, key, nkey, pos);
+  }
   ing_clear_error(g);
   g->err.code = code;
   va_start(ap, fmt);
@@ -835,7 +880,7 @@ ING_INLINE int ing_take_field(sq_ingest *g, const sq_ingest_pos *pos){
       INGBUF_PUT(&g->arena, g->cur_key, g->cur_nkey, g->max_rec, rc);
       if( rc ) return ing_buf_fail(g, rc, pos);
     }
-    if( g->nrec==0 ) g->named0[c] = 1;
+    if( g->nrow==0 ) g->named0[c] = 1;
   }
   return SQ_INGEST_OK;
 }
@@ -877,7 +922,7 @@ ING_INLINE int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_po
       int c = g->tcols[g->targets[t].start];
       g->cur = &g->tcols[g->targets[t].start];
       g->ncur = 1;
-      if( g->seen[c]!=g->nrec+1 && !g->omitted[c] && g->nrec>0 ){
+      if( g->seen[c]!=g->nrec+1 && !g->omitted[c] && g->nrow>0 ){
         g->seen[c] = g->nrec+1;
         g->slots[c].type = SQ_INGEST_V_NULL;
         g->seen_pos[c] = p;
@@ -946,6 +991,7 @@ ING_INLINE int ing_key(sq_ingest *g, const char *k, size_t n, const sq_ingest_po
 
 int sq_ingest_field_key(sq_ingest *g, const char *key, size_t n, const sq_ingest_pos *pos){
   if( g->err.code ) return SQ_INGEST_ERROR;
+  if( g->rec_bad ) return SQ_INGEST_OK;
   if( !g->in_record ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a key outside a record");
   if( g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a key in whole-value mode");
   return ing_key(g, key ? key : "", key ? n : 0, pos);
@@ -953,6 +999,7 @@ int sq_ingest_field_key(sq_ingest *g, const char *key, size_t n, const sq_ingest
 
 int sq_ingest_field_index(sq_ingest *g, int index, const sq_ingest_pos *pos){
   if( g->err.code ) return SQ_INGEST_ERROR;
+  if( g->rec_bad ) return SQ_INGEST_OK;
   if( !g->in_record ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a field outside a record");
   if( g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a field in whole-value mode");
   g->field_pos++;
@@ -1195,6 +1242,7 @@ ING_INLINE int ing_scalar(sq_ingest *g, int kind, int integer, const char *z, si
 int sq_ingest_value_event(sq_ingest *g, int kind, const char *text, size_t n, const sq_ingest_pos *pos){
   int integer = 0, rc;
   if( g->err.code ) return SQ_INGEST_ERROR;
+  if( g->rec_bad ) return SQ_INGEST_OK;
   if( !g->in_record || !g->have_field || g->whole ){
     return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a value without a field");
   }
@@ -1240,7 +1288,7 @@ int sq_ingest_field_columns(sq_ingest *g, int index, const int **cols){
 #define ING_FIELD_SLOW (-1)
 ING_INLINE int ing_field_column(sq_ingest *g, int index){
   int c = -1;
-  if( !g->err.code && g->in_record && !g->whole && !g->have_field && g->nrec>0 && index>=0 ){
+  if( !g->err.code && g->in_record && !g->whole && !g->have_field && g->nrow>0 && index>=0 ){
     if( g->nfield>0 ){
       if( index<g->nfield ) c = g->fcol[index];
     }else if( index<g->ncol ){
@@ -1324,7 +1372,7 @@ static int ing_end(sq_ingest *g){
     n = 1;
   }else{
     int64_t stamp = g->nrec+1;
-    if( g->nrec==0 ){
+    if( g->nrow==0 ){
       for(i=0; i<g->ncol; i++){
         if( (g->cols[i].flags & SQ_INGEST_COL_DEFAULT) && !g->named0[i] ) g->omitted[i] = 1;
       }
@@ -1353,11 +1401,13 @@ static int ing_end(sq_ingest *g){
   }
   g->in_record = 0;
   g->nrec++;
+  g->nrow++;
   return rc==SQ_INGEST_PAUSE ? SQ_INGEST_PAUSED : SQ_INGEST_OK;
 }
 
 int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos){
   if( g->err.code ) return SQ_INGEST_ERROR;
+  if( g->rec_bad ) return sq_ingest_end_bad_record(g, pos ? pos->offset : g->rec_pos.offset);
   if( !g->in_record || g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record ends outside a record");
   return ing_end(g);
 }
@@ -1670,6 +1720,7 @@ static int ing_record_start(sq_ingest *g, const sq_json_token *t){
     return ING_JSON_STATUS(rc);
   }
   if( ty!=SQ_JSON_BEGIN_OBJECT ){
+    if( g->on_reject ){ g->in_record = 1; g->rec_pos = pos_; }
     ing_fail_pos(g, SQ_INGEST_E_LAYOUT, &pos_, 0, 0, "expected an object, found %s "
                  "(rows are read from JSON objects)", ing_token_kind(ty));
     return 2;
@@ -1760,11 +1811,13 @@ static int ing_json_event(void *user, const sq_json_token *t){
 
 /* ------------------------------------------------------------ the JSON driver: input */
 
+static int ing_json_event_rej(void *user, const sq_json_token *t);
+
 static int ing_json_ready(sq_ingest *g){
   if( g->err.code ) return SQ_INGEST_ERROR;
   if( !g->prepared && ing_prepare(g) ) return SQ_INGEST_ERROR;
   if( !g->p ){
-    g->p = sq_json_new(ing_json_event, g);
+    g->p = sq_json_new(g->on_reject ? ing_json_event_rej : ing_json_event, g);
     if( !g->p ) return ing_nomem(g);
     sq_json_set_max_token(g->p, (size_t)g->max_rec);
     sq_json_set_options(g->p, g->mode==M_ARRAY ? 0 : SQ_JSON_OPT_MULTIPLE);
@@ -1797,9 +1850,386 @@ static int ing_parser_error(sq_ingest *g){
                       &pos, 0, 0, "%s", msg);
 }
 
+/* ------------------------------------------------------------ rejecting records */
+
+void sq_ingest_set_reject_callback(sq_ingest *g, sq_ingest_reject_callback cb, void *user){
+  g->on_reject = cb;
+  g->ruser = user;
+  if( g->p ) sq_json_set_callback(g->p, cb ? ing_json_event_rej : ing_json_event, g);
+}
+
+int sq_ingest_rejecting(const sq_ingest *g){ return g->on_reject!=0; }
+int64_t sq_ingest_rejected(const sq_ingest *g){ return g->nrej; }
+int sq_ingest_record_bad(const sq_ingest *g){ return g->rec_bad; }
+
+/* The record in progress is skipped: msg (taken) says why, at pos. */
+static int ing_mark_bad(sq_ingest *g, int code, char *msg, const char *key, size_t nkey,
+                        const sq_ingest_pos *pos){
+  if( !msg ) return ing_nomem(g);
+  sqlite3_free(g->rejmsg);
+  sqlite3_free(g->rejkey);
+  g->rejkey = 0;
+  memset(&g->rej, 0, sizeof(g->rej));
+  g->rejmsg = msg;
+  g->rej.code = code;
+  g->rej.message = msg;
+  if( key ){
+    g->rejkey = sqlite3_malloc64((sqlite3_uint64)nkey+1);
+    if( !g->rejkey ) return ing_nomem(g);
+    memcpy(g->rejkey, key, nkey);
+    g->rejkey[nkey] = 0;
+    g->rej.key = g->rejkey;
+    g->rej.nkey = nkey;
+  }
+  g->rej.record = g->nrec;
+  if( pos==ING_TOK ){
+    if( g->tok ){ g->rej.offset = g->tok->offset; g->rej.line = g->tok->line; g->rej.column = g->tok->column; }
+  }else if( pos ){
+    g->rej.offset = pos->offset; g->rej.line = pos->line; g->rej.column = pos->column;
+  }
+  g->rec_bad = 1;
+  g->in_record = 0;
+  g->have_field = 0;
+  g->ncur = 0;
+  g->cap_on = 0;
+  return SQ_INGEST_ERROR;
+}
+
+int sq_ingest_reject_record(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos){
+  static const sq_ingest_pos none = {0, 0, 0};
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->on_reject ) return sq_ingest_fail(g, code, message, pos);
+  if( g->rec_bad ) return SQ_INGEST_OK;                /* the first error stays */
+  if( !g->in_record ){
+    if( ing_prepare(g) ) return SQ_INGEST_ERROR;
+    ing_begin(g, pos ? pos : &none);
+  }
+  ing_mark_bad(g, code, sqlite3_mprintf("%s", message ? message : "error"), 0, 0, pos);
+  return g->err.code ? SQ_INGEST_ERROR : SQ_INGEST_OK;
+}
+
+void sq_ingest_raw_chunk(sq_ingest *g, const void *bytes, size_t n, uint64_t base){
+  g->raw_z = (const unsigned char*)bytes;
+  g->raw_n = n;
+  g->raw_base = base;
+}
+
+/* After a feed: the first bytes of a record still in progress are kept
+** (up to SQ_INGEST_RAW_MAX), for its raw text if it is rejected. */
+void sq_ingest_raw_keep(sq_ingest *g, size_t consumed, uint64_t pending){
+  uint64_t s, from, end;
+  if( !g->raw_z ) return;
+  if( g->in_record || g->rec_bad || g->rej_resync ){
+    s = g->rec_pos.offset;
+  }else if( pending!=UINT64_MAX ){
+    s = pending;
+  }else{
+    g->raw_pre_on = 0;
+    g->raw_z = 0;
+    return;
+  }
+  /* (kept bytes are the input's at their absolute offsets, whichever record
+  ** they were kept for: they are reused when s lies within them) */
+  if( !g->raw_pre_on || s<g->raw_pre_start || s>g->raw_pre_start+(uint64_t)g->raw_pre.n
+      || s-g->raw_pre_start>=(uint64_t)SQ_INGEST_RAW_MAX ){
+    g->raw_pre.n = 0;
+    g->raw_pre_on = 1;
+    g->raw_pre_start = s;
+  }
+  from = g->raw_pre_start + (uint64_t)g->raw_pre.n;
+  end = g->raw_base + consumed;
+  if( from>=g->raw_base && from<end && g->raw_pre.n<SQ_INGEST_RAW_MAX ){
+    uint64_t k = end - from;
+    if( k > (uint64_t)(SQ_INGEST_RAW_MAX - g->raw_pre.n) ) k = (uint64_t)(SQ_INGEST_RAW_MAX - g->raw_pre.n);
+    if( sq_ingest_buf_put(&g->raw_pre, (const char*)g->raw_z + (from - g->raw_base), (int64_t)k,
+                          SQ_INGEST_RAW_MAX) ){
+      g->raw_pre_on = 0;   /* out of memory: no raw text */
+    }
+  }
+  g->raw_z = 0;
+}
+
+/* The reject's raw text: bytes [start, end) of the record, at most
+** SQ_INGEST_RAW_MAX, kept ones first, then the current chunk's. */
+static void ing_raw_text(sq_ingest *g, uint64_t end, sq_ingest_reject *r){
+  uint64_t s = g->rec_pos.offset, want, cur;
+  IngBuf *o = &g->raw_out;
+  o->n = 0;
+  if( end<s ) end = s;
+  want = end - s;
+  r->truncated = want > SQ_INGEST_RAW_MAX;
+  if( r->truncated ) want = SQ_INGEST_RAW_MAX;
+  if( g->raw_pre_on && s>=g->raw_pre_start && s<g->raw_pre_start+(uint64_t)g->raw_pre.n ){
+    int64_t at = (int64_t)(s - g->raw_pre_start);
+    int64_t k = g->raw_pre.n - at < (int64_t)want ? g->raw_pre.n - at : (int64_t)want;
+    sq_ingest_buf_put(o, g->raw_pre.z + at, k, SQ_INGEST_RAW_MAX);
+  }
+  cur = s + (uint64_t)o->n;
+  if( g->raw_z && (uint64_t)o->n<want && cur>=g->raw_base && cur<g->raw_base+g->raw_n ){
+    uint64_t k = g->raw_base + g->raw_n - cur;
+    if( k > want - (uint64_t)o->n ) k = want - (uint64_t)o->n;
+    sq_ingest_buf_put(o, (const char*)g->raw_z + (cur - g->raw_base), (int64_t)k, SQ_INGEST_RAW_MAX);
+  }
+  if( r->truncated && o->n>0 ){
+    /* never end inside a UTF-8 sequence */
+    int64_t i = o->n - 1, back = 0;
+    while( i>0 && back<3 && ((unsigned char)o->z[i] & 0xC0)==0x80 ){ i--; back++; }
+    if( (unsigned char)o->z[i]>=0xC0 ){
+      unsigned char b = (unsigned char)o->z[i];
+      int len = b>=0xF0 ? 4 : b>=0xE0 ? 3 : 2;
+      if( o->n - i < len ) o->n = i;
+    }
+  }
+  r->raw = o->z ? o->z : "";
+  r->nraw = (size_t)o->n;
+}
+
+int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end){
+  sq_ingest_reject r;
+  int rc;
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( !g->rec_bad ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, 0, 0, 0, "no record is being skipped");
+  memset(&r, 0, sizeof(r));
+  ing_raw_text(g, end, &r);
+  r.index = g->nrec;
+  r.offset = g->rec_pos.offset;
+  r.line = g->rec_pos.line;
+  r.column = g->rec_pos.column;
+  r.error = &g->rej;
+  r.field = g->rej.key;
+  r.nfield = g->rej.nkey;
+  g->rec_bad = 0;
+  g->raw_pre_on = 0;
+  g->nrec++;
+  g->nrej++;
+  if( g->nrow==0 && g->prepared ) memset(g->named0, 0, (size_t)g->ncol);
+  rc = g->on_reject(g->ruser, &r);
+  if( rc!=SQ_INGEST_CONTINUE ){
+    ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the reject callback");
+    return SQ_INGEST_ERROR;
+  }
+  return SQ_INGEST_OK;
+}
+
+/* Where a scalar element's bytes end: after its literal (a string: after
+** its closing quote, when it is in the current chunk). */
+static uint64_t ing_scalar_end(const sq_ingest *g, const sq_json_token *t){
+  uint64_t o = t->offset;
+  switch( t->type ){
+    case SQ_JSON_NULL: case SQ_JSON_TRUE: return o+4;
+    case SQ_JSON_FALSE: return o+5;
+    case SQ_JSON_NUMBER: return o+t->len;
+    default: break;
+  }
+  {
+    /* the closing quote, through the bytes kept and the current chunk */
+    uint64_t i = o+1;
+    int esc = 0;
+    for(;;){
+      int c = -1;
+      if( g->raw_pre_on && i>=g->raw_pre_start && i<g->raw_pre_start+(uint64_t)g->raw_pre.n ){
+        c = (unsigned char)g->raw_pre.z[i - g->raw_pre_start];
+      }else if( g->raw_z && i>=g->raw_base && i<g->raw_base+g->raw_n ){
+        c = g->raw_z[i - g->raw_base];
+      }
+      if( c<0 ) break;
+      if( esc ) esc = 0;
+      else if( c=='\\' ) esc = 1;
+      else if( c=='"' ) return i+1;
+      i++;
+    }
+  }
+  return o + t->len + 2;
+}
+
+/* The parser's callback when rejecting: the tokens of a skipped record
+** are dropped until the record's end, which rejects it. */
+static int ing_json_event_rej(void *user, const sq_json_token *t){
+  sq_ingest *g = (sq_ingest*)user;
+  int rc, ty = t->type;
+  if( !g->rec_bad ){
+    rc = ing_json_event(user, t);
+    if( rc!=2 || !g->rec_bad ) return rc;
+    /* t made the record bad: an element that is a scalar ends here */
+    if( t->depth==g->row_depth && ty!=SQ_JSON_BEGIN_OBJECT && ty!=SQ_JSON_BEGIN_ARRAY ){
+      uint64_t end = (ty==SQ_JSON_END_OBJECT || ty==SQ_JSON_END_ARRAY) ? t->offset+1 : ing_scalar_end(g, t);
+      return sq_ingest_end_bad_record(g, end)==SQ_INGEST_OK ? SQ_JSON_CONTINUE : 2;
+    }
+    return SQ_JSON_CONTINUE;
+  }
+  g->tok = t;
+  if( t->depth==g->row_depth && (ty==SQ_JSON_END_OBJECT || ty==SQ_JSON_END_ARRAY) ){
+    return sq_ingest_end_bad_record(g, t->offset+1)==SQ_INGEST_OK ? SQ_JSON_CONTINUE : 2;
+  }
+  return SQ_JSON_CONTINUE;
+}
+
+/* A syntax error of the parser while rejecting: in NDJSON the line's
+** record is skipped up to the line end (rej_resync); elsewhere it stops,
+** saying why it cannot be skipped. */
+static int ing_json_syntax_rej(sq_ingest *g){
+  const sq_json_error *e = sq_json_error_info(g->p);
+  sq_ingest_pos pos;
+  if( g->err.code ) return SQ_INGEST_ERROR;
+  if( g->mode!=M_NDJSON || (e->code!=SQ_JSON_E_SYNTAX && e->code!=SQ_JSON_E_UTF8
+                             && e->code!=SQ_JSON_E_DEPTH && e->code!=SQ_JSON_E_TRUNCATED) ){
+    int rc = ing_parser_error(g);
+    if( g->err.code==SQ_INGEST_E_JSON && g->errmsg ){
+      char *m = sqlite3_mprintf("%s (a syntax error can be skipped only in NDJSON, at the line end: "
+                                "inside a JSON array the next element cannot be found safely)", g->errmsg);
+      if( m ){ sqlite3_free(g->errmsg); g->errmsg = m; g->err.message = m; }
+    }
+    return rc;
+  }
+  pos.offset = e->offset;
+  pos.line = e->line;
+  pos.column = e->column;
+  if( !g->in_record && !g->rec_bad ){
+    /* outside a value: the rejected record is the line from its start, or,
+    ** after a record that ended on this line (rec_pos is still its start),
+    ** the text from the error on */
+    if( g->nrec>0 && g->rec_pos.line==e->line ){
+      g->rec_pos = pos;
+    }else{
+      g->rec_pos.offset = e->offset - (e->column>0 ? e->column-1 : 0);
+      g->rec_pos.line = e->line;
+      g->rec_pos.column = 1;
+    }
+  }
+  if( g->rec_bad ){
+    g->rec_bad = 0;   /* (a syntax error in a skipped record: the line's error replaces it) */
+  }
+  g->in_record = 1;
+  if( ing_mark_bad(g, SQ_INGEST_E_JSON, sqlite3_mprintf("%s", e->message), 0, 0, &pos)
+      && g->err.code ) return SQ_INGEST_ERROR;
+  g->rej_resync = 1;
+  return SQ_INGEST_OK;
+}
+
+/* NDJSON, at the newline at absolute offset `at` (the parser has taken it):
+** a value still open or a token still pending runs over the line end —
+** one value per line — so the line is rejected and the parser starts
+** again on the next line.  (Only strings can hold a pending token there: a
+** raw newline inside one, the parser's "unescaped control character".) */
+static int ing_json_line_end_rej(sq_ingest *g, uint64_t at){
+  uint64_t pending = sq_json_pending_start(g->p), line, start;
+  sq_ingest_pos pos;
+  if( !g->in_record && !g->rec_bad && pending==UINT64_MAX ) return SQ_INGEST_OK;
+  sq_json_line(g->p, &line, &start);
+  if( pending!=UINT64_MAX ){
+    /* the newline did not count as one: it lies inside the string */
+  }else{
+    line--;                  /* the parser is on the next line already */
+  }
+  pos.offset = at;
+  pos.line = line;
+  pos.column = at>=start ? at - start + 1 : 1;
+  if( !g->in_record && !g->rec_bad ){
+    /* a scalar value (a string) begun on this line: as ing_json_syntax_rej,
+    ** the line from its start, or from the value after a record on it */
+    if( g->nrec>0 && g->rec_pos.line==line ){
+      g->rec_pos.offset = pending;
+      g->rec_pos.column = pending>=start ? pending - start + 1 : 1;
+    }else{
+      g->rec_pos.offset = start;
+      g->rec_pos.column = 1;
+    }
+    g->rec_pos.line = line;
+  }
+  if( !g->rec_bad ){
+    char *m = sqlite3_mprintf(pending!=UINT64_MAX ? "unescaped control character in a string"
+                              : "the line ends inside the value (NDJSON: one value per line)");
+    g->in_record = 1;
+    if( ing_mark_bad(g, SQ_INGEST_E_JSON, m, 0, 0, &pos) && g->err.code ) return SQ_INGEST_ERROR;
+  }
+  if( sq_ingest_end_bad_record(g, at) ) return SQ_INGEST_ERROR;
+  sq_json_restart_at(g->p, at + 1, line + 1);
+  return SQ_INGEST_OK;
+}
+
+static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
+  uint64_t abs0 = g->jabs;
+  size_t used = 0;
+  int rc;
+  g->jconsumed = 0;
+  sq_ingest_raw_chunk(g, b, n, abs0);
+  for(;;){
+    if( g->rej_resync ){
+      const unsigned char *nl = used<n ? memchr(b+used, '\n', n-used) : 0;
+      uint64_t line = g->rej.line;
+      if( !nl ){ used = n; break; }
+      used = (size_t)(nl - b) + 1;
+      g->rej_resync = 0;
+      if( sq_ingest_end_bad_record(g, abs0 + (uint64_t)(nl - b)) ) return SQ_INGEST_ERROR;
+      sq_json_restart_at(g->p, abs0 + used, line + 1);
+      continue;
+    }
+    if( used>=n ) break;
+    {
+      /* NDJSON: fed line by line, so that a token running over a line end
+      ** (a string with a raw newline: never valid) is found at that newline,
+      ** however the input is cut, and the next line starts cleanly */
+      size_t piece = n-used;
+      const unsigned char *nl = g->mode==M_NDJSON ? memchr(b+used, '\n', n-used) : 0;
+      if( nl ) piece = (size_t)(nl - (b+used)) + 1;
+      rc = sq_json_feed(g->p, b+used, piece);
+      g->tok = 0;
+      if( rc==SQ_JSON_OK ){
+        used += piece;
+        if( nl && ing_json_line_end_rej(g, abs0 + used - 1) ) return SQ_INGEST_ERROR;
+        if( used<n ) continue;
+        break;
+      }
+    }
+    if( rc==SQ_JSON_PAUSED ){
+      used += sq_json_consumed(g->p);
+      g->jconsumed = used;
+      g->jabs = abs0 + used;
+      sq_ingest_raw_keep(g, used, sq_json_pending_start(g->p));
+      return SQ_INGEST_PAUSED;
+    }
+    if( rc==SQ_JSON_ERROR ){
+      uint64_t at = sq_json_error_info(g->p)->offset;
+      if( ing_json_syntax_rej(g) ) return SQ_INGEST_ERROR;
+      if( at > abs0+used ) used = (size_t)(at - abs0);
+      if( used>n ) used = n;
+      continue;
+    }
+  }
+  g->jconsumed = used;
+  g->jabs = abs0 + used;
+  {
+    /* a chunk end: in NDJSON a line begun may be rejected from its start */
+    uint64_t pending = sq_json_pending_start(g->p), line, start;
+    if( g->mode==M_NDJSON ){
+      sq_json_line(g->p, &line, &start);
+      if( !(g->nrec>0 && g->rec_pos.line==line) && start<g->jabs && (pending==UINT64_MAX || start<pending) ){
+        pending = start;
+      }
+    }
+    sq_ingest_raw_keep(g, used, pending);
+  }
+  return SQ_INGEST_OK;
+}
+
+/* The end of the input while rejecting: a last line skipped or truncated. */
+static int ing_json_finish_rej(sq_ingest *g){
+  uint64_t end = g->jabs;
+  int rc;
+  if( !g->rej_resync ){
+    rc = sq_json_finish(g->p);
+    g->tok = 0;
+    if( rc!=SQ_JSON_ERROR ) return SQ_INGEST_OK;
+    if( ing_json_syntax_rej(g) ) return SQ_INGEST_ERROR;
+  }
+  g->rej_resync = 0;
+  return sq_ingest_end_bad_record(g, end);
+}
+
 int sq_ingest_json_feed(sq_ingest *g, const void *bytes, size_t n){
   int rc;
   if( ing_json_ready(g) ) return SQ_INGEST_ERROR;
+  if( g->on_reject ) return ing_json_feed_rej(g, (const unsigned char*)bytes, n);
   rc = sq_json_feed(g->p, bytes, n);
   g->tok = 0;
   if( rc==SQ_JSON_ERROR ) return ing_parser_error(g);
@@ -1807,6 +2237,7 @@ int sq_ingest_json_feed(sq_ingest *g, const void *bytes, size_t n){
 }
 
 size_t sq_ingest_json_consumed(const sq_ingest *g){
+  if( g->on_reject ) return g->jconsumed;
   return g->p ? sq_json_consumed(g->p) : 0;
 }
 
@@ -1817,9 +2248,14 @@ uint64_t sq_ingest_json_offset(const sq_ingest *g){
 int sq_ingest_json_finish(sq_ingest *g){
   int rc;
   if( ing_json_ready(g) ) return SQ_INGEST_ERROR;
-  rc = sq_json_finish(g->p);
-  g->tok = 0;
-  if( rc==SQ_JSON_ERROR ) return ing_parser_error(g);
+  if( g->on_reject ){
+    rc = ing_json_finish_rej(g);
+    if( rc ) return rc;
+  }else{
+    rc = sq_json_finish(g->p);
+    g->tok = 0;
+    if( rc==SQ_JSON_ERROR ) return ing_parser_error(g);
+  }
   if( g->err.code ) return SQ_INGEST_ERROR;
   if( g->mode==M_ARRAY && g->targets_seen==0 && g->nstep>0 ){
     sq_ingest_pos pos;

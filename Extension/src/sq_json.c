@@ -482,6 +482,28 @@ void sq_json_reset(sq_json_parser *p){
   memset(&p->err, 0, sizeof(p->err));
 }
 
+void sq_json_restart_at(sq_json_parser *p, uint64_t offset, uint64_t line){
+  sq_json_reset(p);
+  p->bom_active = 0;
+  p->base = offset;
+  p->line = line;
+  p->line_start = offset;
+}
+
+uint64_t sq_json_pending_start(const sq_json_parser *p){
+  return p->carry!=CARRY_NONE && !p->error ? p->tok_offset : UINT64_MAX;
+}
+
+void sq_json_line(const sq_json_parser *p, uint64_t *line, uint64_t *line_start){
+  *line = p->line;
+  *line_start = p->line_start;
+}
+
+void sq_json_set_callback(sq_json_parser *p, sq_json_callback cb, void *user){
+  p->cb = cb;
+  p->user = user;
+}
+
 sq_json_parser *sq_json_new(sq_json_callback cb, void *user){
   sq_json_parser *p = (sq_json_parser*)SQ_JSON_MALLOC(sizeof(*p));
   if( !p ) return 0;

@@ -107,6 +107,9 @@
 **   a date column, an object in an INTEGER or REAL column) and unknown
 **   keys are errors naming the key, the element and its position.
 **   Option values may be quoted with '…' or "…".
+**   on_error='skip', reject_table='[schema.]name', max_errors=N or 0.F:
+**   bad elements go to the reject table instead of stopping the statement
+**   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
 **
 ** ERRORS
 **
@@ -282,7 +285,12 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
       sqlite3_free(v);
     }
     else{
-      err = js_msg("unknown option ", a, nk, " (expected filename, columns, path, keys, strict)");
+      char *key = sqlite3_mprintf("%.*s", nk, a);
+      if( !key || !sq_ft_reject_option(p, key, v, &err) ){
+        err = js_msg("unknown option ", a, nk, " (expected filename, columns, path, keys, strict, "
+                     SQ_FT_REJECT_OPTIONS ")");
+      }
+      sqlite3_free(key);
       sqlite3_free(v);
     }
   }
@@ -305,6 +313,7 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
 static int js_start(sq_ft_cursor *c, char **pzErr){
   JsVtab *vt = (JsVtab*)c->vt;
   c->g = js_make_core(vt, c, vt->ft.typed ? vt->zPath : c->zArg, pzErr);
+  if( c->g && vt->ft.skip ) sq_ingest_set_reject_callback(c->g, sq_ft_on_reject, c);
   return c->g ? SQLITE_OK : SQLITE_ERROR;
 }
 
@@ -322,13 +331,10 @@ static int js_finish(sq_ft_cursor *c){
 /* The core's error: "json_stream: FILE: [line L, byte B[, element N[, key
 ** 'K']]: ]MSG"; the file name and the key as sq_str_value() writes them
 ** (cut, escaped). */
-static char *js_error(sq_ft_cursor *c, int *rc){
-  const sq_ingest_error *e = sq_ingest_error_info(c->g);
+static char *js_error_text(sq_ft_cursor *c, const sq_ingest_error *e){
   int named = e->code==SQ_INGEST_E_STRICT;    /* other messages name their keys */
   sqlite3_int64 line = (sqlite3_int64)e->line;
-  sqlite3_str *m;
-  if( e->code==SQ_INGEST_E_NOMEM ){ *rc = SQLITE_NOMEM; return 0; }
-  m = sqlite3_str_new(0);
+  sqlite3_str *m = sqlite3_str_new(0);
   sqlite3_str_appendall(m, "json_stream: ");
   sq_str_value(m, c->zFile, (sqlite3_int64)strlen(c->zFile), 0);
   if( line>0 ){
@@ -341,6 +347,17 @@ static char *js_error(sq_ft_cursor *c, int *rc){
   }
   sqlite3_str_appendf(m, ": %s", e->message);
   return sqlite3_str_finish(m);
+}
+
+static char *js_error(sq_ft_cursor *c, int *rc){
+  const sq_ingest_error *e = sq_ingest_error_info(c->g);
+  if( e->code==SQ_INGEST_E_NOMEM ){ *rc = SQLITE_NOMEM; return 0; }
+  return js_error_text(c, e);
+}
+
+/* A reject's reason: the message the same error stops the scan with. */
+static char *js_reason(sq_ft_cursor *c, const sq_ingest_reject *r){
+  return js_error_text(c, r->error);
 }
 
 /* The function's value: the element as JSON text. */
@@ -365,6 +382,7 @@ static const sq_ft_format js_format = {
   .xFeed = js_feed,
   .xFinish = js_finish,
   .xError = js_error,
+  .xReason = js_reason,
   .xValue = js_value,
 };
 

@@ -236,7 +236,7 @@ CREATE VIRTUAL TABLE temp.c10 USING csv_stream(filename='people.csv', columns='i
 CREATE VIRTUAL TABLE temp.c11 USING csv_stream(columns='id INTEGER');
 -- error: csv_stream: missing filename= option
 CREATE VIRTUAL TABLE temp.c12 USING csv_stream(filename='people.csv', colour=red);
--- error: csv_stream: unknown option 'colour' (expected filename, columns, keys, header, delimiter, quote, null, empty, ragged, strict, infer)
+-- error: csv_stream: unknown option 'colour' (expected filename, columns, keys, header, delimiter, quote, null, empty, ragged, strict, infer, on_error, max_errors, reject_table)
 
 -- ---------------------------------------------------------------- inferred types
 CREATE VIRTUAL TABLE temp.inf USING csv_stream(filename='people.csv');

@@ -52,6 +52,17 @@ public struct CSVImportOptions: Sendable {
     public var batchSize: Int
     /// Bytes read per chunk from a file (default 256 KiB).
     public var chunkSize: Int
+    /// What a record that cannot be stored does: stop the import (``ImportErrorPolicy/abort``,
+    /// the default) or be rejected (``ImportErrorPolicy/skip``, see `docs/swift/import.md`).
+    public var onError: ImportErrorPolicy
+    /// With ``ImportErrorPolicy/skip``: how many records may be rejected; nil: any number.
+    public var maxErrors: ImportErrorLimit?
+    /// With ``ImportErrorPolicy/skip``: the table the rejected records go to (`name` or
+    /// `schema.name`; schema `main` when not given), made when missing; an existing one must
+    /// have the reject table's columns. Its rows are written in the import's savepoint.
+    public var rejectTable: String?
+    /// With ``ImportErrorPolicy/skip``: called with every rejected record, as it is rejected.
+    public var onReject: (@Sendable (ImportReject) -> Void)?
 
     /// Creates options; every parameter has the documented default.
     public init(
@@ -68,7 +79,11 @@ public struct CSVImportOptions: Sendable {
         inferRecords: Int = 1000,
         onConflict: InsertOptions.Conflict = .abort,
         batchSize: Int = 50,
-        chunkSize: Int = 256 * 1024
+        chunkSize: Int = 256 * 1024,
+        onError: ImportErrorPolicy = .abort,
+        maxErrors: ImportErrorLimit? = nil,
+        rejectTable: String? = nil,
+        onReject: (@Sendable (ImportReject) -> Void)? = nil
     ) {
         self.header = header
         self.delimiter = delimiter
@@ -84,6 +99,10 @@ public struct CSVImportOptions: Sendable {
         self.onConflict = onConflict
         self.batchSize = batchSize
         self.chunkSize = chunkSize
+        self.onError = onError
+        self.maxErrors = maxErrors
+        self.rejectTable = rejectTable
+        self.onReject = onReject
     }
 }
 

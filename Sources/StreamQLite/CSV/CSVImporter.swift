@@ -17,6 +17,8 @@ final class CSVImporter: ChunkedImporter {
     private var core: OpaquePointer?
     private var driver: OpaquePointer?
     private var writer: IngestBatchWriter?
+    /// The rejected records (``ImportErrorPolicy/skip``), or nil.
+    private var rejecter: IngestRejecter?
     /// Inference before the table exists: the sample read so far is replayed into the driver.
     private var inference: OpaquePointer?
     private var sample: [UInt8] = []
@@ -36,6 +38,13 @@ final class CSVImporter: ChunkedImporter {
         self.progress = progress
         guard options.delimiter.isASCII, options.quote?.isASCII ?? true else {
             throw CSVImportError(message: "the delimiter and the quote must be ASCII characters")
+        }
+        if options.onError == .skip {
+            rejecter = try IngestRejecter(
+                db: db, rejectTable: options.rejectTable, maxErrors: options.maxErrors, onReject: options.onReject,
+                function: "importCSV",
+                reason: { r in "importCSV: " + (r.pointee.reason.map { String(cString: $0) } ?? String(cString: r.pointee.error.pointee.message)) },
+                makeError: { CSVImportError(message: $0) })
         }
         let exists = tableExists()
         if options.createTable && !exists {
@@ -117,6 +126,7 @@ final class CSVImporter: ChunkedImporter {
             guard let d = sq_csv_ingest_new(core, &o) else { throw CSVImportError(message: "out of memory") }
             return d
         }
+        if let rejecter { sq_csv_ingest_set_reject_callback(driver, ingestRejectCallback, rejecter.callbackContext) }
         for (i, c) in chosen.enumerated() where c.inferred != 0 {
             _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, inferredFrom)
         }
@@ -174,12 +184,15 @@ final class CSVImporter: ChunkedImporter {
 
     private var rows: Int { driver.map { Int(sq_csv_ingest_records($0)) } ?? 0 }
 
+    func setInputFile(_ path: String) { rejecter?.file = path }
+
     func finish() throws -> Int {
         if let f = inference {
             if sq_csv_infer_finish(f) == SQ_INGEST_ERROR { throw error(sq_csv_infer_error(f)) }
             try createFromInference()
         }
         if sq_csv_ingest_finish(driver) == SQ_INGEST_ERROR { throw error(sq_csv_ingest_error_info(driver)) }
+        try rejecter?.end(records: rows)
         let stored: Int
         do { stored = try writer!.finish() } catch { throw converted(error) }
         progress?(ImportProgress(bytes: consumed, rows: stored, compressedBytes: compressedBytes))
@@ -200,6 +213,7 @@ final class CSVImporter: ChunkedImporter {
     /// The C error as a CSVImportError (or what stopped the core from here).
     private func error(_ e: UnsafePointer<sq_csv_ingest_error>) -> Error {
         let x = e.pointee
+        if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure = rejecter?.failure { return failure }
         if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure = writer?.failure { return converted(failure) }
         return CSVImportError(message: String(cString: x.message), line: Int(x.line), byteOffset: Int(x.offset),
                               record: x.record >= 0 ? Int(x.record) : nil,

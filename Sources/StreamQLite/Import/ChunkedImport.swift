@@ -14,6 +14,8 @@ protocol ChunkedImporter: AnyObject {
     var compressedBytes: Int { get set }
     /// The error of the import for `message` (the input cannot be read or decompressed).
     func inputError(_ message: String) -> any Error
+    /// The input is the file at `path` (named in rejected records).
+    func setInputFile(_ path: String)
 }
 
 extension Database {
@@ -47,6 +49,7 @@ extension Database {
         let file = try ChunkFile(path, chunkSize: chunkSize, fileError: fileError)
         return try savepoint {
             let importer = try make()
+            importer.setInputFile(path)
             try file.read(into: importer, fileError: fileError)
             return try importer.finish()
         }
@@ -81,6 +84,7 @@ extension Database {
                 let importer: I
                 do {
                     importer = try make(report, previous)
+                    importer.setInputFile(path)
                     try file.read(into: importer, fileError: fileError)
                     rows = try importer.finish()
                 } catch {

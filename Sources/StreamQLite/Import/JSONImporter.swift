@@ -17,6 +17,8 @@ final class JSONImporter: ChunkedImporter {
 
     /// The core's rows into the table, in batches.
     private let writer: IngestBatchWriter
+    /// The rejected records (``ImportErrorPolicy/skip``), or nil.
+    private let rejecter: IngestRejecter?
 
     @exclusivity(unchecked) private(set) var consumed = 0
     var compressedBytes = 0
@@ -50,13 +52,25 @@ final class JSONImporter: ChunkedImporter {
         insertOptions.onConflict = options.onConflict
         insertOptions.batchSize = options.batchSize
         writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insertOptions)
+        if options.onError == .skip {
+            let layout = options.layout
+            rejecter = try IngestRejecter(
+                db: db, rejectTable: options.rejectTable, maxErrors: options.maxErrors, onReject: options.onReject,
+                function: "importJSON", reason: { r in Self.error(r.pointee.error.pointee, layout: layout).description },
+                makeError: { JSONImportError(message: $0, byteOffset: 0, line: 0, column: 0) })
+        } else {
+            rejecter = nil
+        }
         guard let ingest = sq_ingest_new(ingestRowCallback, nil) else {
             throw JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1)
         }
         self.ingest = ingest
         try configure(chosen)
         sq_ingest_set_row_callback(ingest, ingestRowCallback, writer.callbackContext)
+        if let rejecter { sq_ingest_set_reject_callback(ingest, ingestRejectCallback, rejecter.callbackContext) }
     }
+
+    func setInputFile(_ path: String) { rejecter?.file = path }
 
     /// The options as the core's configuration.
     private func configure(_ chosen: [TableColumn]) throws {
@@ -101,8 +115,9 @@ final class JSONImporter: ChunkedImporter {
 
     func finish() throws -> Int {
         if sq_ingest_json_finish(ingest) == SQ_INGEST_ERROR { throw ingestError() }
+        try rejecter?.end(records: Int(sq_ingest_records(ingest)))
         do { _ = try writer.finish() } catch { throw importError(error) }
-        let rows = Int(sq_ingest_records(ingest))
+        let rows = Int(sq_ingest_records(ingest) - sq_ingest_rejected(ingest))
         progress?(ImportProgress(bytes: consumed, rows: rows, compressedBytes: compressedBytes))
         return rows
     }
@@ -114,10 +129,16 @@ final class JSONImporter: ChunkedImporter {
     /// The core's error as a JSONImportError (or what stopped it from here).
     private func ingestError() -> Error {
         let e = sq_ingest_error_info(ingest).pointee
+        if e.code == SQ_INGEST_E_ABORTED, let failure = rejecter?.failure { return failure }
         if e.code == SQ_INGEST_E_ABORTED, let failure = writer.failure { return importError(failure) }
+        return Self.error(e, layout: options.layout)
+    }
+
+    /// An error of the core as a JSONImportError (for a reject: its reason).
+    private static func error(_ e: sq_ingest_error, layout: JSONImportLayout) -> JSONImportError {
         var message = String(cString: e.message)
         if e.code == SQ_INGEST_E_JSON { message = "invalid JSON: " + message }
-        if e.code == SQ_INGEST_E_LAYOUT && e.record < 0 && options.layout == .array && e.line > 0 {
+        if e.code == SQ_INGEST_E_LAYOUT && e.record < 0 && layout == .array && e.line > 0 {
             message += " (use layout .arrayAt([…]) or .ndjson)"
         }
         let key = e.key.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: e.nkey), as: UTF8.self) }

@@ -1,0 +1,322 @@
+/*
+** sq_reject.c — rejected records into a table and the error budget
+** (sq_reject.h, the manual), then the typed file tables' part of it: the
+** options on_error, max_errors, reject_table (sq_file_table.h).  The
+** ingest core (sq_ingest.h, REJECTING RECORDS) decides what a record
+** error is and skips the record; this file writes each one as a row and
+** stops the import when the budget is spent, for SQL tables and Swift
+** imports alike.
+*/
+#include "sq_file_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ the reject table */
+
+static const char *const rej_cols[] = {
+  "file", "line", "offset", "record", "column", "reason", "raw", "raw_truncated"
+};
+#define REJ_NCOL ((int)(sizeof(rej_cols)/sizeof(rej_cols[0])))
+
+struct sq_reject_sink {
+  sqlite3 *db;
+  sqlite3_stmt *ins;
+  char *name;           /* schema.table, for messages */
+};
+
+char *sq_reject_table_check(sqlite3 *db, const char *schema, const char *table){
+  sqlite3_stmt *st = 0;
+  char *zSql, *err = 0;
+  int rc, i, have[REJ_NCOL];
+  zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_schema WHERE name=?1 COLLATE NOCASE", schema);
+  if( !zSql ) return sqlite3_mprintf("out of memory");
+  rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  sqlite3_free(zSql);
+  if( rc!=SQLITE_OK ){
+    err = sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    return err;
+  }
+  sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+  rc = sqlite3_step(st);
+  if( rc==SQLITE_ROW ){
+    const char *type = (const char*)sqlite3_column_text(st, 0);
+    const char *sql = (const char*)sqlite3_column_text(st, 1);
+    if( !type || strcmp(type, "table")!=0 || (sql && sqlite3_strnicmp(sql, "CREATE VIRTUAL", 14)==0) ){
+      err = sqlite3_mprintf("reject_table %s.%s is a %s, not a table", schema, table,
+                            type && strcmp(type, "table")!=0 ? type : "virtual table");
+    }
+  }else if( rc!=SQLITE_DONE ){
+    err = sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db));
+  }
+  sqlite3_finalize(st);
+  if( err || rc==SQLITE_DONE ) return err;   /* missing: sq_reject_sink_open makes it */
+  memset(have, 0, sizeof(have));
+  rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_xinfo(?1, ?2)", -1, &st, 0);
+  if( rc!=SQLITE_OK ) return sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db));
+  sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+  while( sqlite3_step(st)==SQLITE_ROW ){
+    const char *c = (const char*)sqlite3_column_text(st, 0);
+    for(i=0; c && i<REJ_NCOL; i++) if( sqlite3_stricmp(c, rej_cols[i])==0 ) have[i] = 1;
+  }
+  sqlite3_finalize(st);
+  for(i=0; i<REJ_NCOL; i++){
+    if( !have[i] ){
+      return sqlite3_mprintf("reject_table %s.%s has no column %s (a reject table has file, line, "
+                             "offset, record, column, reason, raw, raw_truncated)", schema, table, rej_cols[i]);
+    }
+  }
+  return 0;
+}
+
+sq_reject_sink *sq_reject_sink_open(sqlite3 *db, const char *schema, const char *table, char **pzErr){
+  sq_reject_sink *s;
+  char *zSql;
+  int rc;
+  *pzErr = sq_reject_table_check(db, schema, table);
+  if( *pzErr ) return 0;
+  s = sqlite3_malloc(sizeof(*s));
+  if( !s ){ *pzErr = sqlite3_mprintf("out of memory"); return 0; }
+  memset(s, 0, sizeof(*s));
+  s->db = db;
+  s->name = sqlite3_mprintf("%s.%s", schema, table);
+  zSql = sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w\"(file TEXT, line INTEGER, "
+                         "\"offset\" INTEGER, record INTEGER, \"column\" TEXT, reason TEXT, raw TEXT, "
+                         "raw_truncated INTEGER)", schema, table);
+  rc = zSql && s->name ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  if( rc==SQLITE_OK ){
+    zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w\"(file, line, \"offset\", record, \"column\", "
+                           "reason, raw, raw_truncated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", schema, table);
+    rc = zSql ? sqlite3_prepare_v2(db, zSql, -1, &s->ins, 0) : SQLITE_NOMEM;
+    sqlite3_free(zSql);
+  }
+  if( rc!=SQLITE_OK ){
+    *pzErr = rc==SQLITE_NOMEM ? sqlite3_mprintf("out of memory")
+           : sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db));
+    sq_reject_sink_close(s);
+    return 0;
+  }
+  return s;
+}
+
+/* 1 when z[0..n) is valid UTF-8 (the raw text of a reject may not be). */
+static int rej_utf8(const unsigned char *z, size_t n){
+  size_t i = 0;
+  while( i<n ){
+    unsigned char b = z[i];
+    unsigned lo = 0x80, hi = 0xBF;
+    int k;
+    if( b<0x80 ){ i++; continue; }
+    if( b>=0xC2 && b<=0xDF ) k = 1;
+    else if( b>=0xE0 && b<=0xEF ){ k = 2; if( b==0xE0 ) lo = 0xA0; if( b==0xED ) hi = 0x9F; }
+    else if( b>=0xF0 && b<=0xF4 ){ k = 3; if( b==0xF0 ) lo = 0x90; if( b==0xF4 ) hi = 0x8F; }
+    else return 0;
+    if( i+(size_t)k>=n ) return 0;
+    if( z[i+1]<lo || z[i+1]>hi ) return 0;
+    if( k>=2 && (z[i+2]&0xC0)!=0x80 ) return 0;
+    if( k==3 && (z[i+3]&0xC0)!=0x80 ) return 0;
+    i += (size_t)k+1;
+  }
+  return 1;
+}
+
+int sq_reject_sink_write(sq_reject_sink *s, const char *file, const sq_ingest_reject *r,
+                         const char *reason, char **pzErr){
+  sqlite3_stmt *st = s->ins;
+  int rc;
+  if( file ) sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+  else sqlite3_bind_null(st, 1);
+  sqlite3_bind_int64(st, 2, (sqlite3_int64)r->line);
+  sqlite3_bind_int64(st, 3, (sqlite3_int64)r->offset);
+  sqlite3_bind_int64(st, 4, (sqlite3_int64)r->index);
+  if( r->field ) sqlite3_bind_text64(st, 5, r->field, (sqlite3_uint64)r->nfield, SQLITE_STATIC, SQLITE_UTF8);
+  else sqlite3_bind_null(st, 5);
+  sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
+  if( rej_utf8((const unsigned char*)r->raw, r->nraw) ){
+    sqlite3_bind_text64(st, 7, r->raw ? r->raw : "", (sqlite3_uint64)r->nraw, SQLITE_STATIC, SQLITE_UTF8);
+  }else{
+    sqlite3_bind_blob64(st, 7, r->raw, (sqlite3_uint64)r->nraw, SQLITE_STATIC);
+  }
+  sqlite3_bind_int(st, 8, r->truncated);
+  rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if( rc!=SQLITE_DONE ){
+    *pzErr = sqlite3_mprintf("reject_table %s: %s", s->name, sqlite3_errmsg(s->db));
+    return rc==SQLITE_ROW ? SQLITE_ERROR : rc;
+  }
+  return SQLITE_OK;
+}
+
+void sq_reject_sink_close(sq_reject_sink *s){
+  if( !s ) return;
+  sqlite3_finalize(s->ins);
+  sqlite3_free(s->name);
+  sqlite3_free(s);
+}
+
+/* ------------------------------------------------------------ the budget */
+
+int sq_reject_parse_max(const char *value, int64_t *count, double *fraction){
+  char *end = 0;
+  double d = strtod(value, &end);
+  if( value[0]==0 || *end || !(d>=0) || d>9e15 || (d>=1 && d!=(double)(int64_t)d) ) return 1;
+  if( d>0 && d<1 ){ *fraction = d; *count = -1; }
+  else{ *fraction = 0; *count = (int64_t)d; }
+  return 0;
+}
+
+void sq_reject_budget_init(sq_reject_budget *b, int64_t max_count, double max_fraction, const char *option){
+  memset(b, 0, sizeof(*b));
+  b->max_count = max_count;
+  b->max_fraction = max_fraction;
+  b->option = option;
+}
+
+char *sq_reject_budget_add(sq_reject_budget *b, const char *reason){
+  sqlite3_free(b->last);
+  b->last = sqlite3_mprintf("%s", reason);
+  b->rejected++;
+  if( b->max_count>=0 && b->rejected>b->max_count ){
+    return sqlite3_mprintf("more than %lld record%s rejected (%s=%lld); the last: %s",
+                           (long long)b->max_count, b->max_count==1 ? "" : "s", b->option,
+                           (long long)b->max_count, reason);
+  }
+  return 0;
+}
+
+char *sq_reject_budget_end(sq_reject_budget *b, int64_t records){
+  if( b->max_fraction>0 && (double)b->rejected > b->max_fraction*(double)records ){
+    return sqlite3_mprintf("%lld of %lld records rejected, more than %s=%g of them; the last: %s",
+                           (long long)b->rejected, (long long)records, b->option, b->max_fraction,
+                           b->last ? b->last : "");
+  }
+  return 0;
+}
+
+void sq_reject_budget_clear(sq_reject_budget *b){
+  sqlite3_free(b->last);
+  b->last = 0;
+  b->rejected = 0;
+}
+
+/* ------------------------------------------------------------ the typed file tables */
+
+int sq_ft_reject_option(sq_ft_vtab *vt, const char *key, const char *value, char **pzErr){
+  const char *zName = vt->fmt->zName;
+  *pzErr = 0;
+  if( sqlite3_stricmp(key, "on_error")==0 ){
+    if( sqlite3_stricmp(value, "skip")==0 ) vt->skip = 1;
+    else if( sqlite3_stricmp(value, "abort")==0 ) vt->skip = 0;
+    else *pzErr = sqlite3_mprintf("%s: on_error: expected abort or skip, got '%q'", zName, value);
+    return 1;
+  }
+  if( sqlite3_stricmp(key, "max_errors")==0 ){
+    int64_t n = -1;
+    double f = 0;
+    if( sq_reject_parse_max(value, &n, &f) ){
+      *pzErr = sqlite3_mprintf("%s: max_errors: expected a count of records (0, 1, 2…) or a "
+                               "fraction of the records read (0 < F < 1), got '%q'", zName, value);
+    }
+    vt->max_errors = n;
+    vt->max_frac = f;
+    vt->max_errors_set = 1;
+    return 1;
+  }
+  if( sqlite3_stricmp(key, "reject_table")==0 ){
+    const char *dot = strchr(value, '.');
+    sqlite3_free(vt->zRejSchema);
+    sqlite3_free(vt->zRejTable);
+    if( dot ){
+      vt->zRejSchema = sqlite3_mprintf("%.*s", (int)(dot-value), value);
+      vt->zRejTable = sqlite3_mprintf("%s", dot+1);
+    }else{
+      vt->zRejSchema = sqlite3_mprintf("main");
+      vt->zRejTable = sqlite3_mprintf("%s", value);
+    }
+    if( !vt->zRejSchema || !vt->zRejTable ){
+      *pzErr = sqlite3_mprintf("%s: out of memory", zName);
+    }else if( !vt->zRejSchema[0] || !vt->zRejTable[0] ){
+      *pzErr = sqlite3_mprintf("%s: reject_table: expected name or schema.name, got '%q'", zName, value);
+    }
+    return 1;
+  }
+  return 0;
+}
+
+char *sq_ft_reject_check(sq_ft_vtab *vt){
+  const char *zName = vt->fmt->zName;
+  char *m, *err;
+  if( !vt->skip ){
+    if( vt->zRejTable ) return sqlite3_mprintf("%s: reject_table needs on_error='skip'", zName);
+    if( vt->max_errors_set ) return sqlite3_mprintf("%s: max_errors needs on_error='skip'", zName);
+    return 0;
+  }
+  if( !vt->zRejTable ){
+    return sqlite3_mprintf("%s: on_error='skip' needs reject_table='name': every skipped "
+                           "record gets a row there", zName);
+  }
+  if( !vt->max_errors_set ) vt->max_errors = -1;
+  m = sq_reject_table_check(vt->db, vt->zRejSchema, vt->zRejTable);
+  if( !m ) return 0;
+  err = sqlite3_mprintf("%s: %s", zName, m);
+  sqlite3_free(m);
+  return err;
+}
+
+int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr){
+  sq_ft_vtab *vt = c->vt;
+  char *m = 0;
+  if( !vt->skip ) return SQLITE_OK;
+  sq_reject_budget_init(&c->rejBudget, vt->max_errors, vt->max_frac, "max_errors");
+  /* (checked again: the table may have been dropped or made since the CREATE) */
+  c->rejSink = sq_reject_sink_open(vt->db, vt->zRejSchema, vt->zRejTable, &m);
+  if( !c->rejSink ){
+    *pzErr = sqlite3_mprintf("%s: %s", vt->fmt->zName, m ? m : "out of memory");
+    sqlite3_free(m);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r){
+  sq_ft_cursor *c = (sq_ft_cursor*)cursor;
+  const char *zName = c->vt->fmt->zName;
+  char *reason = c->vt->fmt->xReason(c, r), *m = 0;
+  if( !reason ) return 1;
+  m = sq_reject_budget_add(&c->rejBudget, reason);
+  if( !m ) sq_reject_sink_write(c->rejSink, c->zFile, r, reason, &m);
+  sqlite3_free(reason);
+  if( m ){
+    c->zRejErr = sqlite3_mprintf("%s: %s", zName, m);
+    sqlite3_free(m);
+    return 1;
+  }
+  return SQ_INGEST_CONTINUE;
+}
+
+int sq_ft_reject_end(sq_ft_cursor *c){
+  char *m;
+  if( !c->vt->skip || !c->g ) return SQLITE_OK;
+  m = sq_reject_budget_end(&c->rejBudget, sq_ingest_records(c->g));
+  if( !m ) return SQLITE_OK;
+  c->zRejErr = sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m);
+  sqlite3_free(m);
+  return SQLITE_ERROR;
+}
+
+void sq_ft_reject_reset(sq_ft_cursor *c){
+  sq_reject_sink_close(c->rejSink);
+  c->rejSink = 0;
+  sq_reject_budget_clear(&c->rejBudget);
+  sqlite3_free(c->zRejErr);
+  c->zRejErr = 0;
+}
+
+void sq_ft_reject_free(sq_ft_vtab *vt){
+  sqlite3_free(vt->zRejSchema);
+  sqlite3_free(vt->zRejTable);
+}

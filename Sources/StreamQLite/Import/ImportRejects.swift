@@ -1,0 +1,156 @@
+import CStreamQLite
+import Foundation
+
+/// What an import does with a record it cannot store (``JSONImportOptions/onError``,
+/// ``CSVImportOptions/onError``).
+public enum ImportErrorPolicy: Sendable, Equatable {
+    /// The first bad record stops the import and nothing of it is stored (the default).
+    case abort
+    /// A bad record is rejected whole and the import goes on with the next one. Every
+    /// rejected record goes to the reject table (`rejectTable`) and to `onReject`; at least
+    /// one of them must be given, so that nothing is dropped without a trace. `maxErrors`
+    /// bounds how many may be rejected.
+    case skip
+}
+
+/// How many records an import with ``ImportErrorPolicy/skip`` may reject before it stops
+/// (then nothing of it is stored).
+public enum ImportErrorLimit: Sendable, Equatable {
+    /// At most this many: the next rejected record stops the import.
+    case count(Int)
+    /// At most this fraction (0 < f < 1) of the records read (rows and rejects): checked
+    /// when the input has ended.
+    case fraction(Double)
+}
+
+/// A record an import rejected (``ImportErrorPolicy/skip``): the same fields as a row of
+/// the reject table (`docs/sql/loading.md`, "Rejected records").
+public struct ImportReject: Sendable, Equatable {
+    /// The file, for imports of a file; nil for bytes and chunk sequences.
+    public var file: String?
+    /// 1-based line where the record starts.
+    public var line: Int
+    /// 0-based byte offset where the record starts.
+    public var byteOffset: Int
+    /// 0-based index of the record among the input's records, rows and rejects alike
+    /// (CSV: the header not counted).
+    public var record: Int
+    /// The JSON key or CSV header name concerned, when known.
+    public var column: String?
+    /// The message the same error stops an import with under ``ImportErrorPolicy/abort``.
+    public var reason: String
+    /// The record's bytes from its first to its last (at most 4096; see ``rawTruncated``).
+    public var raw: [UInt8]
+    /// The record is longer than ``raw``.
+    public var rawTruncated: Bool
+}
+
+/// The reject side of an import (``JSONImporter``, ``CSVImporter``): the rejects of the
+/// ingest core into the reject table (`sq_reject.h`, the C code of `on_error='skip'`) and
+/// to `onReject`, within the error budget.
+final class IngestRejecter {
+    private let sink: OpaquePointer?
+    private var budget = sq_reject_budget()
+    private let optionName: UnsafeMutablePointer<CChar>
+    private let onReject: (@Sendable (ImportReject) -> Void)?
+    private let reasonOf: (UnsafePointer<sq_ingest_reject>) -> String
+    private let makeError: (String) -> Error
+    /// The input's file name, when known.
+    var file: String?
+    /// What stopped the core from here (the budget spent, the reject table failed).
+    private(set) var failure: Error?
+
+    /// `reason`: the reject's message as the import's error would write it; `makeError`:
+    /// the import's error for a message.
+    init(db: Database, rejectTable: String?, maxErrors: ImportErrorLimit?,
+         onReject: (@Sendable (ImportReject) -> Void)?, function: String,
+         reason: @escaping (UnsafePointer<sq_ingest_reject>) -> String, makeError: @escaping (String) -> Error) throws {
+        guard rejectTable != nil || onReject != nil else {
+            throw makeError("onError: .skip needs rejectTable or onReject: every rejected record goes somewhere")
+        }
+        self.onReject = onReject
+        self.reasonOf = reason
+        self.makeError = makeError
+        optionName = strdup("maxErrors")
+        var count: Int64 = -1
+        var fraction = 0.0
+        switch maxErrors {
+        case .count(let n)?:
+            guard n >= 0 else { free(optionName); throw makeError("maxErrors: a count must not be negative, got \(n)") }
+            count = Int64(n)
+        case .fraction(let f)?:
+            guard f > 0 && f < 1 else {
+                free(optionName)
+                throw makeError("maxErrors: a fraction must lie between 0 and 1 (exclusive), got \(f)")
+            }
+            fraction = f
+        case nil: break
+        }
+        sq_reject_budget_init(&budget, count, fraction, optionName)
+        if let rejectTable {
+            let dot = rejectTable.firstIndex(of: ".")
+            let schema = dot.map { String(rejectTable[..<$0]) } ?? "main"
+            let name = dot.map { String(rejectTable[rejectTable.index(after: $0)...]) } ?? rejectTable
+            var err: UnsafeMutablePointer<CChar>?
+            guard let s = sq_reject_sink_open(db.handle, schema, name, &err) else {
+                let m = err.map { String(cString: $0) } ?? "out of memory"
+                sqlite3_free(err)
+                free(optionName)
+                throw makeError(m)
+            }
+            sink = s
+        } else {
+            sink = nil
+        }
+    }
+
+    deinit {
+        sq_reject_sink_close(sink)
+        sq_reject_budget_clear(&budget)
+        free(optionName)
+    }
+
+    /// The `user` pointer of ``ingestRejectCallback`` for this rejecter.
+    var callbackContext: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// Rejected so far.
+    var rejected: Int { Int(budget.rejected) }
+
+    /// One reject of the core: SQ_INGEST_CONTINUE, or 1 to stop (``failure`` says why).
+    func take(_ r: UnsafePointer<sq_ingest_reject>) -> Int32 {
+        let reason = reasonOf(r)
+        var message: UnsafeMutablePointer<CChar>? = sq_reject_budget_add(&budget, reason)
+        if message == nil, let sink {
+            _ = sq_reject_sink_write(sink, file, r, reason, &message)
+        }
+        if let message {
+            failure = makeError(String(cString: message))
+            sqlite3_free(message)
+            return 1
+        }
+        if let onReject {
+            let x = r.pointee
+            onReject(ImportReject(
+                file: file, line: Int(x.line), byteOffset: Int(x.offset), record: Int(x.index),
+                column: x.field.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: x.nfield), as: UTF8.self) },
+                reason: reason,
+                raw: x.raw.map { Array(UnsafeRawBufferPointer(start: $0, count: x.nraw)) } ?? [],
+                rawTruncated: x.truncated != 0))
+        }
+        return SQ_INGEST_CONTINUE
+    }
+
+    /// The input has ended after `records` records: the fraction budget.
+    func end(records: Int) throws {
+        if let m = sq_reject_budget_end(&budget, Int64(records)) {
+            defer { sqlite3_free(m) }
+            throw makeError(String(cString: m))
+        }
+    }
+}
+
+/// The ingest core's reject callback for the imports: `user` is an ``IngestRejecter``,
+/// unretained (its importer holds it for as long as the core can call back).
+let ingestRejectCallback: sq_ingest_reject_callback = { user, r in
+    Unmanaged<IngestRejecter>.fromOpaque(user!).takeUnretainedValue().take(r!)
+}
