@@ -2,9 +2,9 @@ import Foundation
 
 /// `[String: V]` read member by member from the tape (what `Dictionary.init(from:)` does
 /// through a keyed container, without its `allKeys` array, casts and lookups); its keys
-/// are kept as they are, also with `convertFromSnakeCase` (as `JSONDecoder` does).
-/// Duplicate keys: the first wins; keys are compared as `String`s. Errors inside name the
-/// key as written, also with `convertFromSnakeCase` (as `JSONDecoder`'s do).
+/// are kept as they are under every key strategy (as `JSONDecoder` does).
+/// Duplicate keys: the first wins; keys are compared as `String`s. Coding paths inside (of
+/// errors, given to a custom key strategy) name the key as written, as `JSONDecoder`'s do.
 protocol JSONStringDictionaryDecodable {
     static func decodeKeepingKeys(from decoder: JSONTapeDecoder, at index: Int) throws -> Self
 }
@@ -20,37 +20,16 @@ extension Dictionary: JSONStringDictionaryDecodable where Key == String, Value: 
         var result: [String: Value] = [:]
         var j = index + 1
         let end = Int(t.length)
+        // Coding paths inside name this object's keys as the document has them.
+        let converts = decoder.options.keys.converts
+        if converts { decoder.rawKeyObjects.append(index) }
+        defer { if converts { decoder.rawKeyObjects.removeLast() } }
         while j < end {
             let key = decoder.string(at: j)
-            let value: Value
-            do {
-                value = try decoder.unwrap(Value.self, at: j + 1)
-            } catch let error as DecodingError where decoder.options.snakeCase {
-                // The path names the key as the document has it (the tape's paths convert keys).
-                throw error.replacingPathKey(at: decoder.path(to: index).count, with: JSONStringKey(key))
-            }
+            let value = try decoder.unwrap(Value.self, at: j + 1)
             if result[key] == nil { result[key] = value }
             j = decoder.next(j + 1)
         }
         return result
-    }
-}
-
-extension DecodingError {
-    /// The same error with the coding path's key at `position` replaced by `key`.
-    func replacingPathKey(at position: Int, with key: any CodingKey) -> DecodingError {
-        func fixed(_ c: Context) -> Context {
-            guard position < c.codingPath.count else { return c }
-            var path = c.codingPath
-            path[position] = key
-            return Context(codingPath: path, debugDescription: c.debugDescription, underlyingError: c.underlyingError)
-        }
-        switch self {
-        case .typeMismatch(let t, let c): return .typeMismatch(t, fixed(c))
-        case .valueNotFound(let t, let c): return .valueNotFound(t, fixed(c))
-        case .keyNotFound(let k, let c): return .keyNotFound(k, fixed(c))
-        case .dataCorrupted(let c): return .dataCorrupted(fixed(c))
-        @unknown default: return self
-        }
     }
 }

@@ -1,5 +1,50 @@
 import Foundation
 
+/// How a coder turns coding keys into JSON keys (encoding) or JSON keys into the names
+/// coding keys are matched against (decoding): its key strategy, resolved once per coder.
+enum JSONKeyConversion {
+    /// Keys as they are (the default: no conversion anywhere on the common path).
+    case none
+    /// `JSONEncoder`'s `convertToSnakeCase` (``convertToSnakeCase(_:)``).
+    case toSnakeCase
+    /// `JSONDecoder`'s `convertFromSnakeCase` (``convertFromSnakeCase(_:)``).
+    case fromSnakeCase
+    /// The caller's function of the coding path that ends with the key (the key as the
+    /// types name it when encoding, as the document has it when decoding).
+    case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+
+    /// Whether keys are converted at all.
+    @inline(__always) var converts: Bool {
+        if case .none = self { return false }
+        return true
+    }
+
+    /// Whether the conversion depends on where the key is (a custom function), not only on
+    /// its name: the result cannot be kept per name.
+    var dependsOnPath: Bool {
+        if case .custom = self { return true }
+        return false
+    }
+
+    /// `name` converted; `path` is the coding path of the key's container (used by a custom function).
+    func convert(_ name: String, in path: @autoclosure () -> [any CodingKey]) -> String {
+        switch self {
+        case .none: return name
+        case .toSnakeCase: return convertToSnakeCase(name)
+        case .fromSnakeCase: return convertFromSnakeCase(name)
+        case .custom(let f): return f(path() + [JSONStringKey(name)]).stringValue
+        }
+    }
+
+    /// `key` converted, for encoding: a custom function is given the key itself at the end of
+    /// `path` (as `JSONEncoder` gives it, with its `intValue`).
+    func convert(_ key: some CodingKey, in path: @autoclosure () -> [any CodingKey]) -> String {
+        if case .custom(let f) = self { return f(path() + [key]).stringValue }
+        return convert(key.stringValue, in: path())
+    }
+}
+
+
 /// `JSONEncoder`'s `convertToSnakeCase` conversion.
 func convertToSnakeCase(_ stringKey: String) -> String {
     guard !stringKey.isEmpty else { return stringKey }
@@ -31,4 +76,25 @@ func convertToSnakeCase(_ stringKey: String) -> String {
     }
     words.append(wordStart..<searchRange.upperBound)
     return words.map { stringKey[$0].lowercased() }.joined(separator: "_")
+}
+
+/// `JSONDecoder`'s `convertFromSnakeCase` conversion.
+func convertFromSnakeCase(_ stringKey: String) -> String {
+    guard !stringKey.isEmpty else { return stringKey }
+    guard let firstNonUnderscore = stringKey.firstIndex(where: { $0 != "_" }) else { return stringKey }
+    var lastNonUnderscore = stringKey.index(before: stringKey.endIndex)
+    while lastNonUnderscore > firstNonUnderscore && stringKey[lastNonUnderscore] == "_" {
+        stringKey.formIndex(before: &lastNonUnderscore)
+    }
+    let keyRange = firstNonUnderscore...lastNonUnderscore
+    let leading = stringKey[stringKey.startIndex..<firstNonUnderscore]
+    let trailing = stringKey[stringKey.index(after: lastNonUnderscore)..<stringKey.endIndex]
+    let components = stringKey[keyRange].split(separator: "_")
+    let joined: String
+    if components.count == 1 {
+        joined = String(stringKey[keyRange])
+    } else {
+        joined = ([components[0].lowercased()] + components[1...].map { $0.capitalized }).joined()
+    }
+    return String(leading) + joined + String(trailing)
 }

@@ -49,7 +49,7 @@ struct JSONKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         var keys: [Key] = []
         var j = object + 1
         while j < end {
-            let s = decoder.keyString(at: j)
+            let s = decoder.keyString(at: j, in: codingPath)
             if seen.insert(s).inserted, let k = Key(stringValue: s) { keys.append(k) }
             j = decoder.next(j + 1)
         }

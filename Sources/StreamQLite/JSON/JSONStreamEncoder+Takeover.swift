@@ -179,7 +179,7 @@ extension JSONStreamEncoder {
             }
             return false
         }
-        let name = options.snakeCase && !f.rawKeys ? convertToSnakeCase(raw) : raw
+        let name = f.rawKeys ? raw : jsonName(raw)
         for i in f.memberBase..<(f.memberBase + f.count) where out.members[i].key == name { return true }
         return false
     }
@@ -194,7 +194,7 @@ extension JSONStreamEncoder {
             return
         }
         let raw = key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
-        o.keys.append(options.snakeCase ? convertToSnakeCase(raw) : raw)
+        o.keys.append(jsonName(raw))
         o.values.append(value)
     }
 

@@ -33,8 +33,8 @@ final class JSONStreamEncoder: Encoder {
     @exclusivity(unchecked) var slot = Slot.empty
     /// The current value is a `[String: V]` under a key strategy.
     @exclusivity(unchecked) var slotRawKeys = false
-    /// Converted keys (snake_case).
-    @exclusivity(unchecked) var snakeCache: [String: String] = [:]
+    /// Key names as written under the key strategy, by coding key name.
+    @exclusivity(unchecked) var convertedNames: [String: String] = [:]
     /// Written keys of one-byte key types (synthesized `CodingKeys`), by type and byte:
     /// the quoted, escaped key and its separator, ready to copy.
     @exclusivity(unchecked) var keyTables: [(type: ObjectIdentifier, table: UnsafeMutablePointer<JSONWrittenKey>)] = []
@@ -65,7 +65,7 @@ final class JSONStreamEncoder: Encoder {
     init(options: JSONValueEncoder.Options) {
         self.options = options
         out = options.output()
-        out.snakeCaseKeys = options.snakeCase
+        out.snakeCaseKeys = options.keys.converts
         kindTable = .allocate(capacity: Self.kindSlots)
         kindTable.initialize(repeating: JSONEncodeKindEntry(type: nil, kind: .plain), count: Self.kindSlots)
     }
@@ -90,7 +90,7 @@ final class JSONStreamEncoder: Encoder {
     /// layout depend on these four (fixed when it was made), nothing else it keeps does.
     func serves(_ options: JSONValueEncoder.Options) -> Bool {
         out.pretty == options.pretty && out.sortedKeys == options.sortedKeys
-            && out.escapeSlashes == options.escapeSlashes && out.snakeCaseKeys == options.snakeCase
+            && out.escapeSlashes == options.escapeSlashes && out.snakeCaseKeys == options.keys.converts
     }
 
     /// Keeps `encoder` for the next call when its encode finished and nothing else holds it
@@ -152,7 +152,7 @@ final class JSONStreamEncoder: Encoder {
         if f.hand {
             let k = out.handKeys[f.memberBase + f.count - 1]
             let raw = String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self)
-            return out.snakeCaseKeys ? convertToSnakeCase(raw) : raw
+            return jsonName(raw)
         }
         return f.isObject ? out.members[f.memberBase + f.count - 1].key : nil
     }
@@ -204,7 +204,7 @@ final class JSONStreamEncoder: Encoder {
     /// Encodes a value of a ``JSONEncodeKind/plain`` type: through its `encode(to:)`.
     @inline(__always)
     func encodePlain<T: Encodable>(_ value: T, top: Bool) throws {
-        let rawKeys = options.snakeCase && value is JSONStringDictionaryEncodable
+        let rawKeys = options.keys.converts && value is JSONStringDictionaryEncodable
         try inSlot(top: top, rawKeys: rawKeys) { try value.encode(to: self) }
     }
 
@@ -399,11 +399,19 @@ final class JSONStreamEncoder: Encoder {
         return table
     }
 
-    /// A key as written: converted (snake_case), quoted, escaped, followed by `:`.
+    /// The JSON key of a coding key named `raw`. The stream serves only strategies that
+    /// convert a key by its name (one written form per key type and case, kept in
+    /// ``keyTables``); one that depends on the coding path is encoded by
+    /// ``JSONTreeEncoder`` (see ``JSONValueEncoder/encodeInTree(_:_:)``).
+    func jsonName(_ raw: String) -> String {
+        assert(!options.keys.dependsOnPath)
+        return options.keys.convert(raw, in: [])
+    }
+
+    /// A key as written: converted by the key strategy, quoted, escaped, followed by `:`.
     func writtenKey(_ key: some CodingKey) -> JSONWrittenKey {
         let stringValue = key.stringValue
-        var name = stringValue
-        if options.snakeCase { name = convertToSnakeCase(name) }
+        let name = jsonName(stringValue)
         var bytes: [UInt8] = []
         appendJSONQuoted(name, to: &bytes, escapeSlash: options.escapeSlashes, escapeLineSeparators: false)
         bytes.append(contentsOf: options.pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
@@ -412,10 +420,10 @@ final class JSONStreamEncoder: Encoder {
 
     func writeKeySlow<K: CodingKey>(_ key: K) {
         var name = key.stringValue
-        if options.snakeCase && !out.frames[out.frames.count - 1].rawKeys {
-            if let c = snakeCache[name] { name = c } else {
-                let c = convertToSnakeCase(name)
-                snakeCache[name] = c
+        if options.keys.converts && !out.frames[out.frames.count - 1].rawKeys {
+            if let c = convertedNames[name] { name = c } else {
+                let c = jsonName(name)
+                convertedNames[name] = c
                 name = c
             }
         }

@@ -4,12 +4,14 @@ import Foundation
 extension JSONTapeDecoder {
     // MARK: Keys
 
-    /// The key at `i` as the coding keys see it (converted from snake_case with that strategy).
-    func keyString(at i: Int) -> String {
+    /// The key at `i` as the coding keys see it (converted by the key strategy); `path`: the
+    /// coding path of its object, which a custom strategy is given.
+    func keyString(at i: Int, in path: @autoclosure () -> [any CodingKey]) -> String {
         let raw = string(at: i)
-        guard options.snakeCase else { return raw }
+        guard options.keys.converts else { return raw }
+        if options.keys.dependsOnPath { return options.keys.convert(raw, in: path()) }
         if let c = converted[raw] { return c }
-        let c = convertFromSnakeCase(raw)
+        let c = options.keys.convert(raw, in: [])
         converted[raw] = c
         return c
     }
@@ -39,7 +41,7 @@ extension JSONTapeDecoder {
     @inline(__always)
     func find<Key: CodingKey>(_ key: Key, in frame: UnsafeMutablePointer<JSONObjectFrame>, consume: Bool) -> Int? {
         let object = frame.pointee.object, end = frame.pointee.end
-        if options.snakeCase { return findConverted(key.stringValue, object: object, end: end) }
+        if options.keys.converts { return findConverted(key.stringValue, object: object, end: end) }
         // Synthesized `CodingKeys` (one byte of plain data): the name's bytes kept per key
         // type and case, no `stringValue` call.
         if _isPOD(Key.self) && MemoryLayout<Key>.size <= 1 {
@@ -101,33 +103,15 @@ extension JSONTapeDecoder {
         return nil
     }
 
+    /// The first member whose converted key is `name` (as `JSONDecoder`, which keeps the first
+    /// of the members whose keys convert to one).
     func findConverted(_ name: String, object: Int, end: Int) -> Int? {
+        let objectPath = options.keys.dependsOnPath ? path(to: object) : []
         var j = object + 1
         while j < end {
-            if keyString(at: j) == name { return j + 1 }
+            if keyString(at: j, in: objectPath) == name { return j + 1 }
             j = next(j + 1)
         }
         return nil
     }
-}
-
-/// `JSONDecoder`'s `convertFromSnakeCase` conversion.
-func convertFromSnakeCase(_ stringKey: String) -> String {
-    guard !stringKey.isEmpty else { return stringKey }
-    guard let firstNonUnderscore = stringKey.firstIndex(where: { $0 != "_" }) else { return stringKey }
-    var lastNonUnderscore = stringKey.index(before: stringKey.endIndex)
-    while lastNonUnderscore > firstNonUnderscore && stringKey[lastNonUnderscore] == "_" {
-        stringKey.formIndex(before: &lastNonUnderscore)
-    }
-    let keyRange = firstNonUnderscore...lastNonUnderscore
-    let leading = stringKey[stringKey.startIndex..<firstNonUnderscore]
-    let trailing = stringKey[stringKey.index(after: lastNonUnderscore)..<stringKey.endIndex]
-    let components = stringKey[keyRange].split(separator: "_")
-    let joined: String
-    if components.count == 1 {
-        joined = String(stringKey[keyRange])
-    } else {
-        joined = ([components[0].lowercased()] + components[1...].map { $0.capitalized }).joined()
-    }
-    return String(leading) + joined + String(trailing)
 }

@@ -13,6 +13,9 @@ final class JSONTapeDecoder: Decoder {
     /// Streaming: the line of `input[0]`'s line and where that line starts (input offset).
     var lineBase = 1
     var lineStartBase = 0
+    /// The objects being decoded as `[String: V]` under a key strategy: their keys are not
+    /// converted, in coding paths either (see ``path(to:)``).
+    var rawKeyObjects: [Int] = []
     var arena: UnsafeMutablePointer<UInt8>
     var options: JSONValueDecoder.Options
     /// The coding path of token `baseIndex` (the root: empty): paths are rebuilt from the
@@ -145,6 +148,7 @@ final class JSONTapeDecoder: Decoder {
         inputOffset = 0
         lineBase = 1
         lineStartBase = 0
+        rawKeyObjects.removeAll()
         self.options = options
         basePath = []
         baseIndex = 0
@@ -273,7 +277,7 @@ final class JSONTapeDecoder: Decoder {
                     let after = next(j + 1)
                     if target <= j { return result }  // a key token: its object's path
                     if target < after {
-                        result.append(JSONStringKey(keyString(at: j)))
+                        result.append(JSONStringKey(rawKeyObjects.contains(i) ? string(at: j) : keyString(at: j, in: result)))
                         i = j + 1
                         break
                     }
