@@ -16,6 +16,10 @@ final class JSONTapeDecoder: Decoder {
     /// The objects being decoded as `[String: V]` under a key strategy: their keys are not
     /// converted, in coding paths either (see ``path(to:)``).
     var rawKeyObjects: [Int] = []
+    /// See ``location(of:)``.
+    var lineMark: LineMark?
+    /// Input bytes ``location(of:)`` has read for lines, in all (the work its tests count).
+    var locationBytesScanned = 0
     var arena: UnsafeMutablePointer<UInt8>
     var options: JSONValueDecoder.Options
     /// The coding path of token `baseIndex` (the root: empty): paths are rebuilt from the
@@ -148,6 +152,7 @@ final class JSONTapeDecoder: Decoder {
         inputOffset = 0
         lineBase = 1
         lineStartBase = 0
+        lineMark = nil
         rawKeyObjects.removeAll()
         self.options = options
         basePath = []
@@ -245,17 +250,43 @@ final class JSONTapeDecoder: Decoder {
     }
 
     /// "line L, column C, byte offset O" of the token at `i` (columns count bytes from 1).
+    ///
+    /// Lines are counted from the last location worked out when `i` is at or after it (and
+    /// the input is the same), else from the start of the input: locations asked for in
+    /// document order, as a caller catching an error per element asks, cost the distance
+    /// between them, not the distance from the start each.
     func location(of i: Int) -> String {
         let o = offset(of: i)
-        var line = lineBase
-        var lineStart = lineStartBase
-        var p = 0
         let end = min(max(o - inputOffset, 0), inputCount)
+        var mark = LineMark(input: input, inputOffset: inputOffset, lineBase: lineBase, lineStartBase: lineStartBase,
+                            scanned: 0, line: lineBase, lineStart: lineStartBase)
+        if let last = lineMark, last.sameInput(as: mark), last.scanned <= end { mark = last }
+        var p = mark.scanned
         while p < end {
-            if input[p] == 0x0A { line += 1; lineStart = inputOffset + p + 1 }
+            if input[p] == 0x0A { mark.line += 1; mark.lineStart = inputOffset + p + 1 }
             p += 1
         }
-        return "line \(line), column \(o - lineStart + 1), byte offset \(o)"
+        locationBytesScanned &+= end - mark.scanned
+        mark.scanned = end
+        lineMark = mark
+        return "line \(mark.line), column \(o - mark.lineStart + 1), byte offset \(o)"
+    }
+
+    /// Where ``location(of:)`` stopped counting lines, and in which input.
+    struct LineMark {
+        var input: UnsafePointer<UInt8>
+        var inputOffset: Int
+        var lineBase: Int
+        var lineStartBase: Int
+        /// Input bytes counted (from `input[0]`), the line there and where that line starts.
+        var scanned: Int
+        var line: Int
+        var lineStart: Int
+
+        func sameInput(as other: LineMark) -> Bool {
+            input == other.input && inputOffset == other.inputOffset && lineBase == other.lineBase
+                && lineStartBase == other.lineStartBase
+        }
     }
 
     // MARK: Errors
