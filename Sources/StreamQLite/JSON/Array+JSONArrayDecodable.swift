@@ -1,9 +1,13 @@
 import CStreamQLite
 import Foundation
 
-/// `[Element]` read element by element from a ``JSONElementReader``.
+/// `[Element]` read by the decoders themselves: element by element from a
+/// ``JSONElementReader`` (a top-level array decoded one element at a time), or from the
+/// tape: the elements counted first (an array of that size, no growing), then each decoded
+/// as `Array.init(from:)` would through an unkeyed container.
 protocol JSONArrayDecodable {
     static func decodeElements(_ reader: JSONElementReader) throws -> Self
+    static func decodeArray(from decoder: JSONTapeDecoder, at index: Int) throws -> Self
 }
 
 extension Array: JSONArrayDecodable where Element: Decodable {
@@ -25,13 +29,7 @@ extension Array: JSONArrayDecodable where Element: Decodable {
     }
 }
 
-/// `[Element]` read from the tape: the elements counted first (an array of that size, no
-/// growing), then each decoded as `Array.init(from:)` would through an unkeyed container.
-protocol JSONTapeArrayDecodable {
-    static func decodeArray(from decoder: JSONTapeDecoder, at index: Int) throws -> Self
-}
-
-extension Array: JSONTapeArrayDecodable where Element: Decodable {
+extension Array where Element: Decodable {
     static func decodeArray(from decoder: JSONTapeDecoder, at index: Int) throws -> [Element] {
         let t = decoder.tokens[index]
         guard t.kind == JSONKind.array else {

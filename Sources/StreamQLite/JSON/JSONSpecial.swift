@@ -11,19 +11,10 @@ enum JSONSpecial {
 protocol JSONOptionalValue { var isNone: Bool { get } }
 extension Optional: JSONOptionalValue { var isNone: Bool { self == nil } }
 
-/// Marks `[String: V]`: with a key strategy its keys are written as they are (as `JSONEncoder` does).
-protocol JSONStringDictionaryEncodable {}
-extension Dictionary: JSONStringDictionaryEncodable where Key == String {}
-
 /// The byte of a one-byte trivial key (synthesized `CodingKeys`), else -1.
 @inline(__always)
 func jsonKeyByte<K: CodingKey>(_ key: K) -> Int16 {
-    guard _isPOD(K.self) else { return -1 }
-    switch MemoryLayout<K>.size {
-    case 0: return 0
-    case 1: return Int16(unsafeBitCast(key, to: UInt8.self))
-    default: return -1
-    }
+    isByteCodingKey(K.self) ? Int16(codingKeyByte(key)) : -1
 }
 
 extension EncodingError {

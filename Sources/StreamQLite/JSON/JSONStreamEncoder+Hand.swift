@@ -62,8 +62,8 @@ extension Array: JSONArrayEncodable where Element: Encodable {
 }
 
 /// `[String: V]` written by the encoder itself: no keyed container or `CodingKey` per
-/// member, keys as they are (the key strategy does not apply to them, as in `JSONEncoder`),
-/// no search for duplicate keys.
+/// member, keys as they are (the key strategy does not apply to them, as in `JSONEncoder`,
+/// also when the tree encoder writes it), no search for duplicate keys.
 protocol JSONStringKeyedEncodable {
     func encodeMembers(to encoder: JSONStreamEncoder) throws
 }

@@ -73,8 +73,7 @@ final class JSONStreamEncoder: Encoder {
     // MARK: Reuse
 
     /// Encoders kept between calls: made for each call, an encoder's tables and buffers
-    /// cost more than encoding a small value (one small struct a call: 5.1 µs, 0.31×
-    /// `JSONEncoder`; kept: 0.42 µs, 4.7×; `CodableBenchmarks profile encode-small`).
+    /// cost more than encoding a small value.
     static let pool = ReusePool<JSONStreamEncoder>()
 
     /// An encoder for `options`: a kept one of the same layout, or a new one.
@@ -204,7 +203,7 @@ final class JSONStreamEncoder: Encoder {
     /// Encodes a value of a ``JSONEncodeKind/plain`` type: through its `encode(to:)`.
     @inline(__always)
     func encodePlain<T: Encodable>(_ value: T, top: Bool) throws {
-        let rawKeys = options.keys.converts && value is JSONStringDictionaryEncodable
+        let rawKeys = options.keys.converts && value is JSONStringKeyedEncodable
         try inSlot(top: top, rawKeys: rawKeys) { try value.encode(to: self) }
     }
 
@@ -251,20 +250,13 @@ final class JSONStreamEncoder: Encoder {
         return writeKey(key)
     }
 
-    /// Whether `K` is a one-byte trivial key type (synthesized `CodingKeys`): its keys are
-    /// known by their byte, their names kept per type (see ``writeKey(_:)``).
-    @inline(__always)
-    static func isByteKey<K: CodingKey>(_ type: K.Type) -> Bool {
-        _isPOD(K.self) && MemoryLayout<K>.size <= 1
-    }
-
     /// Opens an object for a keyed container of `Key` (after its key or separator): for a
     /// one-byte key type (and keys written as converted) an object whose members are kept as
     /// a hand-written object's, by the addresses of their names: sorted and rid of duplicate
     /// keys by the same plans per type and key sequence (``JSONOutput/fixHandMembers(_:)``).
     @inline(__always)
     func openObject<Key: CodingKey>(_ type: Key.Type, rawKeys: Bool = false) -> UInt64 {
-        if Self.isByteKey(Key.self) && !rawKeys { return out.openHand(ObjectIdentifier(Key.self)) }
+        if isByteCodingKey(Key.self) && !rawKeys { return out.openHand(ObjectIdentifier(Key.self)) }
         return out.open(object: true, rawKeys: rawKeys)
     }
 
@@ -281,14 +273,14 @@ final class JSONStreamEncoder: Encoder {
            q.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
             // The last container of this depth (no array traffic).
             q.cell.pointee = id
-            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: JSONEncoderContainerThunk<Key>.self).make()
+            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: ContainerThunk<KeyedEncodingContainer<Key>>.self).make()
         }
         if depth < containerSlots.count {
             for slot in containerSlots[depth] where slot.keyType == keyType
                 && slot.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
                 slot.cell.pointee = id
                 remember(slot, depth: depth)
-                return unsafeDowncast(slot.thunk, to: JSONEncoderContainerThunk<Key>.self).make()
+                return unsafeDowncast(slot.thunk, to: ContainerThunk<KeyedEncodingContainer<Key>>.self).make()
             }
         }
         let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
@@ -296,7 +288,7 @@ final class JSONStreamEncoder: Encoder {
         let container = KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self), cell: cell))
         while containerSlots.count <= depth { containerSlots.append([]) }
         if depth < quickSlotCount { quickSlots[depth] = nil }
-        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: JSONEncoderContainerThunk<Key>(RowDecoder.thunk(container)),
+        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: ContainerThunk(holding: container),
                                             box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), cell: cell)
         if let k = containerSlots[depth].firstIndex(where: { $0.keyType == keyType }) {
             // The kept one has a copy alive: it keeps its cell.
@@ -365,8 +357,8 @@ final class JSONStreamEncoder: Encoder {
     @inline(__always)
     func writeKey<K: CodingKey>(_ key: K) -> Bool {
         let hand = out.frames[out.frames.count &- 1].hand
-        if Self.isByteKey(K.self) {
-            let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
+        if isByteCodingKey(K.self) {
+            let byte = codingKeyByte(key)
             let table = keyTable(ObjectIdentifier(K.self))
             if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key) }
             if _fastPath(hand) {

@@ -79,15 +79,10 @@ struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
 /// A kept keyed container of ``JSONStreamEncoder``.
 struct JSONEncoderContainerSlot {
     var keyType: ObjectIdentifier
-    /// The thunk handing the container out (a `JSONEncoderContainerThunk<Key>`).
+    /// The thunk handing the container out (a `ContainerThunk`).
     var thunk: AnyObject
     /// The container's box, unretained: a retain count of 1 (the thunk's) means no copy is alive.
     var box: Unmanaged<AnyObject>
     var cell: UnsafeMutablePointer<UInt64>
     func release() { cell.deallocate() }
-}
-
-final class JSONEncoderContainerThunk<Key: CodingKey> {
-    let make: () -> KeyedEncodingContainer<Key>
-    init(_ make: @escaping () -> KeyedEncodingContainer<Key>) { self.make = make }
 }

@@ -62,7 +62,7 @@ extension JSONTapeDecoder {
                     slot.pointee.frame.pointee.end = end
                     slot.pointee.frame.pointee.generation = generation
                     hints[depth] = KeyHint(object: object, next: object &+ 1, inOrder: true)
-                    return unsafeDowncast(slot.pointee.thunk.takeUnretainedValue(), to: JSONContainerThunk<Key>.self).make()
+                    return unsafeDowncast(slot.pointee.thunk.takeUnretainedValue(), to: ContainerThunk<KeyedDecodingContainer<Key>>.self).make()
                 }
                 k &+= 1
             }
@@ -91,7 +91,7 @@ extension JSONTapeDecoder {
         if k < 0 { k = 0 }
         release(base + k)
         (base + k).pointee = JSONContainerSlot(
-            keyType: id, thunk: Unmanaged.passRetained(JSONContainerThunk<Key>(RowDecoder.thunk(container))),
+            keyType: id, thunk: Unmanaged.passRetained(ContainerThunk(holding: container)),
             box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), frame: frame)
         return container
     }
@@ -139,12 +139,6 @@ extension JSONTapeDecoder {
         return d
     }
 
-}
-
-/// Hands out a captured keyed container without a metadata lookup.
-final class JSONContainerThunk<Key: CodingKey> {
-    let make: () -> KeyedDecodingContainer<Key>
-    init(_ make: @escaping () -> KeyedDecodingContainer<Key>) { self.make = make }
 }
 
 /// A kept keyed container: its key type (nil: an empty slot), its thunk (retained), its

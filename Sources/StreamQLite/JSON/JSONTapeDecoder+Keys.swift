@@ -44,8 +44,8 @@ extension JSONTapeDecoder {
         if options.keys.converts { return findConverted(key.stringValue, object: object, end: end) }
         // Synthesized `CodingKeys` (one byte of plain data): the name's bytes kept per key
         // type and case, no `stringValue` call.
-        if _isPOD(Key.self) && MemoryLayout<Key>.size <= 1 {
-            let byte = MemoryLayout<Key>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
+        if isByteCodingKey(Key.self) {
+            let byte = codingKeyByte(key)
             let names = frame.pointee.names ?? frame.pointee.makeNames()
             if _slowPath(names[byte].count < 0) { names[byte] = JSONKeyName(key.stringValue) }
             return find(UnsafeBufferPointer(start: names[byte].bytes, count: names[byte].count), object: object, end: end,

@@ -67,7 +67,7 @@ final class JSONTreeEncoder: Encoder {
         default: break
         }
         let sub = sub(path)
-        sub.rawKeys = options.keys.converts && value is JSONStringDictionaryEncodable
+        sub.rawKeys = options.keys.converts && value is JSONStringKeyedEncodable
         try value.encode(to: sub)
         return try sub.finish()
     }

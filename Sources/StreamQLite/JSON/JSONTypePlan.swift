@@ -6,7 +6,7 @@ struct JSONTypePlan {
     /// A ``JSONDecodable`` type: `init(json:)`.
     var hand: (any JSONDecodable.Type)?
     /// `[Element]`: the elements straight from the tape, into an array of the right size.
-    var array: (any JSONTapeArrayDecodable.Type)?
+    var array: (any JSONArrayDecodable.Type)?
     /// `[String: Value]`: the members straight from the tape.
     var dictionary: (any JSONStringDictionaryDecodable.Type)?
 
@@ -15,7 +15,7 @@ struct JSONTypePlan {
     init<T>(_ type: T.Type) {
         self.type = ObjectIdentifier(T.self)
         hand = T.self as? any JSONDecodable.Type
-        array = T.self as? any JSONTapeArrayDecodable.Type
+        array = T.self as? any JSONArrayDecodable.Type
         dictionary = T.self as? any JSONStringDictionaryDecodable.Type
     }
 
@@ -59,7 +59,7 @@ extension JSONTapeDecoder {
 }
 
 /// `A`'s elements from the tape as a `T` known to be `A` (opened from a ``JSONTypePlan``).
-func decodeArrayOpened<A: JSONTapeArrayDecodable, T>(_ array: A.Type, as type: T.Type, _ decoder: JSONTapeDecoder, at i: Int) throws -> T {
+func decodeArrayOpened<A: JSONArrayDecodable, T>(_ array: A.Type, as type: T.Type, _ decoder: JSONTapeDecoder, at i: Int) throws -> T {
     unsafeBitCast(try A.decodeArray(from: decoder, at: i), to: T.self)
 }
 
