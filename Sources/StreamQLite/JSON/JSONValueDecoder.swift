@@ -211,9 +211,9 @@ public struct JSONValueDecoder: Sendable {
         var userInfo: [CodingUserInfoKey: Any]
         init(_ d: JSONValueDecoder) {
             switch d.keyDecodingStrategy {
-            case .useDefaultKeys: keys = .none
-            case .convertFromSnakeCase: keys = .fromSnakeCase
-            case .custom(let f): keys = .custom(f)
+            case .useDefaultKeys: keys = JSONKeyConversion(.none)
+            case .convertFromSnakeCase: keys = JSONKeyConversion(.fromSnakeCase)
+            case .custom(let f): keys = JSONKeyConversion(.custom(f))
             }
             date = d.dateDecodingStrategy
             data = d.dataDecodingStrategy

@@ -179,9 +179,9 @@ public struct JSONValueEncoder: Sendable {
             sortedKeys = e.outputFormatting.contains(.sortedKeys)
             escapeSlashes = !e.outputFormatting.contains(.withoutEscapingSlashes)
             switch e.keyEncodingStrategy {
-            case .useDefaultKeys: keys = .none
-            case .convertToSnakeCase: keys = .toSnakeCase
-            case .custom(let f): keys = .custom(f)
+            case .useDefaultKeys: keys = JSONKeyConversion(.none)
+            case .convertToSnakeCase: keys = JSONKeyConversion(.toSnakeCase)
+            case .custom(let f): keys = JSONKeyConversion(.custom(f))
             }
             date = e.dateEncodingStrategy
             data = e.dataEncodingStrategy
@@ -240,4 +240,10 @@ public struct JSONValueEncoder: Sendable {
             return nil
         }
     }
+}
+
+/// See ``JSONValueEncoder/Options/special(_:path:)``.
+enum JSONSpecial {
+    case scalar(JSONScalar)
+    case encode((any Encoder) throws -> Void)
 }

@@ -2,33 +2,38 @@ import Foundation
 
 /// How a coder turns coding keys into JSON keys (encoding) or JSON keys into the names
 /// coding keys are matched against (decoding): its key strategy, resolved once per coder.
-enum JSONKeyConversion {
-    /// Keys as they are (the default: no conversion anywhere on the common path).
-    case none
-    /// `JSONEncoder`'s `convertToSnakeCase` (``convertToSnakeCase(_:)``).
-    case toSnakeCase
-    /// `JSONDecoder`'s `convertFromSnakeCase` (``convertFromSnakeCase(_:)``).
-    case fromSnakeCase
-    /// The caller's function of the coding path that ends with the key (the key as the
-    /// types name it when encoding, as the document has it when decoding).
-    case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+struct JSONKeyConversion {
+    enum Kind {
+        /// Keys as they are (the default).
+        case none
+        /// `JSONEncoder`'s `convertToSnakeCase` (``convertToSnakeCase(_:)``).
+        case toSnakeCase
+        /// `JSONDecoder`'s `convertFromSnakeCase` (``convertFromSnakeCase(_:)``).
+        case fromSnakeCase
+        /// The caller's function of the coding path that ends with the key (the key as the
+        /// types name it when encoding, as the document has it when decoding).
+        case custom(@Sendable ([any CodingKey]) -> any CodingKey)
+    }
 
-    /// Whether keys are converted at all.
-    @inline(__always) var converts: Bool {
-        if case .none = self { return false }
-        return true
+    let kind: Kind
+    /// Whether keys are converted at all: a stored flag, since it is tested for each key.
+    let converts: Bool
+
+    init(_ kind: Kind) {
+        self.kind = kind
+        if case .none = kind { converts = false } else { converts = true }
     }
 
     /// Whether the conversion depends on where the key is (a custom function), not only on
     /// its name: the result cannot be kept per name.
     var dependsOnPath: Bool {
-        if case .custom = self { return true }
+        if case .custom = kind { return true }
         return false
     }
 
     /// `name` converted; `path` is the coding path of the key's container (used by a custom function).
     func convert(_ name: String, in path: @autoclosure () -> [any CodingKey]) -> String {
-        switch self {
+        switch kind {
         case .none: return name
         case .toSnakeCase: return convertToSnakeCase(name)
         case .fromSnakeCase: return convertFromSnakeCase(name)
@@ -39,11 +44,10 @@ enum JSONKeyConversion {
     /// `key` converted, for encoding: a custom function is given the key itself at the end of
     /// `path` (as `JSONEncoder` gives it, with its `intValue`).
     func convert(_ key: some CodingKey, in path: @autoclosure () -> [any CodingKey]) -> String {
-        if case .custom(let f) = self { return f(path() + [key]).stringValue }
+        if case .custom(let f) = kind { return f(path() + [key]).stringValue }
         return convert(key.stringValue, in: path())
     }
 }
-
 
 /// `JSONEncoder`'s `convertToSnakeCase` conversion.
 func convertToSnakeCase(_ stringKey: String) -> String {
@@ -97,4 +101,24 @@ func convertFromSnakeCase(_ stringKey: String) -> String {
         joined = ([components[0].lowercased()] + components[1...].map { $0.capitalized }).joined()
     }
     return String(leading) + joined + String(trailing)
+}
+
+// MARK: - Keys of coding paths
+
+/// An index in an unkeyed container's coding path (`Index 3`, as `JSONDecoder` prints it).
+struct JSONIndexKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { "Index \(intValue!)" }
+    init(index: Int) { intValue = index }
+    init?(stringValue: String) { return nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+/// A key by name (dictionary keys, `super`).
+struct JSONStringKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ s: String) { stringValue = s }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { return nil }
 }
