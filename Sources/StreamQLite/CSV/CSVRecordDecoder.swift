@@ -187,11 +187,11 @@ final class CSVRecordDecoder: Decoder {
             throw DecodingError.typeMismatch(type, context(noKey, field: currentField, "a CSV field holds no nested object"))
         }
         if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: ContainerThunk<KeyedDecodingContainer<Key>>.self))
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedDecodingContainerThunk<Key>.self))
                 ._withUnsafeGuaranteedRef { $0.make() }
         }
         let container = KeyedDecodingContainer(CSVKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self)))
-        containerThunk = ContainerThunk(holding: container)
+        containerThunk = KeyedDecodingContainerThunk(holding: container)
         containerKeyType = ObjectIdentifier(Key.self)
         return container
     }

@@ -145,17 +145,17 @@ public final class RowDecoder: Decoder {
         return c
     }
 
-    /// The container of the last key type (a `ContainerThunk`), and that type.
+    /// The container of the last key type (a `KeyedDecodingContainerThunk`), and that type.
     @exclusivity(unchecked) var containerThunk: AnyObject?
     @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
 
     public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
             // The decoder keeps the thunk alive: use it without retaining it.
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: ContainerThunk<KeyedDecodingContainer<Key>>.self))._withUnsafeGuaranteedRef { $0.make() }
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedDecodingContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
         }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), state: state))
-        containerThunk = ContainerThunk(holding: container)
+        containerThunk = KeyedDecodingContainerThunk(holding: container)
         containerKeyType = ObjectIdentifier(Key.self)
         return container
     }

@@ -96,17 +96,17 @@ final class BindingEncoder: Encoder {
         return discovered
     }
 
-    /// The container of the last key type (a `ContainerThunk`), and that type.
+    /// The container of the last key type (a `KeyedEncodingContainerThunk`), and that type.
     @exclusivity(unchecked) private var containerThunk: AnyObject?
     @exclusivity(unchecked) private var containerKeyType: ObjectIdentifier?
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
             // The encoder keeps the thunk alive: use it without retaining it.
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: ContainerThunk<KeyedEncodingContainer<Key>>.self))._withUnsafeGuaranteedRef { $0.make() }
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedEncodingContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
         }
         let container = KeyedEncodingContainer(BindingKeyedContainer<Key>(encoder: self))
-        containerThunk = ContainerThunk(holding: container)
+        containerThunk = KeyedEncodingContainerThunk(holding: container)
         containerKeyType = ObjectIdentifier(Key.self)
         return container
     }

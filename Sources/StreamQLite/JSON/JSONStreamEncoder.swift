@@ -273,14 +273,14 @@ final class JSONStreamEncoder: Encoder {
            q.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
             // The last container of this depth (no array traffic).
             q.cell.pointee = id
-            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: ContainerThunk<KeyedEncodingContainer<Key>>.self).make()
+            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: KeyedEncodingContainerThunk<Key>.self).make()
         }
         if depth < containerSlots.count {
             for slot in containerSlots[depth] where slot.keyType == keyType
                 && slot.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
                 slot.cell.pointee = id
                 remember(slot, depth: depth)
-                return unsafeDowncast(slot.thunk, to: ContainerThunk<KeyedEncodingContainer<Key>>.self).make()
+                return unsafeDowncast(slot.thunk, to: KeyedEncodingContainerThunk<Key>.self).make()
             }
         }
         let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
@@ -288,7 +288,7 @@ final class JSONStreamEncoder: Encoder {
         let container = KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self), cell: cell))
         while containerSlots.count <= depth { containerSlots.append([]) }
         if depth < quickSlotCount { quickSlots[depth] = nil }
-        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: ContainerThunk(holding: container),
+        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: KeyedEncodingContainerThunk(holding: container),
                                             box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), cell: cell)
         if let k = containerSlots[depth].firstIndex(where: { $0.keyType == keyType }) {
             // The kept one has a copy alive: it keeps its cell.
@@ -557,7 +557,7 @@ struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol 
 /// A kept keyed container of ``JSONStreamEncoder``.
 struct JSONEncoderContainerSlot {
     var keyType: ObjectIdentifier
-    /// The thunk handing the container out (a `ContainerThunk`).
+    /// The thunk handing the container out (a `KeyedEncodingContainerThunk`).
     var thunk: AnyObject
     /// The container's box, unretained: a retain count of 1 (the thunk's) means no copy is alive.
     var box: Unmanaged<AnyObject>

@@ -417,7 +417,7 @@ extension JSONTapeDecoder {
                     slot.pointee.frame.pointee.end = end
                     slot.pointee.frame.pointee.generation = generation
                     hints[depth] = KeyHint(object: object, next: object &+ 1, inOrder: true)
-                    return unsafeDowncast(slot.pointee.thunk.takeUnretainedValue(), to: ContainerThunk<KeyedDecodingContainer<Key>>.self).make()
+                    return unsafeDowncast(slot.pointee.thunk.takeUnretainedValue(), to: KeyedDecodingContainerThunk<Key>.self).make()
                 }
                 k &+= 1
             }
@@ -446,7 +446,7 @@ extension JSONTapeDecoder {
         if k < 0 { k = 0 }
         release(base + k)
         (base + k).pointee = JSONContainerSlot(
-            keyType: id, thunk: Unmanaged.passRetained(ContainerThunk(holding: container)),
+            keyType: id, thunk: Unmanaged.passRetained(KeyedDecodingContainerThunk(holding: container)),
             box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), frame: frame)
         return container
     }
