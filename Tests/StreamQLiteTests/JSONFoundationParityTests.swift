@@ -499,6 +499,38 @@ private struct Staff: Decodable {
         #expect(path { try ours.decode(Holder.self, from: nested) } == path { try foundation.decode(Holder.self, from: Data(nested.utf8)) })
     }
 
+    /// Foundation's `JSONDecoder` keeps the first of duplicate keys (checked here at run time,
+    /// not assumed): so do the keyed container, `[String: V]`, hand-written `JSONDecodable`,
+    /// streamed elements, and keys that only a key strategy makes equal.
+    @Test func duplicateKeysKeepTheFirstMemberAsJSONDecoder() throws {
+        struct P: Codable, Equatable { var aB: Int; var c: String }
+        struct H: Decodable, JSONDecodable, Equatable {
+            var aB: Int
+            var c: String
+            init(aB: Int, c: String) { self.aB = aB; self.c = c }
+            init(json: inout JSONObjectReader) throws { aB = try json.decode("aB"); c = try json.decode("c") }
+        }
+        let plain = #"{"aB":1,"c":"x","aB":2,"c":"y"}"#
+        let converted = #"{"a_b":1,"c":"x","aB":2}"#
+        let foundation = JSONDecoder()
+        let first = try foundation.decode(P.self, from: Data(plain.utf8))
+        #expect(first == P(aB: 1, c: "x"))
+        #expect(try JSONValueDecoder().decode(P.self, from: plain) == first)
+        #expect(try JSONValueDecoder().decode(H.self, from: plain) == H(aB: 1, c: "x"))
+        #expect(try JSONValueDecoder().decode([String: Int].self, from: #"{"k":1,"k":2}"#)
+                == (try foundation.decode([String: Int].self, from: Data(#"{"k":1,"k":2}"#.utf8))))
+        let cursor = try JSONValueDecoder().elements(of: P.self, in: Array("[\(plain),\(plain)]".utf8))
+        var streamed: [P] = []
+        while let p = try cursor.next() { streamed.append(p) }
+        #expect(streamed == [first, first])
+        foundation.keyDecodingStrategy = .convertFromSnakeCase
+        var snake = JSONValueDecoder()
+        snake.keyDecodingStrategy = .convertFromSnakeCase
+        #expect(try snake.decode(P.self, from: converted) == (try foundation.decode(P.self, from: Data(converted.utf8))))
+        #expect(try snake.decode(P.self, from: converted).aB == 1)
+        #expect(try snake.decode(H.self, from: converted).aB == 1)
+    }
+
     @Test func randomTreesUsingEveryContainerPatternEncodeAsJSONEncoder() throws {
         var rng = SplitMix(seed: 20)
         for round in 0..<400 {

@@ -30,7 +30,8 @@ open class JSONEncoder: @unchecked Sendable {
         switch keyEncodingStrategy {
         case .useDefaultKeys: e.keyEncodingStrategy = .useDefaultKeys
         case .convertToSnakeCase: e.keyEncodingStrategy = .convertToSnakeCase
-        default: throw OracleUnsupported(what: "keyEncodingStrategy \(keyEncodingStrategy)")
+        case .custom(let body): e.keyEncodingStrategy = .custom(body)
+        @unknown default: throw OracleUnsupported(what: "keyEncodingStrategy \(keyEncodingStrategy)")
         }
         switch dateEncodingStrategy {
         case .deferredToDate: e.dateEncodingStrategy = .deferredToDate
@@ -85,7 +86,8 @@ open class JSONDecoder: @unchecked Sendable {
         switch keyDecodingStrategy {
         case .useDefaultKeys: d.keyDecodingStrategy = .useDefaultKeys
         case .convertFromSnakeCase: d.keyDecodingStrategy = .convertFromSnakeCase
-        default: throw OracleUnsupported(what: "keyDecodingStrategy \(keyDecodingStrategy)")
+        case .custom(let body): d.keyDecodingStrategy = .custom(body)
+        @unknown default: throw OracleUnsupported(what: "keyDecodingStrategy \(keyDecodingStrategy)")
         }
         switch dateDecodingStrategy {
         case .deferredToDate: d.dateDecodingStrategy = .deferredToDate

@@ -250,13 +250,7 @@ final class CSVFieldReader {
                 textCapacity = cap
             }
             if n > 0 { UnsafeMutableRawPointer(text + textCount).copyMemory(from: ev.text, byteCount: n) }
-            if fieldCount == fieldCapacity {
-                let bigger = UnsafeMutablePointer<Field>.allocate(capacity: fieldCapacity * 2)
-                bigger.moveInitialize(from: fields, count: fieldCount)
-                fields.deallocate()
-                fields = bigger
-                fieldCapacity *= 2
-            }
+            if fieldCount == fieldCapacity { fields.doubleCapacity(&fieldCapacity, count: fieldCount) }
             (fields + fieldCount).initialize(to: Field(start: textCount, count: n, isNull: ev.flags & UInt32(SQ_CSV_F_NULL) != 0,
                                                        line: Int(ev.line), offset: Int(ev.offset)))
             fieldCount += 1

@@ -57,7 +57,7 @@ final class CSVRecordDecoder: Decoder {
     func field<Key: CodingKey>(for key: Key) throws -> Int {
         let p = position
         if _fastPath(p < plan.count), plan[p].keyType == ObjectIdentifier(Key.self),
-           let bits = RowDecoder.keyBits(key), plan[p].bits == bits {
+           let bits = codingKeyBits(key), plan[p].bits == bits {
             position = p + 1
             return plan[p].field
         }
@@ -66,7 +66,7 @@ final class CSVRecordDecoder: Decoder {
 
     private func fieldByName<Key: CodingKey>(for key: Key) throws -> Int {
         let name = key.stringValue
-        let bits = RowDecoder.keyBits(key)
+        let bits = codingKeyBits(key)
         let p = position
         position = p + 1
         if p < plan.count && plan[p].name == name {
@@ -196,11 +196,11 @@ final class CSVRecordDecoder: Decoder {
             throw DecodingError.typeMismatch(type, context(noKey, field: currentField, "a CSV field holds no nested object"))
         }
         if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: RowDecoder.ContainerThunk<Key>.self))
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedDecodingContainerThunk<Key>.self))
                 ._withUnsafeGuaranteedRef { $0.make() }
         }
         let container = KeyedDecodingContainer(CSVKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self)))
-        containerThunk = RowDecoder.ContainerThunk<Key>(RowDecoder.thunk(container))
+        containerThunk = KeyedDecodingContainerThunk(holding: container)
         containerKeyType = ObjectIdentifier(Key.self)
         return container
     }

@@ -100,29 +100,13 @@ public final class RowDecoder: Decoder {
 
     @inlinable func beginRow() { position = 0 }
 
-    /// The bits identifying `key` when its type is trivial (no references) and 1, 2, 4 or 8 bytes, else nil.
-    ///
-    /// Two such keys of the same type with the same bits are the same value,
-    /// so they have the same `stringValue`.
-    @inlinable @inline(__always)
-    static func keyBits<Key: CodingKey>(_ key: Key) -> UInt64? {
-        guard _isPOD(Key.self) else { return nil }
-        switch MemoryLayout<Key>.size {
-        case 1: return UInt64(unsafeBitCast(key, to: UInt8.self))
-        case 2: return UInt64(unsafeBitCast(key, to: UInt16.self))
-        case 4: return UInt64(unsafeBitCast(key, to: UInt32.self))
-        case 8: return unsafeBitCast(key, to: UInt64.self)
-        default: return nil
-        }
-    }
-
     /// The column of `key` when it matches the next plan entry by its bits (and advances), else nil.
     @inlinable @inline(__always)
     static func plannedColumn<Key: CodingKey>(_ state: UnsafeMutablePointer<PlanState>, _ key: Key) -> Int32? {
         let p = state.pointee.position
         if _fastPath(p < state.pointee.count) {
             let entry = state.pointee.plan + p
-            if _fastPath(entry.pointee.keyType == ObjectIdentifier(Key.self)), let bits = keyBits(key), entry.pointee.bits == bits {
+            if _fastPath(entry.pointee.keyType == ObjectIdentifier(Key.self)), let bits = codingKeyBits(key), entry.pointee.bits == bits {
                 state.pointee.position = p + 1
                 return entry.pointee.column
             }
@@ -140,7 +124,7 @@ public final class RowDecoder: Decoder {
     @usableFromInline
     func columnByName<Key: CodingKey>(for key: Key) -> Int32 {
         let name = key.stringValue
-        let bits = Self.keyBits(key)
+        let bits = codingKeyBits(key)
         let keyType = bits == nil ? nil : ObjectIdentifier(Key.self)
         let p = position
         position = p + 1
@@ -161,26 +145,17 @@ public final class RowDecoder: Decoder {
         return c
     }
 
-    /// Makes the keyed container of a key type once; see ``container(keyedBy:)``.
-    final class ContainerThunk<Key: CodingKey> {
-        let make: () -> KeyedDecodingContainer<Key>
-        init(_ make: @escaping () -> KeyedDecodingContainer<Key>) { self.make = make }
-    }
-
-    /// A closure returning `value`: it captures `T`'s metadata, so calling it needs none.
-    static func thunk<T>(_ value: T) -> () -> T { { value } }
-
-    /// The thunk of the last key type (a `ContainerThunk<Key>`), and that type.
+    /// The container of the last key type (a `KeyedDecodingContainerThunk`), and that type.
     @exclusivity(unchecked) var containerThunk: AnyObject?
     @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
 
     public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
             // The decoder keeps the thunk alive: use it without retaining it.
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: ContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedDecodingContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
         }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), state: state))
-        containerThunk = ContainerThunk<Key>(Self.thunk(container))
+        containerThunk = KeyedDecodingContainerThunk(holding: container)
         containerKeyType = ObjectIdentifier(Key.self)
         return container
     }

@@ -96,26 +96,17 @@ final class BindingEncoder: Encoder {
         return discovered
     }
 
-    /// Makes the keyed container of a key type once, as `RowDecoder` does: a closure that
-    /// captured the container captured its generic metadata too, so handing it out again
-    /// needs no `swift_getGenericMetadata` lookup per row (which making a container, or
-    /// bit-casting a cached box via `MemoryLayout<KeyedEncodingContainer<Key>>`, needs).
-    final class ContainerThunk<Key: CodingKey> {
-        let make: () -> KeyedEncodingContainer<Key>
-        init(_ make: @escaping () -> KeyedEncodingContainer<Key>) { self.make = make }
-    }
-
-    /// The thunk of the last key type (a `ContainerThunk<Key>`), and that type.
+    /// The container of the last key type (a `KeyedEncodingContainerThunk`), and that type.
     @exclusivity(unchecked) private var containerThunk: AnyObject?
     @exclusivity(unchecked) private var containerKeyType: ObjectIdentifier?
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
             // The encoder keeps the thunk alive: use it without retaining it.
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: ContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
+            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedEncodingContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
         }
         let container = KeyedEncodingContainer(BindingKeyedContainer<Key>(encoder: self))
-        containerThunk = ContainerThunk<Key>(RowDecoder.thunk(container))
+        containerThunk = KeyedEncodingContainerThunk(holding: container)
         containerKeyType = ObjectIdentifier(Key.self)
         return container
     }
@@ -150,8 +141,8 @@ final class BindingEncoder: Encoder {
     /// The position of `key`'s column, -1 to skip it (discovery, ignored unknown key).
     @inline(__always)
     func position<K: CodingKey>(for key: K) throws -> Int {
-        guard MemoryLayout<K>.size <= 1 && _isPOD(K.self) && !discovering else { return try positionByName(key) }
-        let byte = MemoryLayout<K>.size == 0 ? 0 : withUnsafeBytes(of: key) { Int($0[0]) }
+        guard isByteCodingKey(K.self) && !discovering else { return try positionByName(key) }
+        let byte = codingKeyByte(key)
         if keyMemoType == ObjectIdentifier(K.self) {
             let m = keyMemo[byte]
             if m >= 2 {

@@ -53,8 +53,8 @@ public struct JSONObjectReader {
     /// Every key so far was found at `next`, starting at the first member: a key found
     /// at `next` is then its first occurrence.
     var inOrder = true
-    /// The decoder converts keys from snake_case: keys are compared converted.
-    let snakeCase: Bool
+    /// The decoder has a key strategy: keys are compared converted.
+    let convertsKeys: Bool
 
     /// The decoder's tape and input, read here without going through the decoder.
     let tokens: UnsafeMutablePointer<JSONToken>
@@ -71,7 +71,7 @@ public struct JSONObjectReader {
         input = decoder.input
         inputOffset = decoder.inputOffset
         arena = decoder.arena
-        snakeCase = decoder.options.snakeCase
+        convertsKeys = decoder.options.keys.converts
     }
 
     /// The text of a string, key or number token.
@@ -199,7 +199,7 @@ public struct JSONObjectReader {
         var result: [String] = []
         var j = object + 1
         while j < end {
-            let s = d.keyString(at: j)
+            let s = d.keyString(at: j, in: d.path(to: object))
             if seen.insert(s).inserted { result.append(s) }
             j = d.next(j + 1)
         }
@@ -223,7 +223,7 @@ public struct JSONObjectReader {
     /// The value token of the first member named `name`, or nil.
     @inline(__always)
     mutating func find(_ name: UnsafePointer<UInt8>, _ count: Int) -> Int? {
-        if _slowPath(snakeCase) {
+        if _slowPath(convertsKeys) {
             // Members compared by their converted keys, as the keyed container does.
             inOrder = false
             return decoder.takeUnretainedValue().findConverted(

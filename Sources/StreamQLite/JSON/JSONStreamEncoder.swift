@@ -33,8 +33,8 @@ final class JSONStreamEncoder: Encoder {
     @exclusivity(unchecked) var slot = Slot.empty
     /// The current value is a `[String: V]` under a key strategy.
     @exclusivity(unchecked) var slotRawKeys = false
-    /// Converted keys (snake_case).
-    @exclusivity(unchecked) var snakeCache: [String: String] = [:]
+    /// Key names as written under the key strategy, by coding key name.
+    @exclusivity(unchecked) var convertedNames: [String: String] = [:]
     /// Written keys of one-byte key types (synthesized `CodingKeys`), by type and byte:
     /// the quoted, escaped key and its separator, ready to copy.
     @exclusivity(unchecked) var keyTables: [(type: ObjectIdentifier, table: UnsafeMutablePointer<JSONWrittenKey>)] = []
@@ -65,7 +65,7 @@ final class JSONStreamEncoder: Encoder {
     init(options: JSONValueEncoder.Options) {
         self.options = options
         out = options.output()
-        out.snakeCaseKeys = options.snakeCase
+        out.snakeCaseKeys = options.keys.converts
         kindTable = .allocate(capacity: Self.kindSlots)
         kindTable.initialize(repeating: JSONEncodeKindEntry(type: nil, kind: .plain), count: Self.kindSlots)
     }
@@ -73,8 +73,7 @@ final class JSONStreamEncoder: Encoder {
     // MARK: Reuse
 
     /// Encoders kept between calls: made for each call, an encoder's tables and buffers
-    /// cost more than encoding a small value (one small struct a call: 5.1 µs, 0.31×
-    /// `JSONEncoder`; kept: 0.42 µs, 4.7×; `CodableBenchmarks profile encode-small`).
+    /// cost more than encoding a small value.
     static let pool = ReusePool<JSONStreamEncoder>()
 
     /// An encoder for `options`: a kept one of the same layout, or a new one.
@@ -90,7 +89,7 @@ final class JSONStreamEncoder: Encoder {
     /// layout depend on these four (fixed when it was made), nothing else it keeps does.
     func serves(_ options: JSONValueEncoder.Options) -> Bool {
         out.pretty == options.pretty && out.sortedKeys == options.sortedKeys
-            && out.escapeSlashes == options.escapeSlashes && out.snakeCaseKeys == options.snakeCase
+            && out.escapeSlashes == options.escapeSlashes && out.snakeCaseKeys == options.keys.converts
     }
 
     /// Keeps `encoder` for the next call when its encode finished and nothing else holds it
@@ -152,7 +151,7 @@ final class JSONStreamEncoder: Encoder {
         if f.hand {
             let k = out.handKeys[f.memberBase + f.count - 1]
             let raw = String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self)
-            return out.snakeCaseKeys ? convertToSnakeCase(raw) : raw
+            return jsonName(raw)
         }
         return f.isObject ? out.members[f.memberBase + f.count - 1].key : nil
     }
@@ -204,7 +203,7 @@ final class JSONStreamEncoder: Encoder {
     /// Encodes a value of a ``JSONEncodeKind/plain`` type: through its `encode(to:)`.
     @inline(__always)
     func encodePlain<T: Encodable>(_ value: T, top: Bool) throws {
-        let rawKeys = options.snakeCase && value is JSONStringDictionaryEncodable
+        let rawKeys = options.keys.converts && value is JSONStringKeyedEncodable
         try inSlot(top: top, rawKeys: rawKeys) { try value.encode(to: self) }
     }
 
@@ -251,20 +250,13 @@ final class JSONStreamEncoder: Encoder {
         return writeKey(key)
     }
 
-    /// Whether `K` is a one-byte trivial key type (synthesized `CodingKeys`): its keys are
-    /// known by their byte, their names kept per type (see ``writeKey(_:)``).
-    @inline(__always)
-    static func isByteKey<K: CodingKey>(_ type: K.Type) -> Bool {
-        _isPOD(K.self) && MemoryLayout<K>.size <= 1
-    }
-
     /// Opens an object for a keyed container of `Key` (after its key or separator): for a
     /// one-byte key type (and keys written as converted) an object whose members are kept as
     /// a hand-written object's, by the addresses of their names: sorted and rid of duplicate
     /// keys by the same plans per type and key sequence (``JSONOutput/fixHandMembers(_:)``).
     @inline(__always)
     func openObject<Key: CodingKey>(_ type: Key.Type, rawKeys: Bool = false) -> UInt64 {
-        if Self.isByteKey(Key.self) && !rawKeys { return out.openHand(ObjectIdentifier(Key.self)) }
+        if isByteCodingKey(Key.self) && !rawKeys { return out.openHand(ObjectIdentifier(Key.self)) }
         return out.open(object: true, rawKeys: rawKeys)
     }
 
@@ -281,14 +273,14 @@ final class JSONStreamEncoder: Encoder {
            q.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
             // The last container of this depth (no array traffic).
             q.cell.pointee = id
-            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: JSONEncoderContainerThunk<Key>.self).make()
+            return unsafeDowncast(q.thunk.takeUnretainedValue(), to: KeyedEncodingContainerThunk<Key>.self).make()
         }
         if depth < containerSlots.count {
             for slot in containerSlots[depth] where slot.keyType == keyType
                 && slot.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
                 slot.cell.pointee = id
                 remember(slot, depth: depth)
-                return unsafeDowncast(slot.thunk, to: JSONEncoderContainerThunk<Key>.self).make()
+                return unsafeDowncast(slot.thunk, to: KeyedEncodingContainerThunk<Key>.self).make()
             }
         }
         let cell = UnsafeMutablePointer<UInt64>.allocate(capacity: 1)
@@ -296,7 +288,7 @@ final class JSONStreamEncoder: Encoder {
         let container = KeyedEncodingContainer(JSONStreamKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self), cell: cell))
         while containerSlots.count <= depth { containerSlots.append([]) }
         if depth < quickSlotCount { quickSlots[depth] = nil }
-        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: JSONEncoderContainerThunk<Key>(RowDecoder.thunk(container)),
+        let slot = JSONEncoderContainerSlot(keyType: keyType, thunk: KeyedEncodingContainerThunk(holding: container),
                                             box: Unmanaged.passUnretained(unsafeBitCast(container, to: AnyObject.self)), cell: cell)
         if let k = containerSlots[depth].firstIndex(where: { $0.keyType == keyType }) {
             // The kept one has a copy alive: it keeps its cell.
@@ -365,8 +357,8 @@ final class JSONStreamEncoder: Encoder {
     @inline(__always)
     func writeKey<K: CodingKey>(_ key: K) -> Bool {
         let hand = out.frames[out.frames.count &- 1].hand
-        if Self.isByteKey(K.self) {
-            let byte = MemoryLayout<K>.size == 0 ? 0 : Int(unsafeBitCast(key, to: UInt8.self))
+        if isByteCodingKey(K.self) {
+            let byte = codingKeyByte(key)
             let table = keyTable(ObjectIdentifier(K.self))
             if _slowPath(table[byte].count < 0) { table[byte] = writtenKey(key) }
             if _fastPath(hand) {
@@ -399,11 +391,19 @@ final class JSONStreamEncoder: Encoder {
         return table
     }
 
-    /// A key as written: converted (snake_case), quoted, escaped, followed by `:`.
+    /// The JSON key of a coding key named `raw`. The stream serves only strategies that
+    /// convert a key by its name (one written form per key type and case, kept in
+    /// ``keyTables``); one that depends on the coding path is encoded by
+    /// ``JSONTreeEncoder`` (see ``JSONValueEncoder/encodeInTree(_:_:)``).
+    func jsonName(_ raw: String) -> String {
+        assert(!options.keys.dependsOnPath)
+        return options.keys.convert(raw, in: [])
+    }
+
+    /// A key as written: converted by the key strategy, quoted, escaped, followed by `:`.
     func writtenKey(_ key: some CodingKey) -> JSONWrittenKey {
         let stringValue = key.stringValue
-        var name = stringValue
-        if options.snakeCase { name = convertToSnakeCase(name) }
+        let name = jsonName(stringValue)
         var bytes: [UInt8] = []
         appendJSONQuoted(name, to: &bytes, escapeSlash: options.escapeSlashes, escapeLineSeparators: false)
         bytes.append(contentsOf: options.pretty ? Array(" : ".utf8) : [UInt8(ascii: ":")])
@@ -412,14 +412,709 @@ final class JSONStreamEncoder: Encoder {
 
     func writeKeySlow<K: CodingKey>(_ key: K) {
         var name = key.stringValue
-        if options.snakeCase && !out.frames[out.frames.count - 1].rawKeys {
-            if let c = snakeCache[name] { name = c } else {
-                let c = convertToSnakeCase(name)
-                snakeCache[name] = c
+        if options.keys.converts && !out.frames[out.frames.count - 1].rawKeys {
+            if let c = convertedNames[name] { name = c } else {
+                let c = jsonName(name)
+                convertedNames[name] = c
                 name = c
             }
         }
         out.key(name, byte: jsonKeyByte(key), type: ObjectIdentifier(K.self))
     }
 
+}
+
+// MARK: - Containers
+
+extension JSONStreamEncoder {
+    // MARK: Encoder
+
+    // Another kind of container than the value's, or one asked for after the stream gave
+    // way: the tree's encoder of the value (which reports a misuse).
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if _fastPath(tree == nil) {
+            switch slot {
+            case .empty:
+                let id = openObject(Key.self, rawKeys: slotRawKeys)
+                slot = .container(id: id, object: true)
+                return keyedContainer(Key.self, id: id)
+            case .container(let id, true) where out.depth(of: id) != nil:
+                return keyedContainer(Key.self, id: id)
+            default:
+                break
+            }
+        }
+        return treeSlotEncoder().container(keyedBy: type)
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if _fastPath(tree == nil) {
+            switch slot {
+            case .empty:
+                let id = out.open(object: false)
+                slot = .container(id: id, object: false)
+                return JSONStreamUnkeyedContainer(encoder: self, id: id)
+            case .container(let id, false) where out.depth(of: id) != nil:
+                return JSONStreamUnkeyedContainer(encoder: self, id: id)
+            default:
+                break
+            }
+        }
+        return treeSlotEncoder().unkeyedContainer()
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer {
+        JSONStreamSingleValueContainer(encoder: self)
+    }
+
+    /// Before a single value: the slot takes exactly one (false: the tree's single value
+    /// container takes it, and reports a second value).
+    @inline(__always)
+    func beginSingle() -> Bool {
+        guard slot == .empty && tree == nil else { return false }
+        slot = .single
+        return true
+    }
+}
+
+// MARK: - Keyed container
+
+/// A keyed container of ``JSONStreamEncoder``: plain data (the encoder unretained, the
+/// object's frame id in a cell the encoder owns), so it is copied without reference
+/// counting and reused for the next object (see ``JSONStreamEncoder/keyedContainer(_:id:)``).
+/// Like the encoder, valid while the `encode` call that handed it out runs.
+struct JSONStreamKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let unmanaged: Unmanaged<JSONStreamEncoder>
+    let cell: UnsafeMutablePointer<UInt64>
+
+    @inline(__always) func with<R>(_ body: (JSONStreamEncoder) throws -> R) rethrows -> R {
+        try unmanaged._withUnsafeGuaranteedRef(body)
+    }
+    var encoder: JSONStreamEncoder { unmanaged.takeUnretainedValue() }
+
+    var codingPath: [any CodingKey] { encoder.containerPath(cell.pointee) }
+
+    /// The same call on the tree's container of this object (see ``JSONStreamEncoder/takeOver()``).
+    @inline(never)
+    func inTree<R>(_ body: (inout KeyedEncodingContainer<Key>) throws -> R) rethrows -> R {
+        try Self.inTree(encoder, cell.pointee, body)
+    }
+
+    /// ``inTree(_:)`` for object `id` of `e` (out of line: the writing calls stay small).
+    @inline(never)
+    static func inTree<R>(_ e: JSONStreamEncoder, _ id: UInt64, _ body: (inout KeyedEncodingContainer<Key>) throws -> R) rethrows -> R {
+        var c = e.treeKeyed(Key.self, id)
+        return try body(&c)
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.append("null") } else { try Self.inTree(e, id) { try $0.encodeNil(forKey: key) } } } }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.bool(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: String, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.string(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        let id = cell.pointee
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.memberPath)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        let id = cell.pointee
+        try with { e in if e.beginMember(key, id) { e.out.scalar(try e.options.number(value, path: e.memberPath)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(Int64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.integer(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(UInt64(value)) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.unsigned(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.number(String(value))) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { let id = cell.pointee; try with { e in if e.beginMember(key, id) { e.out.scalar(.number(String(value))) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } } }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        let id = cell.pointee
+        try with { e in if e.beginMember(key, id) { try e.encodeValue(value) } else { try Self.inTree(e, id) { try $0.encode(value, forKey: key) } } }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let id = cell.pointee
+        let e = encoder
+        guard e.beginNested(key, id) else { return inTree { $0.nestedContainer(keyedBy: NestedKey.self, forKey: key) } }
+        return e.keyedContainer(NestedKey.self, id: e.openObject(NestedKey.self))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let id = cell.pointee
+        let e = encoder
+        guard e.beginNested(key, id) else { return inTree { $0.nestedUnkeyedContainer(forKey: key) } }
+        return JSONStreamUnkeyedContainer(encoder: e, id: e.out.open(object: false))
+    }
+
+    // A super encoder writes whenever its user wants: the tree takes the document over.
+    mutating func superEncoder() -> any Encoder { encoder.takeOver(); return inTree { $0.superEncoder() } }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { encoder.takeOver(); return inTree { $0.superEncoder(forKey: key) } }
+}
+
+/// A kept keyed container of ``JSONStreamEncoder``.
+struct JSONEncoderContainerSlot {
+    var keyType: ObjectIdentifier
+    /// The thunk handing the container out (a `KeyedEncodingContainerThunk`).
+    var thunk: AnyObject
+    /// The container's box, unretained: a retain count of 1 (the thunk's) means no copy is alive.
+    var box: Unmanaged<AnyObject>
+    var cell: UnsafeMutablePointer<UInt64>
+    func release() { cell.deallocate() }
+}
+
+// MARK: - Unkeyed container
+
+struct JSONStreamUnkeyedContainer: UnkeyedEncodingContainer {
+    let encoder: JSONStreamEncoder
+    let id: UInt64
+
+    var codingPath: [any CodingKey] { encoder.containerPath(id) }
+
+    var count: Int {
+        if encoder.tree != nil { return encoder.treeUnkeyed(id).count }
+        guard let d = encoder.out.depth(of: id) else { return 0 }
+        return encoder.out.frames[d].count
+    }
+
+    /// The same call on the tree's container of this array (see ``JSONStreamEncoder/takeOver()``).
+    @inline(never)
+    func inTree<R>(_ body: (inout JSONTreeUnkeyedContainer) throws -> R) rethrows -> R {
+        var c = encoder.treeUnkeyed(id)
+        return try body(&c)
+    }
+
+    @inline(__always) func begin() -> Bool {
+        guard encoder.activate(id) else { return false }
+        encoder.out.beforeElement()
+        return true
+    }
+
+    mutating func encodeNil() throws { if begin() { encoder.out.append("null") } else { try inTree { try $0.encodeNil() } } }
+    mutating func encode(_ value: Bool) throws { if begin() { encoder.out.scalar(.bool(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: String) throws { if begin() { encoder.out.string(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Double) throws { if begin() { encoder.out.scalar(try encoder.options.number(value, path: encoder.memberPath)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Float) throws { if begin() { encoder.out.scalar(try encoder.options.number(value, path: encoder.memberPath)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int) throws { if begin() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int8) throws { if begin() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int16) throws { if begin() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int32) throws { if begin() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int64) throws { if begin() { encoder.out.integer(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt) throws { if begin() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt8) throws { if begin() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt16) throws { if begin() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt32) throws { if begin() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt64) throws { if begin() { encoder.out.unsigned(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int128) throws { if begin() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt128) throws { if begin() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode<T: Encodable>(_ value: T) throws { if begin() { try encoder.encodeValue(value) } else { try inTree { try $0.encode(value) } } }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        guard begin() else { return inTree { $0.nestedContainer(keyedBy: NestedKey.self) } }
+        return encoder.keyedContainer(NestedKey.self, id: encoder.openObject(NestedKey.self))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        guard begin() else { return inTree { $0.nestedUnkeyedContainer() } }
+        return JSONStreamUnkeyedContainer(encoder: encoder, id: encoder.out.open(object: false))
+    }
+
+    mutating func superEncoder() -> any Encoder { encoder.takeOver(); return inTree { $0.superEncoder() } }
+}
+
+// MARK: - Single value container
+
+struct JSONStreamSingleValueContainer: SingleValueEncodingContainer {
+    let encoder: JSONStreamEncoder
+    var codingPath: [any CodingKey] { encoder.codingPath }
+
+    /// The same call on the tree's single value container of this value (see ``JSONStreamEncoder/takeOver()``).
+    @inline(never)
+    func inTree(_ body: (inout any SingleValueEncodingContainer) throws -> Void) rethrows {
+        var c = encoder.treeSlotEncoder().singleValueContainer()
+        try body(&c)
+    }
+
+    mutating func encodeNil() throws { if encoder.beginSingle() { encoder.out.append("null") } else { try inTree { try $0.encodeNil() } } }
+    mutating func encode(_ value: Bool) throws { if encoder.beginSingle() { encoder.out.scalar(.bool(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: String) throws { if encoder.beginSingle() { encoder.out.string(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Double) throws {
+        if encoder.beginSingle() { encoder.out.scalar(try encoder.options.number(value, path: encoder.codingPath)) } else { try inTree { try $0.encode(value) } }
+    }
+    mutating func encode(_ value: Float) throws {
+        if encoder.beginSingle() { encoder.out.scalar(try encoder.options.number(value, path: encoder.codingPath)) } else { try inTree { try $0.encode(value) } }
+    }
+    mutating func encode(_ value: Int) throws { if encoder.beginSingle() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int8) throws { if encoder.beginSingle() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int16) throws { if encoder.beginSingle() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int32) throws { if encoder.beginSingle() { encoder.out.integer(Int64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int64) throws { if encoder.beginSingle() { encoder.out.integer(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt) throws { if encoder.beginSingle() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt8) throws { if encoder.beginSingle() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt16) throws { if encoder.beginSingle() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt32) throws { if encoder.beginSingle() { encoder.out.unsigned(UInt64(value)) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt64) throws { if encoder.beginSingle() { encoder.out.unsigned(value) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: Int128) throws { if encoder.beginSingle() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode(_ value: UInt128) throws { if encoder.beginSingle() { encoder.out.scalar(.number(String(value))) } else { try inTree { try $0.encode(value) } } }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        if encoder.beginSingle() { try encoder.encodeValue(value) } else { try inTree { try $0.encode(value) } }
+    }
+}
+
+// MARK: - Per-type kinds: hand-written values, arrays, [String: V]
+
+/// How ``JSONStreamEncoder`` writes a value of some type besides the scalars and the
+/// special types: by hand (``JSONEncodable``), as an array it walks itself, or through
+/// `encode(to:)`.
+enum JSONEncodeKind {
+    case plain
+    /// `Date`, `Data`, `URL`, `Decimal`: written as the options say (``JSONValueEncoder/Options/special(_:path:)``).
+    case special
+    case hand(any JSONEncodable.Type)
+    case array(any JSONArrayEncodable.Type)
+    case stringKeyed(any JSONStringKeyedEncodable.Type)
+}
+
+/// A type and how it is written (see ``JSONStreamEncoder/kind(of:)``).
+struct JSONEncodeKindEntry {
+    var type: ObjectIdentifier?
+    var kind: JSONEncodeKind
+}
+
+/// `[Element]` written element by element by the encoder itself: no unkeyed container,
+/// and `encode(json:)` called straight for ``JSONEncodable`` elements.
+protocol JSONArrayEncodable {
+    func encodeElements(to encoder: JSONStreamEncoder) throws
+}
+
+extension Array: JSONArrayEncodable where Element: Encodable {
+    func encodeElements(to e: JSONStreamEncoder) throws {
+        if case .hand(let hand) = e.kind(of: Element.self) {
+            try e.encodeHandArray(hand, self)
+            return
+        }
+        let depth = e.out.frames.count
+        let id = e.out.open(object: false)
+        if Element.self == String.self {
+            for s in unsafeBitCast(self, to: [String].self) { e.out.beforeElement(); e.out.string(s) }
+        } else if Element.self == Int.self {
+            for v in unsafeBitCast(self, to: [Int].self) { e.out.beforeElement(); e.out.integer(Int64(v)) }
+        } else if case .plain = e.kind(of: Element.self), Element.self != Double.self, Element.self != Bool.self {
+            // What `encodeValue` would find for each element, found once.
+            // (By index: a `for` loop's iterator and `Optional<Element>` cost a metadata lookup per array.)
+            try withUnsafeBufferPointer { elements in
+                guard let base = elements.baseAddress else { return }
+                for i in 0..<elements.count {
+                    if _slowPath(e.tree != nil) { return try e.appendInTree(id, elements[i...]) }
+                    e.out.beforeElement()
+                    try e.encodePlain(base[i], top: false)
+                }
+            }
+        } else {
+            try withUnsafeBufferPointer { elements in
+                guard let base = elements.baseAddress else { return }
+                for i in 0..<elements.count {
+                    if _slowPath(e.tree != nil) { return try e.appendInTree(id, elements[i...]) }
+                    e.out.beforeElement()
+                    try e.encodeValue(base[i])
+                }
+            }
+        }
+        e.out.close(downTo: depth)
+    }
+}
+
+/// `[String: V]` written by the encoder itself: no keyed container or `CodingKey` per
+/// member, keys as they are (the key strategy does not apply to them, as in `JSONEncoder`,
+/// also when the tree encoder writes it), no search for duplicate keys.
+protocol JSONStringKeyedEncodable {
+    func encodeMembers(to encoder: JSONStreamEncoder) throws
+}
+
+extension Dictionary: JSONStringKeyedEncodable where Key == String, Value: Encodable {
+    func encodeMembers(to e: JSONStreamEncoder) throws {
+        let depth = e.out.frames.count
+        let id = e.out.open(object: true, rawKeys: true)
+        // Distinct keys: no duplicates to look for when the object closes (sorted there with `sortedKeys`).
+        e.out.frames[depth].distinct = true
+        // By index: a `for` loop's iterator and `Optional<(Key, Value)>` cost metadata lookups per dictionary.
+        let keys = self.keys, values = self.values
+        var i = startIndex
+        while i != endIndex {
+            if _slowPath(e.tree != nil) {
+                var c = e.treeKeyed(JSONStringKey.self, id)
+                while i != endIndex { try c.encode(values[i], forKey: JSONStringKey(keys[i])); i = index(after: i) }
+                return
+            }
+            e.out.key(keys[i], byte: -1, type: nil)
+            try e.encodeValue(values[i])
+            i = index(after: i)
+        }
+        e.out.close(downTo: depth)
+    }
+}
+
+/// `encodeMembers` for a type known to be a `[String: V]`.
+@inline(__always)
+private func encodeOpenedMembers<D: JSONStringKeyedEncodable, T>(_ dictionary: D.Type, _ value: T, _ e: JSONStreamEncoder) throws {
+    try unsafeBitCast(value, to: D.self).encodeMembers(to: e)
+}
+
+/// `JSONStreamEncoder.encodeHandArray` for an `[T]` whose `T` is known to be `H`.
+@inline(__always)
+private func encodeOpenedArray<H: JSONEncodable, T>(_ hand: H.Type, _ values: [T], _ e: JSONStreamEncoder) throws {
+    try e.encodeHandArray(unsafeBitCast(values, to: [H].self))
+}
+
+/// `JSONStreamEncoder.encodeHand` for a `T` known to be `H`.
+@inline(__always)
+private func encodeOpened<H: JSONEncodable, T>(_ hand: H.Type, _ value: T, _ e: JSONStreamEncoder) throws {
+    try e.encodeHand(unsafeBitCast(value, to: H.self))
+}
+
+/// `encodeElements` for a type known to be an array.
+@inline(__always)
+private func encodeOpenedElements<A: JSONArrayEncodable, T>(_ array: A.Type, _ value: T, _ e: JSONStreamEncoder) throws {
+    try unsafeBitCast(value, to: A.self).encodeElements(to: e)
+}
+
+extension JSONStreamEncoder {
+    /// The rest of an array's elements, once the stream gave way to the tree (see ``takeOver()``).
+    @inline(never)
+    func appendInTree<T: Encodable>(_ id: UInt64, _ elements: Slice<UnsafeBufferPointer<T>>) throws {
+        var c = treeUnkeyed(id)
+        for v in elements { try c.encode(v) }
+    }
+
+    static let kindSlots = 64
+
+    /// How values of `T` are written: asked once per type and encoder (a conformance
+    /// lookup costs more than writing a small object), kept in a small table.
+    @inline(__always)
+    func kind<T>(of type: T.Type) -> JSONEncodeKind {
+        let id = ObjectIdentifier(T.self)
+        // Metadata addresses, 16-byte aligned: their next bits pick the slot (no hashing).
+        let slot = kindTable + (Int(truncatingIfNeeded: UInt(bitPattern: id) >> 4) & (Self.kindSlots - 1))
+        if _fastPath(slot.pointee.type == id) { return slot.pointee.kind }
+        let kind: JSONEncodeKind
+        if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
+            kind = .special
+        } else if !(T.self is AnyObject.Type), let hand = T.self as? any JSONEncodable.Type {
+            // Structs and enums only: a subclass may override `encode(to:)` (and inherits `encode(json:)`).
+            kind = .hand(hand)
+        } else if let array = T.self as? any JSONArrayEncodable.Type {
+            kind = .array(array)
+        } else if let dictionary = T.self as? any JSONStringKeyedEncodable.Type {
+            kind = .stringKeyed(dictionary)
+        } else {
+            kind = .plain
+        }
+        slot.pointee = JSONEncodeKindEntry(type: id, kind: kind)
+        return kind
+    }
+
+    /// Writes `value` by hand or as an array when its type allows; false when it must go
+    /// through `encode(to:)`.
+    @inline(__always)
+    func encodeByKind<T: Encodable>(_ value: T) throws -> Bool {
+        switch kind(of: T.self) {
+        case .plain, .special: return false
+        case .hand(let hand): try encodeOpened(hand, value, self)
+        case .array(let array): try encodeOpenedElements(array, value, self)
+        case .stringKeyed(let dictionary): try encodeOpenedMembers(dictionary, value, self)
+        }
+        return true
+    }
+
+    /// Writes `value` as an object with its `encode(json:)`.
+    @inline(__always)
+    func encodeHand<H: JSONEncodable>(_ value: H) throws {
+        let depth = out.frames.count
+        let id = out.openHand(ObjectIdentifier(H.self))
+        var writer = JSONObjectWriter(encoder: self, id: id)
+        try value.encode(json: &writer)
+        if _fastPath(out.frames.count == depth &+ 1 && out.frames[depth].id == id) { out.closeHand() } else { out.close(downTo: depth) }
+    }
+
+    /// Writes an array of `H`, each with its `encode(json:)`.
+    func encodeHandArray<H: JSONEncodable>(_ values: [H]) throws {
+        let depth = out.frames.count
+        let id = out.open(object: false)
+        try values.withUnsafeBufferPointer { elements in
+            guard let base = elements.baseAddress else { return }
+            for i in 0..<elements.count {
+                if _slowPath(tree != nil) { return try appendInTree(id, elements[i...]) }
+                out.beforeElement()
+                try encodeHand(base[i])
+            }
+        }
+        out.close(downTo: depth)
+    }
+
+    /// ``encodeHandArray(_:)`` for `[T]` whose `T` is the hand-written type `hand`.
+    func encodeHandArray<T>(_ hand: any JSONEncodable.Type, _ values: [T]) throws {
+        try encodeOpenedArray(hand, values, self)
+    }
+}
+
+// MARK: - Handing the document to a tree
+
+/// The rest of a document once ``JSONStreamEncoder`` handed it to the tree (see
+/// ``JSONStreamEncoder/takeOver()``): what was written, read back, and the containers that
+/// were open then (by frame id), which the stream's containers now write into.
+final class JSONTakeover {
+    /// The document (nil until something was written).
+    var root: JSONTreeValue?
+    /// The containers open or remembered when the stream gave way, and their coding paths.
+    var nodes: [UInt64: (value: JSONTreeValue, path: [any CodingKey])] = [:]
+    /// Containers closed before (see ``JSONStreamEncoder/closedFrames``): found on first use.
+    var closed: [JSONClosedFrame] = []
+    /// The encoder of the value being encoded when the stream gave way, if it had written nothing yet.
+    var pending: JSONTreeEncoder?
+    /// The value being encoded when the stream gave way, if it was written as a single value
+    /// (a container asked for then amends it, as `JSONEncoder`'s).
+    var single: JSONTreeValue?
+    let misuse = JSONTreeMisuse()
+    let options: JSONValueEncoder.Options
+
+    init(options: JSONValueEncoder.Options) { self.options = options }
+
+    /// The container of frame `id`, nil when it is not part of the document any more.
+    func node(_ id: UInt64) -> (value: JSONTreeValue, path: [any CodingKey])? {
+        if let n = nodes[id] { return n }
+        guard let c = closed.last(where: { $0.id == id }), let parent = node(c.parent) else { return nil }
+        let child: JSONTreeValue
+        if let name = c.name {
+            guard let o = parent.value.object, let i = o.keys.lastIndex(of: name) else { return nil }
+            child = o.values[i]
+        } else {
+            guard let a = parent.value.array, c.index < a.values.count else { return nil }
+            child = a.values[c.index]
+        }
+        let n = (child, parent.path + [c.key])
+        nodes[id] = n
+        return n
+    }
+
+    func encoder(_ path: [any CodingKey], slot: JSONTreeSlot = JSONTreeSlot()) -> JSONTreeEncoder {
+        JSONTreeEncoder(options: options, codingPath: path, slot: slot, misuse: misuse)
+    }
+
+    /// The coding path of the value `encoder` is encoding.
+    func slotPath(_ encoder: JSONStreamEncoder) -> [any CodingKey] {
+        switch encoder.slot {
+        case .inTree: return pending?.codingPath ?? []
+        case .container(let id, _): return node(id)?.path ?? []
+        default: return []
+        }
+    }
+}
+
+/// A nested container closed because its parent was written to again (see
+/// ``JSONStreamEncoder/closedFrames``): its frame id, its parent's, and where it is in the
+/// parent (its key as written, or its index).
+struct JSONClosedFrame {
+    var id: UInt64
+    var parent: UInt64
+    var key: any CodingKey
+    var name: String?
+    var index: Int
+}
+
+extension JSONStreamEncoder {
+    /// Hands the rest of the document to a tree: reads back what was written (complete
+    /// values as written, the open containers as tree containers), empties the output, and
+    /// from then on the stream's containers write into the tree (each call is forwarded:
+    /// no `encode(to:)` runs again). The tree is written out when the document is done.
+    @inline(never)
+    func takeOver() {
+        guard tree == nil else { return }
+        let t = JSONTakeover(options: options)
+        let n = out.frames.count
+        var rawKeys: [Bool] = []
+        for d in 0..<n { rawKeys.append(out.frames[d].rawKeys) }
+        var reader = JSONWrittenReader(out.bytes)
+        t.root = reader.value(rawKeys: rawKeys)
+        for d in 0..<min(n, reader.open.count) { t.nodes[out.frames[d].id] = (reader.open[d], path(depth: d)) }
+        t.closed = closedFrames
+        if slot == .empty && slotDepth == n {
+            // The value being encoded has not written anything: it is written in the tree, where it begun.
+            let s = JSONTreeSlot()
+            if n == 0 {
+                t.root = .slot(s)
+            } else if let key = reader.pendingKey, let o = reader.open.last?.object {
+                o.keys.append(key)
+                o.values.append(.slot(s))
+            } else if let a = reader.open.last?.array, a.values.count < out.frames[n - 1].count {
+                a.values.append(.slot(s))
+            }
+            let e = t.encoder(memberPath, slot: s)
+            e.rawKeys = slotRawKeys
+            t.pending = e
+            slot = .inTree
+        }
+        if slot == .single {
+            if slotDepth == 0 {
+                t.single = t.root
+            } else if slotDepth - 1 < reader.open.count {
+                let enclosing = reader.open[slotDepth - 1]
+                t.single = enclosing.object?.values.last ?? enclosing.array?.values.last
+            }
+        }
+        closedFrames.removeAll()
+        out.reset()
+        tree = t
+    }
+
+    /// The tree's keyed container of object `id` (a detached one, and a misuse reported,
+    /// when the object is no longer part of the document).
+    func treeKeyed<K: CodingKey>(_ type: K.Type, _ id: UInt64) -> KeyedEncodingContainer<K> {
+        if tree == nil { takeOver() }
+        let t = tree!
+        if let n = t.node(id), let o = n.value.object {
+            return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder(n.path), object: o, codingPath: n.path, rawKeys: o.rawKeys))
+        }
+        t.misuse.report("a keyed container was written to after the value that made it was encoded", at: [])
+        return KeyedEncodingContainer(JSONTreeKeyedContainer<K>(encoder: t.encoder([]), object: JSONTreeObject(rawKeys: false), codingPath: [], rawKeys: false))
+    }
+
+    /// The tree's unkeyed container of array `id` (see ``treeKeyed(_:_:)``).
+    func treeUnkeyed(_ id: UInt64) -> JSONTreeUnkeyedContainer {
+        if tree == nil { takeOver() }
+        let t = tree!
+        if let n = t.node(id), let a = n.value.array {
+            return JSONTreeUnkeyedContainer(encoder: t.encoder(n.path), array: a, codingPath: n.path)
+        }
+        t.misuse.report("an unkeyed container was written to after the value that made it was encoded", at: [])
+        return JSONTreeUnkeyedContainer(encoder: t.encoder([]), array: JSONTreeArray(), codingPath: [])
+    }
+
+    /// The tree's encoder of the value being encoded (its containers and single value).
+    func treeSlotEncoder() -> JSONTreeEncoder {
+        if tree == nil { takeOver() }
+        let t = tree!
+        switch slot {
+        case .inTree:
+            if let pending = t.pending { return pending }
+        case .container(let id, _):
+            if let n = t.node(id) { return t.encoder(n.path, slot: JSONTreeSlot(n.value)) }
+        case .single:
+            // Already written: a container of its kind amends it, anything else is reported.
+            return t.encoder(codingPath, slot: JSONTreeSlot(t.single ?? .scalar(.null)))
+        case .empty:
+            break
+        }
+        t.misuse.report("a value was encoded through an encoder after its value was finished", at: [])
+        return t.encoder([])
+    }
+
+    /// The coding path of container `id`.
+    func containerPath(_ id: UInt64) -> [any CodingKey] {
+        if let tree { return tree.node(id)?.path ?? [] }
+        guard let d = out.depth(of: id) else { return codingPath }
+        return path(depth: d)
+    }
+
+    /// ``beginMember(_:_:)`` for a nested container: false (in the tree) when `key` was
+    /// written in this object already, whose value the new container then writes into.
+    @inline(__always)
+    func beginNested<K: CodingKey>(_ key: K, _ id: UInt64) -> Bool {
+        guard activate(id) else { return false }
+        if _slowPath(out.frames[out.frames.count &- 1].count > 0) && hasMember(key) {
+            takeOver()
+            return false
+        }
+        return writeKey(key)
+    }
+
+    /// Whether the innermost object has a member `key`.
+    func hasMember<K: CodingKey>(_ key: K) -> Bool {
+        let f = out.frames[out.frames.count - 1]
+        let raw = key.stringValue
+        if f.hand {
+            for i in f.memberBase..<(f.memberBase + f.count) {
+                let k = out.handKeys[i]
+                if String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self) == raw { return true }
+            }
+            return false
+        }
+        let name = f.rawKeys ? raw : jsonName(raw)
+        for i in f.memberBase..<(f.memberBase + f.count) where out.members[i].key == name { return true }
+        return false
+    }
+
+    /// Adds `value` to the tree's object `id` under `key` (a hand-written object's member,
+    /// written aside: see ``beginAside()``).
+    @inline(never)
+    func addToTree(_ id: UInt64, _ key: StaticString, _ value: JSONTreeValue) {
+        guard let t = tree else { return }
+        guard let o = t.node(id)?.value.object else {
+            t.misuse.report("a hand-written object was written to after it was finished", at: [])
+            return
+        }
+        let raw = key.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
+        o.keys.append(jsonName(raw))
+        o.values.append(value)
+    }
+
+    /// Puts the tree aside and gives the encoder an output of its own, for one value that
+    /// code writing bytes (a hand-written object's member) writes; ``endAside(_:)`` returns
+    /// it as a tree. (A call that throws leaves the encoder as it is: it is not reused.)
+    @inline(never)
+    func beginAside() -> JSONAside {
+        let aside = JSONAside(out: options.output(), tree: tree!, slotDepth: slotDepth, slot: slot, closedFrames: closedFrames)
+        aside.out.snakeCaseKeys = out.snakeCaseKeys
+        aside.out.nextID = out.nextID
+        swap(&out, &aside.out)
+        tree = nil
+        slotDepth = 0
+        slot = .empty
+        closedFrames = []
+        return aside
+    }
+
+    /// What was written since ``beginAside()``, as a tree; the tree is back.
+    @inline(never)
+    func endAside(_ aside: JSONAside) -> JSONTreeValue {
+        let value: JSONTreeValue
+        if let inner = tree {
+            if let error = inner.misuse.error { aside.tree.misuse.error = aside.tree.misuse.error ?? error }
+            value = inner.root ?? .object(JSONTreeObject(rawKeys: false))
+        } else {
+            var reader = JSONWrittenReader(out.bytes)
+            value = reader.value(rawKeys: []) ?? .object(JSONTreeObject(rawKeys: false))
+        }
+        aside.out.nextID = out.nextID
+        swap(&out, &aside.out)
+        tree = aside.tree
+        slotDepth = aside.slotDepth
+        slot = aside.slot
+        closedFrames = aside.closedFrames
+        return value
+    }
+}
+
+/// What ``JSONStreamEncoder/beginAside()`` put aside.
+final class JSONAside {
+    var out: JSONOutput
+    let tree: JSONTakeover
+    let slotDepth: Int
+    let slot: JSONStreamEncoder.Slot
+    let closedFrames: [JSONClosedFrame]
+
+    init(out: consuming JSONOutput, tree: JSONTakeover, slotDepth: Int, slot: JSONStreamEncoder.Slot, closedFrames: [JSONClosedFrame]) {
+        self.out = out
+        self.tree = tree
+        self.slotDepth = slotDepth
+        self.slot = slot
+        self.closedFrames = closedFrames
+    }
+}
+
+/// The byte of a one-byte trivial key (synthesized `CodingKeys`), else -1.
+@inline(__always)
+func jsonKeyByte<K: CodingKey>(_ key: K) -> Int16 {
+    isByteCodingKey(K.self) ? Int16(codingKeyByte(key)) : -1
 }

@@ -67,7 +67,7 @@ final class JSONTreeEncoder: Encoder {
         default: break
         }
         let sub = sub(path)
-        sub.rawKeys = options.snakeCase && value is JSONStringDictionaryEncodable
+        sub.rawKeys = options.keys.converts && value is JSONStringKeyedEncodable
         try value.encode(to: sub)
         return try sub.finish()
     }
@@ -121,9 +121,9 @@ final class JSONTreeEncoder: Encoder {
         slot.value = value ?? .object(JSONTreeObject(rawKeys: false))
     }
 
-    /// The JSON key of `key` (`raw`: written as it is, a `[String: V]`'s).
-    func jsonKey(_ key: some CodingKey, raw: Bool) -> String {
-        options.snakeCase && !raw ? convertToSnakeCase(key.stringValue) : key.stringValue
+    /// The JSON key of `key` in a container at `path` (`raw`: written as it is, a `[String: V]`'s).
+    func jsonKey(_ key: some CodingKey, in path: [any CodingKey], raw: Bool) -> String {
+        raw ? key.stringValue : options.keys.convert(key, in: path)
     }
 }
 
@@ -230,7 +230,7 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let rawKeys: Bool
 
     func add(_ key: Key, _ value: JSONTreeValue) {
-        object.keys.append(encoder.jsonKey(key, raw: rawKeys))
+        object.keys.append(encoder.jsonKey(key, in: codingPath, raw: rawKeys))
         object.values.append(value)
     }
     func box<T: Encodable>(_ value: T, _ key: Key) throws -> JSONTreeValue {
@@ -244,11 +244,11 @@ struct JSONTreeKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
 
     // Two nested containers for one key write into one object (or array), as `JSONEncoder`'s.
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        let nested = object.nestedObject(encoder.jsonKey(key, raw: rawKeys))
+        let nested = object.nestedObject(encoder.jsonKey(key, in: codingPath, raw: rawKeys))
         return KeyedEncodingContainer(JSONTreeKeyedContainer<NestedKey>(encoder: encoder, object: nested, codingPath: codingPath + [key], rawKeys: false))
     }
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let nested = object.nestedArray(encoder.jsonKey(key, raw: rawKeys))
+        let nested = object.nestedArray(encoder.jsonKey(key, in: codingPath, raw: rawKeys))
         return JSONTreeUnkeyedContainer(encoder: encoder, array: nested, codingPath: codingPath + [key])
     }
     mutating func superEncoder() -> any Encoder {

@@ -39,6 +39,18 @@ public struct JSONValueDecoder: Sendable {
         /// `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase` does. Keys of
         /// `[String: T]` dictionaries are not converted.
         case convertFromSnakeCase
+        /// Your function gives the key each JSON key is matched as, as
+        /// `JSONDecoder.KeyDecodingStrategy.custom`: it receives the coding path ending with
+        /// the key as the document has it. Keys of `[String: T]` dictionaries are not converted.
+        /// When two keys of an object convert to one, the first member is read (as `JSONDecoder`).
+        ///
+        /// ```swift
+        /// var decoder = JSONValueDecoder()
+        /// decoder.keyDecodingStrategy = .custom { path in   // AnyKey: a CodingKey type of yours
+        ///     AnyKey(stringValue: path.last!.stringValue.lowercased())!
+        /// }
+        /// ```
+        case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
     /// How `Date` values are read.
@@ -192,13 +204,17 @@ public struct JSONValueDecoder: Sendable {
     /// The options as the decoder reads them (no existentials on the hot path).
     /// Sendable: `userInfo` holds the public API's `any Sendable` values.
     struct Options: @unchecked Sendable {
-        var snakeCase: Bool
+        var keys: JSONKeyConversion
         var date: DateDecodingStrategy
         var data: DataDecodingStrategy
         var nonConforming: NonConformingFloatDecodingStrategy
         var userInfo: [CodingUserInfoKey: Any]
         init(_ d: JSONValueDecoder) {
-            if case .convertFromSnakeCase = d.keyDecodingStrategy { snakeCase = true } else { snakeCase = false }
+            switch d.keyDecodingStrategy {
+            case .useDefaultKeys: keys = JSONKeyConversion(.none)
+            case .convertFromSnakeCase: keys = JSONKeyConversion(.fromSnakeCase)
+            case .custom(let f): keys = JSONKeyConversion(.custom(f))
+            }
             date = d.dateDecodingStrategy
             data = d.dataDecodingStrategy
             nonConforming = d.nonConformingFloatDecodingStrategy

@@ -44,6 +44,17 @@ public struct JSONValueEncoder: Sendable {
         /// `camelCaseKeys` become `camel_case_keys` (`myURLValue` → `my_url_value`), as
         /// `JSONEncoder.KeyEncodingStrategy.convertToSnakeCase`. Keys of `[String: T]` dictionaries are kept.
         case convertToSnakeCase
+        /// Your function gives the key to write, as `JSONEncoder.KeyEncodingStrategy.custom`: it
+        /// receives the coding path ending with the key (the keys as the types name them) and
+        /// is called once for each key written. Keys of `[String: T]` dictionaries are kept.
+        ///
+        /// ```swift
+        /// var encoder = JSONValueEncoder()
+        /// encoder.keyEncodingStrategy = .custom { path in   // AnyKey: a CodingKey type of yours
+        ///     AnyKey(stringValue: path.last!.stringValue.uppercased())!
+        /// }
+        /// ```
+        case custom(@Sendable (_ codingPath: [any CodingKey]) -> any CodingKey)
     }
 
     /// How `Date` values are written.
@@ -114,7 +125,9 @@ public struct JSONValueEncoder: Sendable {
     /// let bytes = try JSONValueEncoder().encode(["id": 1])   // {"id":1}
     /// ```
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        var encoder: JSONStreamEncoder? = JSONStreamEncoder.take(Options(self))
+        let options = Options(self)
+        if _slowPath(options.keys.dependsOnPath) { return try Self.encodeInTree(value, options) { Array($0) } }
+        var encoder: JSONStreamEncoder? = JSONStreamEncoder.take(options)
         try encoder!.encodeTop(value)
         let bytes = Array(encoder!.out.bytes)
         JSONStreamEncoder.give(&encoder)
@@ -128,11 +141,26 @@ public struct JSONValueEncoder: Sendable {
     /// try JSONValueEncoder().encode(report, into: &out)
     /// ```
     public func encode<T: Encodable>(_ value: T, into sink: inout some ByteSink) throws {
-        var encoder: JSONStreamEncoder? = JSONStreamEncoder.take(Options(self))
+        let options = Options(self)
+        if _slowPath(options.keys.dependsOnPath) {
+            try Self.encodeInTree(value, options) { try sink.write(UnsafeRawBufferPointer($0)) }
+            try sink.flush()
+            return
+        }
+        var encoder: JSONStreamEncoder? = JSONStreamEncoder.take(options)
         try encoder!.encodeTop(value)
         try sink.write(UnsafeRawBufferPointer(encoder!.out.bytes))
         JSONStreamEncoder.give(&encoder)
         try sink.flush()
+    }
+
+    /// `value` built as a tree, then written, its bytes handed to `body`: for a key strategy
+    /// whose keys depend on their coding path (the stream writes each key type's keys once, prepared).
+    static func encodeInTree<T: Encodable, R>(_ value: T, _ options: Options, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) throws -> R {
+        let root = try JSONTreeEncoder(options: options).encodeTop(value)
+        var out = options.output()
+        root.write(to: &out)
+        return try body(out.bytes)
     }
 
     /// The options as the encoders read them.
@@ -140,7 +168,7 @@ public struct JSONValueEncoder: Sendable {
         var pretty: Bool
         var sortedKeys: Bool
         var escapeSlashes: Bool
-        var snakeCase: Bool
+        var keys: JSONKeyConversion
         var date: DateEncodingStrategy
         var data: DataEncodingStrategy
         var nonConforming: NonConformingFloatEncodingStrategy
@@ -150,7 +178,11 @@ public struct JSONValueEncoder: Sendable {
             pretty = e.outputFormatting.contains(.prettyPrinted)
             sortedKeys = e.outputFormatting.contains(.sortedKeys)
             escapeSlashes = !e.outputFormatting.contains(.withoutEscapingSlashes)
-            if case .convertToSnakeCase = e.keyEncodingStrategy { snakeCase = true } else { snakeCase = false }
+            switch e.keyEncodingStrategy {
+            case .useDefaultKeys: keys = JSONKeyConversion(.none)
+            case .convertToSnakeCase: keys = JSONKeyConversion(.toSnakeCase)
+            case .custom(let f): keys = JSONKeyConversion(.custom(f))
+            }
             date = e.dateEncodingStrategy
             data = e.dataEncodingStrategy
             nonConforming = e.nonConformingFloatEncodingStrategy
@@ -208,4 +240,10 @@ public struct JSONValueEncoder: Sendable {
             return nil
         }
     }
+}
+
+/// See ``JSONValueEncoder/Options/special(_:path:)``.
+enum JSONSpecial {
+    case scalar(JSONScalar)
+    case encode((any Encoder) throws -> Void)
 }

@@ -51,7 +51,7 @@ final class JSONColumnDecoder: Decoder {
     /// The row is over and this decoder was not reused: reading through it is an error.
     @exclusivity(unchecked) private(set) var retired = false
     /// The key `codingPath` was made from: its type, and its bits when they identify it
-    /// (``RowDecoder/keyBits(_:)``), else its name.
+    /// (``codingKeyBits(_:)``), else its name.
     private let keyType: ObjectIdentifier?
     private let keyBits: UInt64?
     private let keyName: String?
@@ -59,7 +59,7 @@ final class JSONColumnDecoder: Decoder {
     /// The decoder of column `column`'s value for the property `key`.
     convenience init<Key: CodingKey>(statement: Statement, column: Int32, key: Key, lifetime: Lifetime,
                                      userInfo: [CodingUserInfoKey: Any] = [:]) {
-        let bits = RowDecoder.keyBits(key)
+        let bits = codingKeyBits(key)
         self.init(statement: statement, column: column, codingPath: [key], keyType: ObjectIdentifier(Key.self), keyBits: bits,
                   keyName: bits == nil ? key.stringValue : nil, lifetime: lifetime, userInfo: userInfo)
     }
@@ -92,7 +92,7 @@ final class JSONColumnDecoder: Decoder {
     @inline(__always)
     func isPath<Key: CodingKey>(of key: Key) -> Bool {
         guard keyType == ObjectIdentifier(Key.self) else { return false }
-        if let keyBits { return RowDecoder.keyBits(key) == keyBits }
+        if let keyBits { return codingKeyBits(key) == keyBits }
         return key.stringValue == keyName
     }
 
@@ -234,4 +234,30 @@ final class JSONOwnedBytes {
         buffer = UnsafeRawBufferPointer(start: p, count: bytes.count)
     }
     deinit { buffer.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() } }
+}
+
+// MARK: - Encoding
+
+/// The encoder of nested values stored in JSON columns by `insert(contentsOf:)`: one
+/// per insert, its buffer reused for every value. Keys sorted, `/` not escaped; dates
+/// as the insert writes them.
+final class JSONColumnEncoder {
+    let encoder: JSONStreamEncoder
+
+    init(dateEncoding: InsertOptions.DateEncoding) {
+        var e = JSONValueEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        switch dateEncoding {
+        case .text: e.dateEncodingStrategy = .databaseText
+        case .unixSeconds: e.dateEncodingStrategy = .secondsSince1970
+        }
+        encoder = JSONStreamEncoder(options: .init(e))
+    }
+
+    /// The JSON text of `value`, valid until the next call.
+    func encode<T: Encodable>(_ value: T) throws -> UnsafeBufferPointer<UInt8> {
+        encoder.reset()
+        try encoder.encodeTop(value)
+        return encoder.out.bytes
+    }
 }
