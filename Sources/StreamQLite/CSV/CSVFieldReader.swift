@@ -240,15 +240,7 @@ final class CSVFieldReader {
                 offset = Int(ev.offset)
             }
             let n = ev.len
-            if textCapacity - textCount < n {
-                var cap = textCapacity * 2
-                while cap - textCount < n { cap *= 2 }
-                let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: cap)
-                bigger.update(from: text, count: textCount)
-                text.deallocate()
-                text = bigger
-                textCapacity = cap
-            }
+            if textCapacity - textCount < n { text.grow(&textCapacity, count: textCount, toFit: n) }
             if n > 0 { UnsafeMutableRawPointer(text + textCount).copyMemory(from: ev.text, byteCount: n) }
             if fieldCount == fieldCapacity { fields.doubleCapacity(&fieldCapacity, count: fieldCount) }
             (fields + fieldCount).initialize(to: Field(start: textCount, count: n, isNull: ev.flags & UInt32(SQ_CSV_F_NULL) != 0,

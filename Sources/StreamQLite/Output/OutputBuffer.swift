@@ -63,13 +63,7 @@ struct OutputBuffer {
 
     /// Doubles the capacity until `n` more bytes fit, keeping the bytes written.
     mutating func grow(_ n: Int) {
-        var c = capacity * 2
-        while c - count < n { c *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
-        grown.update(from: start, count: count)
-        start.deallocate()
-        start = grown
-        capacity = c
+        start.grow(&capacity, count: count, toFit: n)
     }
 
     // MARK: A flushing buffer (a row writer)
