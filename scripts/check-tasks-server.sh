@@ -139,6 +139,9 @@ check([t["title"] for t in created] == ["bulk 0", "bulk 1", "bulk 2"]
       and created[1]["createdAt"] == "2024-03-02 10:00:00.125", f"POST array: {created}")
 check([t["id"] for t in created] == list(range(created[0]["id"], created[0]["id"] + 3)), "ids in input order")
 check(created == rows("WHERE id >= ? ORDER BY id", created[0]["id"]), "POST array stored as returned")
+created, _ = get_json("POST", "/tasks", raw=b'{"title": "first", "title": "second"}', status=201)
+check(created["title"] == "first" and created == rows("WHERE id = ?", created["id"])[0],
+      f"a key given twice: the first member counts, as JSONDecoder reads it: {created}")
 created, _ = get_json("POST", "/tasks", {"title": "ISO time", "createdAt": "2024-05-01T12:00:00+02:00"}, status=201)
 check(created["createdAt"] == "2024-05-01 10:00:00.000", f"createdAt with an offset stored as UTC text: {created}")
 before = count()
