@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import Foundation
 import PackageDescription
 
@@ -7,12 +7,22 @@ import PackageDescription
 // Add further benchmark executables to `benchmarkTargets`.
 // SwiftPM names a path dependency after its directory (the checkout may not be called StreamQLite).
 let libraryPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent.lowercased()
-let benchmarkTargets = ["StreamQLiteBenchmarks", "JSONBenchmarks", "CodableBenchmarks"]
+let benchmarkTargets = ["JSONBenchmarks", "CodableBenchmarks"]
+
+// The @RowCodable variants use the real macro, through StreamQLite's package trait "Macros",
+// which builds swift-syntax for the macro in the configuration of the build (release: tens of
+// minutes on a loaded machine). STREAMQLITE_MACRO_PLUGIN=<path to a StreamQLiteMacrosPlugin
+// built by `make test-macros`, in .build-macros/debug> uses that executable instead: the code the
+// macro writes is the same, the benchmark declares the macro itself (ROWCODABLE_PLUGIN).
+let macroPlugin = ProcessInfo.processInfo.environment["STREAMQLITE_MACRO_PLUGIN"]
+let macroSettings: [SwiftSetting] = macroPlugin.map {
+    [.unsafeFlags(["-load-plugin-executable", "\($0)#StreamQLiteMacrosPlugin"]), .define("ROWCODABLE_PLUGIN")]
+} ?? []
 
 let package = Package(
     name: "StreamQLiteBenchmarks",
     dependencies: [
-        .package(path: ".."),
+        .package(path: "..", traits: macroPlugin == nil ? ["Macros"] : []),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // CSVBenchmarks compares with these (without GitHub access: see BENCHMARKS.md, CSV, for a local mirror)
         .package(url: "https://github.com/swiftcsv/SwiftCSV", exact: "0.10.0"),
@@ -28,6 +38,15 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         )
     } + [
+        .executableTarget(
+            name: "StreamQLiteBenchmarks",
+            dependencies: [
+                .product(name: "StreamQLite", package: libraryPackage),
+                .product(name: "StreamQLiteMacros", package: libraryPackage),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)] + macroSettings
+        ),
         .executableTarget(
             name: "CSVBenchmarks",
             dependencies: [

@@ -28,13 +28,19 @@
 ///
 /// `bind(to:)` binds ``StreamQLite/DatabaseValueConvertible`` values only: for a struct
 /// with nested values write `@RowCodable(encodable: false)` (reading only) and insert it
-/// through `Encodable`. See docs/swift/macro.md.
+/// through `Encodable`.
+///
+/// `json: true` also writes ``StreamQLite/JSONDecodable`` and ``StreamQLite/JSONEncodable``
+/// for a `Codable` struct (``StreamQLite/JSONValueDecoder`` and ``StreamQLite/JSONValueEncoder``
+/// then read and write it by hand): one member per coding key, named as `Codable` names it
+/// (`columns:` does not apply), optionals with `decodeIfPresent`/`encodeIfPresent` — the
+/// values, bytes and errors of the synthesized `Codable`. See docs/swift/macro.md.
 ///
 /// Declared only with the package trait "Macros" (`traits: ["Macros"]` on the dependency),
 /// which builds swift-syntax; without it this module is `StreamQLite` alone.
 #if Macros
-@attached(extension, conformances: RowDecodable, RowEncodable,
-          names: named(init(row:)), named(databaseColumns), named(bind(to:)))
-public macro RowCodable(columns: RowColumnNaming = .propertyNames, encodable: Bool = true) =
+@attached(extension, conformances: RowDecodable, RowEncodable, JSONDecodable, JSONEncodable,
+          names: named(init(row:)), named(databaseColumns), named(bind(to:)), named(init(json:)), named(encode(json:)))
+public macro RowCodable(columns: RowColumnNaming = .propertyNames, encodable: Bool = true, json: Bool = false) =
     #externalMacro(module: "StreamQLiteMacrosPlugin", type: "RowCodableMacro")
 #endif

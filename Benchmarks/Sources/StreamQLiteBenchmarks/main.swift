@@ -12,6 +12,7 @@ import CStreamQLite
 import Foundation
 import GRDB
 import StreamQLite
+import StreamQLiteMacros
 
 /// `profile SECTION VARIANT ROWS` runs one variant once over the first ROWS rows (or ROWS
 /// point queries), for `valgrind --tool=callgrind`: the instructions of ROWS minus those of
@@ -93,45 +94,26 @@ struct Wide: Decodable, RowDecodable, FetchableRecord {
     var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
 }
 
-// The same rows through `@RowCodable`'s generated `init(row:)`: the macro's expansion as
-// RowCodableMacroExpansionTests pin it, written out here so that this package does not build
-// swift-syntax in release mode (the StreamQLiteMacros product) for one benchmark.
+// The same rows through `@RowCodable`'s generated `init(row:)`: the macro itself, from
+// StreamQLiteMacros (trait "Macros"), or its plugin built apart (see Package.swift), declared
+// here as StreamQLiteMacros declares it.
+#if ROWCODABLE_PLUGIN
+@attached(extension, conformances: RowDecodable, RowEncodable, JSONDecodable, JSONEncodable,
+          names: named(init(row:)), named(databaseColumns), named(bind(to:)), named(init(json:)), named(encode(json:)))
+macro RowCodable(columns: RowColumnNaming = .propertyNames, encodable: Bool = true, json: Bool = false) =
+    #externalMacro(module: "StreamQLiteMacrosPlugin", type: "RowCodableMacro")
+#endif
+@RowCodable(encodable: false)
 struct MacroTask {
     var id: Int
     var title: String
     var done: Bool
 }
 
-extension MacroTask: StreamQLite.RowDecodable {
-    static let databaseColumns: [String] = ["id", "title", "done"]
-    init(row: StreamQLite.Row) throws {
-        let plan = row.columnPlan(for: Self.self, names: Self.databaseColumns)
-        self.id = try row.column(Int.self, 0, named: "id", in: plan)
-        self.title = try row.column(String.self, 1, named: "title", in: plan)
-        self.done = try row.column(Bool.self, 2, named: "done", in: plan)
-    }
-}
-
+@RowCodable(encodable: false)
 struct MacroWide {
     var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int
     var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
-}
-
-extension MacroWide: StreamQLite.RowDecodable {
-    static let databaseColumns: [String] = ["c0", "c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"]
-    init(row: StreamQLite.Row) throws {
-        let plan = row.columnPlan(for: Self.self, names: Self.databaseColumns)
-        self.c0 = try row.column(Int.self, 0, named: "c0", in: plan)
-        self.c1 = try row.column(Int.self, 1, named: "c1", in: plan)
-        self.c2 = try row.column(Int.self, 2, named: "c2", in: plan)
-        self.c3 = try row.column(Int.self, 3, named: "c3", in: plan)
-        self.c4 = try row.column(Int.self, 4, named: "c4", in: plan)
-        self.c5 = try row.column(Int.self, 5, named: "c5", in: plan)
-        self.c6 = try row.column(Int.self, 6, named: "c6", in: plan)
-        self.c7 = try row.column(Int.self, 7, named: "c7", in: plan)
-        self.c8 = try row.column(Int.self, 8, named: "c8", in: plan)
-        self.c9 = try row.column(Int.self, 9, named: "c9", in: plan)
-    }
 }
 
 /// In profile mode only the profiled section's table is filled, with the same 100,000 rows (or
