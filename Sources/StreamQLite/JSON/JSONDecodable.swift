@@ -266,7 +266,7 @@ extension JSONTapeDecoder {
     /// Whether `T` reads itself by hand (see ``plan(for:)``).
     @inline(__always)
     func handWritten<T>(_ type: T.Type) -> (any JSONDecodable.Type)? {
-        plan(for: T.self).pointee.hand
+        plan(for: T.self).hand
     }
 }
 

@@ -55,19 +55,15 @@ final class JSONStreamEncoder: Encoder {
         for c in retiredCells { c.deallocate() }
         quickSlots.deinitialize(count: quickSlotCount)
         quickSlots.deallocate()
-        kindTable.deinitialize(count: Self.kindSlots)
-        kindTable.deallocate()
     }
 
     /// How values of each type are written (see ``kind(of:)``).
-    let kindTable: UnsafeMutablePointer<JSONEncodeKindEntry>
+    let kinds = TypeTable<JSONEncodeKind>()
 
     init(options: JSONValueEncoder.Options) {
         self.options = options
         out = options.output()
         out.snakeCaseKeys = options.keys.converts
-        kindTable = .allocate(capacity: Self.kindSlots)
-        kindTable.initialize(repeating: JSONEncodeKindEntry(type: nil, kind: .plain), count: Self.kindSlots)
     }
 
     // MARK: Reuse
@@ -677,10 +673,23 @@ enum JSONEncodeKind {
     case stringKeyed(any JSONStringKeyedEncodable.Type)
 }
 
-/// A type and how it is written (see ``JSONStreamEncoder/kind(of:)``).
-struct JSONEncodeKindEntry {
-    var type: ObjectIdentifier?
-    var kind: JSONEncodeKind
+extension JSONEncodeKind: TypePlan {
+    init() { self = .plain }
+
+    init<T>(_ type: T.Type) {
+        if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
+            self = .special
+        } else if !(T.self is AnyObject.Type), let hand = T.self as? any JSONEncodable.Type {
+            // Structs and enums only: a subclass may override `encode(to:)` (and inherits `encode(json:)`).
+            self = .hand(hand)
+        } else if let array = T.self as? any JSONArrayEncodable.Type {
+            self = .array(array)
+        } else if let dictionary = T.self as? any JSONStringKeyedEncodable.Type {
+            self = .stringKeyed(dictionary)
+        } else {
+            self = .plain
+        }
+    }
 }
 
 /// `[Element]` written element by element by the encoder itself: no unkeyed container,
@@ -788,31 +797,10 @@ extension JSONStreamEncoder {
         for v in elements { try c.encode(v) }
     }
 
-    static let kindSlots = 64
-
-    /// How values of `T` are written: asked once per type and encoder (a conformance
-    /// lookup costs more than writing a small object), kept in a small table.
+    /// How values of `T` are written: found once per type and encoder (kept in a ``TypeTable``).
     @inline(__always)
     func kind<T>(of type: T.Type) -> JSONEncodeKind {
-        let id = ObjectIdentifier(T.self)
-        // Metadata addresses, 16-byte aligned: their next bits pick the slot (no hashing).
-        let slot = kindTable + (Int(truncatingIfNeeded: UInt(bitPattern: id) >> 4) & (Self.kindSlots - 1))
-        if _fastPath(slot.pointee.type == id) { return slot.pointee.kind }
-        let kind: JSONEncodeKind
-        if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
-            kind = .special
-        } else if !(T.self is AnyObject.Type), let hand = T.self as? any JSONEncodable.Type {
-            // Structs and enums only: a subclass may override `encode(to:)` (and inherits `encode(json:)`).
-            kind = .hand(hand)
-        } else if let array = T.self as? any JSONArrayEncodable.Type {
-            kind = .array(array)
-        } else if let dictionary = T.self as? any JSONStringKeyedEncodable.Type {
-            kind = .stringKeyed(dictionary)
-        } else {
-            kind = .plain
-        }
-        slot.pointee = JSONEncodeKindEntry(type: id, kind: kind)
-        return kind
+        kinds.entry(for: T.self).pointee.plan
     }
 
     /// Writes `value` by hand or as an array when its type allows; false when it must go

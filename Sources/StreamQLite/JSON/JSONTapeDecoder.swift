@@ -80,8 +80,7 @@ final class JSONTapeDecoder: Decoder {
     /// Off: every keyed container gets a frame of its own (decoders made for one container).
     var cachesContainers = true
     /// Types seen and how they are read (see ``plan(for:)``).
-    let handWrittenTable: UnsafeMutablePointer<JSONTypePlan>
-    static let handWrittenSlots = 32
+    let plans = TypeTable<JSONTypePlan>()
 
     struct KeyHint {
         /// The object the hint is about.
@@ -106,14 +105,10 @@ final class JSONTapeDecoder: Decoder {
         hints = .allocate(capacity: hintCapacity)
         hints.initialize(repeating: KeyHint(), count: hintCapacity)
         slots = .allocate(capacity: 1)
-        handWrittenTable = .allocate(capacity: Self.handWrittenSlots)
-        handWrittenTable.initialize(repeating: JSONTypePlan(), count: Self.handWrittenSlots)
     }
 
     deinit {
         ownedInput?.deallocate()
-        handWrittenTable.deinitialize(count: Self.handWrittenSlots)
-        handWrittenTable.deallocate()
         hints.deallocate()
         releaseContainers()
         slots.deallocate()
@@ -840,7 +835,7 @@ extension JSONTapeDecoder {
     func readsItself<T: Decodable>(_ type: T.Type) -> Bool {
         T.self == String.self || T.self == Int.self || T.self == Double.self || T.self == Bool.self
             || T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
-            || plan(for: T.self).pointee.readsDirectly
+            || plan(for: T.self).readsDirectly
     }
 
     func unwrapOther<T: Decodable>(_ type: T.Type, at i: Int) throws -> T {
@@ -859,14 +854,14 @@ extension JSONTapeDecoder {
         if T.self == UInt8.self { return unsafeBitCast(try readInteger(UInt8.self, at: i), to: T.self) }
         if T.self == Float.self { return unsafeBitCast(try readFloat(at: i), to: T.self) }
         let plan = plan(for: T.self)
-        if plan.pointee.readsDirectly {
-            if let hand = plan.pointee.hand {
+        if plan.readsDirectly {
+            if let hand = plan.hand {
                 return try nested { try decodeOpened(hand, as: T.self, self, at: i) }
             }
-            if let array = plan.pointee.array {
+            if let array = plan.array {
                 return try nested { try decodeArrayOpened(array, as: T.self, self, at: i) }
             }
-            if let dictionary = plan.pointee.dictionary {
+            if let dictionary = plan.dictionary {
                 return try nested { try decodeDictionaryOpened(dictionary, as: T.self, self, at: i) }
             }
         }
@@ -1363,11 +1358,9 @@ struct JSONSingleValueContainer: SingleValueDecodingContainer {
 
 // MARK: - Per-type plans
 
-/// How the decoder reads values of one type, found once per type and decoder (a
-/// conformance lookup costs more than decoding a small object) and kept in a small
-/// table (``JSONTapeDecoder/plan(for:)``).
-struct JSONTypePlan {
-    var type: ObjectIdentifier?
+/// How the decoder reads values of one type, found once per type and decoder (kept in
+/// a ``TypeTable``, see ``JSONTapeDecoder/plan(for:)``).
+struct JSONTypePlan: TypePlan {
     /// A ``JSONDecodable`` type: `init(json:)`.
     var hand: (any JSONDecodable.Type)?
     /// `[Element]`: the elements straight from the tape, into an array of the right size.
@@ -1378,7 +1371,6 @@ struct JSONTypePlan {
     init() {}
 
     init<T>(_ type: T.Type) {
-        self.type = ObjectIdentifier(T.self)
         hand = T.self as? any JSONDecodable.Type
         array = T.self as? any JSONArrayDecodable.Type
         dictionary = T.self as? any JSONStringDictionaryDecodable.Type
@@ -1391,35 +1383,8 @@ struct JSONTypePlan {
 extension JSONTapeDecoder {
     /// The plan of `T` (made on first use).
     @inline(__always)
-    func plan<T>(for type: T.Type) -> UnsafeMutablePointer<JSONTypePlan> {
-        let id = ObjectIdentifier(T.self)
-        let slot = handWrittenTable + Self.planSlot(id)
-        if _fastPath(slot.pointee.type == id) { return slot }
-        return planSlow(T.self, id)
-    }
-
-    /// The table slot where `id`'s plan is looked for first (a multiplicative hash of
-    /// the metadata address: types met together often differ only in a few bits).
-    @inline(__always)
-    static func planSlot(_ id: ObjectIdentifier) -> Int {
-        Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: id)) &* 0x9E37_79B9_7F4A_7C15) >> 59) & (handWrittenSlots - 1)
-    }
-
-    /// That slot and the next 3 (open addressing): the first empty one gets the new plan;
-    /// when all 4 are taken, the last is replaced (a type met again is only looked up again).
-    func planSlow<T>(_ type: T.Type, _ id: ObjectIdentifier) -> UnsafeMutablePointer<JSONTypePlan> {
-        let first = Self.planSlot(id)
-        var k = 0
-        while k < 4 {
-            let slot = handWrittenTable + ((first + k) & (Self.handWrittenSlots - 1))
-            if slot.pointee.type == id { return slot }
-            if slot.pointee.type == nil || k == 3 {
-                slot.pointee = JSONTypePlan(T.self)
-                return slot
-            }
-            k += 1
-        }
-        fatalError("unreachable")
+    func plan<T>(for type: T.Type) -> JSONTypePlan {
+        plans.entry(for: T.self).pointee.plan
     }
 }
 
