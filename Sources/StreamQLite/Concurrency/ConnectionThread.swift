@@ -160,8 +160,14 @@ final class ConnectionThread: @unchecked Sendable {
             if head == jobs.count { break }
             let job = jobs[head]
             head += 1
+            // Jobs already run are dropped as the queue moves on (at most 16 kept, or as
+            // many as wait): a queue that never empties, a writer always busy, must not
+            // keep every job it ran and what its closure captured.
             if head == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 16 && head * 2 >= jobs.count {
+                jobs.removeFirst(head)
                 head = 0
             }
             let cancelled = job.cancelled
