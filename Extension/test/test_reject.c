@@ -144,7 +144,55 @@ static void check(const char *cols, int csv, int layout, const char *doc, const 
   checkn(cols, csv, layout, doc, strlen(doc), want);
 }
 
+/* Type inference rejecting records (sq_csv_infer_skip_bad): a record of
+** another field count types nothing and is not counted; "types: …" or the
+** error, fed in two pieces cut at `cut`. */
+static char *infer_log(const char *doc, size_t n, size_t cut, int skip){
+  Log l = {0, 0, 0, 0};
+  sq_csv_options o;
+  sq_csv_infer *f;
+  int rc = SQ_INGEST_OK, i;
+  sq_csv_options_init(&o);
+  f = sq_csv_infer_new(&o, 0);
+  log_add(&l, "", 0);
+  if( skip ) sq_csv_infer_skip_bad(f);
+  if( cut>0 ) rc = sq_csv_infer_feed(f, doc, cut);
+  if( rc==SQ_INGEST_OK && cut<n ) rc = sq_csv_infer_feed(f, doc+cut, n-cut);
+  if( rc!=SQ_INGEST_ERROR ) rc = sq_csv_infer_finish(f);
+  if( rc==SQ_INGEST_ERROR ){
+    log_printf(&l, "error %s", sq_csv_infer_error(f)->message);
+  }else{
+    log_printf(&l, "records %lld:", (long long)sq_csv_infer_records(f));
+    for(i=0; i<sq_csv_infer_count(f); i++){
+      log_printf(&l, " %s %s", sq_csv_infer_name(f, i), sq_csv_type_name(sq_csv_infer_type(f, i)));
+    }
+  }
+  sq_csv_infer_free(f);
+  return l.s;
+}
+
+static void check_infer(const char *doc, int skip, const char *want){
+  size_t n = strlen(doc), i;
+  for(i=0; i<=n; i++){
+    char *got = infer_log(doc, n, i, skip);
+    int same = strcmp(got, want)==0;
+    SQ_CHECK_MSG(same, "cut at %zu: got '%s', want '%s'", i, got, want);
+    free(got);
+    if( !same ) return;
+  }
+}
+
 int main(void){
+  /* CSV type inference with bad records in its sample: with skip_bad the
+  ** long and the short record type nothing ('x' leaves n INTEGER); without
+  ** it the first one stops the inference, as it would stop the read */
+  check_infer("id,n,s\n1,10,a\n2,x,b,extra\n3\n4,40,c\n", 1,
+              "records 2: id INTEGER n INTEGER s TEXT");
+  check_infer("id,n,s\n1,10,a\n2,x,b,extra\n3\n4,40,c\n", 0,
+              "error record has 4 fields, the first record has 3");
+  /* a value that does not fit is no bad record: its column is TEXT */
+  check_infer("id,n\n1,10\n2,x\n", 1, "records 2: id INTEGER n TEXT");
+
   /* NDJSON: a refused value, a line ending inside its value, a syntax
   ** error, an array, a number, a last line without a newline cut short */
   check("id INTEGER,n INTEGER", 0, SQ_INGEST_LAYOUT_NDJSON,
