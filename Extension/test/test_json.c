@@ -575,9 +575,9 @@ static void test_token_limit_any_cut(void){
     SQ_CHECK(o.code==SQ_JSON_E_SYNTAX && o.offset==4);
     o = limit_parse("[\"ab\x01xyz\"]", 11, 2, 11, 0);
     SQ_CHECK(o.code==SQ_JSON_E_TOO_LONG && o.offset==1);
-    o = limit_parse("[\"a\\qxyz\"]", 11, 4, 11, 0);             /* a bad escape */
+    o = limit_parse("[\"a\\qxyz\"]", 10, 4, 10, 0);             /* a bad escape */
     SQ_CHECK(o.code==SQ_JSON_E_SYNTAX && o.offset==3);
-    o = limit_parse("[\"ab\xffxyz", 10, 4, 10, 0);               /* before the closing quote */
+    o = limit_parse("[\"ab\xffxyz", 8, 4, 8, 0);                 /* before the closing quote */
     SQ_CHECK(o.code==SQ_JSON_E_UTF8 && o.offset==4);
   }
 }
