@@ -163,6 +163,16 @@ static int on_reject(void *u, const sq_ingest_reject *x){
   return SQ_INGEST_CONTINUE;
 }
 
+/* The CSV driver's and the inference's options, from the set-up bytes. */
+static void driver_options(sq_csv_options *o, uint8_t a, uint8_t b){
+  sq_csv_options_init(o);
+  o->header = (a & 0x40) ? 0 : 1;
+  o->delimiter = ",;\t|"[b & 3];
+  o->empty_string = (a & 2)!=0;
+  o->pad_short = (a & 4)!=0;
+  o->max_field = 32;
+}
+
 static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, int cut){
   sq_ingest *g = sq_ingest_new(on_row, r);
   sq_csv_ingest *d;
@@ -190,12 +200,7 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   }
   sq_ingest_set_strict(g, b & 0x40 ? 1 : 0);
   sq_ingest_set_max_record(g, 64);
-  sq_csv_options_init(&o);
-  o.header = (a & 0x40) ? 0 : 1;
-  o.delimiter = ",;\t|"[b & 3];
-  o.empty_string = (a & 2)!=0;
-  o.pad_short = (a & 4)!=0;
-  o.max_field = 32;
+  driver_options(&o, a, b);
   d = sq_csv_ingest_new(g, &o);
   if( !d ){ sq_ingest_free(g); return; }
   if( a & 0x80 ) sq_csv_ingest_require(d, 1, SQ_CSV_T_INTEGER, 3);
@@ -236,12 +241,7 @@ static void infer(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   sq_csv_infer *f;
   size_t pos = 0;
   int rc = SQ_INGEST_OK, i;
-  sq_csv_options_init(&o);
-  o.header = (a & 0x40) ? 0 : 1;
-  o.delimiter = ",;\t|"[b & 3];
-  o.empty_string = (a & 2)!=0;
-  o.pad_short = (a & 4)!=0;
-  o.max_field = 32;
+  driver_options(&o, a, b);
   f = sq_csv_infer_new(&o, 1 + ((b>>2) & 7));
   if( !f ) return;
   if( a & 0x08 ) sq_csv_infer_skip_bad(f);
@@ -270,6 +270,19 @@ static void infer(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
     }
   }
   sq_csv_infer_free(f);
+}
+
+/* run (drive, infer) on the whole input and cut: the same record. */
+static void whole_and_cut(void (*run)(Rec*, const uint8_t*, size_t, uint8_t, uint8_t, int),
+                          const uint8_t *doc, size_t n, uint8_t a, uint8_t b){
+  Rec whole, cut;
+  memset(&whole, 0, sizeof whole);
+  memset(&cut, 0, sizeof cut);
+  run(&whole, doc, n, a, b, 0);
+  run(&cut, doc, n, a, b, 1);
+  if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
+  free(whole.b);
+  free(cut.b);
 }
 
 /* sq_number_text against strtod/strtoll (the C locale). */
@@ -334,20 +347,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   free(whole.b);
   free(cut.b);
 
-  memset(&whole, 0, sizeof whole);
-  memset(&cut, 0, sizeof cut);
-  drive(&whole, doc, n, a, b, 0);
-  drive(&cut, doc, n, a, b, 1);
-  if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
-  free(whole.b);
-  free(cut.b);
-
-  memset(&whole, 0, sizeof whole);
-  memset(&cut, 0, sizeof cut);
-  infer(&whole, doc, n, a, b, 0);
-  infer(&cut, doc, n, a, b, 1);
-  if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
-  free(whole.b);
-  free(cut.b);
+  whole_and_cut(drive, doc, n, a, b);
+  whole_and_cut(infer, doc, n, a, b);
   return 0;
 }
