@@ -15,7 +15,9 @@
 ** ingest core (sq_csv_ingest.h: header names, coercion into INTEGER, REAL,
 ** DATE and TEXT columns, a field required to fit INTEGER, names feeding two
 ** columns or one column fed by two names), whole and cut: the same rows
-** and the same error.  The whole input (up to 79 bytes) also goes through
+** and the same error; and through type inference (sq_csv_infer, skipping
+** bad records when the driver rejects them), whole and cut: the same
+** columns and types, or the same error.  The whole input (up to 79 bytes) also goes through
 ** the one number rule (sq_number.h) against strtod/strtoll: an accepted
 ** number is their value bit for bit, a refusal is true of strtod's double.
 */
@@ -161,6 +163,16 @@ static int on_reject(void *u, const sq_ingest_reject *x){
   return SQ_INGEST_CONTINUE;
 }
 
+/* The CSV driver's and the inference's options, from the set-up bytes. */
+static void driver_options(sq_csv_options *o, uint8_t a, uint8_t b){
+  sq_csv_options_init(o);
+  o->header = (a & 0x40) ? 0 : 1;
+  o->delimiter = ",;\t|"[b & 3];
+  o->empty_string = (a & 2)!=0;
+  o->pad_short = (a & 4)!=0;
+  o->max_field = 32;
+}
+
 static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, int cut){
   sq_ingest *g = sq_ingest_new(on_row, r);
   sq_csv_ingest *d;
@@ -188,12 +200,7 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   }
   sq_ingest_set_strict(g, b & 0x40 ? 1 : 0);
   sq_ingest_set_max_record(g, 64);
-  sq_csv_options_init(&o);
-  o.header = (a & 0x40) ? 0 : 1;
-  o.delimiter = ",;\t|"[b & 3];
-  o.empty_string = (a & 2)!=0;
-  o.pad_short = (a & 4)!=0;
-  o.max_field = 32;
+  driver_options(&o, a, b);
   d = sq_csv_ingest_new(g, &o);
   if( !d ){ sq_ingest_free(g); return; }
   if( a & 0x80 ) sq_csv_ingest_require(d, 1, SQ_CSV_T_INTEGER, 3);
@@ -224,6 +231,58 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   }
   sq_csv_ingest_free(d);
   sq_ingest_free(g);
+}
+
+/* Type inference (sq_csv_infer) over the first 1..8 records, rejecting
+** records when the driver does (a & 0x08: sq_csv_infer_skip_bad): names,
+** types, the records counted or the error, whole and cut alike. */
+static void infer(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, int cut){
+  sq_csv_options o;
+  sq_csv_infer *f;
+  size_t pos = 0;
+  int rc = SQ_INGEST_OK, i;
+  driver_options(&o, a, b);
+  f = sq_csv_infer_new(&o, 1 + ((b>>2) & 7));
+  if( !f ) return;
+  if( a & 0x08 ) sq_csv_infer_skip_bad(f);
+  while( rc==SQ_INGEST_OK && pos<n ){
+    size_t k = cut ? (size_t)(a + doc[pos] + pos) % 11 + 1 : n-pos;
+    if( k>n-pos ) k = n-pos;
+    rc = sq_csv_infer_feed(f, doc+pos, k);
+    pos += k;
+  }
+  if( rc!=SQ_INGEST_ERROR ) rc = sq_csv_infer_finish(f);
+  rec_add(r, &rc, sizeof rc);
+  if( rc==SQ_INGEST_ERROR ){
+    const sq_csv_ingest_error *e = sq_csv_infer_error(f);
+    rec_add(r, &e->code, sizeof e->code);
+    rec_add(r, &e->line, sizeof e->line);
+    rec_add(r, &e->offset, sizeof e->offset);
+    if( e->message ) rec_add(r, e->message, strlen(e->message));
+  }else{
+    int64_t k = sq_csv_infer_records(f);
+    rec_add(r, &k, sizeof k);
+    for(i=0; i<sq_csv_infer_count(f); i++){
+      const char *name = sq_csv_infer_name(f, i);
+      int t = sq_csv_infer_type(f, i);
+      if( name ) rec_add(r, name, strlen(name)+1);
+      rec_add(r, &t, sizeof t);
+    }
+  }
+  sq_csv_infer_free(f);
+}
+
+/* run (drive, infer) on the whole input and cut: the same record. */
+static void whole_and_cut(void (*run)(Rec*, const uint8_t*, size_t, uint8_t, uint8_t, int),
+                          const uint8_t *doc, size_t n, uint8_t a, uint8_t b){
+  Rec whole, cut;
+  memset(&whole, 0, sizeof whole);
+  memset(&cut, 0, sizeof cut);
+  run(&whole, doc, n, a, b, 0);
+  run(&cut, doc, n, a, b, 1);
+  if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
+  free(whole.b);
+  free(cut.b);
 }
 
 /* sq_number_text against strtod/strtoll (the C locale). */
@@ -288,12 +347,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   free(whole.b);
   free(cut.b);
 
-  memset(&whole, 0, sizeof whole);
-  memset(&cut, 0, sizeof cut);
-  drive(&whole, doc, n, a, b, 0);
-  drive(&cut, doc, n, a, b, 1);
-  if( whole.n!=cut.n || memcmp(whole.b, cut.b, whole.n)!=0 ) abort();
-  free(whole.b);
-  free(cut.b);
+  whole_and_cut(drive, doc, n, a, b);
+  whole_and_cut(infer, doc, n, a, b);
   return 0;
 }

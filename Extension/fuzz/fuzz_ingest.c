@@ -10,10 +10,9 @@
 ** status/error.  Every row is checked: TEXT and JSON values are valid
 ** UTF-8, every JSON value parses back as exactly one JSON value, a date
 ** column's normalized text normalizes to itself.  Every input runs once
-** more rejecting records (sq_ingest_set_reject_callback; arrays and paths,
-** not NDJSON yet: may_be_ndjson): the rejects are
-** compared too, and a reject's raw text must be the input's bytes at its
-** offset.
+** more rejecting records (sq_ingest_set_reject_callback; arrays, paths and
+** NDJSON): the rejects are compared too, errors included, and a reject's
+** raw text must be the input's bytes at its offset.
 */
 #include "sq_internal.h"
 #include "sq_ingest.h"
@@ -121,12 +120,9 @@ static void setup(sq_ingest *g, unsigned cfg){
 }
 
 /* A rejected record (every input also runs rejecting records): recorded
-** for the comparison of whole and cut; its raw text must be the input's
-** bytes at its offset, at most SQ_INGEST_RAW_MAX.  Not compared: the
-** error's message and position — an NDJSON string holding invalid UTF-8
-** and then a raw newline is reported as the one or the other depending on
-** where the chunks end (the parser defers errors inside a string cut by a
-** chunk end); the record, its start and its raw text are the same. */
+** for the comparison of whole and cut, its error included (message and
+** position); its raw text must be the input's bytes at its offset, at
+** most SQ_INGEST_RAW_MAX. */
 static const uint8_t *g_doc;
 static size_t g_ndoc;
 static int on_reject(void *u, const sq_ingest_reject *x){
@@ -140,6 +136,9 @@ static int on_reject(void *u, const sq_ingest_reject *x){
   rec_add(r, &x->line, sizeof x->line);
   rec_add(r, &x->truncated, sizeof x->truncated);
   rec_add(r, x->raw, x->nraw);
+  rec_add(r, &x->error->offset, sizeof x->error->offset);
+  rec_add(r, &x->error->line, sizeof x->error->line);
+  rec_add(r, x->error->message, strlen(x->error->message));
   return SQ_INGEST_CONTINUE;
 }
 
@@ -175,20 +174,6 @@ static int feed_all(sq_ingest *g, const uint8_t *b, size_t n){
   }
 }
 
-/* The layouts of setup() that read (or may read) NDJSON: not run
-** rejecting yet — NDJSON's resynchronizing at line ends is checked at every
-** split by test_reject.c, but this harness still finds inputs whose
-** rejects differ between chunkings (strings and keys holding a raw
-** newline), an open item of issue 22. */
-static int may_be_ndjson(unsigned cfg){
-  switch( (cfg>>1) & 3 ){
-    case 1: return 1;
-    case 2: return ((cfg>>4) & 3) < 2;        /* "$" (auto), "ndjson" */
-    case 3: return (cfg & 0x20)!=0;           /* "$" */
-    default: return 0;
-  }
-}
-
 static void run_once(const uint8_t *data, size_t size, int reject){
   Rec whole = {0,0,0,0,0}, cut = {0,0,0,0,0};
   sq_ingest *g;
@@ -203,7 +188,7 @@ static void run_once(const uint8_t *data, size_t size, int reject){
   n = size-1;
   g_doc = doc;
   g_ndoc = n;
-  if( reject && ((cfg & 0x06)==0x06 || may_be_ndjson(cfg)) ) return;   /* whole values: no rejecting */
+  if( reject && (cfg & 0x06)==0x06 ) return;   /* whole values: no rejecting */
 
   g = sq_ingest_new(on_row, &whole);
   if( !g ) return;

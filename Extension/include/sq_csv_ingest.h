@@ -63,6 +63,12 @@
 ** a value that does not fit is an error naming its line, byte and field —
 ** never a silently changed value.  Declare the columns to accept such
 ** values.
+** Rejecting records (sq_csv_infer_skip_bad), a record the read would
+** reject for its field count is left out of the inference: its values
+** type nothing, and the records counted are the others.  Inside the
+** sample no value is bad: one that does not fit a type makes its column
+** TEXT.  What stops the read stops the inference too (broken quoting,
+** invalid UTF-8: the next record's start is unknown).
 **
 ** ERRORS
 **
@@ -181,6 +187,11 @@ typedef struct sq_csv_infer sq_csv_infer;
 
 /* A new inference over the first `records` data records (0: the default). */
 sq_csv_infer *sq_csv_infer_new(const sq_csv_options *o, int records);
+/* Records are being rejected (on_error='skip', onError: .skip): a record
+** with another field count than the header is left out of the inference
+** (and out of `records`) instead of stopping it; the read that follows
+** rejects it.  Call before the first feed. */
+void sq_csv_infer_skip_bad(sq_csv_infer *f);
 void sq_csv_infer_free(sq_csv_infer *f);
 /* Feeds bytes: SQ_INGEST_OK (more wanted), SQ_INGEST_PAUSED (enough
 ** records, or SQ_CSV_INFER_MAX_BYTES bytes: stop reading; the rest of the

@@ -179,7 +179,8 @@
 ** element that is not an object (LAYOUT), a format driver's own record
 ** error (sq_ingest_reject_record: a CSV record's field count, a value
 ** that does not fit an inferred type), and in NDJSON a JSON syntax error
-** or a value (or string) running over its line end — one value per line:
+** or a value running over its line end (a raw newline in a string is a
+** syntax error at that newline) — one value per line:
 ** the rest of the line is skipped, the parser starts again after the
 ** line's newline and the reject spans the line (text after a complete
 ** value on its line is rejected on its own, from the error on: the value

@@ -88,9 +88,14 @@
 ** error (SQ_JSON_E_TOO_LONG at the token's first byte).  One rule, whatever
 ** the chunking: a string's or key's raw input bytes between its quotes
 ** (escapes counted as written: "a\n" is 3 bytes), a number's run of number
-** characters; true/false/null are not limited.  A token over the limit is
-** refused before anything else in it is checked, so whether an input is
-** accepted, and which error it gets, never depends on where it was cut.
+** characters; true/false/null are not limited.  A string is checked left
+** to right up to the limit: its first bad byte (an unescaped control
+** character, invalid UTF-8, a bad escape) is the error, at that byte,
+** reported as soon as the byte is read (before the closing quote: a raw
+** newline in a string is an error at that newline); a string with none
+** in its first max_token bytes and longer than that is too long.  So
+** whether an input is accepted, and which error it gets, never depends on
+** where it was cut.
 ** So a hostile input cannot make the parser allocate without bound:
 ** the parser's memory is its fixed struct plus one scratch buffer no
 ** larger than the longest token (only used for strings with escapes or

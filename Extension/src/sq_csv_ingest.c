@@ -313,7 +313,9 @@ static void reader_error(const sq_csv_parser *p, int header, const sq_csv_names 
 
 /* ------------------------------------------------------------ inference */
 
-typedef struct InferCol { int any, all_int, all_real, all_date, all_datetime; } InferCol;
+/* pend: the current record's value (bit 0: one was there; the bits of
+** sq_csv_value_fits), merged when the record ends whole (not ragged). */
+typedef struct InferCol { int any, all_int, all_real, all_date, all_datetime; unsigned pend; } InferCol;
 
 struct sq_csv_infer {
   sq_csv_options o;
@@ -366,21 +368,31 @@ static int infer_event(void *u, const sq_csv_event *e){
       for(i=f->ncol; i<n; i++){
         InferCol *c = &f->cols[i];
         c->any = 0; c->all_int = c->all_real = c->all_date = c->all_datetime = 1;
+        c->pend = 0;
       }
       f->ncol = n;
     }
-    if( !(e->flags & SQ_CSV_F_NULL) ){
-      InferCol *c = &f->cols[e->field];
-      unsigned fits = sq_csv_value_fits(e->text, e->len);
+    f->cols[e->field].pend = (e->flags & SQ_CSV_F_NULL) ? 0 : 1u | sq_csv_value_fits(e->text, e->len);
+    return SQ_CSV_CONTINUE;
+  }
+  if( f->o.header && e->record==0 ) return SQ_CSV_CONTINUE;
+  {
+    /* the record's values count when it is whole; a ragged one (only
+    ** delivered with sq_csv_infer_skip_bad) is left out */
+    int i, n = e->field<(uint64_t)f->ncol ? (int)e->field : f->ncol;
+    for(i=0; i<n; i++){
+      InferCol *c = &f->cols[i];
+      unsigned fits = c->pend;
+      c->pend = 0;
+      if( !fits || (e->flags & SQ_CSV_F_RAGGED) ) continue;
       c->any = 1;
       if( !(fits & (1u<<SQ_CSV_T_INTEGER)) ) c->all_int = 0;
       if( !(fits & (1u<<SQ_CSV_T_REAL)) ) c->all_real = 0;
       if( !(fits & (1u<<SQ_CSV_T_DATE)) ) c->all_date = 0;
       if( !(fits & (1u<<SQ_CSV_T_DATETIME)) ) c->all_datetime = 0;
     }
-    return SQ_CSV_CONTINUE;
+    if( e->flags & SQ_CSV_F_RAGGED ) return SQ_CSV_CONTINUE;
   }
-  if( f->o.header && e->record==0 ) return SQ_CSV_CONTINUE;
   f->records++;
   if( f->records>=f->max_records ){ f->done = 1; return SQ_CSV_PAUSE; }
   return SQ_CSV_CONTINUE;
@@ -402,6 +414,10 @@ sq_csv_infer *sq_csv_infer_new(const sq_csv_options *o, int records){
     if( rc==2 ){ sq_csv_infer_free(f); return 0; }
   }
   return f;
+}
+
+void sq_csv_infer_skip_bad(sq_csv_infer *f){
+  sq_csv_set_options(f->p, sq_csv_options_get(f->p) | SQ_CSV_OPT_REPORT_RAGGED);
 }
 
 void sq_csv_infer_free(sq_csv_infer *f){
@@ -464,7 +480,9 @@ int sq_csv_infer_finish(sq_csv_infer *f){
       InferCol *a = sqlite3_realloc64(f->cols, sizeof(InferCol)*(sqlite3_uint64)n);
       if( !a ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
       f->cols = a;
-      for(i=f->ncol; i<n; i++){ a[i].any = 0; a[i].all_int = a[i].all_real = a[i].all_date = a[i].all_datetime = 1; }
+      for(i=f->ncol; i<n; i++){
+        a[i].any = 0; a[i].all_int = a[i].all_real = a[i].all_date = a[i].all_datetime = 1; a[i].pend = 0;
+      }
       f->ncol = f->cap = n;
     }
   }else{

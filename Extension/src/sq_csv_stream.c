@@ -82,6 +82,8 @@
 **   on_error='skip': bad records (a value strict mode refuses, another
 **   field count) go to reject_table instead of stopping the statement
 **   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
+**   The function form takes none of these options (an error says why:
+**   sq_reject.c, sq_ft_reject_function_option).
 **
 **   Fields go straight into the declared columns through the ingest core
 **   (sq_ingest.h) during the one read — the same matching and coercion as
@@ -104,7 +106,12 @@
 **   REAL when every value is a number of at most 15 significant digits,
 **   else TEXT (dates too).  A later value that does not fit its inferred
 **   column is an error naming its line, byte and field — never a silently
-**   changed value; declare columns= to accept it.  Inference reads the
+**   changed value; declare columns= to accept it.  With on_error='skip',
+**   a record of another field count among the first records is left out
+**   of the inference (its values type nothing; the scan rejects it like
+**   any other); inside the sample no value is bad — one that does not fit
+**   a type makes its column TEXT — and what stops a scan (broken quoting,
+**   invalid UTF-8) stops the CREATE.  Inference reads the
 **   file's start (the first file, with several) when the table is created
 **   (and again if SQLite reconnects it); from a pipe, FIFO or /dev/stdin, the bytes read then
 **   are kept and replayed before the rest by the first scan.
@@ -241,6 +248,10 @@ static char *cs_option(CsOpts *p, const char *key, char *value, int typed){
       sqlite3_free(value);
       return m;
     }
+    if( !typed && (m = sq_ft_reject_function_option("csv_stream", key, (int)strlen(key)))!=0 ){
+      sqlite3_free(value);
+      return m;
+    }
     m = sqlite3_mprintf("csv_stream: unknown option '%s' (expected %s)", key,
         typed ? "filename, columns, keys, header, delimiter, quote, null, empty, ragged, strict, infer, "
                 SQ_FT_REJECT_OPTIONS
@@ -335,6 +346,7 @@ static char *cs_infer(CsVtab *vt){
   o.max_field = (size_t)sq_ft_max_record(ft->db);
   if( sq_ft_peek_open(ft, &why)!=SQLITE_OK ) return why;
   inf = sq_csv_infer_new(&o, vt->opt.infer);
+  if( inf && ft->skip ) sq_csv_infer_skip_bad(inf);
   buf = sqlite3_malloc(SQ_FT_CHUNK);
   if( !inf || !buf ){
     sq_csv_infer_free(inf); sqlite3_free(buf); sq_ft_peek_done(ft, 0);

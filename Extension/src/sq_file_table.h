@@ -193,5 +193,8 @@ int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r);
 int sq_ft_reject_end(sq_ft_cursor *c);
 void sq_ft_reject_reset(sq_ft_cursor *c);
 void sq_ft_reject_free(sq_ft_vtab *vt);
+/* The table-valued functions refuse these options (why: sq_reject.c): the
+** message when key[0..nkey) is one of them, else NULL. */
+char *sq_ft_reject_function_option(const char *zName, const char *key, int nkey);
 
 #endif

@@ -2107,40 +2107,24 @@ static int ing_json_syntax_rej(sq_ingest *g){
 }
 
 /* NDJSON, at the newline at absolute offset `at` (the parser has taken it):
-** a value still open or a token still pending runs over the line end —
-** one value per line — so the line is rejected and the parser starts
-** again on the next line.  (Only strings can hold a pending token there: a
-** raw newline inside one, the parser's "unescaped control character".) */
+** a value still open runs over the line end — one value per line — so the
+** line is rejected and the parser starts again on the next line.  (No
+** token is pending at a newline: a number or a literal ends there, and a
+** raw newline in a string is the parser's error, found at that newline.) */
 static int ing_json_line_end_rej(sq_ingest *g, uint64_t at){
-  uint64_t pending = sq_json_pending_start(g->p), line, start;
+  uint64_t line, start;
   sq_ingest_pos pos;
-  if( !g->in_record && !g->rec_bad && pending==UINT64_MAX ) return SQ_INGEST_OK;
+  if( !g->in_record && !g->rec_bad ) return SQ_INGEST_OK;
   sq_json_line(g->p, &line, &start);
-  if( pending!=UINT64_MAX ){
-    /* the newline did not count as one: it lies inside the string */
-  }else{
-    line--;                  /* the parser is on the next line already */
-  }
+  line--;                  /* the parser is on the next line already */
   pos.offset = at;
   pos.line = line;
   pos.column = at>=start ? at - start + 1 : 1;
-  if( !g->in_record && !g->rec_bad ){
-    /* a scalar value (a string) begun on this line: as ing_json_syntax_rej,
-    ** the line from its start, or from the value after a record on it */
-    if( g->nrec>0 && g->rec_pos.line==line ){
-      g->rec_pos.offset = pending;
-      g->rec_pos.column = pending>=start ? pending - start + 1 : 1;
-    }else{
-      g->rec_pos.offset = start;
-      g->rec_pos.column = 1;
-    }
-    g->rec_pos.line = line;
-  }
   if( !g->rec_bad ){
-    char *m = sqlite3_mprintf(pending!=UINT64_MAX ? "unescaped control character in a string"
-                              : "the line ends inside the value (NDJSON: one value per line)");
     g->in_record = 1;
-    if( ing_mark_bad(g, SQ_INGEST_E_JSON, m, 0, 0, &pos) && g->err.code ) return SQ_INGEST_ERROR;
+    if( ing_mark_bad(g, SQ_INGEST_E_JSON,
+                     sqlite3_mprintf("the line ends inside the value (NDJSON: one value per line)"),
+                     0, 0, &pos) && g->err.code ) return SQ_INGEST_ERROR;
   }
   if( sq_ingest_end_bad_record(g, at) ) return SQ_INGEST_ERROR;
   sq_json_restart_at(g->p, at + 1, line + 1);
@@ -2166,17 +2150,17 @@ static int ing_json_feed_rej(sq_ingest *g, const unsigned char *b, size_t n){
     }
     if( used>=n ) break;
     {
-      /* NDJSON: fed line by line, so that a token running over a line end
-      ** (a string with a raw newline: never valid) is found at that newline,
+      /* NDJSON (and input not known yet to be an array): fed line by line,
+      ** so that a value running over a line end is found at that newline,
       ** however the input is cut, and the next line starts cleanly */
       size_t piece = n-used;
-      const unsigned char *nl = g->mode==M_NDJSON ? memchr(b+used, '\n', n-used) : 0;
+      const unsigned char *nl = g->mode!=M_ARRAY ? memchr(b+used, '\n', n-used) : 0;
       if( nl ) piece = (size_t)(nl - (b+used)) + 1;
       rc = sq_json_feed(g->p, b+used, piece);
       g->tok = 0;
       if( rc==SQ_JSON_OK ){
         used += piece;
-        if( nl && ing_json_line_end_rej(g, abs0 + used - 1) ) return SQ_INGEST_ERROR;
+        if( nl && g->mode==M_NDJSON && ing_json_line_end_rej(g, abs0 + used - 1) ) return SQ_INGEST_ERROR;
         if( used<n ) continue;
         break;
       }

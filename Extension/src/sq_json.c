@@ -83,6 +83,7 @@ struct sq_json_parser {
   int carry;                  /* CARRY_* */
   int carry_key;              /* carried string is a key */
   int carry_esc;              /* carried string ends inside an escape */
+  size_t carry_checked;       /* carried string: content bytes checked */
   uint64_t tok_offset, tok_line, tok_column;
 
   u8 *buf;                    /* scratch: carried raw token / decoded string */
@@ -203,11 +204,16 @@ typedef struct lex_err {
 
 /* Decodes string content src[0..n) (the bytes after the opening quote, up
 ** to but excluding the closing quote) into dst (dst may equal src: the
-** output is never longer than the input).  `complete`: the closing quote
+** output is never longer than the input); with `write` 0 only checks it
+** (dst, outlen, flags unused: check_string).  `complete`: the closing quote
 ** follows src[n-1], so a sequence cut at n is invalid; otherwise it means
-** the input was truncated (LEX_MORE).  Indexes in *e are relative to src. */
-static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
-                         unsigned *flags, int complete, lex_err *e){
+** the input was truncated: LEX_MORE, e->idx the index where the cut
+** sequence or escape starts (checking goes on from there when more input
+** came).  Errors are found left to right and only from the bytes read, so
+** checking a string piece by piece reports the same first error as
+** decoding it whole.  Indexes in *e are relative to src. */
+SQ_INLINE int string_content(const u8 *src, size_t n, u8 *dst, size_t *outlen,
+                             unsigned *flags, int complete, lex_err *e, int write){
   size_t i = 0, o = 0;
   const u8 *end = src + n;
   while( i<n ){
@@ -215,7 +221,7 @@ static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
     u8 c;
     while( j<n && !kStringStop[src[j]] ) j++;
     if( j>i ){
-      if( dst+o!=src+i ) memmove(dst+o, src+i, j-i);
+      if( write && dst+o!=src+i ) memmove(dst+o, src+i, j-i);
       o += j-i;
       i = j;
     }
@@ -227,8 +233,8 @@ static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
         e->code = SQ_JSON_E_UTF8; e->msg = "invalid UTF-8 in a string"; e->idx = i;
         return LEX_ERR;
       }
-      if( k<0 ){ e->idx = n; return LEX_MORE; }
-      if( dst+o!=src+i ) memmove(dst+o, src+i, (size_t)k);
+      if( k<0 ){ e->idx = i; return LEX_MORE; }
+      if( write && dst+o!=src+i ) memmove(dst+o, src+i, (size_t)k);
       o += (size_t)k; i += (size_t)k;
       continue;
     }
@@ -244,24 +250,24 @@ static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
       return LEX_ERR;
     }
     /* backslash */
-    *flags |= SQ_JSON_F_ESCAPED;
+    if( write ) *flags |= SQ_JSON_F_ESCAPED;
     if( i+1>=n ){
       if( complete ){
         e->code = SQ_JSON_E_SYNTAX; e->msg = "invalid escape in a string"; e->idx = i;
         return LEX_ERR;
       }
-      e->idx = n; return LEX_MORE;
+      e->idx = i; return LEX_MORE;
     }
     c = src[i+1];
     switch( c ){
-      case '"':  dst[o++] = '"';  i += 2; continue;
-      case '\\': dst[o++] = '\\'; i += 2; continue;
-      case '/':  dst[o++] = '/';  i += 2; continue;
-      case 'b':  dst[o++] = '\b'; i += 2; continue;
-      case 'f':  dst[o++] = '\f'; i += 2; continue;
-      case 'n':  dst[o++] = '\n'; i += 2; continue;
-      case 'r':  dst[o++] = '\r'; i += 2; continue;
-      case 't':  dst[o++] = '\t'; i += 2; continue;
+      case '"':  if( write ) dst[o] = '"'; o++; i += 2; continue;
+      case '\\': if( write ) dst[o] = '\\'; o++; i += 2; continue;
+      case '/':  if( write ) dst[o] = '/'; o++; i += 2; continue;
+      case 'b':  if( write ) dst[o] = '\b'; o++; i += 2; continue;
+      case 'f':  if( write ) dst[o] = '\f'; o++; i += 2; continue;
+      case 'n':  if( write ) dst[o] = '\n'; o++; i += 2; continue;
+      case 'r':  if( write ) dst[o] = '\r'; o++; i += 2; continue;
+      case 't':  if( write ) dst[o] = '\t'; o++; i += 2; continue;
       case 'u': {
         unsigned cp, lo;
         int bad;
@@ -280,7 +286,7 @@ static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
             e->code = SQ_JSON_E_SYNTAX; e->msg = "invalid \\u escape"; e->idx = n;
             return LEX_ERR;
           }
-          e->idx = n; return LEX_MORE;
+          e->idx = i; return LEX_MORE;
         }
         bad = hex4(src+i+2, &cp);
         if( bad>=0 ){
@@ -317,7 +323,7 @@ static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
               e->msg = "high surrogate not followed by a low surrogate";
               e->idx = i; return LEX_ERR;
             }
-            e->idx = n; return LEX_MORE;
+            e->idx = i; return LEX_MORE;
           }
           bad = hex4(src+r+2, &lo);
           if( bad>=0 ){
@@ -330,12 +336,12 @@ static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
             e->idx = i; return LEX_ERR;
           }
           cp = 0x10000 + ((cp-0xD800)<<10) + (lo-0xDC00);
-          o += utf8_put(dst+o, cp);
+          if( write ) o += utf8_put(dst+o, cp);
           i += 12;
           continue;
         }
-        if( cp==0 ) *flags |= SQ_JSON_F_HAS_NUL;
-        o += utf8_put(dst+o, cp);
+        if( write && cp==0 ) *flags |= SQ_JSON_F_HAS_NUL;
+        if( write ) o += utf8_put(dst+o, cp);
         i += 6;
         continue;
       }
@@ -344,8 +350,21 @@ static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
         return LEX_ERR;
     }
   }
-  *outlen = o;
+  if( write ) *outlen = o;
+  else e->idx = n;
   return LEX_OK;
+}
+
+static int decode_string(const u8 *src, size_t n, u8 *dst, size_t *outlen,
+                         unsigned *flags, int complete, lex_err *e){
+  return string_content(src, n, dst, outlen, flags, complete, e, 1);
+}
+
+/* Checks string content src[0..n) of a string not closed yet (or checked
+** up to the token limit only): LEX_ERR, or LEX_MORE / LEX_OK with e->idx
+** where checking must go on (the start of a sequence cut at n, or n). */
+static int check_string(const u8 *src, size_t n, lex_err *e){
+  return string_content(src, n, 0, 0, 0, 0, e, 0);
 }
 
 /* Lexes a number at s (s < end, *s is '-' or a digit).  LEX_OK: *len is
@@ -662,33 +681,40 @@ static int finish_carry(sq_json_parser *p, int final){
   }
 }
 
-/* The token limit, one rule whatever the chunking: a string's raw input
-** bytes between its quotes (escapes as written), a number's characters
-** (the run of number characters, valid or not) must not exceed max_token;
-** true/false/null are not limited.  A token over the limit is refused as
-** too long at its first byte, before anything else in it is checked, so
-** accepting or refusing never depends on where the input was cut.
-** string_extent: for the string whose opening quote is at s, 1 when its
-** raw content exceeds the limit, 0 when its closing quote comes within
-** the limit, -1 when the chunk ends first (the token must be carried). */
-static int string_extent(const sq_json_parser *p, const u8 *s, const u8 *end){
-  const u8 *q = s+1;
-  size_t room = p->max_token;
-  while( q<end ){
-    if( *q=='"' ) return 0;
-    if( *q=='\\' ){
-      if( room<2 ) return q+1<end || room==0 ? 1 : -1;
-      if( q+1>=end ) return -1;
-      q += 2; room -= 2;
-      continue;
+/* The token limit and a string's bad bytes, one rule whatever the
+** chunking.  A string's content (its raw bytes after the opening quote,
+** escapes as written: "a\n" is 3 bytes) is checked left to right, up to
+** max_token bytes: its first bad byte (an unescaped control character,
+** invalid UTF-8, a bad escape) is the error, where it is, as soon as it is
+** read (the closing quote need not have come: NDJSON rejects a line on a
+** raw newline in a string there, sq_ingest.c); content running past
+** max_token bytes without one is "too long" at the token's first byte.  A
+** number's run of number characters (valid or not) must not exceed
+** max_token; true/false/null are not limited.  So whether an input is
+** accepted, and which error it gets, never depends on where it was cut.
+**
+** string_check_more: content c[0..n) of a string still open (or n over the
+** limit), c[0..from) checked already (from: where a sequence starts):
+** checks up to the limit.  0 and *next (where to go on), or the error. */
+static int string_check_more(sq_json_parser *p, const u8 *c, size_t from, size_t n,
+                             size_t *next, uint64_t tokoff, uint64_t tokline, uint64_t tokcol){
+  size_t lim = n<p->max_token ? n : p->max_token;
+  if( from<lim ){
+    lex_err e = {0,0,0};
+    if( check_string(c+from, lim-from, &e)==LEX_ERR ){
+      return set_token_error(p, e.code, e.msg, tokoff, tokline, tokcol, from+e.idx+1);
     }
-    if( room==0 ) return 1;
-    q++; room--;
+    from += e.idx;
   }
-  return -1;
+  if( n>p->max_token ){
+    return set_token_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit",
+                           tokoff, tokline, tokcol, 0);
+  }
+  *next = from;
+  return 0;
 }
 
-/* number_extent: the same for the number starting at s: 1 over the limit,
+/* number_extent: for the number starting at s, 1 over the limit,
 ** 0 when its run of number characters ends within it, -1 when the chunk
 ** ends first. */
 static int number_extent(const sq_json_parser *p, const u8 *s, const u8 *end){
@@ -700,12 +726,15 @@ static int number_extent(const sq_json_parser *p, const u8 *s, const u8 *end){
   return q<end ? 0 : -1;
 }
 
-/* Starts carrying the token [s, end) (cut by the end of the chunk). */
+/* Starts carrying the token [s, end) (cut by the end of the chunk); a
+** string's content before `checked` is known to be good. */
 static int start_carry(sq_json_parser *p, int kind, const u8 *s, const u8 *end,
-                       uint64_t off, int is_key){
+                       uint64_t off, int is_key, size_t checked){
   size_t n = (size_t)(end-s);
-  /* the token limit counts a string's raw bytes after its opening quote */
-  if( kind!=CARRY_LITERAL && n - (kind==CARRY_STRING) > p->max_token ){
+  if( kind==CARRY_STRING ){
+    if( string_check_more(p, s+1, checked, n-1, &p->carry_checked, off, p->line,
+                          off - p->line_start + 1) ) return SQ_JSON_ERROR;
+  }else if( kind==CARRY_NUMBER && n>p->max_token ){
     return set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit", off);
   }
   if( !buf_reserve(p, n<256 ? 256 : n) ){
@@ -758,10 +787,21 @@ static int continue_carry(sq_json_parser *p, const u8 **ps, const u8 *end){
     done = q<end || p->buf_len+(size_t)(q-s)>=6;
   }
   add = (size_t)(q-s);
-  /* The token limit (one rule whatever the chunking, see token_too_long):
-  ** a string's raw bytes between its quotes, a number's characters. */
-  if( p->carry!=CARRY_LITERAL
-      && p->buf_len+add - (p->carry==CARRY_STRING ? 1u+(unsigned)done : 0u) > p->max_token ){
+  if( p->carry==CARRY_STRING ){
+    /* the token limit and bad bytes: string_check_more (a string is kept
+    ** up to the limit only, and checked up to there as it grows) */
+    size_t clen = p->buf_len - 1 + add - (size_t)done;
+    if( clen>p->max_token ){
+      size_t take = p->max_token - (p->buf_len - 1);
+      if( !buf_reserve(p, p->buf_len+take) ){
+        return set_error(p, SQ_JSON_E_NOMEM, "out of memory", p->tok_offset);
+      }
+      memcpy(p->buf+p->buf_len, s, take);
+      p->buf_len += take;
+      return string_check_more(p, p->buf+1, p->carry_checked, clen, &p->carry_checked,
+                               p->tok_offset, p->tok_line, p->tok_column);
+    }
+  }else if( p->carry==CARRY_NUMBER && p->buf_len+add > p->max_token ){
     return set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit",
                      p->tok_offset);
   }
@@ -771,7 +811,12 @@ static int continue_carry(sq_json_parser *p, const u8 **ps, const u8 *end){
   memcpy(p->buf+p->buf_len, s, add);
   p->buf_len += add;
   *ps = q;
-  if( !done ) return 0;
+  if( !done ){
+    if( p->carry==CARRY_STRING
+        && string_check_more(p, p->buf+1, p->carry_checked, p->buf_len-1, &p->carry_checked,
+                             p->tok_offset, p->tok_line, p->tok_column) ) return SQ_JSON_ERROR;
+    return 0;
+  }
   rc = finish_carry(p, 0);
   if( rc ) return rc;
   return 1;
@@ -969,7 +1014,7 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
           if( x<0 ) lr = LEX_MORE;
         }
         if( lr==LEX_MORE ){
-          rc = start_carry(p, CARRY_NUMBER, s, end, off, 0);
+          rc = start_carry(p, CARRY_NUMBER, s, end, off, 0, 0);
           if( rc ) goto out;
           s = end;
           goto out;
@@ -990,7 +1035,7 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
           goto L_after_value;
         }
         if( lr==LEX_MORE ){
-          rc = start_carry(p, CARRY_LITERAL, s, end, off, 0);
+          rc = start_carry(p, CARRY_LITERAL, s, end, off, 0, 0);
           if( rc ) goto out;
           s = end;
           goto out;
@@ -1056,8 +1101,15 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
           if( is_key ) goto L_colon;
           goto L_after_value;
         }
-        if( c=='\\' ){
-          /* find the closing quote, then decode into the scratch buffer */
+        if( c>=0x80 ){
+          int k = utf8_seq(q, end);
+          if( k>0 ){ q += k; continue; }
+        }
+        {
+          /* a backslash, a bad byte, or a UTF-8 sequence cut by the chunk
+          ** end: find the closing quote, then decode into the scratch
+          ** buffer (decode_string reports the first bad byte); no closing
+          ** quote in the chunk: carried (start_carry checks what came) */
           const u8 *r = q;
           size_t n, outlen = 0;
           unsigned flags = 0;
@@ -1070,7 +1122,8 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
           if( r>=end ) goto string_carry;
           n = (size_t)(r-(s+1));
           if( n>p->max_token ){
-            rc = set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit", off);
+            size_t next;
+            rc = string_check_more(p, s+1, (size_t)(q-(s+1)), n, &next, off, p->line, col);
             goto out;
           }
           if( !buf_reserve(p, n) ){
@@ -1089,29 +1142,10 @@ int sq_json_feed(sq_json_parser *p, const void *bytes, size_t len){
           if( is_key ) goto L_colon;
           goto L_after_value;
         }
-        {
-          int k = c<0x80 ? 0 : utf8_seq(q, end), x;
-          if( k>0 ){ q += k; continue; }
-          if( k<0 ) goto string_carry;
-          /* an invalid byte: only in a string within the token limit */
-          x = string_extent(p, s, end);
-          if( x>0 ){
-            rc = set_error(p, SQ_JSON_E_TOO_LONG, "token longer than the token limit", off);
-            goto out;
-          }
-          if( x<0 ) goto string_carry;
-          if( c<0x80 ){
-            rc = set_token_error(p, SQ_JSON_E_SYNTAX, "unescaped control character in a string",
-                                 off, p->line, col, (size_t)(q-s));
-          }else{
-            rc = set_token_error(p, SQ_JSON_E_UTF8, "invalid UTF-8 in a string",
-                                 off, p->line, col, (size_t)(q-s));
-          }
-          goto out;
-        }
       }
     string_carry:
-      rc = start_carry(p, CARRY_STRING, s, end, off, is_key);
+      /* (the content before q is good: plain bytes, whole sequences) */
+      rc = start_carry(p, CARRY_STRING, s, end, off, is_key, (size_t)(q-(s+1)));
       if( rc ) goto out;
       s = end;
       goto out;

@@ -110,6 +110,8 @@
 **   on_error='skip', reject_table='[schema.]name', max_errors=N or 0.F:
 **   bad elements go to the reject table instead of stopping the statement
 **   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
+**   Only the typed table takes them: json_stream('f', 'on_error=skip') is
+**   an error saying why (sq_reject.c, sq_ft_reject_function_option).
 **
 ** ERRORS
 **
@@ -312,6 +314,13 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
 /* A scan: the core for the table's path (typed) or the path argument. */
 static int js_start(sq_ft_cursor *c, char **pzErr){
   JsVtab *vt = (JsVtab*)c->vt;
+  if( !vt->ft.typed && c->zArg ){
+    /* json_stream('f', 'on_error=skip'): a reject option for the path */
+    const char *eq = strchr(c->zArg, '=');
+    if( eq && (*pzErr = sq_ft_reject_function_option("json_stream", c->zArg, (int)(eq-c->zArg)))!=0 ){
+      return SQLITE_ERROR;
+    }
+  }
   c->g = js_make_core(vt, c, vt->ft.typed ? vt->zPath : c->zArg, pzErr);
   if( c->g && vt->ft.skip ) sq_ingest_set_reject_callback(c->g, sq_ft_on_reject, c);
   return c->g ? SQLITE_OK : SQLITE_ERROR;

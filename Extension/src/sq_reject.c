@@ -316,6 +316,30 @@ void sq_ft_reject_reset(sq_ft_cursor *c){
   c->zRejErr = 0;
 }
 
+/* The table-valued functions (csv_stream('f', 'on_error=skip'),
+** json_stream('f', 'on_error=skip')) refuse the reject options: a
+** function's arguments are values of the statement, which may come from
+** the rows of a table (FROM jobs, csv_stream(jobs.file, jobs.options)), so
+** a database file someone else made could name the table to write; and a
+** SELECT says it writes nothing (sqlite3_stmt_readonly), which hosts rely
+** on.  A typed table's reject table is named in the user's own CREATE
+** statement, in the temp schema. */
+char *sq_ft_reject_function_option(const char *zName, const char *key, int nkey){
+  static const char *const opts[] = { "on_error", "max_errors", "reject_table" };
+  int i;
+  while( nkey>0 && (key[0]==' ' || key[0]=='\t') ){ key++; nkey--; }
+  while( nkey>0 && (key[nkey-1]==' ' || key[nkey-1]=='\t') ) nkey--;
+  for(i=0; i<3; i++){
+    if( nkey==(int)strlen(opts[i]) && sqlite3_strnicmp(key, opts[i], nkey)==0 ){
+      return sqlite3_mprintf("%s: %s is an option of the typed table (CREATE VIRTUAL TABLE "
+                             "temp.name USING %s(filename=…, on_error=skip, reject_table=…)), "
+                             "not of the function: a SELECT writes no table, and a function's "
+                             "arguments may come from the rows of a table", zName, opts[i], zName);
+    }
+  }
+  return 0;
+}
+
 void sq_ft_reject_free(sq_ft_vtab *vt){
   sqlite3_free(vt->zRejSchema);
   sqlite3_free(vt->zRejTable);

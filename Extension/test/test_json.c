@@ -528,6 +528,11 @@ static void test_token_limit_any_cut(void){
     "[01234]", "[0123456]", "[012]", "[1-2-3-4]", "[1-2]", "[1e+]", "[12345",
     "[false]", "[true,null]", "[falsey]", "[fals]", "[nulllllll]", "tru",
     "[\"abcd\",12345]", "{\"k\":\"abcdefghij\"}\n{\"k\":2}",
+    /* bad bytes before the closing quote, or with none */
+    "[\"ab\x01xyz", "[\"abcd\x01", "[\"a\nb\"]", "{\"k\nk\":1}", "[\"a\\qxyz", "[\"a\\\nb\"]",
+    "[\"a\\u12g4", "[\"a\\uD800\\n", "[\"a\\uD800\\uD800", "[\"a\\uD800x", "[\"\xc3\xa9\xc3(",
+    "[\"\xe2\x82", "[\"\\u00e9\xff", "{\"a\":\"x\ty\"}\n{\"a\":1}\n",
+    "[\"abcdef\xec\x9c\"]", "[\"abcdefg\xec\x9c\"]", "[\"abcdef\xec\x9cx\"]",
   };
   size_t limits[] = { 1, 2, 3, 4, 5, 6, 64 };
   size_t d, l, cut;
@@ -565,10 +570,15 @@ static void test_token_limit_any_cut(void){
   SQ_CHECK(limit_parse("[12345]", 7, 4, 7, 0).code==SQ_JSON_E_TOO_LONG);     /* was accepted whole */
   SQ_CHECK(limit_parse("[false]", 7, 1, 7, 0).rc==SQ_JSON_OK);             /* literals not limited */
   {
-    LimitOutcome o = limit_parse("[\"ab\x01xyz\"]", 11, 4, 11, 0);      /* too long before anything else */
-    SQ_CHECK(o.code==SQ_JSON_E_TOO_LONG && o.offset==1);
-    o = limit_parse("[\"ab\x01xyz\"]", 11, 64, 11, 0);
+    /* a bad byte within the limit is the error, where it is; past it, too long */
+    LimitOutcome o = limit_parse("[\"ab\x01xyz\"]", 11, 4, 11, 0);
     SQ_CHECK(o.code==SQ_JSON_E_SYNTAX && o.offset==4);
+    o = limit_parse("[\"ab\x01xyz\"]", 11, 2, 11, 0);
+    SQ_CHECK(o.code==SQ_JSON_E_TOO_LONG && o.offset==1);
+    o = limit_parse("[\"a\\qxyz\"]", 10, 4, 10, 0);             /* a bad escape */
+    SQ_CHECK(o.code==SQ_JSON_E_SYNTAX && o.offset==3);
+    o = limit_parse("[\"ab\xffxyz", 8, 4, 8, 0);                 /* before the closing quote */
+    SQ_CHECK(o.code==SQ_JSON_E_UTF8 && o.offset==4);
   }
 }
 

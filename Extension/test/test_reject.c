@@ -144,7 +144,55 @@ static void check(const char *cols, int csv, int layout, const char *doc, const 
   checkn(cols, csv, layout, doc, strlen(doc), want);
 }
 
+/* Type inference rejecting records (sq_csv_infer_skip_bad): a record of
+** another field count types nothing and is not counted; "types: …" or the
+** error, fed in two pieces cut at `cut`. */
+static char *infer_log(const char *doc, size_t n, size_t cut, int skip){
+  Log l = {0, 0, 0, 0};
+  sq_csv_options o;
+  sq_csv_infer *f;
+  int rc = SQ_INGEST_OK, i;
+  sq_csv_options_init(&o);
+  f = sq_csv_infer_new(&o, 0);
+  log_add(&l, "", 0);
+  if( skip ) sq_csv_infer_skip_bad(f);
+  if( cut>0 ) rc = sq_csv_infer_feed(f, doc, cut);
+  if( rc==SQ_INGEST_OK && cut<n ) rc = sq_csv_infer_feed(f, doc+cut, n-cut);
+  if( rc!=SQ_INGEST_ERROR ) rc = sq_csv_infer_finish(f);
+  if( rc==SQ_INGEST_ERROR ){
+    log_printf(&l, "error %s", sq_csv_infer_error(f)->message);
+  }else{
+    log_printf(&l, "records %lld:", (long long)sq_csv_infer_records(f));
+    for(i=0; i<sq_csv_infer_count(f); i++){
+      log_printf(&l, " %s %s", sq_csv_infer_name(f, i), sq_csv_type_name(sq_csv_infer_type(f, i)));
+    }
+  }
+  sq_csv_infer_free(f);
+  return l.s;
+}
+
+static void check_infer(const char *doc, int skip, const char *want){
+  size_t n = strlen(doc), i;
+  for(i=0; i<=n; i++){
+    char *got = infer_log(doc, n, i, skip);
+    int same = strcmp(got, want)==0;
+    SQ_CHECK_MSG(same, "cut at %zu: got '%s', want '%s'", i, got, want);
+    free(got);
+    if( !same ) return;
+  }
+}
+
 int main(void){
+  /* CSV type inference with bad records in its sample: with skip_bad the
+  ** long and the short record type nothing ('x' leaves n INTEGER); without
+  ** it the first one stops the inference, as it would stop the read */
+  check_infer("id,n,s\n1,10,a\n2,x,b,extra\n3\n4,40,c\n", 1,
+              "records 2: id INTEGER n INTEGER s TEXT");
+  check_infer("id,n,s\n1,10,a\n2,x,b,extra\n3\n4,40,c\n", 0,
+              "error record has 4 fields, the first record has 3");
+  /* a value that does not fit is no bad record: its column is TEXT */
+  check_infer("id,n\n1,10\n2,x\n", 1, "records 2: id INTEGER n TEXT");
+
   /* NDJSON: a refused value, a line ending inside its value, a syntax
   ** error, an array, a number, a last line without a newline cut short */
   check("id INTEGER,n INTEGER", 0, SQ_INGEST_LAYOUT_NDJSON,
@@ -196,7 +244,7 @@ int main(void){
   check("!id INTEGER,d DATE TEXT", 0, SQ_INGEST_LAYOUT_NDJSON,
         "{\"id\": }\n\n{\"id\": 2, \"d\": \"202315-\xb4\n{\"id\": 2, \"d\": \"202315-\xb4- 0012:00\"}\x02{\"id\": 1}\n\n{\"id\n\": 2, \"d\": \"202315--",
         "reject 0 @1:0 err 1:7 [{\"id\": }] expected a value (trailing comma?)\n"
-        "reject 1 @3:10 err 3:34 [{\"id\": 2, \"d\": \"202315-\xb4] unescaped control character in a string\n"
+        "reject 1 @3:10 err 3:33 [{\"id\": 2, \"d\": \"202315-\xb4] invalid UTF-8 in a string\n"
         "reject 2 @4:35 err 4:58 [{\"id\": 2, \"d\": \"202315-\xb4- 0012:00\"}\x02{\"id\": 1}] invalid UTF-8 in a string\n"
         "reject 3 @6:82 err 6:86 [{\"id] unescaped control character in a string\n"
         "reject 4 @7:87 err 7:87 [\": 2, \"] expected an object, found a string (rows are read from JSON objects)\n"
@@ -228,6 +276,31 @@ int main(void){
          "reject 5 @6:54 err 6:54 [\"*{id\"] expected an object, found a string (rows are read from JSON objects)\n"
          "reject 6 @6:60 err 6:60 [: 2,\x02""{\"\x16""{\"a~~~~~~d\": 2,\x02""{\"\x16""{\"a~~~~~~~~fid\": ] expected a newline between top-level values\n"
          "records 7 rejected 7\n");
+  /* NDJSON strings holding a raw newline or another bad byte (in a value, a
+  ** key, after an escape, after invalid UTF-8): the error is at the bad
+  ** byte, and the line is the reject, the next line read on its own — at
+  ** every split (the parser reports a bad byte where it reads it) */
+  check("!id INTEGER,s TEXT", 0, SQ_INGEST_LAYOUT_NDJSON,
+        "{\"id\":1,\"s\":\"a\nb\"}\n{\"id\":2,\"s\":\"ok\"}\n"
+        "{\"i\nd\":3}\n{\"id\":4,\"s\":\"x\\\"\ny\"}\n"
+        "{\"id\":5,\"s\":\"t\tab\"}\n{\"id\":6,\"s\":\"\xc3\ny\"}\n"
+        "{\"id\":7,\"s\":\"\\u00\n{\"id\":8}\n{\"id\":9,\"s\":\"a\\\n\"}\n{\"id\":10}",
+        "reject 0 @1:0 err 1:14 [{\"id\":1,\"s\":\"a] unescaped control character in a string\n"
+        "reject 1 @2:15 err 2:15 [b\"}] expected a JSON value\n"
+        "row 2 @3:19 2 'ok'\n"
+        "reject 3 @4:37 err 4:40 [{\"i] unescaped control character in a string\n"
+        "reject 4 @5:41 err 5:41 [d\":3}] expected a JSON value\n"
+        "reject 5 @6:47 err 6:63 [{\"id\":4,\"s\":\"x\\\"] unescaped control character in a string\n"
+        "reject 6 @7:64 err 7:64 [y\"}] expected a JSON value\n"
+        "reject 7 @8:68 err 8:82 [{\"id\":5,\"s\":\"t\tab\"}] unescaped control character in a string\n"
+        "reject 8 @9:88 err 9:101 [{\"id\":6,\"s\":\"\xc3] invalid UTF-8 in a string\n"
+        "reject 9 @10:103 err 10:103 [y\"}] expected a JSON value\n"
+        "reject 10 @11:107 err 11:124 [{\"id\":7,\"s\":\"\\u00] invalid \\u escape\n"
+        "row 11 @12:125 8 null\n"
+        "reject 12 @13:134 err 13:148 [{\"id\":9,\"s\":\"a\\] invalid escape in a string\n"
+        "reject 13 @14:150 err 14:152 [\"}] unescaped control character in a string\n"
+        "row 14 @15:153 10 null\n"
+        "records 15 rejected 12\n");
   /* a long record: the first SQ_INGEST_RAW_MAX bytes, never half a UTF-8 character */
   {
     static char doc[12000];

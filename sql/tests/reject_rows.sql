@@ -152,3 +152,103 @@ SELECT count(*) FROM ok;
 -- => 3
 SELECT count(*), min(at) FROM temp.tr;
 -- => 4|now
+
+-- ------------------------------------------------------------ bad records in the type-inference sample
+-- No columns=: the types come from the first records.  With on_error=skip a record
+-- of another field count among them is rejected like any other (file, line, offset,
+-- raw) and types nothing: 'x' in the long record 2 does not make n TEXT.
+SELECT writefile('inf.csv', 'id,n,s
+1,10,a
+2,x,b,extra
+3
+4,40,c
+5,5.5,d
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.inf USING csv_stream(filename='inf.csv', on_error=skip, reject_table=infrej);
+SELECT name, type FROM pragma_table_info('inf');
+-- => id|INTEGER
+-- => n|REAL
+-- => s|TEXT
+SELECT * FROM inf;
+-- => 1|10.0|a
+-- => 4|40.0|c
+-- => 5|5.5|d
+SELECT file, line, offset, record, raw, reason FROM infrej ORDER BY rowid;
+-- => inf.csv|3|14|1|2,x,b,extra|csv_stream: inf.csv: line 3, byte 16, field 2 (n): 'x' is not a number of at most 15 significant digits, and the column's type REAL was inferred from the first 3 records (declare the column's type to accept such values)
+-- => inf.csv|4|26|2|3|csv_stream: inf.csv: line 4, byte 27, field 2 (n): record has 1 field, the first record has 3
+-- without on_error=skip the same record stops the CREATE, as it would stop the read
+CREATE VIRTUAL TABLE temp.inf_abort USING csv_stream(filename='inf.csv');
+-- error: csv_stream: inf.csv: line 3, byte 20, field 4: record has 4 fields, the first record has 3
+-- inside the sample a value that does not fit a type is not bad: its column is TEXT
+SELECT writefile('inf2.csv', 'id,n
+1,10
+2,x
+3,30
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.inf2 USING csv_stream(filename='inf2.csv', on_error=skip, reject_table=inf2rej);
+SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('inf2');
+-- => id INTEGER, n TEXT
+SELECT count(*) FROM inf2;
+-- => 3
+SELECT count(*) FROM inf2rej;
+-- => 0
+-- after the sample (infer=1: the first record) it is: the record is rejected
+CREATE VIRTUAL TABLE temp.inf3 USING csv_stream(filename='inf2.csv', infer=1, on_error=skip, reject_table=inf3rej);
+SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('inf3');
+-- => id INTEGER, n INTEGER
+SELECT * FROM inf3;
+-- => 1|10
+-- => 3|30
+SELECT line, raw FROM inf3rej;
+-- => 3|2,x
+-- broken quoting in the sample stops the CREATE with on_error=skip too (as it stops a read:
+-- the next record's start is unknown)
+SELECT writefile('inf4.csv', 'id,n
+1,1"0
+2,20
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.inf4 USING csv_stream(filename='inf4.csv', on_error=skip, reject_table=inf4rej);
+-- error: csv_stream: inf4.csv: line 2, byte 8, field 2 (n): quote character inside an unquoted field
+
+-- ------------------------------------------------------------ the table-valued functions: no rejecting
+-- A function's arguments are values of the statement, which may come from a table's rows
+-- (a database file someone else made could then name the table to write), and a SELECT
+-- writes no table: on_error, max_errors and reject_table belong to the typed tables.
+SELECT count(*) FROM csv_stream('a.csv', 'on_error=skip, reject_table=fr');
+-- error: csv_stream: on_error is an option of the typed table (CREATE VIRTUAL TABLE temp.name USING csv_stream(filename=…, on_error=skip, reject_table=…)), not of the function: a SELECT writes no table, and a function's arguments may come from the rows of a table
+SELECT count(*) FROM csv_stream('a.csv', 'header=1, reject_table=fr');
+-- error: csv_stream: reject_table is an option of the typed table
+SELECT count(*) FROM csv_stream('a.csv', 'max_errors=3');
+-- error: csv_stream: max_errors is an option of the typed table
+SELECT count(*) FROM json_stream('a.ndjson', 'on_error=skip');
+-- error: json_stream: on_error is an option of the typed table (CREATE VIRTUAL TABLE temp.name USING json_stream(filename=…, on_error=skip, reject_table=…)), not of the function
+CREATE TABLE jobs(file, opts);
+INSERT INTO jobs VALUES ('a.csv', 'on_error=skip, reject_table=main.t');
+SELECT count(*) FROM jobs, csv_stream(jobs.file, jobs.opts);
+-- error: csv_stream: on_error is an option of the typed table
+SELECT count(*) FROM sqlite_schema WHERE name = 'fr';
+-- => 0
+-- the functions still stop on a bad record
+SELECT count(*) FROM csv_stream('a.csv');
+-- error: csv_stream: a.csv: line 4, byte 26, field 3 (n): record has 2 fields, the first record has 3
+
+-- ------------------------------------------------------------ never from a database file someone else made
+-- A typed table (the only form that writes rejects) lives in the temp schema: one planted
+-- in the file, with a reject table of its choosing, is refused before anything is read
+-- or written, whatever trusted_schema says.  (Each error case runs in a new process.)
+PRAGMA writable_schema = ON;
+INSERT INTO sqlite_master(type, name, tbl_name, rootpage, sql) VALUES
+  ('table', 'planted', 'planted', 0,
+   'CREATE VIRTUAL TABLE planted USING csv_stream(filename=''a.csv'', on_error=skip, reject_table=main.stolen)');
+PRAGMA writable_schema = OFF;
+SELECT * FROM planted;
+-- error: csv_stream: table main.planted: csv_stream tables read files, so they can only live in the temp schema
+PRAGMA trusted_schema = ON; SELECT * FROM planted;
+-- error: csv_stream: table main.planted
+SELECT count(*) FROM sqlite_schema WHERE name = 'stolen';
+-- => 0
+CREATE VIRTUAL TABLE main.mine USING csv_stream(filename='a.csv', on_error=skip, reject_table=r9);
+-- error: csv_stream: table main.mine: csv_stream tables read files, so they can only live in the temp schema
