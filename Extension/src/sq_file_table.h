@@ -112,6 +112,16 @@ typedef struct sq_ft_cursor {
   sq_reject_sink *rejSink;    /* the reject table (on_error='skip') */
   sq_reject_budget rejBudget; /* max_errors */
   char *zRejErr;              /* why the scan stopped in the reject path (owned) */
+  /* the second core (sq_pipe.h): a typed scan's reading, parsing and
+  ** converting on a worker thread; the fields above from `file` to `g` are
+  ** then the worker's until it is joined, the row the caller's */
+  struct sq_pipe *pipe;       /* NULL: the scan is read on the caller's thread */
+  const char *zRowFile;       /* pipe: the current row's file */
+  int hasClaim;               /* pipe: vt's pending pipe, taken for this scan */
+  sq_file claim;
+  unsigned char *claimSample;
+  size_t nclaimSample;
+  char *zClaim;               /* its name (vt->zPeek) */
 } sq_ft_cursor;
 
 /* Feed results. */
@@ -189,8 +199,14 @@ char *sq_ft_reject_check(sq_ft_vtab *vt);
 int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr);
 /* The core's reject callback (user: the cursor); the format installs it. */
 int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r);
-/* The input ended: the fraction budget; SQLITE_OK or the error (zRejErr). */
-int sq_ft_reject_end(sq_ft_cursor *c);
+/* One reject of `file` with its reason into the budget and the table:
+** SQ_INGEST_CONTINUE, or 1 with c->zRejErr saying why the scan stops. */
+int sq_ft_reject_take(sq_ft_cursor *c, const char *file, const sq_ingest_reject *r, const char *reason);
+/* A scan on a worker (c->pipe): the reject travels to the caller's thread. */
+int sq_ft_pipe_reject(sq_ft_cursor *c, const sq_ingest_reject *r, const char *reason);
+/* The input ended after `records` records: the fraction budget; SQLITE_OK
+** or the error (zRejErr). */
+int sq_ft_reject_end(sq_ft_cursor *c, sqlite3_int64 records);
 void sq_ft_reject_reset(sq_ft_cursor *c);
 void sq_ft_reject_free(sq_ft_vtab *vt);
 
