@@ -18,8 +18,9 @@
 ** ("cannot open: …", "cannot read: …", "gzip: …", "zstd: …") do not name
 ** the file: the caller does.  A thread that reads for another (sq_pipe.h)
 ** passes db NULL and sets f.stop to a flag, polled between waits of at
-** most 100 ms; it then decompresses on its own thread.  The struct moves by copy (an open one can be
-** handed over; the old copy is then forgotten, not closed).
+** most 100 ms; it then decompresses on its own thread.  The struct moves
+** by copy (an open one can be handed over; the old copy is then
+** forgotten, not closed).
 **
 ** A compressed file is read and decompressed on a second thread, a few
 ** 64 KiB chunks ahead of the reader (bounded: memory stays constant), so

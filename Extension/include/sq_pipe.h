@@ -68,7 +68,9 @@
 ** sq_pipe_start returns nonzero when no thread can be made (or SQLite is
 ** built without threads, sqlite3_threadsafe() 0): the caller then reads
 ** on its own thread, as without a pipe.  sq_pipe_worth_it() says whether
-** a second thread can run at once (more than one CPU online).  Memory:
+** a second thread can run at once: more than one CPU online, SQLite built
+** thread safe, and not STREAMQLITE_THREADS=0 in the environment (which
+** keeps every import on the caller's thread, for comparisons).  Memory:
 ** sqlite3_malloc64/sqlite3_free (thread safe).  The worker may call
 ** sqlite3_malloc, sqlite3_mprintf and sqlite3_str_* (no connection).
 */
@@ -102,7 +104,7 @@ typedef struct sq_pipe sq_pipe;
 typedef struct sq_pipe_item {
   int kind;                   /* SQ_PIPE_* */
   sq_ingest_row row;          /* ROW: values and their bytes in the pipe */
-  sq_ingest_reject reject;    /* REJECT: error, field, raw in the pipe */
+  sq_ingest_reject reject;    /* REJECT: error, field, raw, reason (= message) in the pipe */
   sq_ingest_error error;      /* REJECT: what reject.error points to */
   const char *message;        /* REJECT: the reason; ERROR: the message or NULL */
   int rc;                     /* ERROR: an SQLITE_* code */
@@ -138,6 +140,35 @@ void sq_pipe_progress(sq_pipe *p, uint64_t bytes, uint64_t raw_bytes);
 /* The stop flag, for sq_file.stop (read atomically). */
 int *sq_pipe_stop_flag(sq_pipe *p);
 int sq_pipe_stopped(sq_pipe *p);
+
+/* ---- a worker that reads one file into a core (the Swift imports) ------
+** sq_pipe_read_run(p, reader) is a run function: it reads reader->file
+** (sq_file_open'ed by the caller, which does not touch it until the
+** worker is joined) in chunks of reader->chunk bytes and feeds each to
+** reader->feed (its core's callbacks being sq_pipe_row_callback and
+** sq_pipe_reject_callback with the pipe as user), then puts a mark
+** SQ_PIPE_CHUNK_DONE (a: bytes fed, counting on from reader->base; b: the
+** records so far, reader->records) and its progress.  At the end of the
+** file: END (the caller finishes the core itself, after joining).  A read
+** error: ERROR with SQLITE_ERROR and sq_file's message; a feed error:
+** ERROR with SQ_PIPE_FEED_FAILED and no message (the core says why). */
+typedef struct sq_pipe_reader {
+  struct sq_file *file;
+  size_t chunk;
+  uint64_t base;
+  int (*feed)(void *ctx, const void *bytes, size_t n);   /* SQ_INGEST_OK or SQ_INGEST_ERROR */
+  int64_t (*records)(void *ctx);
+  void *ctx;
+} sq_pipe_reader;
+
+#define SQ_PIPE_CHUNK_DONE  0x5143       /* the mark after each chunk */
+#define SQ_PIPE_FEED_FAILED (-1)         /* ERROR's rc: the feed failed */
+
+void sq_pipe_read_run(sq_pipe *p, void *reader);
+/* A core's callbacks into the pipe (user: the pipe).  A reject's reason
+** (r->reason) travels with it and comes back as reject.reason. */
+int sq_pipe_row_callback(void *pipe, const sq_ingest_row *row);
+int sq_pipe_reject_callback(void *pipe, const sq_ingest_reject *r);
 
 /* ---- the caller's side */
 /* The next item, waiting for it; it (and its bytes) stays valid until the

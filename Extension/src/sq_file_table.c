@@ -837,12 +837,11 @@ static void ft_pipe_end(sq_ft_cursor *c){
   c->zRowFile = 0;
 }
 
-/* A typed scan on a worker, when a second CPU can run it (STREAMQLITE_THREADS=0
-** in the environment: never).  0: started; else read on this thread. */
+/* A typed scan on a worker, when a second CPU can run it (sq_pipe_worth_it).
+** 0: started; else read on this thread. */
 static int ft_pipe_begin(sq_ft_cursor *c){
   sq_ft_vtab *vt = c->vt;
-  const char *env = getenv("STREAMQLITE_THREADS");
-  if( !vt->typed || (env && strcmp(env, "0")==0) || !sq_pipe_worth_it() ) return 1;
+  if( !vt->typed || !sq_pipe_worth_it() ) return 1;
   c->pipe = sq_pipe_new(0, 0);
   if( !c->pipe ) return 1;
   if( vt->has_pending && vt->zPeek ){

@@ -17,7 +17,10 @@
 #include "sq_internal.h"
 #include "sq_pipe.h"
 
+#include "sq_file.h"
+
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -121,8 +124,9 @@ sq_pipe *sq_pipe_new(size_t block, int nblocks){
 }
 
 int sq_pipe_worth_it(void){
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n>1 && sqlite3_threadsafe()!=0;
+  const char *env = getenv("STREAMQLITE_THREADS");
+  if( env && strcmp(env, "0")==0 ) return 0;
+  return sysconf(_SC_NPROCESSORS_ONLN)>1 && sqlite3_threadsafe()!=0;
 }
 
 /* ------------------------------------------------------------ the worker */
@@ -350,6 +354,48 @@ int sq_pipe_put_error(sq_pipe *p, int rc, const char *message){
   return pipe_put_last(p, SQ_PIPE_ERROR, rc, message);
 }
 
+/* ------------------------------------------------------------ one file into a core */
+
+int sq_pipe_row_callback(void *pipe, const sq_ingest_row *row){
+  return sq_pipe_put_row((sq_pipe*)pipe, row) ? 1 : SQ_INGEST_CONTINUE;
+}
+
+int sq_pipe_reject_callback(void *pipe, const sq_ingest_reject *r){
+  return sq_pipe_put_reject((sq_pipe*)pipe, r, r->reason) ? 1 : SQ_INGEST_CONTINUE;
+}
+
+void sq_pipe_read_run(sq_pipe *p, void *arg){
+  sq_pipe_reader *r = (sq_pipe_reader*)arg;
+  size_t size = r->chunk ? r->chunk : 64*1024;
+  unsigned char *buf = sqlite3_malloc64(size);
+  uint64_t fed = r->base;
+  if( !buf ){ sq_pipe_put_error(p, SQLITE_NOMEM, 0); return; }
+  r->file->stop = sq_pipe_stop_flag(p);
+  for(;;){
+    int rc = SQLITE_OK;
+    char *why = 0;
+    long long n;
+    /* a read that may wait: the rows so far go first */
+    if( !r->file->regular ) sq_pipe_flush(p);
+    n = sq_file_read(r->file, buf, size, &rc, &why);
+    if( n<0 ){
+      if( rc!=SQLITE_INTERRUPT || !sq_pipe_stopped(p) ) sq_pipe_put_error(p, why ? rc : SQLITE_NOMEM, why);
+      sqlite3_free(why);
+      break;
+    }
+    if( n==0 ){ sq_pipe_put_end(p); break; }
+    if( r->feed(r->ctx, buf, (size_t)n)!=SQ_INGEST_OK ){
+      if( !sq_pipe_stopped(p) ) sq_pipe_put_error(p, SQ_PIPE_FEED_FAILED, 0);
+      break;
+    }
+    fed += (uint64_t)n;
+    sq_pipe_progress(p, fed, (uint64_t)r->file->nraw);
+    if( sq_pipe_put_mark(p, SQ_PIPE_CHUNK_DONE, (int64_t)fed, r->records(r->ctx)) ) break;
+  }
+  r->file->stop = 0;
+  sqlite3_free(buf);
+}
+
 /* ------------------------------------------------------------ the caller */
 
 /* The item at rpos of blocks[head] into *it (offsets made pointers). */
@@ -403,7 +449,7 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
       it->reject.field = r->has_field ? s : 0;
       it->reject.nfield = r->nfield;
       s += r->nfield;
-      it->reject.reason = 0;
+      it->reject.reason = it->message;
       it->reject.raw = s;
       it->reject.nraw = r->nraw;
       it->reject.truncated = (int)r->truncated;
