@@ -145,8 +145,8 @@ int sq_pipe_stopped(sq_pipe *p);
 ** sq_pipe_read_run(p, reader) is a run function: it reads reader->file
 ** (sq_file_open'ed by the caller, which does not touch it until the
 ** worker is joined) in chunks of reader->chunk bytes and feeds each to
-** reader->feed (its core's callbacks being sq_pipe_row_callback and
-** sq_pipe_reject_callback with the pipe as user), then puts a mark
+** reader->feed (its core's callbacks routed to the pipe: sq_pipe_route),
+** then puts a mark
 ** SQ_PIPE_CHUNK_DONE (a: bytes fed, counting on from reader->base; b: the
 ** records so far, reader->records) and its progress.  At the end of the
 ** file: END (the caller finishes the core itself, after joining).  A read
@@ -165,10 +165,22 @@ typedef struct sq_pipe_reader {
 #define SQ_PIPE_FEED_FAILED (-1)         /* ERROR's rc: the feed failed */
 
 void sq_pipe_read_run(sq_pipe *p, void *reader);
-/* A core's callbacks into the pipe (user: the pipe).  A reject's reason
-** (r->reason) travels with it and comes back as reject.reason. */
-int sq_pipe_row_callback(void *pipe, const sq_ingest_row *row);
-int sq_pipe_reject_callback(void *pipe, const sq_ingest_reject *r);
+
+/* A core's callbacks (user: the route) that go into route->pipe while it
+** is set, else to the importer's own: an import can move to a worker in
+** the middle of its input (CSV inference reads the first records on the
+** caller's thread).  Set pipe before sq_pipe_start, clear it after
+** sq_pipe_stop.  A reject's reason (r->reason) travels with it and comes
+** back as reject.reason. */
+typedef struct sq_pipe_route {
+  sq_ingest_row_callback row;
+  void *row_user;
+  sq_ingest_reject_callback reject;
+  void *reject_user;
+  sq_pipe *pipe;
+} sq_pipe_route;
+int sq_pipe_route_row(void *route, const sq_ingest_row *row);
+int sq_pipe_route_reject(void *route, const sq_ingest_reject *r);
 
 /* ---- the caller's side */
 /* The next item, waiting for it; it (and its bytes) stays valid until the

@@ -356,12 +356,16 @@ int sq_pipe_put_error(sq_pipe *p, int rc, const char *message){
 
 /* ------------------------------------------------------------ one file into a core */
 
-int sq_pipe_row_callback(void *pipe, const sq_ingest_row *row){
-  return sq_pipe_put_row((sq_pipe*)pipe, row) ? 1 : SQ_INGEST_CONTINUE;
+int sq_pipe_route_row(void *route, const sq_ingest_row *row){
+  sq_pipe_route *r = (sq_pipe_route*)route;
+  if( r->pipe ) return sq_pipe_put_row(r->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
+  return r->row(r->row_user, row);
 }
 
-int sq_pipe_reject_callback(void *pipe, const sq_ingest_reject *r){
-  return sq_pipe_put_reject((sq_pipe*)pipe, r, r->reason) ? 1 : SQ_INGEST_CONTINUE;
+int sq_pipe_route_reject(void *route, const sq_ingest_reject *x){
+  sq_pipe_route *r = (sq_pipe_route*)route;
+  if( r->pipe ) return sq_pipe_put_reject(r->pipe, x, x->reason) ? 1 : SQ_INGEST_CONTINUE;
+  return r->reject(r->reject_user, x);
 }
 
 void sq_pipe_read_run(sq_pipe *p, void *arg){
