@@ -282,7 +282,7 @@ int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr){
     sqlite3_free(why);
     return SQLITE_ERROR;
   }
-  if( sq_file_open(&vt->pending, vt->db, vt->zPeek, &why)!=SQLITE_OK ){
+  if( sq_file_open(&vt->pending.file, vt->db, vt->zPeek, &why)!=SQLITE_OK ){
     *pzErr = sq_ft_file_msg(vt->fmt, vt->zPeek, why ? why : "cannot open");
     sqlite3_free(why);
     return SQLITE_ERROR;
@@ -291,26 +291,34 @@ int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr){
 }
 
 sqlite3_int64 sq_ft_peek_read(sq_ft_vtab *vt, unsigned char *buf, size_t n, int *rc, char **pzErr){
-  sqlite3_int64 k = sq_file_read(&vt->pending, buf, n, rc, pzErr);
-  if( k>0 && !vt->pending.regular ){
-    unsigned char *s = sqlite3_realloc64(vt->sample, vt->nsample+(size_t)k);
+  sq_ft_pending *p = &vt->pending;
+  sqlite3_int64 k = sq_file_read(&p->file, buf, n, rc, pzErr);
+  if( k>0 && !p->file.regular ){
+    unsigned char *s = sqlite3_realloc64(p->sample, p->nsample+(size_t)k);
     if( !s ){ *rc = SQLITE_NOMEM; return -1; }
-    vt->sample = s;
-    memcpy(s+vt->nsample, buf, (size_t)k);
-    vt->nsample += (size_t)k;
+    p->sample = s;
+    memcpy(s+p->nsample, buf, (size_t)k);
+    p->nsample += (size_t)k;
   }
   return k;
 }
 
 void sq_ft_peek_done(sq_ft_vtab *vt, int ok){
-  if( ok && !vt->pending.regular ){
-    vt->has_pending = 1;
+  if( ok && !vt->pending.file.regular ){
+    vt->pending.has = 1;
     return;
   }
-  sq_file_close(&vt->pending);
-  sqlite3_free(vt->sample);
-  vt->sample = 0;
-  vt->nsample = 0;
+  sq_file_close(&vt->pending.file);
+  sqlite3_free(vt->pending.sample);
+  vt->pending.sample = 0;
+  vt->pending.nsample = 0;
+}
+
+/* Moves a pending pipe from `from` (which no longer has one) to `to`. */
+static void ft_pending_move(sq_ft_pending *to, sq_ft_pending *from){
+  *to = *from;
+  memset(from, 0, sizeof(*from));
+  from->file.fd = -1;
 }
 
 /* ------------------------------------------------------------ vtab */
@@ -327,8 +335,8 @@ static void ft_vtab_free(sq_ft_vtab *vt){
   sqlite3_free(vt->aCol);
   sqlite3_free(vt->zFile);
   sqlite3_free(vt->zPeek);
-  if( vt->has_pending ) sq_file_close(&vt->pending);
-  sqlite3_free(vt->sample);
+  if( vt->pending.has ) sq_file_close(&vt->pending.file);
+  sqlite3_free(vt->pending.sample);
   sq_ft_reject_free(vt);
   sqlite3_free(vt);
 }
@@ -401,7 +409,7 @@ static int ft_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   memset(vt, 0, fmt->szVtab);
   vt->db = db;
   vt->fmt = fmt;
-  vt->pending.fd = -1;
+  vt->pending.file.fd = -1;
   vt->iFileCol = -1;
   if( argc>3 ){
     char *err;
@@ -653,34 +661,25 @@ static int ft_begin_file(sq_ft_cursor *c, char **pzErr){
 static int ft_open_input(sq_ft_cursor *c, int *pOnce, char **pzErr){
   sq_ft_vtab *vt = c->vt;
   const char *zFile = c->zFile;
+  /* (on the worker, the pending pipe is the one the scan took from vt) */
+  sq_ft_pending *pend = c->pipe ? &c->claim : &vt->pending;
+  const char *zPend = c->pipe ? c->zClaim : vt->zPeek;
   *pOnce = 0;
   if( c->zOnce && strcmp(c->zOnce, zFile)==0 ){
     *pzErr = sq_ft_file_msg(vt->fmt, zFile, SQ_FILE_READ_ONCE);
     return SQLITE_ERROR;
   }
-  if( c->pipe ? (c->hasClaim && strcmp(c->zClaim, zFile)==0)
-              : (vt->typed && vt->has_pending && vt->zPeek && strcmp(vt->zPeek, zFile)==0) ){
+  if( vt->typed && pend->has && zPend && strcmp(zPend, zFile)==0 ){
     /* the first scan of a pipe continues where the table's making stopped */
+    sq_ft_pending got;
+    ft_pending_move(&got, pend);
     *pOnce = 2;
     sqlite3_free(c->zOnce);
     c->zOnce = sqlite3_mprintf("%s", zFile);
     c->fopen = 1;
-    if( c->pipe ){
-      c->file = c->claim;
-      c->replay = c->claimSample;
-      c->nreplay = c->nclaimSample;
-      c->hasClaim = 0;
-      c->claimSample = 0;
-      c->nclaimSample = 0;
-      return SQLITE_OK;
-    }
-    c->file = vt->pending;
-    c->replay = vt->sample;
-    c->nreplay = vt->nsample;
-    vt->has_pending = 0;
-    vt->pending.fd = -1;
-    vt->sample = 0;
-    vt->nsample = 0;
+    c->file = got.file;
+    c->replay = got.sample;
+    c->nreplay = got.nsample;
     return SQLITE_OK;
   }
   {
@@ -823,15 +822,7 @@ static void ft_pipe_end(sq_ft_cursor *c){
   if( !c->pipe ) return;
   sq_pipe_free(c->pipe);
   c->pipe = 0;
-  if( c->hasClaim ){
-    vt->pending = c->claim;
-    vt->sample = c->claimSample;
-    vt->nsample = c->nclaimSample;
-    vt->has_pending = 1;
-    c->hasClaim = 0;
-    c->claimSample = 0;
-    c->nclaimSample = 0;
-  }
+  if( c->claim.has ) ft_pending_move(&vt->pending, &c->claim);
   sqlite3_free(c->zClaim);
   c->zClaim = 0;
   c->zRowFile = 0;
@@ -844,18 +835,11 @@ static int ft_pipe_begin(sq_ft_cursor *c){
   if( !vt->typed || !sq_pipe_worth_it() ) return 1;
   c->pipe = sq_pipe_new(0, 0);
   if( !c->pipe ) return 1;
-  if( vt->has_pending && vt->zPeek ){
+  if( vt->pending.has && vt->zPeek ){
     /* the pipe read when the table was made: the worker's, for this scan */
     c->zClaim = sqlite3_mprintf("%s", vt->zPeek);
     if( !c->zClaim ){ sq_pipe_free(c->pipe); c->pipe = 0; return 1; }
-    c->claim = vt->pending;
-    c->claimSample = vt->sample;
-    c->nclaimSample = vt->nsample;
-    c->hasClaim = 1;
-    vt->has_pending = 0;
-    vt->pending.fd = -1;
-    vt->sample = 0;
-    vt->nsample = 0;
+    ft_pending_move(&c->claim, &vt->pending);
   }
   if( sq_pipe_start(c->pipe, ft_pipe_run, c) ){
     ft_pipe_end(c);

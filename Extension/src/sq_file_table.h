@@ -70,6 +70,15 @@ typedef struct sq_ft_col {
   int inferred;        /* the format's: an inferred kind, 0 when declared */
 } sq_ft_col;
 
+/* A pipe read when the table was made (sq_ft_peek_*): its open file and
+** the bytes read, for the first scan. */
+typedef struct sq_ft_pending {
+  int has;
+  sq_file file;
+  unsigned char *sample;
+  size_t nsample;
+} sq_ft_pending;
+
 typedef struct sq_ft_vtab {
   sqlite3_vtab base;
   sqlite3 *db;
@@ -83,10 +92,7 @@ typedef struct sq_ft_vtab {
   int read_once;       /* typed: a scan has read a pipe, FIFO or terminal */
   /* a pipe read when the table was made (sq_ft_peek_*): its open file and
   ** the bytes read, for the first scan */
-  int has_pending;
-  sq_file pending;
-  unsigned char *sample;
-  size_t nsample;
+  sq_ft_pending pending;
   /* rejecting records (sq_reject.c): on_error='skip' */
   int skip;                 /* on_error='skip' */
   sqlite3_int64 max_errors; /* max_errors=N, or -1: no count limit */
@@ -128,10 +134,7 @@ typedef struct sq_ft_cursor {
   ** then the worker's until it is joined, the row the caller's */
   struct sq_pipe *pipe;       /* NULL: the scan is read on the caller's thread */
   const char *zRowFile;       /* pipe: the current row's file */
-  int hasClaim;               /* pipe: vt's pending pipe, taken for this scan */
-  sq_file claim;
-  unsigned char *claimSample;
-  size_t nclaimSample;
+  sq_ft_pending claim;        /* pipe: vt's pending pipe, taken for this scan */
   char *zClaim;               /* its name (vt->zPeek) */
 } sq_ft_cursor;
 
