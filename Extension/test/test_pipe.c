@@ -8,11 +8,14 @@
 ** query gives the same rows, rejects and errors with the worker as without
 ** it (STREAMQLITE_THREADS=0), over several files, rejects and errors at
 ** record N; a LIMIT on a FIFO whose writer stalls ends at once; and
-** sqlite3_interrupt() ends a scan whose worker waits on a FIFO.
+** sqlite3_interrupt() ends a scan whose worker waits on a FIFO.  And
+** sq_pipe_read_run (the Swift imports' worker) gives a core's rows as the
+** same core fed on one thread, with a mark after each chunk.
 */
 #include "sq_internal.h"
 #include "streamqlite.h"
 #include "sq_pipe.h"
+#include "sq_file.h"
 #include "sq_test.h"
 
 #include <fcntl.h>
@@ -475,6 +478,102 @@ static void test_fifo(void){
   unlink(fifo);
 }
 
+/* sq_pipe_read_run: a core fed on the worker (its callbacks routed into the
+** pipe) gives the rows of the same core fed the whole file here, with a
+** mark after each chunk; the core's finish afterwards, here. */
+static int log_row(void *user, const sq_ingest_row *row){
+  Out *o = (Out*)user;
+  int i;
+  log_printf(o, "%lld@%llu:", (long long)row->index, (unsigned long long)row->offset);
+  for(i=0; i<row->ncol; i++){
+    const sq_ingest_value *v = &row->values[i];
+    if( v->type==SQ_INGEST_V_INTEGER ) log_printf(o, " i%lld", (long long)v->i);
+    else if( v->type==SQ_INGEST_V_REAL ) log_printf(o, " r%.17g", v->r);
+    else if( v->type==SQ_INGEST_V_TEXT || v->type==SQ_INGEST_V_JSON ){ log_add(o, " t", 2); log_add(o, v->text, v->len); }
+    else log_add(o, " null", 5);
+  }
+  log_add(o, "\n", 1);
+  return SQ_INGEST_CONTINUE;
+}
+
+static sq_ingest *json_core(sq_pipe_route *route){
+  sq_ingest *g = sq_ingest_new(sq_pipe_route_row, route);
+  sq_ingest_add_column(g, "id", -1, "INTEGER", -1, 0);
+  sq_ingest_add_column(g, "t", -1, "TEXT", -1, 0);
+  sq_ingest_add_column(g, "n", -1, "REAL", -1, 0);
+  return g;
+}
+static int json_feed(void *g, const void *b, size_t n){ return sq_ingest_json_feed((sq_ingest*)g, b, n); }
+static int64_t json_records(void *g){ return sq_ingest_records((sq_ingest*)g); }
+
+static void test_read_run(void){
+  char path[300], *whole = 0;
+  Out direct, piped;
+  sq_pipe_route route;
+  sq_ingest *g;
+  sq_file f;
+  sq_pipe *p;
+  sq_pipe_reader r;
+  sq_pipe_item it;
+  char *why = 0;
+  uint64_t last = 0;
+  int marks = 0, monotone = 1;
+  long size;
+  FILE *fp;
+  snprintf(path, sizeof path, "%s/big.json", DIR);
+  fp = fopen(path, "rb");
+  fseek(fp, 0, SEEK_END);
+  size = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  whole = malloc((size_t)size);
+  SQ_CHECK(fread(whole, 1, (size_t)size, fp)==(size_t)size);
+  fclose(fp);
+  memset(&direct, 0, sizeof direct);
+  memset(&piped, 0, sizeof piped);
+  memset(&route, 0, sizeof route);
+  route.row = log_row;
+  route.row_user = &direct;
+  g = json_core(&route);
+  SQ_CHECK(sq_ingest_json_feed(g, whole, (size_t)size)==SQ_INGEST_OK && sq_ingest_json_finish(g)==SQ_INGEST_OK);
+  sq_ingest_free(g);
+  free(whole);
+
+  route.row_user = &piped;
+  g = json_core(&route);
+  SQ_CHECK(sq_file_open(&f, 0, path, &why)==SQLITE_OK);
+  p = sq_pipe_new(4096, 2);
+  memset(&r, 0, sizeof r);
+  r.file = &f;
+  r.chunk = 5000;
+  r.feed = json_feed;
+  r.records = json_records;
+  r.ctx = g;
+  route.pipe = p;
+  SQ_CHECK(sq_pipe_start(p, sq_pipe_read_run, &r)==0);
+  for(;;){
+    SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK);
+    if( it.kind==SQ_PIPE_ROW ) log_row(&piped, &it.row);
+    else if( it.kind==SQ_PIPE_MARK ){
+      marks++;
+      if( it.what!=SQ_PIPE_CHUNK_DONE || (uint64_t)it.a<=last || it.bytes!=(uint64_t)it.a ) monotone = 0;
+      last = (uint64_t)it.a;
+    }else break;
+  }
+  SQ_CHECK(it.kind==SQ_PIPE_END);
+  sq_pipe_stop(p);
+  route.pipe = 0;
+  SQ_CHECK(sq_ingest_json_finish(g)==SQ_INGEST_OK);
+  SQ_CHECK_MSG(monotone && last==(uint64_t)size && marks==(int)((size+4999)/5000),
+               "%d marks, last at %llu of %ld", marks, (unsigned long long)last, size);
+  SQ_CHECK_MSG(direct.n>0 && piped.n==direct.n && memcmp(direct.s, piped.s, direct.n)==0,
+               "rows differ (%zu and %zu bytes of log)", direct.n, piped.n);
+  sq_pipe_free(p);
+  sq_file_close(&f);
+  sq_ingest_free(g);
+  free(direct.s);
+  free(piped.s);
+}
+
 int main(void){
   const char *tmp = getenv("TMPDIR");
   char cmd[400];
@@ -489,6 +588,7 @@ int main(void){
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 1;
   SQ_CHECK(sqlite3_streamqlite_init(db, 0, 0)==SQLITE_OK);
   test_tables_alike();
+  test_read_run();
   test_fifo();
   sqlite3_close(db);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", DIR);
