@@ -468,7 +468,8 @@ static int ft_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
   return SQLITE_OK;
 }
 
-/* Ends the reading of the current file: the file, the format's reader. */
+/* Ends the reading of the current file: the file, the format's reader
+** (not the current row: on the pipe's worker that is the query's). */
 static void ft_end_file(sq_ft_cursor *c){
   if( c->fopen ){ sq_file_close(&c->file); c->fopen = 0; }
   sqlite3_free(c->replay); c->replay = 0;
@@ -476,8 +477,14 @@ static void ft_end_file(sq_ft_cursor *c){
   c->cbuf = 0;
   if( c->vt->fmt->xReset ) c->vt->fmt->xReset(c);
   sq_ingest_free(c->g); c->g = 0;
+}
+
+/* No current row. */
+static void ft_no_row(sq_ft_cursor *c){
   c->vals = 0;
   c->nval = 0;
+  c->row_ready = 0;
+  c->idx = 0;
 }
 
 static void ft_pipe_end(sq_ft_cursor *c);
@@ -485,6 +492,7 @@ static void ft_pipe_end(sq_ft_cursor *c);
 static void ft_reset(sq_ft_cursor *c){
   ft_pipe_end(c);
   ft_end_file(c);
+  ft_no_row(c);
   sq_ft_reject_reset(c);
   sq_files_clear(&c->files);
   c->zFile = 0;
@@ -650,8 +658,6 @@ static int ft_begin_file(sq_ft_cursor *c, char **pzErr){
   c->zFile = c->files.a[c->iFile];
   c->input_eof = c->finished = 0;
   c->clen = c->cpos = 0;
-  c->row_ready = 0;
-  c->idx = 0;
   return c->vt->fmt->xStart(c, pzErr);
 }
 
@@ -707,6 +713,7 @@ static int ft_start_file(sq_ft_cursor *c){
   char *err = 0;
   int rc, once;
   sq_ft_reject_reset(c);
+  ft_no_row(c);
   rc = ft_begin_file(c, &err);
   if( rc==SQLITE_OK && vt->typed ) rc = sq_ft_reject_begin(c, &err);
   if( rc!=SQLITE_OK ){

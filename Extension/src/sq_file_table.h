@@ -130,8 +130,10 @@ typedef struct sq_ft_cursor {
   sq_reject_budget rejBudget; /* max_errors */
   char *zRejErr;              /* why the scan stopped in the reject path (owned) */
   /* the second core (sq_pipe.h): a typed scan's reading, parsing and
-  ** converting on a worker thread; the fields above from `file` to `g` are
-  ** then the worker's until it is joined, the row the caller's */
+  ** converting on a worker thread.  The reading state above (file, fopen,
+  ** zOnce, iFile, zFile, chunk to finished, g, the format's reader) is
+  ** then the worker's until it is joined; the current row (rowid, eof,
+  ** idx, line, offset, vals, nval, zRowFile) the query's */
   struct sq_pipe *pipe;       /* NULL: the scan is read on the caller's thread */
   const char *zRowFile;       /* pipe: the current row's file */
   sq_ft_pending claim;        /* pipe: vt's pending pipe, taken for this scan */

@@ -403,6 +403,23 @@ static void test_tables_alike(void){
   /* a file that cannot be opened among others; a glob matching nothing */
   check_same("CREATE VIRTUAL TABLE temp.m USING csv_stream(filename='[\"%s/c.csv\", \"%s/none.csv\"]', columns='id INTEGER');"
              "SELECT id FROM m;", "9\nERROR csv_stream: ");
+  /* many small files: the worker starts file after file while the query
+  ** reads the rows of earlier ones (a row's values stay until the next) */
+  {
+    char name[64];
+    for(i=0; i<300; i++){
+      snprintf(name, sizeof name, "many/f%03d.csv", i);
+      if( i==0 ){
+        char d[300];
+        snprintf(d, sizeof d, "%s/many", DIR);
+        mkdir(d, 0700);
+      }
+      write_file(name, i%2 ? "id,name\n1,a\n2,b\n3,c\n" : "name,id\nx,4\ny,5\n");
+    }
+  }
+  check_same("CREATE VIRTUAL TABLE temp.mf USING csv_stream(filename='%s/many/f*.csv', columns='id INTEGER, name TEXT');"
+             "SELECT count(*), count(id), count(name), sum(id), count(DISTINCT filename) FROM mf;"
+             "SELECT count(*) FROM mf WHERE id IS NULL OR name IS NULL OR filename IS NULL;", "750|750|750|2250|300\n0\n");
   /* the same statement again, and two cursors of one table at once */
   check_same("CREATE VIRTUAL TABLE temp.c USING csv_stream(filename='%s/[abc].csv', "
              "columns='id INTEGER, name TEXT', on_error='skip', reject_table='crej');"
