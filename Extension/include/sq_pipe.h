@@ -46,8 +46,10 @@
 ** a pipe or FIFO gives rows as they arrive), and at END/ERROR.  An item
 ** larger than a block gets a block of its own, grown to fit, and given
 ** back its normal size when next reused: memory stays at nblocks × block
-** plus the largest record in flight.  When every block is full the worker
-** waits; the caller releases a block when it asks for the item after the
+** (blocks are allocated as first filled), more only while blocks hold
+** records larger than a block (at most nblocks of them, each bounded by
+** the core's record limit).  When every block is full the worker waits;
+** the caller releases a block when it asks for the item after the
 ** block's last.
 **
 ** STOPPING

@@ -94,7 +94,6 @@ typedef struct pipe_err {
 
 sq_pipe *sq_pipe_new(size_t block, int nblocks){
   sq_pipe *p;
-  int i;
   if( block==0 ) block = SQ_PIPE_BLOCK;
   if( nblocks==0 ) nblocks = SQ_PIPE_BLOCKS;
   if( nblocks<2 ) nblocks = 2;
@@ -108,16 +107,7 @@ sq_pipe *sq_pipe_new(size_t block, int nblocks){
   p->block = block;
   p->n = nblocks;
   p->wcur = -1;
-  for(i=0; i<nblocks; i++){
-    p->b[i].z = sqlite3_malloc64(block);
-    if( !p->b[i].z ){
-      while( i-- ) sqlite3_free(p->b[i].z);
-      sqlite3_free(p->b);
-      sqlite3_free(p);
-      return 0;
-    }
-    p->b[i].cap = block;
-  }
+  /* (blocks are allocated when first filled: a short scan uses one) */
   pthread_mutex_init(&p->mu, 0);
   pthread_cond_init(&p->cv, 0);
   return p;
@@ -198,7 +188,7 @@ static unsigned char *pipe_reserve(sq_pipe *p, size_t size){
     p->b[p->wcur].used = 0;
   }
   blk = &p->b[p->wcur];
-  if( size>blk->cap || (blk->cap>p->block && size<=p->block) ){
+  if( !blk->z || size>blk->cap || (blk->cap>p->block && size<=p->block) ){
     /* a record larger than a block: a block of its own; else back to size */
     size_t want = size>p->block ? size : p->block;
     unsigned char *z = sqlite3_realloc64(blk->z, want);
