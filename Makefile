@@ -55,7 +55,7 @@ FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
 .PHONY: test-docs install release test-release preload test-cluster docs
-.PHONY: all ext demo test test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan \
+.PHONY: all ext demo test test-c test-c-tsan test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli
 
 all: ext
@@ -154,6 +154,21 @@ test-macros: swift-toolchain
 # scripts/tsan-suppressions.txt: one report of the Swift concurrency runtime itself (see there).
 # One test at a time (33 s here, 25–31 s in parallel): in parallel, tests that
 # block threads of Swift's pool starved others' tasks for over 10 s, and timed tests failed.
+# ThreadSanitizer on the C tests that run threads: the pipe's worker
+# (test_pipe), sq_file's read-ahead and FIFO interrupts.  The Swift
+# toolchain's clang runtime needs its libdispatch and BlocksRuntime.
+TSAN_CTESTS  = test_pipe test_json_stream test_decompress
+TSAN_RT_DIR := $(wildcard $(dir $(CLANG))../lib/swift/linux)
+comma       := ,
+test-c-tsan:
+	@mkdir -p build/tsan
+	@set -e; for t in $(TSAN_CTESTS); do \
+	  $(CLANG) -O1 -g -fsanitize=thread $(WARN) -std=c11 -D_GNU_SOURCE -DSQLITE_CORE -IExtension/src \
+	    -IExtension/include -IExtension/test $(ICU_CFLAGS) -o build/tsan/$$t Extension/test/$$t.c $(SRC) \
+	    -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm -lpthread \
+	    $(if $(TSAN_RT_DIR),-L$(TSAN_RT_DIR) -ldispatch -lBlocksRuntime -Wl$(comma)-rpath$(comma)$(TSAN_RT_DIR)); \
+	  echo "== tsan $$t"; TSAN_OPTIONS=halt_on_error=1 build/tsan/$$t; done
+
 test-swift-tsan: swift-toolchain
 	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan-suppressions.txt $${TSAN_OPTIONS:-}" \
 	  swift test --sanitize=thread --scratch-path .build-tsan --no-parallel

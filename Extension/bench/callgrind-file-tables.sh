@@ -9,6 +9,7 @@
 # running INSERT INTO t SELECT * FROM the table, on 100,000 rows minus the
 # same on one row, divided by 99,999 (start-up, schema and set-up cancel out).
 # The same 8 mixed columns as bench-csv.sh; data under build/bench/ft/.
+# MAIN_THREAD=1: also the query's thread alone (the worker's share left out).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 EXT=${1:-build/streamqlite.so}
@@ -48,11 +49,27 @@ sql(){  # variant file
   echo "INSERT INTO t SELECT * FROM i;"
 }
 ir(){ valgrind --tool=callgrind --callgrind-out-file=/dev/null sqlite3 :memory: < "$1" 2>&1 >/dev/null | awk '/refs:/{gsub(",","",$NF); print $NF}'; }
-printf "%-12s %10s\n" variant instr/row
+# The query's thread alone (a typed table reads on a worker thread with more
+# than one CPU: sq_pipe.h): callgrind's file of thread 1.
+ir_main(){
+  rm -f "$D"/cg.out*
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$D/cg.out" sqlite3 :memory: < "$1" >/dev/null 2>&1
+  awk '/^(summary|totals):/{print $2; exit}' "$D/cg.out-01"
+}
+if [ -n "${MAIN_THREAD:-}" ]; then
+  printf "%-12s %10s %10s\n" variant instr/row query-thread/row
+else
+  printf "%-12s %10s\n" variant instr/row
+fi
 for v in ${VARIANTS:-csv csv-infer json csv-strict csv-skip json-strict json-skip}; do
   x=csv; case $v in json*) x=json;; esac
   f=n; case $v in *-skip) f=bad;; esac
   sql $v "$D/$f.$x" > "$D/a.sql"; sql $v "$D/one.$x" > "$D/b.sql"
   a=$(ir "$D/a.sql"); b=$(ir "$D/b.sql")
-  printf "%-12s %10d\n" $v $(( (a - b) / 99999 ))
+  if [ -n "${MAIN_THREAD:-}" ]; then
+    ma=$(ir_main "$D/a.sql"); mb=$(ir_main "$D/b.sql")
+    printf "%-12s %10d %10d\n" $v $(( (a - b) / 99999 )) $(( (ma - mb) / 99999 ))
+  else
+    printf "%-12s %10d\n" $v $(( (a - b) / 99999 ))
+  fi
 done

@@ -16,8 +16,11 @@
 ** db: the connection whose sqlite3_interrupt() stops a read that waits (a
 ** FIFO without a writer, a stalled pipe); NULL: no such check.  Messages
 ** ("cannot open: …", "cannot read: …", "gzip: …", "zstd: …") do not name
-** the file: the caller does.  The struct moves by copy (an open one can be
-** handed over; the old copy is then forgotten, not closed).
+** the file: the caller does.  A thread that reads for another (sq_pipe.h)
+** passes db NULL and sets f.stop to a flag, polled between waits of at
+** most 100 ms; it then decompresses on its own thread.  The struct moves
+** by copy (an open one can be handed over; the old copy is then
+** forgotten, not closed).
 **
 ** A compressed file is read and decompressed on a second thread, a few
 ** 64 KiB chunks ahead of the reader (bounded: memory stays constant), so
@@ -48,7 +51,8 @@ typedef struct sq_file {
   int raw_eof, full;             /* read() gave 0; the last output filled the buffer */
   long long nraw;                /* bytes read from the file (compressed ones when compressed) */
   struct sq_ahead *ah;           /* compressed: the read-ahead thread, else NULL */
-  int *stop;                     /* the read-ahead thread's own: set, reads end */
+  int *stop;                     /* a thread reading without db (the read-ahead thread,
+                                 ** sq_pipe.h's worker): set, reads end (SQLITE_INTERRUPT) */
 } sq_file;
 
 int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);

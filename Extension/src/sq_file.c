@@ -30,7 +30,11 @@
 **     in slices of SQ_FILE_WAIT_MS); closing stops the thread (its waits on
 **     the file end within a slice) and joins it.  Without threads
 **     (sqlite3_threadsafe() 0, or no thread could be made) the reader
-**     decompresses itself.
+**     decompresses itself, and so does a reader that is a thread of its
+**     own (f->stop set: sq_pipe.h's worker).
+**   - f->stop (set by the owner after sq_file_open): a flag read between
+**     waits; once set, reads end with SQLITE_INTERRUPT.  A thread that
+**     reads for someone else (the pipe's worker) sets db NULL and this.
 **
 ** Errors come back as a message (sqlite3_free it) without the file name;
 ** the caller says which function and file.
@@ -249,6 +253,7 @@ static sqlite3_int64 file_read_ahead(sq_file *f, unsigned char *buf, size_t n, i
   *rc = SQLITE_OK;
   for(;;){
     struct timespec until;
+    if( f->stop && __atomic_load_n(f->stop, __ATOMIC_ACQUIRE) ){ *rc = SQLITE_INTERRUPT; return -1; }
     if( f->reads>=SQ_FILE_READS_PER_CHECK ){
       f->reads = 0;
       if( f->db && sq_interrupted(f->db) ){ *rc = SQLITE_INTERRUPT; return -1; }
@@ -312,7 +317,8 @@ static sqlite3_int64 file_read_first(sq_file *f, unsigned char *buf, size_t n, i
   memcpy(f->raw, buf, have);
   f->rawlen = have;
   f->raw_eof = eof;
-  if( ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
+  /* (a reader with a stop flag is a thread of its own already: it decompresses itself) */
+  if( !f->stop && ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
   return file_read_dz(f, buf, n, rc, pzErr);
 }
 

@@ -6,6 +6,7 @@
 */
 #include "sq_file_table.h"
 #include "sq_files.h"
+#include "sq_pipe.h"
 
 #include <string.h>
 #include <stdlib.h>
@@ -43,9 +44,12 @@ char *sq_ft_file_msg(const sq_ft_format *fmt, const char *file, const char *msg)
 }
 
 /* The core hands over a row: it is the cursor's current row until the
-** next feed; the core pauses so that xNext returns. */
+** next feed; the core pauses so that xNext returns.  On the pipe's worker
+** the row goes into the pipe; the core pauses there too, so that it is fed
+** the same pieces of input as on one thread. */
 static int ft_on_row(void *user, const sq_ingest_row *row){
   sq_ft_cursor *c = (sq_ft_cursor*)user;
+  if( c->pipe ) return sq_pipe_put_row(c->pipe, row) ? 1 : SQ_INGEST_PAUSE;
   c->idx = row->index;
   c->line = (sqlite3_int64)row->line;
   c->offset = (sqlite3_int64)row->offset;
@@ -278,7 +282,7 @@ int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr){
     sqlite3_free(why);
     return SQLITE_ERROR;
   }
-  if( sq_file_open(&vt->pending, vt->db, vt->zPeek, &why)!=SQLITE_OK ){
+  if( sq_file_open(&vt->pending.file, vt->db, vt->zPeek, &why)!=SQLITE_OK ){
     *pzErr = sq_ft_file_msg(vt->fmt, vt->zPeek, why ? why : "cannot open");
     sqlite3_free(why);
     return SQLITE_ERROR;
@@ -287,26 +291,34 @@ int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr){
 }
 
 sqlite3_int64 sq_ft_peek_read(sq_ft_vtab *vt, unsigned char *buf, size_t n, int *rc, char **pzErr){
-  sqlite3_int64 k = sq_file_read(&vt->pending, buf, n, rc, pzErr);
-  if( k>0 && !vt->pending.regular ){
-    unsigned char *s = sqlite3_realloc64(vt->sample, vt->nsample+(size_t)k);
+  sq_ft_pending *p = &vt->pending;
+  sqlite3_int64 k = sq_file_read(&p->file, buf, n, rc, pzErr);
+  if( k>0 && !p->file.regular ){
+    unsigned char *s = sqlite3_realloc64(p->sample, p->nsample+(size_t)k);
     if( !s ){ *rc = SQLITE_NOMEM; return -1; }
-    vt->sample = s;
-    memcpy(s+vt->nsample, buf, (size_t)k);
-    vt->nsample += (size_t)k;
+    p->sample = s;
+    memcpy(s+p->nsample, buf, (size_t)k);
+    p->nsample += (size_t)k;
   }
   return k;
 }
 
 void sq_ft_peek_done(sq_ft_vtab *vt, int ok){
-  if( ok && !vt->pending.regular ){
-    vt->has_pending = 1;
+  if( ok && !vt->pending.file.regular ){
+    vt->pending.has = 1;
     return;
   }
-  sq_file_close(&vt->pending);
-  sqlite3_free(vt->sample);
-  vt->sample = 0;
-  vt->nsample = 0;
+  sq_file_close(&vt->pending.file);
+  sqlite3_free(vt->pending.sample);
+  vt->pending.sample = 0;
+  vt->pending.nsample = 0;
+}
+
+/* Moves a pending pipe from `from` (which no longer has one) to `to`. */
+static void ft_pending_move(sq_ft_pending *to, sq_ft_pending *from){
+  *to = *from;
+  memset(from, 0, sizeof(*from));
+  from->file.fd = -1;
 }
 
 /* ------------------------------------------------------------ vtab */
@@ -323,8 +335,8 @@ static void ft_vtab_free(sq_ft_vtab *vt){
   sqlite3_free(vt->aCol);
   sqlite3_free(vt->zFile);
   sqlite3_free(vt->zPeek);
-  if( vt->has_pending ) sq_file_close(&vt->pending);
-  sqlite3_free(vt->sample);
+  if( vt->pending.has ) sq_file_close(&vt->pending.file);
+  sqlite3_free(vt->pending.sample);
   sq_ft_reject_free(vt);
   sqlite3_free(vt);
 }
@@ -397,7 +409,7 @@ static int ft_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   memset(vt, 0, fmt->szVtab);
   vt->db = db;
   vt->fmt = fmt;
-  vt->pending.fd = -1;
+  vt->pending.file.fd = -1;
   vt->iFileCol = -1;
   if( argc>3 ){
     char *err;
@@ -456,7 +468,8 @@ static int ft_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **ppCur){
   return SQLITE_OK;
 }
 
-/* Ends the reading of the current file: the file, the format's reader. */
+/* Ends the reading of the current file: the file, the format's reader
+** (not the current row: on the pipe's worker that is the query's). */
 static void ft_end_file(sq_ft_cursor *c){
   if( c->fopen ){ sq_file_close(&c->file); c->fopen = 0; }
   sqlite3_free(c->replay); c->replay = 0;
@@ -464,13 +477,23 @@ static void ft_end_file(sq_ft_cursor *c){
   c->cbuf = 0;
   if( c->vt->fmt->xReset ) c->vt->fmt->xReset(c);
   sq_ingest_free(c->g); c->g = 0;
-  sq_ft_reject_reset(c);
-  c->vals = 0;
-  c->nval = 0;
 }
 
+/* No current row. */
+static void ft_no_row(sq_ft_cursor *c){
+  c->vals = 0;
+  c->nval = 0;
+  c->row_ready = 0;
+  c->idx = 0;
+}
+
+static void ft_pipe_end(sq_ft_cursor *c);
+
 static void ft_reset(sq_ft_cursor *c){
+  ft_pipe_end(c);
   ft_end_file(c);
+  ft_no_row(c);
+  sq_ft_reject_reset(c);
   sq_files_clear(&c->files);
   c->zFile = 0;
   sqlite3_free(c->zArg); c->zArg = 0;
@@ -501,16 +524,19 @@ static int ft_file_error(sq_ft_cursor *c, const char *file, const char *msg){
   return ft_set_error(c, sq_ft_file_msg(c->vt->fmt, file, msg));
 }
 
+/* The reject path stopped the scan (the budget spent, the reject table
+** failed): its message (NULL: no memory) as the statement's error. */
+static int ft_reject_error(sq_ft_cursor *c){
+  char *m = c->zRejErr;
+  c->zRejErr = 0;
+  return ft_set_error(c, m);
+}
+
 /* The reader's error as the statement's. */
 static int ft_reader_error(sq_ft_cursor *c){
   int rc = SQLITE_NOMEM;
   char *m;
-  if( c->zRejErr ){
-    /* the reject path stopped it: the budget spent, the reject table failed */
-    m = c->zRejErr;
-    c->zRejErr = 0;
-    return ft_set_error(c, m);
-  }
+  if( c->zRejErr ) return ft_reject_error(c);
   m = c->vt->fmt->xError(c, &rc);
   if( !m ){ c->eof = 1; return rc; }
   return ft_set_error(c, m);
@@ -574,7 +600,7 @@ static int ft_advance(sq_ft_cursor *c){
     }
     if( c->input_eof ){
       if( fmt->xFinish(c)!=SQ_FT_DONE ) return ft_reader_error(c);
-      if( c->vt->skip && sq_ft_reject_end(c)!=SQLITE_OK ) return ft_reader_error(c);
+      if( c->g && sq_ft_reject_end(c, sq_ingest_records(c->g))!=SQLITE_OK ) return ft_reader_error(c);
       c->finished = 1;
       if( c->row_ready ){ c->rowid++; return SQLITE_OK; }
       continue;
@@ -626,60 +652,258 @@ static int ft_args(sq_ft_cursor *c, int idxNum, sqlite3_value **argv,
   return SQLITE_OK;
 }
 
+/* The reader of c->files.a[c->iFile] anew: its state, the format's xStart. */
+static int ft_begin_file(sq_ft_cursor *c, char **pzErr){
+  ft_end_file(c);
+  c->zFile = c->files.a[c->iFile];
+  c->input_eof = c->finished = 0;
+  c->clen = c->cpos = 0;
+  return c->vt->fmt->xStart(c, pzErr);
+}
+
+/* Opens c->zFile (or takes the pipe read when the table was made: *pOnce
+** 2; another pipe, FIFO or terminal: 1).  SQLITE_OK, or the error with
+** *pzErr the message for the file ("cannot open: …"; NULL: no memory). */
+static int ft_open_input(sq_ft_cursor *c, int *pOnce, char **pzErr){
+  sq_ft_vtab *vt = c->vt;
+  const char *zFile = c->zFile;
+  /* (on the worker, the pending pipe is the one the scan took from vt) */
+  sq_ft_pending *pend = c->pipe ? &c->claim : &vt->pending;
+  const char *zPend = c->pipe ? c->zClaim : vt->zPeek;
+  *pOnce = 0;
+  if( c->zOnce && strcmp(c->zOnce, zFile)==0 ){
+    *pzErr = sq_ft_file_msg(vt->fmt, zFile, SQ_FILE_READ_ONCE);
+    return SQLITE_ERROR;
+  }
+  if( vt->typed && pend->has && zPend && strcmp(zPend, zFile)==0 ){
+    /* the first scan of a pipe continues where the table's making stopped */
+    sq_ft_pending got;
+    ft_pending_move(&got, pend);
+    *pOnce = 2;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
+    c->fopen = 1;
+    c->file = got.file;
+    c->replay = got.sample;
+    c->nreplay = got.nsample;
+    return SQLITE_OK;
+  }
+  {
+    char *why = 0;
+    if( sq_file_open(&c->file, c->pipe ? 0 : vt->db, zFile, &why)!=SQLITE_OK ){
+      *pzErr = sq_ft_file_msg(vt->fmt, zFile, why ? why : "cannot open");
+      sqlite3_free(why);
+      return SQLITE_ERROR;
+    }
+  }
+  c->fopen = 1;
+  if( !c->file.regular ){
+    *pOnce = 1;
+    sqlite3_free(c->zOnce);
+    c->zOnce = sqlite3_mprintf("%s", zFile);
+  }
+  return SQLITE_OK;
+}
+
 /* Starts reading c->files.a[c->iFile]: the format's reader anew, the
 ** file opened (or the pipe read when the table was made, for the first
 ** file of a typed table's first scan). */
 static int ft_start_file(sq_ft_cursor *c){
   sq_ft_vtab *vt = c->vt;
-  const char *zFile = c->files.a[c->iFile];
   char *err = 0;
-  int rc;
-  ft_end_file(c);
-  c->zFile = zFile;
-  c->input_eof = c->finished = 0;
-  c->clen = c->cpos = 0;
-  c->row_ready = 0;
-  c->idx = 0;
-  rc = vt->fmt->xStart(c, &err);
+  int rc, once;
+  sq_ft_reject_reset(c);
+  ft_no_row(c);
+  rc = ft_begin_file(c, &err);
   if( rc==SQLITE_OK && vt->typed ) rc = sq_ft_reject_begin(c, &err);
   if( rc!=SQLITE_OK ){
     if( !err ){ c->eof = 1; return rc; }
     ft_set_error(c, err);
     return rc;
   }
-  if( c->zOnce && strcmp(c->zOnce, zFile)==0 ){
-    return ft_file_error(c, zFile, SQ_FILE_READ_ONCE);
+  rc = ft_open_input(c, &once, &err);
+  if( rc!=SQLITE_OK ){
+    if( !err ){ c->eof = 1; return SQLITE_NOMEM; }
+    return ft_set_error(c, err);
   }
-  if( vt->typed && vt->has_pending && vt->zPeek && strcmp(vt->zPeek, zFile)==0 ){
-    /* the first scan of a pipe continues where the table's making stopped */
-    vt->read_once = 1;
-    sqlite3_free(c->zOnce);
-    c->zOnce = sqlite3_mprintf("%s", zFile);
-    c->file = vt->pending;
-    c->fopen = 1;
-    c->replay = vt->sample;
-    c->nreplay = vt->nsample;
-    vt->has_pending = 0;
-    vt->pending.fd = -1;
-    vt->sample = 0;
-    vt->nsample = 0;
-    return SQLITE_OK;
+  if( once && vt->typed ) vt->read_once = 1;
+  return SQLITE_OK;
+}
+
+/* ------------------------------------------------------------ the second core
+** A typed scan on a worker (sq_pipe.h): ft_pipe_run reads every file and
+** feeds the format's reader and the core there; the rows, rejects and
+** these marks come to ft_pipe_advance on the caller's thread in order.
+** What touches the connection (the reject table, sqlite3_interrupt(),
+** vt's state, the statement's error) stays on the caller's thread. */
+
+#define FT_MARK_FILE  1   /* a: the file index; it begins */
+#define FT_MARK_ONCE  2   /* a: the file index; a pipe, FIFO or terminal */
+#define FT_MARK_END   3   /* a: the file index, b: its records; it ended */
+
+int sq_ft_pipe_reject(sq_ft_cursor *c, const sq_ingest_reject *r, const char *reason){
+  return sq_pipe_put_reject(c->pipe, r, reason) ? 1 : SQ_INGEST_CONTINUE;
+}
+
+/* The worker's message for the reader's error (NULL: no memory). */
+static int ft_pipe_reader_error(sq_ft_cursor *c, char **pzErr){
+  int rc = SQLITE_NOMEM;
+  if( sq_pipe_stopped(c->pipe) ) return SQLITE_INTERRUPT;
+  *pzErr = c->vt->fmt->xError(c, &rc);
+  return *pzErr ? SQLITE_ERROR : rc;
+}
+
+/* One file on the worker: SQLITE_OK, or an error code and *pzErr. */
+static int ft_pipe_file(sq_ft_cursor *c, char **pzErr){
+  const sq_ft_format *fmt = c->vt->fmt;
+  sq_pipe *p = c->pipe;
+  int rc, once;
+  rc = ft_begin_file(c, pzErr);
+  if( rc!=SQLITE_OK ) return rc;
+  if( sq_pipe_put_mark(p, FT_MARK_FILE, c->iFile, 0) ) return SQLITE_INTERRUPT;
+  rc = ft_open_input(c, &once, pzErr);
+  if( rc!=SQLITE_OK ) return *pzErr ? rc : SQLITE_NOMEM;
+  c->file.db = 0;
+  c->file.stop = sq_pipe_stop_flag(p);
+  if( once && sq_pipe_put_mark(p, FT_MARK_ONCE, c->iFile, 0) ) return SQLITE_INTERRUPT;
+  if( !c->chunk ){
+    c->chunk = sqlite3_malloc(SQ_FT_CHUNK);
+    if( !c->chunk ) return SQLITE_NOMEM;
   }
-  {
-    char *why = 0;
-    if( sq_file_open(&c->file, vt->db, zFile, &why)!=SQLITE_OK ){
-      rc = ft_file_error(c, zFile, why ? why : "cannot open");
-      sqlite3_free(why);
-      return rc;
+  if( c->replay ){
+    /* the bytes read when the table was made come first */
+    size_t pos = 0, used = 0;
+    while( pos<c->nreplay ){
+      int f = fmt->xFeed(c, c->replay+pos, c->nreplay-pos, &used);
+      if( f==SQ_FT_ERROR ) return ft_pipe_reader_error(c, pzErr);
+      pos = f==SQ_FT_PAUSED ? pos+used : c->nreplay;
     }
   }
-  c->fopen = 1;
-  if( !c->file.regular ){
-    if( vt->typed ) vt->read_once = 1;
-    sqlite3_free(c->zOnce);
-    c->zOnce = sqlite3_mprintf("%s", zFile);
+  for(;;){
+    char *why = 0;
+    size_t pos = 0, used = 0;
+    sqlite3_int64 n;
+    /* a read that may wait: the rows so far go first */
+    if( !c->file.regular ) sq_pipe_flush(p);
+    n = sq_file_read(&c->file, c->chunk, SQ_FT_CHUNK, &rc, &why);
+    if( n<0 ){
+      if( rc==SQLITE_INTERRUPT ){ sqlite3_free(why); return SQLITE_INTERRUPT; }
+      *pzErr = sq_ft_file_msg(fmt, c->zFile, why ? why : "read error");
+      sqlite3_free(why);
+      return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+    }
+    if( n==0 ) break;
+    while( pos<(size_t)n ){
+      int f = fmt->xFeed(c, c->chunk+pos, (size_t)n-pos, &used);
+      if( f==SQ_FT_ERROR ) return ft_pipe_reader_error(c, pzErr);
+      pos = f==SQ_FT_PAUSED ? pos+used : (size_t)n;
+    }
+  }
+  if( fmt->xFinish(c)!=SQ_FT_DONE ) return ft_pipe_reader_error(c, pzErr);
+  if( sq_pipe_put_mark(p, FT_MARK_END, c->iFile, c->g ? sq_ingest_records(c->g) : 0) ){
+    return SQLITE_INTERRUPT;
   }
   return SQLITE_OK;
+}
+
+static void ft_pipe_run(sq_pipe *p, void *arg){
+  sq_ft_cursor *c = (sq_ft_cursor*)arg;
+  int rc = SQLITE_OK;
+  char *err = 0;
+  for(c->iFile=0; c->iFile<c->files.n && rc==SQLITE_OK; c->iFile++){
+    rc = ft_pipe_file(c, &err);
+  }
+  if( rc==SQLITE_OK ) sq_pipe_put_end(p);
+  else if( rc!=SQLITE_INTERRUPT || !sq_pipe_stopped(p) ) sq_pipe_put_error(p, rc, err);
+  sqlite3_free(err);
+}
+
+static int ft_pipe_interrupted(void *db){
+  return sq_interrupted((sqlite3*)db);
+}
+
+/* Stops and joins the worker; the cursor's reading state is the caller's
+** again, and a pending pipe the worker did not take goes back to vt. */
+static void ft_pipe_end(sq_ft_cursor *c){
+  sq_ft_vtab *vt = c->vt;
+  if( !c->pipe ) return;
+  sq_pipe_free(c->pipe);
+  c->pipe = 0;
+  if( c->claim.has ) ft_pending_move(&vt->pending, &c->claim);
+  sqlite3_free(c->zClaim);
+  c->zClaim = 0;
+  c->zRowFile = 0;
+}
+
+/* A typed scan on a worker, when a second CPU can run it (sq_pipe_worth_it).
+** 0: started; else read on this thread. */
+static int ft_pipe_begin(sq_ft_cursor *c){
+  sq_ft_vtab *vt = c->vt;
+  if( !vt->typed || !sq_pipe_worth_it() ) return 1;
+  c->pipe = sq_pipe_new(0, 0);
+  if( !c->pipe ) return 1;
+  if( vt->pending.has && vt->zPeek ){
+    /* the pipe read when the table was made: the worker's, for this scan */
+    c->zClaim = sqlite3_mprintf("%s", vt->zPeek);
+    if( !c->zClaim ){ sq_pipe_free(c->pipe); c->pipe = 0; return 1; }
+    ft_pending_move(&c->claim, &vt->pending);
+  }
+  if( sq_pipe_start(c->pipe, ft_pipe_run, c) ){
+    ft_pipe_end(c);
+    return 1;
+  }
+  return 0;
+}
+
+/* The next row from the worker (or EOF, or the error where it occurred). */
+static int ft_pipe_advance(sq_ft_cursor *c){
+  sq_ft_vtab *vt = c->vt;
+  for(;;){
+    sq_pipe_item it;
+    char *err = 0;
+    if( sq_pipe_next(c->pipe, &it, ft_pipe_interrupted, vt->db)!=SQ_PIPE_OK ){
+      c->eof = 1;
+      return SQLITE_INTERRUPT;
+    }
+    switch( it.kind ){
+      case SQ_PIPE_ROW:
+        c->idx = it.row.index;
+        c->line = (sqlite3_int64)it.row.line;
+        c->offset = (sqlite3_int64)it.row.offset;
+        c->vals = it.row.values;
+        c->nval = it.row.ncol;
+        c->rowid++;
+        return SQLITE_OK;
+      case SQ_PIPE_REJECT:
+        if( sq_ft_reject_take(c, c->zRowFile, &it.reject, it.message ? it.message : "")!=SQ_INGEST_CONTINUE ){
+          return ft_reject_error(c);
+        }
+        break;
+      case SQ_PIPE_MARK:
+        if( it.what==FT_MARK_FILE ){
+          c->zRowFile = c->files.a[it.a];
+          sq_ft_reject_reset(c);
+          if( sq_ft_reject_begin(c, &err)!=SQLITE_OK ){
+            if( !err ){ c->eof = 1; return SQLITE_NOMEM; }
+            return ft_set_error(c, err);
+          }
+        }else if( it.what==FT_MARK_ONCE ){
+          vt->read_once = 1;
+        }else if( it.what==FT_MARK_END ){
+          if( sq_ft_reject_end(c, it.b)!=SQLITE_OK ){
+            return ft_reject_error(c);
+          }
+        }
+        break;
+      case SQ_PIPE_END:
+        c->eof = 1;
+        return SQLITE_OK;
+      default:
+        c->eof = 1;
+        if( !it.message ) return it.rc==SQLITE_OK ? SQLITE_ERROR : it.rc;
+        return ft_set_error(c, sqlite3_mprintf("%s", it.message));
+    }
+  }
 }
 
 static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
@@ -714,11 +938,13 @@ static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   c->rowid = -1;
   c->iFile = -1;
   c->finished = 1;      /* ft_advance starts the first file */
+  if( ft_pipe_begin(c)==0 ) return ft_pipe_advance(c);
   return ft_advance(c);
 }
 
 static int ft_next(sqlite3_vtab_cursor *cur){
-  return ft_advance((sq_ft_cursor*)cur);
+  sq_ft_cursor *c = (sq_ft_cursor*)cur;
+  return c->pipe ? ft_pipe_advance(c) : ft_advance(c);
 }
 
 static int ft_eof(sqlite3_vtab_cursor *cur){
@@ -730,7 +956,7 @@ static int ft_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i){
   if( c->vt->typed ){
     const sq_ingest_value *v;
     if( i==c->vt->iFileCol ){
-      sqlite3_result_text(ctx, c->zFile, -1, SQLITE_TRANSIENT);
+      sqlite3_result_text(ctx, c->pipe ? c->zRowFile : c->zFile, -1, SQLITE_TRANSIENT);
       return SQLITE_OK;
     }
     if( i<0 || i>=c->nval ) return SQLITE_OK;

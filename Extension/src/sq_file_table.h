@@ -34,6 +34,17 @@
 ** c->zFile names the file being read.  The column filename names each
 ** row's file (hidden in the typed tables).
 **
+** A typed table's scan runs on two threads when more than one CPU is
+** online (sq_pipe.h): a worker reads the files, runs the format's reader
+** and the core (ft_pipe_run), and the rows, rejects and file marks come
+** to xNext in order; the reject table, the budget, sqlite3_interrupt()
+** checks, vt's state and the statement's error stay on the query's
+** thread.  The formats' callbacks (xStart, xFeed, xFinish, xError,
+** xReason, xReset) may so run on the worker: they must not touch the
+** connection (c->max_record, not sqlite3_limit).  STREAMQLITE_THREADS=0
+** in the environment keeps every scan on the query's thread.  The
+** table-valued functions always read on the query's thread.
+**
 ** Whatever is added at the input (other sources, several files, rows
 ** skipped on error) belongs here, once, for both formats: the format sees
 ** bytes and answers rows.
@@ -59,6 +70,15 @@ typedef struct sq_ft_col {
   int inferred;        /* the format's: an inferred kind, 0 when declared */
 } sq_ft_col;
 
+/* A pipe read when the table was made (sq_ft_peek_*): its open file and
+** the bytes read, for the first scan. */
+typedef struct sq_ft_pending {
+  int has;
+  sq_file file;
+  unsigned char *sample;
+  size_t nsample;
+} sq_ft_pending;
+
 typedef struct sq_ft_vtab {
   sqlite3_vtab base;
   sqlite3 *db;
@@ -72,10 +92,7 @@ typedef struct sq_ft_vtab {
   int read_once;       /* typed: a scan has read a pipe, FIFO or terminal */
   /* a pipe read when the table was made (sq_ft_peek_*): its open file and
   ** the bytes read, for the first scan */
-  int has_pending;
-  sq_file pending;
-  unsigned char *sample;
-  size_t nsample;
+  sq_ft_pending pending;
   /* rejecting records (sq_reject.c): on_error='skip' */
   int skip;                 /* on_error='skip' */
   sqlite3_int64 max_errors; /* max_errors=N, or -1: no count limit */
@@ -112,6 +129,15 @@ typedef struct sq_ft_cursor {
   sq_reject_sink *rejSink;    /* the reject table (on_error='skip') */
   sq_reject_budget rejBudget; /* max_errors */
   char *zRejErr;              /* why the scan stopped in the reject path (owned) */
+  /* the second core (sq_pipe.h): a typed scan's reading, parsing and
+  ** converting on a worker thread.  The reading state above (file, fopen,
+  ** zOnce, iFile, zFile, chunk to finished, g, the format's reader) is
+  ** then the worker's until it is joined; the current row (rowid, eof,
+  ** idx, line, offset, vals, nval, zRowFile) the query's */
+  struct sq_pipe *pipe;       /* NULL: the scan is read on the caller's thread */
+  const char *zRowFile;       /* pipe: the current row's file */
+  sq_ft_pending claim;        /* pipe: vt's pending pipe, taken for this scan */
+  char *zClaim;               /* its name (vt->zPeek) */
 } sq_ft_cursor;
 
 /* Feed results. */
@@ -189,8 +215,14 @@ char *sq_ft_reject_check(sq_ft_vtab *vt);
 int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr);
 /* The core's reject callback (user: the cursor); the format installs it. */
 int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r);
-/* The input ended: the fraction budget; SQLITE_OK or the error (zRejErr). */
-int sq_ft_reject_end(sq_ft_cursor *c);
+/* One reject of `file` with its reason into the budget and the table:
+** SQ_INGEST_CONTINUE, or 1 with c->zRejErr saying why the scan stops. */
+int sq_ft_reject_take(sq_ft_cursor *c, const char *file, const sq_ingest_reject *r, const char *reason);
+/* A scan on a worker (c->pipe): the reject travels to the caller's thread. */
+int sq_ft_pipe_reject(sq_ft_cursor *c, const sq_ingest_reject *r, const char *reason);
+/* The input ended after `records` records: the fraction budget; SQLITE_OK
+** or the error (zRejErr). */
+int sq_ft_reject_end(sq_ft_cursor *c, sqlite3_int64 records);
 void sq_ft_reject_reset(sq_ft_cursor *c);
 void sq_ft_reject_free(sq_ft_vtab *vt);
 /* The table-valued functions refuse these options (why: sq_reject.c): the

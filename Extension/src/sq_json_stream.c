@@ -246,7 +246,8 @@ static sq_ingest *js_make_core(JsVtab *vt, sq_ft_cursor *c, const char *zPath, c
     sq_ingest_set_whole_values(g, 1);
   }
   sq_ingest_json_path(g, zPath, -1);
-  sq_ingest_set_max_record(g, sq_ft_max_record(vt->ft.db));
+  /* (a scan may run on a worker: the limit its cursor read) */
+  sq_ingest_set_max_record(g, c ? c->max_record : sq_ft_max_record(vt->ft.db));
   if( sq_ingest_error_info(g)->code ){
     *pzErr = sqlite3_mprintf("json_stream: %s", sq_ingest_error_info(g)->message);
     sq_ingest_free(g);

@@ -284,24 +284,29 @@ int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr){
 
 int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r){
   sq_ft_cursor *c = (sq_ft_cursor*)cursor;
-  const char *zName = c->vt->fmt->zName;
-  char *reason = c->vt->fmt->xReason(c, r), *m = 0;
+  char *reason = c->vt->fmt->xReason(c, r);
+  int rc;
   if( !reason ) return 1;
-  m = sq_reject_budget_add(&c->rejBudget, reason);
-  if( !m ) sq_reject_sink_write(c->rejSink, c->zFile, r, reason, &m);
+  rc = c->pipe ? sq_ft_pipe_reject(c, r, reason) : sq_ft_reject_take(c, c->zFile, r, reason);
   sqlite3_free(reason);
+  return rc;
+}
+
+int sq_ft_reject_take(sq_ft_cursor *c, const char *file, const sq_ingest_reject *r, const char *reason){
+  char *m = sq_reject_budget_add(&c->rejBudget, reason);
+  if( !m ) sq_reject_sink_write(c->rejSink, file, r, reason, &m);
   if( m ){
-    c->zRejErr = sqlite3_mprintf("%s: %s", zName, m);
+    c->zRejErr = sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m);
     sqlite3_free(m);
     return 1;
   }
   return SQ_INGEST_CONTINUE;
 }
 
-int sq_ft_reject_end(sq_ft_cursor *c){
+int sq_ft_reject_end(sq_ft_cursor *c, sqlite3_int64 records){
   char *m;
-  if( !c->vt->skip || !c->g ) return SQLITE_OK;
-  m = sq_reject_budget_end(&c->rejBudget, sq_ingest_records(c->g));
+  if( !c->vt->skip ) return SQLITE_OK;
+  m = sq_reject_budget_end(&c->rejBudget, records);
   if( !m ) return SQLITE_OK;
   c->zRejErr = sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m);
   sqlite3_free(m);

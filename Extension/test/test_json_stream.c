@@ -216,7 +216,7 @@ static double now_s(void){
 typedef struct Interrupter {
   const char *fifo;
   int stalled_fd;          /* writer to close, or -1 */
-  volatile int done;
+  int done;                /* atomic */
   double t_interrupt;
 } Interrupter;
 static void *interrupter_main(void *arg){
@@ -225,8 +225,8 @@ static void *interrupter_main(void *arg){
   usleep(200*1000);
   it->t_interrupt = now_s();
   sqlite3_interrupt(db);
-  for(i=0; i<280 && !it->done; i++) usleep(10*1000);
-  if( !it->done ){
+  for(i=0; i<280 && !__atomic_load_n(&it->done, __ATOMIC_ACQUIRE); i++) usleep(10*1000);
+  if( !__atomic_load_n(&it->done, __ATOMIC_ACQUIRE) ){
     if( it->stalled_fd>=0 ){ close(it->stalled_fd); it->stalled_fd = -1; }
     else{ int fd = open(it->fifo, O_WRONLY|O_NONBLOCK); if( fd>=0 ) close(fd); }
   }
@@ -246,12 +246,13 @@ static void check_interrupted(const char *sql, const char *fifo, int stalled_fd,
   sqlite3_bind_text(st, 1, fifo, -1, SQLITE_STATIC);
   pthread_create(&th, 0, interrupter_main, &it);
   while( (rc = sqlite3_step(st))==SQLITE_ROW ){}
-  it.done = 1;
-  secs = now_s() - it.t_interrupt;
+  secs = now_s();
+  __atomic_store_n(&it.done, 1, __ATOMIC_RELEASE);
+  pthread_join(th, 0);
+  secs -= it.t_interrupt;
   SQ_CHECK_MSG(rc==SQLITE_INTERRUPT && strcmp(sqlite3_errmsg(db), "interrupted")==0 && secs<1.5,
                "%s: rc=%d '%s' %.2fs after sqlite3_interrupt()", what, rc, sqlite3_errmsg(db), secs);
   sqlite3_finalize(st);
-  pthread_join(th, 0);
   if( it.stalled_fd>=0 ) close(it.stalled_fd);
 }
 

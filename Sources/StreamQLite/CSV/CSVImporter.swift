@@ -19,6 +19,8 @@ final class CSVImporter: ChunkedImporter {
     private var writer: IngestBatchWriter?
     /// The rejected records (``ImportErrorPolicy/skip``), or nil.
     private var rejecter: IngestRejecter?
+    /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
+    private var router: ImportRoute?
     /// Inference before the table exists: the sample read so far is replayed into the driver.
     private var inference: OpaquePointer?
     private var sample: [UInt8] = []
@@ -105,7 +107,9 @@ final class CSVImporter: ChunkedImporter {
         insert.batchSize = options.batchSize
         let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert)
         self.writer = writer
-        guard let core = sq_ingest_new(ingestRowCallback, writer.callbackContext) else {
+        let router = ImportRoute(writer: writer, rejecter: rejecter)
+        self.router = router
+        guard let core = sq_ingest_new(ImportRoute.rowCallback, router.context) else {
             throw CSVImportError(message: "out of memory")
         }
         self.core = core
@@ -126,7 +130,7 @@ final class CSVImporter: ChunkedImporter {
             guard let d = sq_csv_ingest_new(core, &o) else { throw CSVImportError(message: "out of memory") }
             return d
         }
-        if let rejecter { sq_csv_ingest_set_reject_callback(driver, ingestRejectCallback, rejecter.callbackContext) }
+        if rejecter != nil { sq_csv_ingest_set_reject_callback(driver, ImportRoute.rejectCallback, router.context) }
         for (i, c) in chosen.enumerated() where c.inferred != 0 {
             _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, inferredFrom)
         }
@@ -184,6 +188,29 @@ final class CSVImporter: ChunkedImporter {
 
     private var rows: Int { driver.map { Int(sq_csv_ingest_records($0)) } ?? 0 }
 
+    // MARK: On a worker (ChunkFile)
+
+    /// Once the table exists (inference reads the first records on the caller's thread).
+    var workerFeed: ImportWorkerFeed? {
+        guard inference == nil, let driver else { return nil }
+        return ImportWorkerFeed(context: UnsafeMutableRawPointer(driver),
+                                feed: { d, bytes, n in sq_csv_ingest_feed(OpaquePointer(d), bytes, n) },
+                                records: { d in sq_csv_ingest_records(OpaquePointer(d)) })
+    }
+
+    func route(to pipe: OpaquePointer?) { router?.send(to: pipe) }
+    func take(row: UnsafePointer<sq_ingest_row>) -> Int32 { writer?.take(row) ?? 1 }
+    func take(reject: UnsafePointer<sq_ingest_reject>) -> Int32 { rejecter?.take(reject) ?? 1 }
+
+    func fed(bytes: Int, compressedBytes: Int, records: Int) {
+        consumed = bytes
+        self.compressedBytes = compressedBytes
+        progress?(ImportProgress(bytes: consumed, rows: records, compressedBytes: compressedBytes))
+    }
+
+    func feedError() -> any Error { error(sq_csv_ingest_error_info(driver)) }
+    func takeError() -> any Error { stopFailure ?? feedError() }
+
     func setInputFile(_ path: String) { rejecter?.file = path }
 
     func finish() throws -> Int {
@@ -210,11 +237,13 @@ final class CSVImporter: ChunkedImporter {
         CSVImportError(message: message, byteOffset: consumed)
     }
 
+    /// What stopped the core from this side: a spent error budget, a failed batch.
+    private var stopFailure: Error? { rejecter?.failure ?? writer?.failure.map(converted) }
+
     /// The C error as a CSVImportError (or what stopped the core from here).
     private func error(_ e: UnsafePointer<sq_csv_ingest_error>) -> Error {
         let x = e.pointee
-        if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure = rejecter?.failure { return failure }
-        if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure = writer?.failure { return converted(failure) }
+        if x.code == SQ_CSV_IE_INGEST && x.detail == SQ_INGEST_E_ABORTED, let failure = stopFailure { return failure }
         return CSVImportError(message: String(cString: x.message), line: Int(x.line), byteOffset: Int(x.offset),
                               record: x.record >= 0 ? Int(x.record) : nil,
                               field: x.field >= 0 ? Int(x.field) + 1 : nil,

@@ -1,9 +1,12 @@
+import CSQLite
 import CStreamQLite
 import Foundation
 
 /// An import fed its input chunk by chunk (``JSONImporter``, ``CSVImporter``): chunks
 /// may cut the input anywhere.
 protocol ChunkedImporter: AnyObject {
+    /// The connection the rows go to.
+    var db: Database { get }
     /// Parses and stores what `bytes` completes (reports progress).
     func feed(_ bytes: UnsafeRawBufferPointer) throws
     /// The input has ended: stores the last rows; returns the number of rows imported.
@@ -16,6 +19,53 @@ protocol ChunkedImporter: AnyObject {
     func inputError(_ message: String) -> any Error
     /// The input is the file at `path` (named in rejected records).
     func setInputFile(_ path: String)
+
+    // A file's rest read on a second thread (``ChunkFile``, `sq_pipe.h`): the worker feeds
+    // the core through `workerFeed`, its rows and rejects come back here in order.
+    /// The C feed of the import's reader and core, or nil while it must be fed on the
+    /// caller's thread (CSV inference before the table exists).
+    var workerFeed: ImportWorkerFeed? { get }
+    /// The core's rows and rejects go into `pipe` (nil: to the import's writer and rejecter).
+    func route(to pipe: OpaquePointer?)
+    /// A row from the worker (as the core's row callback: `SQ_INGEST_CONTINUE` or stop).
+    func take(row: UnsafePointer<sq_ingest_row>) -> Int32
+    /// A rejected record from the worker (as the core's reject callback).
+    func take(reject: UnsafePointer<sq_ingest_reject>) -> Int32
+    /// The worker fed the input up to `bytes` (`compressedBytes` read), `records` so far.
+    func fed(bytes: Int, compressedBytes: Int, records: Int)
+    /// The error that stopped the worker's feed (the core's), read once it is joined.
+    func feedError() -> any Error
+    /// The error for a row or reject refused here (`take` did not continue).
+    func takeError() -> any Error
+}
+
+/// A core's feed for the worker thread of ``ChunkFile``: C functions and their context.
+struct ImportWorkerFeed {
+    var context: UnsafeMutableRawPointer
+    var feed: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Int32
+    var records: @convention(c) (UnsafeMutableRawPointer?) -> Int64
+}
+
+/// The route of a core's callbacks (`sq_pipe_route`, `sq_pipe.h`): to the importer's
+/// writer and rejecter, or into a pipe while a worker feeds the core.
+final class ImportRoute {
+    let pointer: UnsafeMutablePointer<sq_pipe_route>
+
+    init(writer: IngestBatchWriter, rejecter: IngestRejecter?) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: sq_pipe_route(row: ingestRowCallback, row_user: writer.callbackContext,
+                                             reject: rejecter.map { _ in ingestRejectCallback },
+                                             reject_user: rejecter?.callbackContext, pipe: nil))
+    }
+
+    deinit { pointer.deallocate() }
+
+    /// The user pointer of ``rowCallback`` and ``rejectCallback``.
+    var context: UnsafeMutableRawPointer { UnsafeMutableRawPointer(pointer) }
+    static let rowCallback: sq_ingest_row_callback = { route, row in sq_pipe_route_row(route, row) }
+    static let rejectCallback: sq_ingest_reject_callback = { route, r in sq_pipe_route_reject(route, r) }
+
+    func send(to pipe: OpaquePointer?) { pointer.pointee.pipe = pipe }
 }
 
 extension Database {
@@ -165,9 +215,16 @@ final class ChunkFile {
 
     deinit { buffer.deallocate() }
 
-    /// Feeds the whole file to `importer`, chunk by chunk, with the compressed bytes read.
+    /// Feeds the whole file to `importer`, chunk by chunk, with the compressed bytes read;
+    /// with more than one CPU (`sq_pipe_worth_it`), as soon as the importer can be fed by
+    /// C alone, the rest on a second thread (``readOnWorker(into:feed:fileError:)``).
     func read<I: ChunkedImporter>(into importer: I, fileError: (String, Int?) -> any Error) throws {
+        let twoThreads = sq_pipe_worth_it() != 0
         while true {
+            if twoThreads, let feed = importer.workerFeed,
+               try readOnWorker(into: importer, feed: feed, fileError: fileError) {
+                return
+            }
             let n: Int
             do throws(InputReadError) { n = try file.read(into: buffer, count: size) } catch {
                 throw fileError(error.message, importer.consumed)
@@ -175,6 +232,61 @@ final class ChunkFile {
             if n == 0 { break }
             importer.compressedBytes = file.bytesRead
             try importer.feed(UnsafeRawBufferPointer(start: buffer, count: n))
+        }
+    }
+}
+
+extension ChunkFile {
+    /// The rest of the file read, decompressed and fed to the importer's core on a worker
+    /// thread (`sq_pipe_read_run`), while this thread takes its rows and rejects in order
+    /// (the importer's writer binds and inserts them as when fed here) and reports progress
+    /// after each chunk. The worker is joined before this returns or throws; the importer
+    /// then finishes on this thread. False when no thread could be started (nothing read).
+    private func readOnWorker<I: ChunkedImporter>(
+        into importer: I, feed: ImportWorkerFeed, fileError: (String, Int?) -> any Error
+    ) throws -> Bool {
+        guard let pipe = sq_pipe_new(0, 0) else { return false }
+        defer { sq_pipe_free(pipe) }
+        let item = UnsafeMutablePointer<sq_pipe_item>.allocate(capacity: 1)
+        defer { item.deallocate() }
+        let raw = UnsafeMutableRawPointer(item)
+        let row = (raw + MemoryLayout<sq_pipe_item>.offset(of: \.row)!).assumingMemoryBound(to: sq_ingest_row.self)
+        let reject = (raw + MemoryLayout<sq_pipe_item>.offset(of: \.reject)!).assumingMemoryBound(to: sq_ingest_reject.self)
+        return try file.withCFile { f in
+            let reader = UnsafeMutablePointer<sq_pipe_reader>.allocate(capacity: 1)
+            defer { reader.deallocate() }
+            reader.initialize(to: sq_pipe_reader(file: f, chunk: size, base: UInt64(importer.consumed),
+                                                 feed: feed.feed, records: feed.records, ctx: feed.context))
+            importer.route(to: pipe)
+            defer { importer.route(to: nil) }
+            if sq_pipe_start(pipe, sq_pipe_read_run, reader) != 0 { return false }
+            // (runs before the route is given back: the worker no longer calls it)
+            defer { sq_pipe_stop(pipe) }
+            // the binds and steps below re-enter the connection's mutex cheaply
+            let mutex = sqlite3_db_mutex(importer.db.handle)
+            sqlite3_mutex_enter(mutex)
+            defer { sqlite3_mutex_leave(mutex) }
+            while true {
+                _ = sq_pipe_next(pipe, item, nil, nil)
+                switch item.pointee.kind {
+                case SQ_PIPE_ROW:
+                    if importer.take(row: row) != SQ_INGEST_CONTINUE { throw importer.takeError() }
+                case SQ_PIPE_REJECT:
+                    if importer.take(reject: reject) != SQ_INGEST_CONTINUE { throw importer.takeError() }
+                case SQ_PIPE_MARK:
+                    importer.fed(bytes: Int(item.pointee.a), compressedBytes: Int(item.pointee.raw_bytes),
+                                 records: Int(item.pointee.b))
+                case SQ_PIPE_END:
+                    return true
+                default:
+                    if item.pointee.rc == SQ_PIPE_FEED_FAILED {
+                        sq_pipe_stop(pipe)
+                        throw importer.feedError()
+                    }
+                    let why = item.pointee.message.map { String(cString: $0) } ?? "out of memory"
+                    throw fileError(InputFile.message(why, path: path), importer.consumed)
+                }
+            }
         }
     }
 }

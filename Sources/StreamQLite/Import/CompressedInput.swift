@@ -39,12 +39,22 @@ final class InputFile {
     /// Bytes read from the file so far (the compressed ones when it is compressed).
     var bytesRead: Int { Int(file.nraw) }
 
+    /// The C reader itself, for a worker thread that reads the file while `body` runs
+    /// (nothing else reads it meanwhile).
+    func withCFile<R>(_ body: (UnsafeMutablePointer<sq_file>) throws -> R) rethrows -> R {
+        try withUnsafeMutablePointer(to: &file, body)
+    }
+
     /// The C reader's message (taken) with the file's name: "cannot open PATH: …",
     /// "cannot read PATH: …".
     private static func message(_ why: UnsafeMutablePointer<CChar>?, path: String) -> String {
         guard let why else { return "cannot read \(path): out of memory" }
         defer { sqlite3_free(why) }
-        let m = String(cString: why)
+        return message(String(cString: why), path: path)
+    }
+
+    /// The C reader's message `m` with the file's name.
+    static func message(_ m: String, path: String) -> String {
         for verb in ["cannot open", "cannot read"] where m.hasPrefix(verb + ": ") {
             return "\(verb) \(path): " + m.dropFirst(verb.count + 2)
         }

@@ -19,6 +19,8 @@ final class JSONImporter: ChunkedImporter {
     private let writer: IngestBatchWriter
     /// The rejected records (``ImportErrorPolicy/skip``), or nil.
     private let rejecter: IngestRejecter?
+    /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
+    private let router: ImportRoute
 
     @exclusivity(unchecked) private(set) var consumed = 0
     var compressedBytes = 0
@@ -65,9 +67,10 @@ final class JSONImporter: ChunkedImporter {
             throw JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1)
         }
         self.ingest = ingest
+        router = ImportRoute(writer: writer, rejecter: rejecter)
         try configure(chosen)
-        sq_ingest_set_row_callback(ingest, ingestRowCallback, writer.callbackContext)
-        if let rejecter { sq_ingest_set_reject_callback(ingest, ingestRejectCallback, rejecter.callbackContext) }
+        sq_ingest_set_row_callback(ingest, ImportRoute.rowCallback, router.context)
+        if rejecter != nil { sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, router.context) }
     }
 
     func setInputFile(_ path: String) { rejecter?.file = path }
@@ -129,10 +132,33 @@ final class JSONImporter: ChunkedImporter {
     /// The core's error as a JSONImportError (or what stopped it from here).
     private func ingestError() -> Error {
         let e = sq_ingest_error_info(ingest).pointee
-        if e.code == SQ_INGEST_E_ABORTED, let failure = rejecter?.failure { return failure }
-        if e.code == SQ_INGEST_E_ABORTED, let failure = writer.failure { return importError(failure) }
+        if e.code == SQ_INGEST_E_ABORTED, let failure = stopFailure { return failure }
         return Self.error(e, layout: options.layout)
     }
+
+    /// What stopped the core from this side: a spent error budget, a failed batch.
+    private var stopFailure: Error? { rejecter?.failure ?? writer.failure.map(importError) }
+
+    // MARK: On a worker (ChunkFile)
+
+    var workerFeed: ImportWorkerFeed? {
+        ImportWorkerFeed(context: UnsafeMutableRawPointer(ingest),
+                         feed: { g, bytes, n in sq_ingest_json_feed(OpaquePointer(g), bytes, n) },
+                         records: { g in sq_ingest_records(OpaquePointer(g)) })
+    }
+
+    func route(to pipe: OpaquePointer?) { router.send(to: pipe) }
+    func take(row: UnsafePointer<sq_ingest_row>) -> Int32 { writer.take(row) }
+    func take(reject: UnsafePointer<sq_ingest_reject>) -> Int32 { rejecter?.take(reject) ?? 1 }
+
+    func fed(bytes: Int, compressedBytes: Int, records: Int) {
+        consumed = bytes
+        self.compressedBytes = compressedBytes
+        progress?(ImportProgress(bytes: consumed, rows: records, compressedBytes: compressedBytes))
+    }
+
+    func feedError() -> any Error { ingestError() }
+    func takeError() -> any Error { stopFailure ?? ingestError() }
 
     /// An error of the core as a JSONImportError (for a reject: its reason).
     private static func error(_ e: sq_ingest_error, layout: JSONImportLayout) -> JSONImportError {

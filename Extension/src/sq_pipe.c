@@ -1,0 +1,540 @@
+/*
+** sq_pipe.c — the worker thread and the bounded ring between it and the
+** caller (sq_pipe.h, the manual).
+**
+** Items are laid out in a block one after the other, each an 8-aligned
+** header (kind, size, the progress counters) and its payload: a row's
+** fixed part, its sq_ingest_value array (TEXT/JSON pointers stored as
+** offsets into the bytes that follow) and those bytes; a reject's fixed
+** part and its strings.  The caller makes the offsets pointers again in
+** place when it takes the item: it owns the block then.
+**
+** The ring: blocks[head .. head+count) are handed over (the caller reads
+** blocks[head]); the worker fills blocks[head+count] (wcur) unseen until
+** it hands it over.  One mutex, one condition variable broadcast on every
+** change; waits are short (a block at a time).
+*/
+#include "sq_internal.h"
+#include "sq_pipe.h"
+
+#include "sq_file.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PIPE_WAIT_MS          100   /* longest wait between interrupt checks */
+#define PIPE_BLOCKS_PER_CHECK 16    /* blocks between checks when rows flow */
+
+typedef struct pipe_block {
+  unsigned char *z;
+  size_t cap, used;
+} pipe_block;
+
+struct sq_pipe {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  size_t block;
+  int n;
+  pipe_block *b;
+  int head, count;          /* handed-over blocks (under mu) */
+  int stop;                 /* atomic: the caller stops the worker */
+  int done;                 /* the worker returned (under mu) */
+  int started;
+  pthread_t th;
+  void (*run)(sq_pipe*, void*);
+  void *arg;
+  /* the worker's */
+  int wcur;                 /* the block being filled, or -1 */
+  int oom;
+  int ended;                /* END or ERROR put */
+  uint64_t bytes, raw;
+  /* the caller's */
+  int holding;              /* blocks[head] is being read */
+  size_t rpos;
+  int taken;                /* blocks taken since the last interrupt check */
+};
+
+typedef struct pipe_hdr {
+  uint32_t kind;
+  uint32_t pad;
+  uint64_t size;            /* header and payload, 8-aligned */
+  uint64_t bytes, raw;
+} pipe_hdr;
+
+typedef struct pipe_row {
+  int64_t index;
+  uint64_t offset, line, column;
+  int64_t ncol;
+  uint64_t ntext;
+} pipe_row;
+
+typedef struct pipe_rej {
+  int64_t index;
+  uint64_t offset, line, column;
+  int64_t truncated;
+  int64_t code, record;
+  uint64_t eoffset, eline, ecolumn;
+  uint64_t nreason, nmsg, nkey, nfield, nraw;
+  int64_t has_key, has_field, has_reason;
+} pipe_rej;
+
+typedef struct pipe_mark {
+  int64_t what, a, b;
+} pipe_mark;
+
+typedef struct pipe_err {
+  int64_t rc, has_msg;
+  uint64_t nmsg;
+} pipe_err;
+
+#define ALIGN8(n) (((n)+7) & ~(size_t)7)
+
+sq_pipe *sq_pipe_new(size_t block, int nblocks){
+  sq_pipe *p;
+  if( block==0 ) block = SQ_PIPE_BLOCK;
+  if( nblocks==0 ) nblocks = SQ_PIPE_BLOCKS;
+  if( nblocks<2 ) nblocks = 2;
+  block = ALIGN8(block);
+  p = sqlite3_malloc64(sizeof(*p));
+  if( !p ) return 0;
+  memset(p, 0, sizeof(*p));
+  p->b = sqlite3_malloc64(sizeof(pipe_block)*(sqlite3_uint64)nblocks);
+  if( !p->b ){ sqlite3_free(p); return 0; }
+  memset(p->b, 0, sizeof(pipe_block)*(size_t)nblocks);
+  p->block = block;
+  p->n = nblocks;
+  p->wcur = -1;
+  /* (blocks are allocated when first filled: a short scan uses one) */
+  pthread_mutex_init(&p->mu, 0);
+  pthread_cond_init(&p->cv, 0);
+  return p;
+}
+
+int sq_pipe_worth_it(void){
+  const char *env = getenv("STREAMQLITE_THREADS");
+  if( env && strcmp(env, "0")==0 ) return 0;
+  return sysconf(_SC_NPROCESSORS_ONLN)>1 && sqlite3_threadsafe()!=0;
+}
+
+/* ------------------------------------------------------------ the worker */
+
+/* Hands the block being filled over (when it holds anything). */
+static void pipe_publish(sq_pipe *p){
+  if( p->wcur<0 ) return;
+  if( p->b[p->wcur].used==0 ) return;
+  pthread_mutex_lock(&p->mu);
+  p->count++;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  p->wcur = -1;
+}
+
+void sq_pipe_flush(sq_pipe *p){
+  pipe_publish(p);
+}
+
+static void *pipe_main(void *arg){
+  sq_pipe *p = (sq_pipe*)arg;
+  p->run(p, p->arg);
+  pipe_publish(p);
+  pthread_mutex_lock(&p->mu);
+  p->done = 1;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  return 0;
+}
+
+int sq_pipe_start(sq_pipe *p, void (*run)(sq_pipe *p, void *arg), void *arg){
+  if( !sqlite3_threadsafe() ) return 1;
+  p->run = run;
+  p->arg = arg;
+  if( pthread_create(&p->th, 0, pipe_main, p)!=0 ) return 1;
+  p->started = 1;
+  return 0;
+}
+
+int *sq_pipe_stop_flag(sq_pipe *p){
+  return &p->stop;
+}
+
+int sq_pipe_stopped(sq_pipe *p){
+  return __atomic_load_n(&p->stop, __ATOMIC_ACQUIRE);
+}
+
+void sq_pipe_progress(sq_pipe *p, uint64_t bytes, uint64_t raw_bytes){
+  p->bytes = bytes;
+  p->raw = raw_bytes;
+}
+
+/* Room for an item of `size` bytes (8-aligned, header included) in the
+** block being filled, taking the next block (waiting for one) when it does
+** not fit.  NULL when stopped or out of memory. */
+static unsigned char *pipe_reserve(sq_pipe *p, size_t size){
+  pipe_block *blk;
+  if( p->wcur>=0 ){
+    blk = &p->b[p->wcur];
+    if( blk->used+size<=blk->cap ) return blk->z+blk->used;
+    pipe_publish(p);
+  }
+  if( p->wcur<0 ){
+    pthread_mutex_lock(&p->mu);
+    while( p->count==p->n && !sq_pipe_stopped(p) ) pthread_cond_wait(&p->cv, &p->mu);
+    if( sq_pipe_stopped(p) ){ pthread_mutex_unlock(&p->mu); return 0; }
+    p->wcur = (p->head + p->count) % p->n;
+    pthread_mutex_unlock(&p->mu);
+    p->b[p->wcur].used = 0;
+  }
+  blk = &p->b[p->wcur];
+  if( !blk->z || size>blk->cap || (blk->cap>p->block && size<=p->block) ){
+    /* a record larger than a block: a block of its own; else back to size */
+    size_t want = size>p->block ? size : p->block;
+    unsigned char *z = sqlite3_realloc64(blk->z, want);
+    if( !z ){ p->oom = 1; return 0; }
+    blk->z = z;
+    blk->cap = want;
+  }
+  return blk->z;
+}
+
+static void pipe_commit(sq_pipe *p, unsigned char *at, uint32_t kind, size_t size){
+  pipe_hdr *h = (pipe_hdr*)at;
+  h->kind = kind;
+  h->pad = 0;
+  h->size = size;
+  h->bytes = p->bytes;
+  h->raw = p->raw;
+  p->b[p->wcur].used += size;
+}
+
+int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
+  size_t ntext = 0, size;
+  unsigned char *at, *text;
+  pipe_row *r;
+  sq_ingest_value *v;
+  int i;
+  if( sq_pipe_stopped(p) || p->oom ) return 1;
+  for(i=0; i<row->ncol; i++){
+    int t = row->values[i].type;
+    if( t==SQ_INGEST_V_TEXT || t==SQ_INGEST_V_JSON ) ntext += row->values[i].len;
+  }
+  size = ALIGN8(sizeof(pipe_hdr) + sizeof(pipe_row) + sizeof(sq_ingest_value)*(size_t)row->ncol + ntext);
+  at = pipe_reserve(p, size);
+  if( !at ) return 1;
+  r = (pipe_row*)(at+sizeof(pipe_hdr));
+  r->index = row->index;
+  r->offset = row->offset;
+  r->line = row->line;
+  r->column = row->column;
+  r->ncol = row->ncol;
+  r->ntext = ntext;
+  v = (sq_ingest_value*)(r+1);
+  text = (unsigned char*)(v+row->ncol);
+  ntext = 0;
+  for(i=0; i<row->ncol; i++){
+    v[i] = row->values[i];
+    if( v[i].type==SQ_INGEST_V_TEXT || v[i].type==SQ_INGEST_V_JSON ){
+      if( v[i].len ) memcpy(text+ntext, v[i].text, v[i].len);
+      v[i].text = (const char*)(uintptr_t)ntext;      /* an offset until taken */
+      ntext += v[i].len;
+    }else{
+      v[i].text = 0;
+    }
+  }
+  pipe_commit(p, at, SQ_PIPE_ROW, size);
+  return 0;
+}
+
+int sq_pipe_put_reject(sq_pipe *p, const sq_ingest_reject *x, const char *reason){
+  const sq_ingest_error *e = x->error;
+  size_t nreason = reason ? strlen(reason) : 0;
+  size_t nmsg = e && e->message ? strlen(e->message) : 0;
+  size_t nkey = e && e->key ? e->nkey : 0;
+  size_t nfield = x->field ? x->nfield : 0;
+  size_t size = ALIGN8(sizeof(pipe_hdr) + sizeof(pipe_rej) + nreason+1 + nmsg+1 + nkey + nfield + x->nraw);
+  unsigned char *at, *s;
+  pipe_rej *r;
+  if( sq_pipe_stopped(p) || p->oom ) return 1;
+  at = pipe_reserve(p, size);
+  if( !at ) return 1;
+  r = (pipe_rej*)(at+sizeof(pipe_hdr));
+  memset(r, 0, sizeof(*r));
+  r->index = x->index;
+  r->offset = x->offset;
+  r->line = x->line;
+  r->column = x->column;
+  r->truncated = x->truncated;
+  if( e ){
+    r->code = e->code;
+    r->record = e->record;
+    r->eoffset = e->offset;
+    r->eline = e->line;
+    r->ecolumn = e->column;
+    r->has_key = e->key!=0;
+  }
+  r->has_field = x->field!=0;
+  r->has_reason = reason!=0;
+  r->nreason = nreason;
+  r->nmsg = nmsg;
+  r->nkey = nkey;
+  r->nfield = nfield;
+  r->nraw = x->nraw;
+  s = (unsigned char*)(r+1);
+  if( nreason ) memcpy(s, reason, nreason);
+  s[nreason] = 0;
+  s += nreason+1;
+  if( nmsg ) memcpy(s, e->message, nmsg);
+  s[nmsg] = 0;
+  s += nmsg+1;
+  if( nkey ) memcpy(s, e->key, nkey);
+  s += nkey;
+  if( nfield ) memcpy(s, x->field, nfield);
+  s += nfield;
+  if( x->nraw ) memcpy(s, x->raw, x->nraw);
+  pipe_commit(p, at, SQ_PIPE_REJECT, size);
+  return 0;
+}
+
+int sq_pipe_put_mark(sq_pipe *p, int what, int64_t a, int64_t b){
+  size_t size = ALIGN8(sizeof(pipe_hdr)+sizeof(pipe_mark));
+  unsigned char *at;
+  pipe_mark *m;
+  if( sq_pipe_stopped(p) || p->oom ) return 1;
+  at = pipe_reserve(p, size);
+  if( !at ) return 1;
+  m = (pipe_mark*)(at+sizeof(pipe_hdr));
+  m->what = what;
+  m->a = a;
+  m->b = b;
+  pipe_commit(p, at, SQ_PIPE_MARK, size);
+  return 0;
+}
+
+/* END or ERROR: the last item, handed over at once.  Out of memory (or a
+** put that failed for it before): the caller sees SQLITE_NOMEM when the
+** worker is done (sq_pipe_next). */
+static int pipe_put_last(sq_pipe *p, int kind, int rc, const char *message){
+  size_t nmsg = message ? strlen(message) : 0;
+  size_t size = ALIGN8(sizeof(pipe_hdr)+sizeof(pipe_err)+nmsg+1);
+  unsigned char *at;
+  pipe_err *e;
+  if( p->ended || sq_pipe_stopped(p) ) return 1;
+  if( p->oom && kind==SQ_PIPE_END ) return 1;
+  at = pipe_reserve(p, size);
+  if( !at ) return 1;
+  e = (pipe_err*)(at+sizeof(pipe_hdr));
+  e->rc = rc;
+  e->has_msg = message!=0;
+  e->nmsg = nmsg;
+  if( nmsg ) memcpy(e+1, message, nmsg);
+  ((char*)(e+1))[nmsg] = 0;
+  pipe_commit(p, at, (uint32_t)kind, size);
+  p->ended = 1;
+  pipe_publish(p);
+  return 0;
+}
+
+int sq_pipe_put_end(sq_pipe *p){
+  return pipe_put_last(p, SQ_PIPE_END, SQLITE_OK, 0);
+}
+
+int sq_pipe_put_error(sq_pipe *p, int rc, const char *message){
+  return pipe_put_last(p, SQ_PIPE_ERROR, rc, message);
+}
+
+/* ------------------------------------------------------------ one file into a core */
+
+int sq_pipe_route_row(void *route, const sq_ingest_row *row){
+  sq_pipe_route *r = (sq_pipe_route*)route;
+  if( r->pipe ) return sq_pipe_put_row(r->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
+  return r->row(r->row_user, row);
+}
+
+int sq_pipe_route_reject(void *route, const sq_ingest_reject *x){
+  sq_pipe_route *r = (sq_pipe_route*)route;
+  if( r->pipe ) return sq_pipe_put_reject(r->pipe, x, x->reason) ? 1 : SQ_INGEST_CONTINUE;
+  return r->reject(r->reject_user, x);
+}
+
+void sq_pipe_read_run(sq_pipe *p, void *arg){
+  sq_pipe_reader *r = (sq_pipe_reader*)arg;
+  size_t size = r->chunk ? r->chunk : 64*1024;
+  unsigned char *buf = sqlite3_malloc64(size);
+  uint64_t fed = r->base;
+  if( !buf ){ sq_pipe_put_error(p, SQLITE_NOMEM, 0); return; }
+  r->file->stop = sq_pipe_stop_flag(p);
+  for(;;){
+    int rc = SQLITE_OK;
+    char *why = 0;
+    long long n;
+    /* a read that may wait: the rows so far go first */
+    if( !r->file->regular ) sq_pipe_flush(p);
+    n = sq_file_read(r->file, buf, size, &rc, &why);
+    if( n<0 ){
+      if( rc!=SQLITE_INTERRUPT || !sq_pipe_stopped(p) ) sq_pipe_put_error(p, why ? rc : SQLITE_NOMEM, why);
+      sqlite3_free(why);
+      break;
+    }
+    if( n==0 ){ sq_pipe_put_end(p); break; }
+    if( r->feed(r->ctx, buf, (size_t)n)!=SQ_INGEST_OK ){
+      if( !sq_pipe_stopped(p) ) sq_pipe_put_error(p, SQ_PIPE_FEED_FAILED, 0);
+      break;
+    }
+    fed += (uint64_t)n;
+    sq_pipe_progress(p, fed, (uint64_t)r->file->nraw);
+    if( sq_pipe_put_mark(p, SQ_PIPE_CHUNK_DONE, (int64_t)fed, r->records(r->ctx)) ) break;
+  }
+  r->file->stop = 0;
+  sqlite3_free(buf);
+}
+
+/* ------------------------------------------------------------ the caller */
+
+/* The item at rpos of blocks[head] into *it (offsets made pointers). */
+static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
+  unsigned char *at = p->b[p->head].z + p->rpos;
+  pipe_hdr *h = (pipe_hdr*)at;
+  unsigned char *body = at+sizeof(pipe_hdr);
+  memset(it, 0, sizeof(*it));
+  it->kind = (int)h->kind;
+  it->bytes = h->bytes;
+  it->raw_bytes = h->raw;
+  switch( h->kind ){
+    case SQ_PIPE_ROW: {
+      pipe_row *r = (pipe_row*)body;
+      sq_ingest_value *v = (sq_ingest_value*)(r+1);
+      const char *text = (const char*)(v+r->ncol);
+      int i;
+      for(i=0; i<(int)r->ncol; i++){
+        if( v[i].type==SQ_INGEST_V_TEXT || v[i].type==SQ_INGEST_V_JSON ){
+          v[i].text = text + (uintptr_t)v[i].text;
+        }
+      }
+      it->row.index = r->index;
+      it->row.offset = r->offset;
+      it->row.line = r->line;
+      it->row.column = r->column;
+      it->row.ncol = (int)r->ncol;
+      it->row.values = v;
+      break;
+    }
+    case SQ_PIPE_REJECT: {
+      pipe_rej *r = (pipe_rej*)body;
+      const char *s = (const char*)(r+1);
+      it->message = r->has_reason ? s : 0;
+      s += r->nreason+1;
+      it->error.code = (int)r->code;
+      it->error.message = s;
+      s += r->nmsg+1;
+      it->error.key = r->has_key ? s : 0;
+      it->error.nkey = r->nkey;
+      s += r->nkey;
+      it->error.record = r->record;
+      it->error.offset = r->eoffset;
+      it->error.line = r->eline;
+      it->error.column = r->ecolumn;
+      it->reject.index = r->index;
+      it->reject.offset = r->offset;
+      it->reject.line = r->line;
+      it->reject.column = r->column;
+      it->reject.error = &it->error;
+      it->reject.field = r->has_field ? s : 0;
+      it->reject.nfield = r->nfield;
+      s += r->nfield;
+      it->reject.reason = it->message;
+      it->reject.raw = s;
+      it->reject.nraw = r->nraw;
+      it->reject.truncated = (int)r->truncated;
+      break;
+    }
+    case SQ_PIPE_MARK: {
+      pipe_mark *m = (pipe_mark*)body;
+      it->what = (int)m->what;
+      it->a = m->a;
+      it->b = m->b;
+      break;
+    }
+    default: {
+      pipe_err *e = (pipe_err*)body;
+      it->rc = (int)e->rc;
+      it->message = e->has_msg ? (const char*)(e+1) : 0;
+      break;
+    }
+  }
+}
+
+int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), void *arg){
+  for(;;){
+    if( p->holding ){
+      pipe_block *blk = &p->b[p->head];
+      if( p->rpos<blk->used ){
+        pipe_hdr *h = (pipe_hdr*)(blk->z+p->rpos);
+        pipe_read_item(p, it);
+        /* the last item stays: asked again, it is given again */
+        if( h->kind!=SQ_PIPE_END && h->kind!=SQ_PIPE_ERROR ) p->rpos += (size_t)h->size;
+        return SQ_PIPE_OK;
+      }
+      pthread_mutex_lock(&p->mu);
+      p->head = (p->head + 1) % p->n;
+      p->count--;
+      pthread_cond_broadcast(&p->cv);
+      pthread_mutex_unlock(&p->mu);
+      p->holding = 0;
+    }
+    pthread_mutex_lock(&p->mu);
+    while( p->count==0 ){
+      struct timespec until;
+      int r;
+      if( p->done ){
+        /* the worker returned without a last item: stopped, or out of memory */
+        pthread_mutex_unlock(&p->mu);
+        memset(it, 0, sizeof(*it));
+        it->kind = SQ_PIPE_ERROR;
+        it->rc = p->oom ? SQLITE_NOMEM : SQLITE_INTERRUPT;
+        return SQ_PIPE_OK;
+      }
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += PIPE_WAIT_MS * 1000000L;
+      if( until.tv_nsec>=1000000000L ){ until.tv_sec++; until.tv_nsec -= 1000000000L; }
+      r = pthread_cond_timedwait(&p->cv, &p->mu, &until);
+      if( r!=0 && p->count==0 && !p->done && interrupted ){
+        /* waited a whole slice: ask (outside the lock) */
+        pthread_mutex_unlock(&p->mu);
+        if( interrupted(arg) ) return SQ_PIPE_INTERRUPTED;
+        pthread_mutex_lock(&p->mu);
+      }
+    }
+    pthread_mutex_unlock(&p->mu);
+    p->holding = 1;
+    p->rpos = 0;
+    if( ++p->taken>=PIPE_BLOCKS_PER_CHECK ){
+      p->taken = 0;
+      if( interrupted && interrupted(arg) ) return SQ_PIPE_INTERRUPTED;
+    }
+  }
+}
+
+void sq_pipe_stop(sq_pipe *p){
+  if( !p ) return;
+  pthread_mutex_lock(&p->mu);
+  __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  if( p->started ){
+    pthread_join(p->th, 0);
+    p->started = 0;
+  }
+}
+
+void sq_pipe_free(sq_pipe *p){
+  int i;
+  if( !p ) return;
+  sq_pipe_stop(p);
+  for(i=0; i<p->n; i++) sqlite3_free(p->b[i].z);
+  sqlite3_free(p->b);
+  pthread_cond_destroy(&p->cv);
+  pthread_mutex_destroy(&p->mu);
+  sqlite3_free(p);
+}

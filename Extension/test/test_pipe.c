@@ -1,0 +1,614 @@
+/*
+** test_pipe.c — the second core (sq_pipe.h): the ring at every size
+** boundary (items smaller than, equal to and larger than a block, rings of
+** 2 and 3 blocks) gives every item back in order with its bytes; an error
+** after N rows comes after those N rows; stopping mid-stream joins a worker
+** waiting on a full ring; sq_pipe_next's interrupt check ends a wait for a
+** worker that gives nothing.  Then the typed tables through SQLite: every
+** query gives the same rows, rejects and errors with the worker as without
+** it (STREAMQLITE_THREADS=0), over several files, rejects and errors at
+** record N; a LIMIT on a FIFO whose writer stalls ends at once; and
+** sqlite3_interrupt() ends a scan whose worker waits on a FIFO.  And
+** sq_pipe_read_run (the Swift imports' worker) gives a core's rows as the
+** same core fed on one thread, with a mark after each chunk.
+*/
+#include "sq_internal.h"
+#include "streamqlite.h"
+#include "sq_pipe.h"
+#include "sq_file.h"
+#include "sq_test.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void){
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec/1e9;
+}
+
+/* ------------------------------------------------------------ the ring */
+
+/* Item i of the synthetic stream: a row, a reject every 7th, a mark every
+** 11th; row texts of lengths crossing the block size. */
+typedef struct Gen {
+  int nitems;
+  int fail_at;          /* put an ERROR instead of item fail_at, or -1 */
+  size_t maxlen;        /* longest text */
+  int slow_consumer;
+} Gen;
+
+static size_t gen_len(const Gen *g, int i, int col){
+  size_t m = g->maxlen+1;
+  return (size_t)((i*131 + col*71) % (int)m);
+}
+static char gen_ch(int i, int col, size_t k){ return (char)('a' + (i + col*3 + (int)k) % 26); }
+
+static void gen_run(sq_pipe *p, void *arg){
+  Gen *g = (Gen*)arg;
+  int i;
+  char *buf = malloc(g->maxlen+1);
+  for(i=0; i<g->nitems; i++){
+    if( i==g->fail_at ){
+      sq_pipe_put_error(p, SQLITE_ERROR, "stopped at item N");
+      free(buf);
+      return;
+    }
+    if( i%11==10 ){
+      if( sq_pipe_put_mark(p, 7, i, -i) ) break;
+    }else if( i%7==6 ){
+      sq_ingest_reject r;
+      sq_ingest_error e;
+      size_t n = gen_len(g, i, 0), k;
+      for(k=0; k<n; k++) buf[k] = gen_ch(i, 0, k);
+      memset(&r, 0, sizeof r);
+      memset(&e, 0, sizeof e);
+      e.code = SQ_INGEST_E_STRICT;
+      e.message = "bad value";
+      e.key = "kk";
+      e.nkey = 2;
+      e.record = i;
+      e.line = (uint64_t)i+1;
+      r.index = i;
+      r.line = (uint64_t)i+1;
+      r.offset = (uint64_t)i*10;
+      r.error = &e;
+      r.field = "fld";
+      r.nfield = 3;
+      r.raw = buf;
+      r.nraw = n;
+      r.truncated = i%2;
+      if( sq_pipe_put_reject(p, &r, "the reason") ) break;
+    }else{
+      sq_ingest_value v[3];
+      sq_ingest_row row;
+      char *t[2];
+      int c;
+      for(c=0; c<2; c++){
+        size_t n = gen_len(g, i, c+1), k;
+        t[c] = malloc(n+1);
+        for(k=0; k<n; k++) t[c][k] = gen_ch(i, c+1, k);
+        memset(&v[c], 0, sizeof v[c]);
+        v[c].type = c==0 ? SQ_INGEST_V_TEXT : SQ_INGEST_V_JSON;
+        v[c].text = t[c];
+        v[c].len = n;
+      }
+      memset(&v[2], 0, sizeof v[2]);
+      v[2].type = i%3==0 ? SQ_INGEST_V_NULL : SQ_INGEST_V_INTEGER;
+      v[2].i = (int64_t)i*1000003;
+      memset(&row, 0, sizeof row);
+      row.index = i;
+      row.offset = (uint64_t)i*10;
+      row.line = (uint64_t)i+1;
+      row.column = 1;
+      row.ncol = 3;
+      row.values = v;
+      sq_pipe_progress(p, (uint64_t)i*10, (uint64_t)i*3);
+      c = sq_pipe_put_row(p, &row);
+      free(t[0]);
+      free(t[1]);
+      if( c ) break;
+    }
+  }
+  free(buf);
+  sq_pipe_put_end(p);
+}
+
+static int text_is(const char *z, size_t n, int i, int col, size_t want){
+  size_t k;
+  if( n!=want ) return 0;
+  for(k=0; k<n; k++) if( z[k]!=gen_ch(i, col, k) ) return 0;
+  return 1;
+}
+
+/* Reads the whole stream and checks every item; returns the items seen. */
+static int check_stream(size_t block, int nblocks, Gen *g){
+  sq_pipe *p = sq_pipe_new(block, nblocks);
+  sq_pipe_item it;
+  int i = 0, bad = 0;
+  SQ_CHECK(p!=0);
+  SQ_CHECK(sq_pipe_start(p, gen_run, g)==0);
+  for(;;){
+    SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK);
+    if( it.kind==SQ_PIPE_END || it.kind==SQ_PIPE_ERROR ) break;
+    if( g->slow_consumer && i%5==0 ) usleep(200);
+    if( i%11==10 ){
+      if( it.kind!=SQ_PIPE_MARK || it.what!=7 || it.a!=i || it.b!=-i ) bad++;
+    }else if( i%7==6 ){
+      if( it.kind!=SQ_PIPE_REJECT || it.reject.index!=i || it.reject.line!=(uint64_t)i+1
+          || it.reject.offset!=(uint64_t)i*10 || strcmp(it.message, "the reason")!=0
+          || strcmp(it.reject.error->message, "bad value")!=0 || it.reject.error->nkey!=2
+          || memcmp(it.reject.error->key, "kk", 2)!=0 || it.reject.error->record!=i
+          || it.reject.nfield!=3 || memcmp(it.reject.field, "fld", 3)!=0 || it.reject.truncated!=i%2
+          || !text_is(it.reject.raw, it.reject.nraw, i, 0, gen_len(g, i, 0)) ) bad++;
+    }else{
+      const sq_ingest_value *v = it.row.values;
+      if( it.kind!=SQ_PIPE_ROW || it.row.index!=i || it.row.ncol!=3 || it.row.line!=(uint64_t)i+1
+          || it.bytes!=(uint64_t)i*10 || it.raw_bytes!=(uint64_t)i*3
+          || v[0].type!=SQ_INGEST_V_TEXT || v[1].type!=SQ_INGEST_V_JSON
+          || !text_is(v[0].text, v[0].len, i, 1, gen_len(g, i, 1))
+          || !text_is(v[1].text, v[1].len, i, 2, gen_len(g, i, 2))
+          || (i%3==0 ? v[2].type!=SQ_INGEST_V_NULL : (v[2].type!=SQ_INGEST_V_INTEGER || v[2].i!=(int64_t)i*1000003)) ){
+        bad++;
+      }
+    }
+    i++;
+  }
+  SQ_CHECK_MSG(bad==0, "block %zu x %d, maxlen %zu: %d items wrong", block, nblocks, g->maxlen, bad);
+  if( g->fail_at>=0 ){
+    SQ_CHECK_MSG(it.kind==SQ_PIPE_ERROR && it.rc==SQLITE_ERROR && i==g->fail_at
+                 && it.message && strcmp(it.message, "stopped at item N")==0,
+                 "block %zu: error after %d items (want %d)", block, i, g->fail_at);
+  }else{
+    SQ_CHECK_MSG(it.kind==SQ_PIPE_END && i==g->nitems, "block %zu x %d: %d of %d items", block, nblocks, i, g->nitems);
+  }
+  /* the last item again */
+  SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK && (it.kind==SQ_PIPE_END || it.kind==SQ_PIPE_ERROR));
+  sq_pipe_free(p);
+  return i;
+}
+
+static void test_ring_sizes(void){
+  /* the smallest row item is ~32+48+3*40 = 200 bytes: blocks of 200..2 KiB
+  ** meet items smaller, equal and larger; texts up to 3 KiB exceed them */
+  size_t blocks[] = { 8, 200, 208, 256, 512, 1000, 2048, 64*1024 };
+  size_t lens[] = { 0, 1, 50, 700, 3000 };
+  int nb, b, l;
+  for(nb=2; nb<=3; nb++){
+    for(b=0; b<(int)(sizeof blocks/sizeof blocks[0]); b++){
+      for(l=0; l<(int)(sizeof lens/sizeof lens[0]); l++){
+        Gen g;
+        memset(&g, 0, sizeof g);
+        g.nitems = 600;
+        g.fail_at = -1;
+        g.maxlen = lens[l];
+        g.slow_consumer = (b+l)%3==0;
+        check_stream(blocks[b], nb, &g);
+      }
+    }
+  }
+  {
+    /* the default ring, a long stream */
+    Gen g;
+    memset(&g, 0, sizeof g);
+    g.nitems = 100000;
+    g.fail_at = -1;
+    g.maxlen = 300;
+    check_stream(0, 0, &g);
+  }
+}
+
+/* An error at item N comes after items 0..N-1, whatever the ring. */
+static void test_error_at_n(void){
+  int n[] = { 0, 1, 6, 10, 77, 599 };
+  int k;
+  for(k=0; k<(int)(sizeof n/sizeof n[0]); k++){
+    Gen g;
+    memset(&g, 0, sizeof g);
+    g.nitems = 600;
+    g.fail_at = n[k];
+    g.maxlen = 400;
+    check_stream(256, 2, &g);
+  }
+}
+
+/* Stopped after a few items, the worker waiting on a full ring ends. */
+static void test_stop_mid_stream(void){
+  Gen g;
+  sq_pipe *p = sq_pipe_new(512, 2);
+  sq_pipe_item it;
+  double t;
+  int i;
+  memset(&g, 0, sizeof g);
+  g.nitems = 1000000;
+  g.fail_at = -1;
+  g.maxlen = 100;
+  SQ_CHECK(sq_pipe_start(p, gen_run, &g)==0);
+  for(i=0; i<5; i++) SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK && it.kind!=SQ_PIPE_END);
+  usleep(50*1000);           /* the worker fills the ring and waits */
+  t = now_s();
+  sq_pipe_free(p);
+  SQ_CHECK_MSG(now_s()-t<0.5, "stop took %.2fs", now_s()-t);
+}
+
+/* A worker that gives nothing: sq_pipe_next asks interrupted() while it waits. */
+static void idle_run(sq_pipe *p, void *arg){
+  (void)arg;
+  while( !sq_pipe_stopped(p) ) usleep(5*1000);
+}
+static int asked;
+static int interrupt_third(void *arg){
+  (void)arg;
+  return ++asked>=3;
+}
+static void test_interrupt_wait(void){
+  sq_pipe *p = sq_pipe_new(0, 0);
+  sq_pipe_item it;
+  double t = now_s();
+  asked = 0;
+  SQ_CHECK(sq_pipe_start(p, idle_run, 0)==0);
+  SQ_CHECK(sq_pipe_next(p, &it, interrupt_third, 0)==SQ_PIPE_INTERRUPTED);
+  SQ_CHECK_MSG(asked==3 && now_s()-t<1.0, "asked %d times in %.2fs", asked, now_s()-t);
+  sq_pipe_free(p);
+  /* a worker that returns without END: an ERROR (interrupted) */
+  p = sq_pipe_new(0, 0);
+  SQ_CHECK(sq_pipe_start(p, idle_run, 0)==0);
+  sq_pipe_stop(p);
+  SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK && it.kind==SQ_PIPE_ERROR && it.rc==SQLITE_INTERRUPT);
+  sq_pipe_free(p);
+}
+
+/* ------------------------------------------------------------ typed tables */
+
+static sqlite3 *db;
+static char DIR[160];
+
+typedef struct Out { char *s; size_t n, cap; } Out;
+
+/* Every row of every statement in sql (text, '|' between columns), then
+** "ERROR msg" or "OK". */
+static char *run_all(const char *sql){
+  Out o;
+  const char *tail = sql;
+  memset(&o, 0, sizeof o);
+  log_add(&o, "", 0);
+  while( tail && *tail ){
+    sqlite3_stmt *st = 0;
+    int rc = sqlite3_prepare_v2(db, tail, -1, &st, &tail);
+    if( rc!=SQLITE_OK ){ log_printf(&o, "ERROR %s\n", sqlite3_errmsg(db)); break; }
+    if( !st ) break;
+    while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+      int i;
+      for(i=0; i<sqlite3_column_count(st); i++){
+        const char *t = (const char*)sqlite3_column_text(st, i);
+        if( i ) log_add(&o, "|", 1);
+        if( t ) log_add(&o, t, strlen(t)); else log_add(&o, "NULL", 4);
+      }
+      log_add(&o, "\n", 1);
+    }
+    if( rc!=SQLITE_DONE ) log_printf(&o, "ERROR %s\n", sqlite3_errmsg(db));
+    sqlite3_finalize(st);
+    if( rc!=SQLITE_DONE ) break;
+  }
+  return o.s;
+}
+
+static void write_file(const char *name, const char *text){
+  char path[300];
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s", DIR, name);
+  f = fopen(path, "wb");
+  fputs(text, f);
+  fclose(f);
+}
+
+/* Drops every table of temp and main. */
+static void drop_all(void){
+  const char *schemas[] = { "temp", "main" };
+  int k;
+  for(k=0; k<2; k++){
+    for(;;){
+      sqlite3_stmt *st = 0;
+      char *q = sqlite3_mprintf("SELECT name FROM \"%w\".sqlite_schema WHERE type='table' LIMIT 1", schemas[k]);
+      char *drop = 0;
+      sqlite3_prepare_v2(db, q, -1, &st, 0);
+      sqlite3_free(q);
+      if( sqlite3_step(st)==SQLITE_ROW ){
+        drop = sqlite3_mprintf("DROP TABLE \"%w\".\"%w\"", schemas[k], (const char*)sqlite3_column_text(st, 0));
+      }
+      sqlite3_finalize(st);
+      if( !drop ) break;
+      sqlite3_exec(db, drop, 0, 0, 0);
+      sqlite3_free(drop);
+    }
+  }
+}
+
+/* sql (%s: the directory) with the worker and without, each on an empty
+** database: the same output, and it holds `want` when given. */
+static void check_same(const char *sql, const char *want){
+  char *q = sqlite3_mprintf(sql, DIR, DIR, DIR);
+  char *with, *without;
+  unsetenv("STREAMQLITE_THREADS");
+  drop_all();
+  with = run_all(q);
+  setenv("STREAMQLITE_THREADS", "0", 1);
+  drop_all();
+  without = run_all(q);
+  unsetenv("STREAMQLITE_THREADS");
+  SQ_CHECK_MSG(strcmp(with, without)==0, "%s\n  worker:  %s\n  one thread: %s", q, with, without);
+  if( want ) SQ_CHECK_MSG(strstr(with, want)!=0, "%s\n  got: %s\n  want: %s", q, with, want);
+  free(with);
+  free(without);
+  sqlite3_free(q);
+}
+
+static void test_tables_alike(void){
+  Out big;
+  int i;
+  memset(&big, 0, sizeof big);
+  /* a file of 20,000 rows whose record 15,000 has a bad value (strict) */
+  log_add(&big, "[", 1);
+  for(i=0; i<20000; i++){
+    if( i ) log_add(&big, ",\n", 2);
+    if( i==15000 ) log_printf(&big, "{\"id\": %d, \"t\": \"x\", \"n\": \"oops\"}", i);
+    else log_printf(&big, "{\"id\": %d, \"t\": \"%.*s\", \"n\": %d.5}", i, i%300, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz", i);
+  }
+  log_add(&big, "]", 1);
+  write_file("big.json", big.s);
+  free(big.s);
+  write_file("a.csv", "id,name\n1,ann\n2,bob\n3,x,extra\n4,dan\n");
+  write_file("b.csv", "name,id\neve,5\nfay,six\n7\ngus,8\n");
+  write_file("c.csv", "id,name\n9,hal\n");
+  write_file("d.ndjson", "{\"id\":1,\"n\":10}\n{\"id\":2,\"n\":\"x\"}\n{\"id\":3,\"n\":\n{\"id\":4,\"n\":40}\n[1,2]\n7\n{\"id\":6,\"n\":60}\n");
+  write_file("e.ndjson", "{\"id\":8,\"n\":80}\n{\"id\":9,\"n\":\"y\"}\n");
+
+  /* error at record N: rows 0..N-1, then the error */
+  check_same("CREATE VIRTUAL TABLE temp.j USING json_stream(filename='%s/big.json', "
+             "columns='id INTEGER, t TEXT, n REAL', strict=1);"
+             "SELECT count(*), sum(id), sum(length(t)), sum(n) FROM (SELECT * FROM j LIMIT 15000);"
+             "SELECT id, t, n FROM j;", "ERROR json_stream: ");
+  check_same("CREATE VIRTUAL TABLE temp.j USING json_stream(filename='%s/big.json', "
+             "columns='id INTEGER, t TEXT, n REAL', strict=1);"
+             "SELECT count(*) FROM (SELECT * FROM j LIMIT 3);"
+             "SELECT id FROM j LIMIT 2;"
+             "SELECT max(id) FROM j WHERE id<15000 AND rowid<15000;", "3\n0\n1\n");
+  /* several files: the filename column, each file's own header; CSV inference */
+  check_same("CREATE VIRTUAL TABLE temp.c USING csv_stream(filename='%s/[abc].csv', "
+             "columns='id INTEGER, name TEXT', on_error='skip', reject_table='crej');"
+             "SELECT id, name, replace(filename, '%s/', '') FROM c;"
+             "SELECT replace(file, '%s/', ''), line, offset, record, \"column\", raw, raw_truncated FROM crej ORDER BY rowid;",
+             "1|ann|a.csv\n");
+  check_same("CREATE VIRTUAL TABLE temp.ci USING csv_stream(filename='%s/a.csv', on_error='skip', reject_table='cirej');"
+             "SELECT * FROM ci; SELECT line, record, raw FROM cirej;"
+             "CREATE VIRTUAL TABLE temp.cs USING csv_stream(filename='%s/[ab].csv', columns='id INTEGER, name TEXT', strict=1);"
+             "SELECT * FROM cs;", 0);
+  /* NDJSON rejects (a value over its line end, not objects) and budgets */
+  check_same("CREATE VIRTUAL TABLE temp.n USING json_stream(filename='%s/[de].ndjson', path='ndjson', "
+             "columns='id INTEGER, n INTEGER', strict=1, on_error='skip', reject_table='nrej');"
+             "SELECT id, n, replace(filename, '%s/', '') FROM n;"
+             "SELECT line, offset, record, \"column\", raw FROM nrej ORDER BY rowid;"
+             "SELECT count(*) FROM n;", "6|60|d.ndjson\n");
+  check_same("CREATE VIRTUAL TABLE temp.n2 USING json_stream(filename='%s/d.ndjson', path='ndjson', "
+             "columns='id INTEGER, n INTEGER', strict=1, on_error='skip', reject_table='nrej2', max_errors=2);"
+             "SELECT id, n FROM n2;", "ERROR json_stream: more than 2 records rejected");
+  check_same("CREATE VIRTUAL TABLE temp.n3 USING json_stream(filename='%s/d.ndjson', path='ndjson', "
+             "columns='id INTEGER, n INTEGER', strict=1, on_error='skip', reject_table='nrej3', max_errors=0.3);"
+             "SELECT id, n FROM n3;", "rejected, more than max_errors=0.3");
+  /* a file that cannot be opened among others; a glob matching nothing */
+  check_same("CREATE VIRTUAL TABLE temp.m USING csv_stream(filename='[\"%s/c.csv\", \"%s/none.csv\"]', columns='id INTEGER');"
+             "SELECT id FROM m;", "9\nERROR csv_stream: ");
+  /* many small files: the worker starts file after file while the query
+  ** reads the rows of earlier ones (a row's values stay until the next) */
+  {
+    char name[64];
+    for(i=0; i<300; i++){
+      snprintf(name, sizeof name, "many/f%03d.csv", i);
+      if( i==0 ){
+        char d[300];
+        snprintf(d, sizeof d, "%s/many", DIR);
+        mkdir(d, 0700);
+      }
+      write_file(name, i%2 ? "id,name\n1,a\n2,b\n3,c\n" : "name,id\nx,4\ny,5\n");
+    }
+  }
+  check_same("CREATE VIRTUAL TABLE temp.mf USING csv_stream(filename='%s/many/f*.csv', columns='id INTEGER, name TEXT');"
+             "SELECT count(*), count(id), count(name), sum(id), count(DISTINCT filename) FROM mf;"
+             "SELECT count(*) FROM mf WHERE id IS NULL OR name IS NULL OR filename IS NULL;", "750|750|750|2250|300\n0\n");
+  /* the same statement again, and two cursors of one table at once */
+  check_same("CREATE VIRTUAL TABLE temp.c USING csv_stream(filename='%s/[abc].csv', "
+             "columns='id INTEGER, name TEXT', on_error='skip', reject_table='crej');"
+             "SELECT count(*) FROM c; SELECT count(*) FROM c;"
+             "SELECT a.id, b.id FROM c a, c b WHERE a.id=b.id ORDER BY 1;", 0);
+}
+
+/* A FIFO whose writer sent a few rows and stalls: LIMIT ends the scan at
+** once (the worker waiting on the FIFO is stopped and joined), and
+** sqlite3_interrupt() ends a scan whose worker waits. */
+typedef struct Interrupter { double t; int done; int fd; } Interrupter;
+static void *interrupter_main(void *arg){
+  Interrupter *it = (Interrupter*)arg;
+  int i;
+  usleep(200*1000);
+  it->t = now_s();
+  sqlite3_interrupt(db);
+  for(i=0; i<280 && !__atomic_load_n(&it->done, __ATOMIC_ACQUIRE); i++) usleep(10*1000);
+  if( !__atomic_load_n(&it->done, __ATOMIC_ACQUIRE) ){ close(it->fd); it->fd = -1; }
+  return 0;
+}
+
+static void test_fifo(void){
+  char fifo[300], *q;
+  int fd, r;
+  double t;
+  sqlite3_stmt *st = 0;
+  Interrupter it;
+  pthread_t th;
+  snprintf(fifo, sizeof fifo, "%s/p.fifo", DIR);
+  SQ_CHECK(mkfifo(fifo, 0600)==0);
+  fd = open(fifo, O_RDWR|O_NONBLOCK);
+  SQ_CHECK(fd>=0);
+  r = (int)write(fd, "a,b\n1,2\n3,4\n5,6\n", 16);
+  SQ_CHECK(r==16);
+  q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.f USING csv_stream(filename='%q', columns='a INTEGER, b INTEGER')", fifo);
+  SQ_CHECK(sqlite3_exec(db, q, 0, 0, 0)==SQLITE_OK);
+  sqlite3_free(q);
+  t = now_s();
+  {
+    char *got = run_all("SELECT a, b FROM f LIMIT 2");
+    SQ_CHECK_STR(got, "1|2\n3|4\n");
+    free(got);
+  }
+  SQ_CHECK_MSG(now_s()-t<0.5, "LIMIT on a stalled FIFO took %.2fs", now_s()-t);
+  /* read once: a second scan says so */
+  {
+    char *got = run_all("SELECT a FROM f");
+    SQ_CHECK_MSG(strstr(got, "cannot be read twice")!=0 || strstr(got, "ERROR")!=0, "%s", got);
+    free(got);
+  }
+  close(fd);
+  /* interrupt while the worker waits */
+  fd = open(fifo, O_RDWR|O_NONBLOCK);
+  r = (int)write(fd, "a\n1\n", 4);
+  SQ_CHECK(r==4);
+  q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%q', columns='a INTEGER')", fifo);
+  SQ_CHECK(sqlite3_exec(db, q, 0, 0, 0)==SQLITE_OK);
+  sqlite3_free(q);
+  memset(&it, 0, sizeof it);
+  it.fd = fd;
+  SQ_CHECK(sqlite3_prepare_v2(db, "SELECT a FROM g", -1, &st, 0)==SQLITE_OK);
+  pthread_create(&th, 0, interrupter_main, &it);
+  r = 0;
+  while( (fd = sqlite3_step(st))==SQLITE_ROW ) r++;
+  t = now_s();
+  __atomic_store_n(&it.done, 1, __ATOMIC_RELEASE);
+  pthread_join(th, 0);
+  SQ_CHECK_MSG(fd==SQLITE_INTERRUPT && r==1 && t-it.t<1.0,
+               "rc %d after %d rows, %.2fs after sqlite3_interrupt()", fd, r, t-it.t);
+  sqlite3_finalize(st);
+  if( it.fd>=0 ) close(it.fd);
+  unlink(fifo);
+}
+
+/* sq_pipe_read_run: a core fed on the worker (its callbacks routed into the
+** pipe) gives the rows of the same core fed the whole file here, with a
+** mark after each chunk; the core's finish afterwards, here. */
+static int log_row(void *user, const sq_ingest_row *row){
+  Out *o = (Out*)user;
+  int i;
+  log_printf(o, "%lld@%llu:", (long long)row->index, (unsigned long long)row->offset);
+  for(i=0; i<row->ncol; i++){
+    const sq_ingest_value *v = &row->values[i];
+    if( v->type==SQ_INGEST_V_INTEGER ) log_printf(o, " i%lld", (long long)v->i);
+    else if( v->type==SQ_INGEST_V_REAL ) log_printf(o, " r%.17g", v->r);
+    else if( v->type==SQ_INGEST_V_TEXT || v->type==SQ_INGEST_V_JSON ){ log_add(o, " t", 2); log_add(o, v->text, v->len); }
+    else log_add(o, " null", 5);
+  }
+  log_add(o, "\n", 1);
+  return SQ_INGEST_CONTINUE;
+}
+
+static sq_ingest *json_core(sq_pipe_route *route){
+  sq_ingest *g = sq_ingest_new(sq_pipe_route_row, route);
+  sq_ingest_add_column(g, "id", -1, "INTEGER", -1, 0);
+  sq_ingest_add_column(g, "t", -1, "TEXT", -1, 0);
+  sq_ingest_add_column(g, "n", -1, "REAL", -1, 0);
+  return g;
+}
+static int json_feed(void *g, const void *b, size_t n){ return sq_ingest_json_feed((sq_ingest*)g, b, n); }
+static int64_t json_records(void *g){ return sq_ingest_records((sq_ingest*)g); }
+
+static void test_read_run(void){
+  char path[300], *whole = 0;
+  Out direct, piped;
+  sq_pipe_route route;
+  sq_ingest *g;
+  sq_file f;
+  sq_pipe *p;
+  sq_pipe_reader r;
+  sq_pipe_item it;
+  char *why = 0;
+  uint64_t last = 0;
+  int marks = 0, monotone = 1;
+  long size;
+  FILE *fp;
+  snprintf(path, sizeof path, "%s/big.json", DIR);
+  fp = fopen(path, "rb");
+  fseek(fp, 0, SEEK_END);
+  size = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  whole = malloc((size_t)size);
+  SQ_CHECK(fread(whole, 1, (size_t)size, fp)==(size_t)size);
+  fclose(fp);
+  memset(&direct, 0, sizeof direct);
+  memset(&piped, 0, sizeof piped);
+  memset(&route, 0, sizeof route);
+  route.row = log_row;
+  route.row_user = &direct;
+  g = json_core(&route);
+  SQ_CHECK(sq_ingest_json_feed(g, whole, (size_t)size)==SQ_INGEST_OK && sq_ingest_json_finish(g)==SQ_INGEST_OK);
+  sq_ingest_free(g);
+  free(whole);
+
+  route.row_user = &piped;
+  g = json_core(&route);
+  SQ_CHECK(sq_file_open(&f, 0, path, &why)==SQLITE_OK);
+  p = sq_pipe_new(4096, 2);
+  memset(&r, 0, sizeof r);
+  r.file = &f;
+  r.chunk = 5000;
+  r.feed = json_feed;
+  r.records = json_records;
+  r.ctx = g;
+  route.pipe = p;
+  SQ_CHECK(sq_pipe_start(p, sq_pipe_read_run, &r)==0);
+  for(;;){
+    SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK);
+    if( it.kind==SQ_PIPE_ROW ) log_row(&piped, &it.row);
+    else if( it.kind==SQ_PIPE_MARK ){
+      marks++;
+      if( it.what!=SQ_PIPE_CHUNK_DONE || (uint64_t)it.a<=last || it.bytes!=(uint64_t)it.a ) monotone = 0;
+      last = (uint64_t)it.a;
+    }else break;
+  }
+  SQ_CHECK(it.kind==SQ_PIPE_END);
+  sq_pipe_stop(p);
+  route.pipe = 0;
+  SQ_CHECK(sq_ingest_json_finish(g)==SQ_INGEST_OK);
+  SQ_CHECK_MSG(monotone && last==(uint64_t)size && marks==(int)((size+4999)/5000),
+               "%d marks, last at %llu of %ld", marks, (unsigned long long)last, size);
+  SQ_CHECK_MSG(direct.n>0 && piped.n==direct.n && memcmp(direct.s, piped.s, direct.n)==0,
+               "rows differ (%zu and %zu bytes of log)", direct.n, piped.n);
+  sq_pipe_free(p);
+  sq_file_close(&f);
+  sq_ingest_free(g);
+  free(direct.s);
+  free(piped.s);
+}
+
+int main(void){
+  const char *tmp = getenv("TMPDIR");
+  char cmd[400];
+  if( !tmp || !*tmp ) tmp = "/tmp";
+  test_ring_sizes();
+  test_error_at_n();
+  test_stop_mid_stream();
+  test_interrupt_wait();
+  if( !sq_pipe_worth_it() ) fprintf(stderr, "test_pipe: one CPU: the tables read on one thread\n");
+  snprintf(DIR, sizeof DIR, "%s/sq-pipe-test-%d", tmp, (int)getpid());
+  mkdir(DIR, 0700);
+  if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 1;
+  SQ_CHECK(sqlite3_streamqlite_init(db, 0, 0)==SQLITE_OK);
+  test_tables_alike();
+  test_read_run();
+  test_fifo();
+  sqlite3_close(db);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", DIR);
+  if( system(cmd)!=0 ) fprintf(stderr, "could not remove %s\n", DIR);
+  return sq_test_done("test_pipe");
+}

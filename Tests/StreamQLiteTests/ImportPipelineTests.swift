@@ -1,0 +1,209 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import StreamQLite
+import CStreamQLite
+
+/// File imports read on a second thread (`sq_pipe.h`, ``ChunkFile``): the same rows,
+/// rejects, errors and progress as the same bytes imported from memory (read on the
+/// caller's thread), for files larger than the pipe's ring, records larger than one of its
+/// blocks, CSV inference (read here, then the rest on the worker), gzip, an error at
+/// record N (nothing committed), a failed batch, and a budget spent.
+@Suite struct ImportPipelineTests {
+    let dir: String
+
+    init() throws {
+        dir = NSTemporaryDirectory() + "sq-pipe-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    private func write(_ name: String, _ text: String) throws -> String {
+        let path = dir + "/" + name
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Every row of `table` as text, in rowid order.
+    private func dump(_ db: Database, _ table: String) throws -> String {
+        try db.scalarText("SELECT group_concat(quote(id) || '|' || quote(name) || '|' || quote(amount) || '|' || quote(note), char(10)) FROM (SELECT * FROM \(table) ORDER BY rowid)") ?? ""
+    }
+
+    private func rejects(_ db: Database, _ table: String) throws -> String {
+        try db.scalarText("SELECT group_concat(line || '/' || \"offset\" || '/' || record || '/' || quote(\"column\") || '/' || reason || '/' || quote(raw) || '/' || raw_truncated, char(10)) FROM (SELECT * FROM \(table) ORDER BY rowid)") ?? ""
+    }
+
+    /// `n` CSV records with texts of varied lengths (one of 300,000 bytes: larger than a
+    /// block of the ring) and, where `bad` says so, a record whose amount is not a number.
+    private func csv(_ n: Int, bad: (Int) -> Bool = { _ in false }) -> String {
+        var s = "id,name,amount,note\n"
+        s.reserveCapacity(n * 40)
+        for i in 0..<n {
+            let note = i == 777 ? String(repeating: "x", count: 300_000) : String(repeating: "n", count: i % 97)
+            s += "\(i),\"Name, \(i)\",\(bad(i) ? "oops" : String(Double(i) * 1.25)),\(note)\n"
+        }
+        return s
+    }
+
+    private func json(_ n: Int, badAt: Int? = nil) -> String {
+        var s = "["
+        for i in 0..<n {
+            if i > 0 { s += ",\n" }
+            let note = i == 777 ? String(repeating: "y", count: 300_000) : String(repeating: "j", count: i % 89)
+            let amount = i == badAt ? "\"oops\"" : String(Double(i) * 0.5)
+            s += "{\"id\": \(i), \"name\": \"N\(i)\", \"amount\": \(amount), \"note\": \"\(note)\"}"
+        }
+        return s + "]"
+    }
+
+    private let columns = "CREATE TABLE t(id INTEGER, name TEXT, amount REAL, note TEXT)"
+
+    @Test func csvFromAFileEqualsTheSameBytesFromMemory() throws {
+        let text = csv(60_000)
+        let path = try write("a.csv", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for db in [file, memory] { try db.execute(columns) }
+        let reports = Mutex<[ImportProgress]>([])
+        let n = try file.importCSV(contentsOfFile: path, into: "t",
+                                   options: .init(chunkSize: 16 * 1024),
+                                   progress: { p in reports.withLock { $0.append(p) } })
+        let m = try memory.importCSV(bytes: Array(text.utf8), into: "t")
+        #expect(n == 60_000 && m == 60_000)
+        #expect(try dump(file, "t") == dump(memory, "t"))
+        // progress: after every chunk, monotone, to the file's size and every record
+        let r = reports.withLock { $0 }
+        #expect(r.count > text.utf8.count / (16 * 1024))
+        #expect(r.map(\.bytes) == r.map(\.bytes).sorted() && r.map(\.rows) == r.map(\.rows).sorted())
+        #expect(r.last == ImportProgress(bytes: text.utf8.count, rows: 60_000))
+    }
+
+    @Test func csvInferenceThenTheRestOnTheWorker() throws {
+        let text = csv(20_000)
+        let path = try write("infer.csv", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        let options = CSVImportOptions(createTable: true, inferRecords: 500, chunkSize: 8 * 1024)
+        #expect(try file.importCSV(contentsOfFile: path, into: "t", options: options) == 20_000)
+        #expect(try memory.importCSV(bytes: Array(text.utf8), into: "t", options: options) == 20_000)
+        #expect(try file.scalarText("SELECT sql FROM sqlite_schema WHERE name = 't'")
+                == memory.scalarText("SELECT sql FROM sqlite_schema WHERE name = 't'"))
+        #expect(try dump(file, "t") == dump(memory, "t"))
+    }
+
+    @Test func jsonFromAFileEqualsTheSameBytesFromMemory() throws {
+        let text = json(40_000)
+        let path = try write("a.json", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for db in [file, memory] { try db.execute(columns) }
+        #expect(try file.importJSON(contentsOfFile: path, into: "t", options: .init(chunkSize: 4096)) == 40_000)
+        #expect(try memory.importJSON(bytes: Array(text.utf8), into: "t") == 40_000)
+        #expect(try dump(file, "t") == dump(memory, "t"))
+    }
+
+    @Test func gzipFromAFileEqualsThePlainFile() throws {
+        let text = csv(30_000)
+        let path = try write("z.csv", text)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -c '\(path)' > '\(path).gz'"]
+        try p.run()
+        p.waitUntilExit()
+        let gz = try Database(path: ":memory:"), plain = try Database(path: ":memory:")
+        for db in [gz, plain] { try db.execute(columns) }
+        let last = Mutex<ImportProgress?>(nil)
+        #expect(try gz.importCSV(contentsOfFile: path + ".gz", into: "t",
+                                 progress: { p in last.withLock { $0 = p } }) == 30_000)
+        #expect(try plain.importCSV(contentsOfFile: path, into: "t") == 30_000)
+        #expect(try dump(gz, "t") == dump(plain, "t"))
+        let size = try FileManager.default.attributesOfItem(atPath: path + ".gz")[.size] as! Int
+        #expect(last.withLock { $0 } == ImportProgress(bytes: text.utf8.count, rows: 30_000, compressedBytes: size))
+    }
+
+    @Test func anErrorAtRecordNCommitsNothingAndIsTheSameError() throws {
+        let text = json(30_000, badAt: 25_000)
+        let path = try write("bad.json", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for db in [file, memory] { try db.execute(columns) }
+        var errors: [String] = []
+        for db in [file, memory] {
+            do {
+                if db === file {
+                    _ = try db.importJSON(contentsOfFile: path, into: "t", options: .init(strict: true, chunkSize: 8192))
+                } else {
+                    _ = try db.importJSON(bytes: Array(text.utf8), into: "t", options: .init(strict: true))
+                }
+                Issue.record("no error")
+            } catch let e as JSONImportError {
+                #expect(e.element == 25_000)
+                errors.append("\(e.message) \(e.byteOffset) \(e.line) \(e.column)")
+            }
+            #expect(try db.scalarText("SELECT count(*) FROM t") == "0")
+        }
+        #expect(errors.count == 2 && errors[0] == errors[1])
+    }
+
+    @Test func aFailedBatchStopsTheWorkerAndCommitsNothing() throws {
+        let text = csv(20_000)
+        let path = try write("dup.csv", text.replacingOccurrences(of: "\n15000,", with: "\n14999,"))
+        let db = try Database(path: ":memory:")
+        try db.execute("CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, amount REAL, note TEXT)")
+        do {
+            _ = try db.importCSV(contentsOfFile: path, into: "t")
+            Issue.record("no error")
+        } catch let e as CSVImportError {
+            #expect(e.record == 15_000)
+            #expect(e.message.contains("UNIQUE"))
+        }
+        #expect(try db.scalarText("SELECT count(*) FROM t") == "0")
+        // the connection goes on
+        #expect(try db.importCSV(contentsOfFile: try write("ok.csv", csv(10)), into: "t") == 10)
+    }
+
+    @Test func rejectsAreTheSameAsFromMemoryAndInOrder() throws {
+        let text = csv(30_000, bad: { $0 % 1000 == 999 })
+        let path = try write("rej.csv", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for db in [file, memory] { try db.execute(columns) }
+        let order = Mutex<[Int]>([])
+        let options = CSVImportOptions(strict: true, chunkSize: 10_000, onError: .skip, rejectTable: "rej",
+                                       onReject: { r in order.withLock { $0.append(r.record) } })
+        #expect(try file.importCSV(contentsOfFile: path, into: "t", options: options) == 29_970)
+        let fromFile = order.withLock { o in defer { o = [] }; return o }
+        #expect(try memory.importCSV(bytes: Array(text.utf8), into: "t", options: options) == 29_970)
+        #expect(fromFile == Array(stride(from: 999, to: 30_000, by: 1000)))
+        #expect(try dump(file, "t") == dump(memory, "t"))
+        #expect(try rejects(file, "rej").replacingOccurrences(of: path, with: "") == rejects(memory, "rej"))
+        #expect(try file.scalarText("SELECT count(*) FROM rej WHERE file = '\(path)'") == "30")
+    }
+
+    @Test func aSpentBudgetStopsTheWorkerAndCommitsNothing() throws {
+        let path = try write("budget.csv", csv(30_000, bad: { $0 % 1000 == 999 }))
+        let db = try Database(path: ":memory:")
+        try db.execute(columns)
+        do {
+            _ = try db.importCSV(contentsOfFile: path, into: "t",
+                                 options: .init(strict: true, onError: .skip, maxErrors: .count(5), rejectTable: "rej"))
+            Issue.record("no error")
+        } catch let e as CSVImportError {
+            #expect(e.message.contains("more than 5 records rejected"))
+        }
+        #expect(try db.scalarText("SELECT count(*) FROM t") == "0")
+        #expect(try db.scalarText("SELECT count(*) FROM sqlite_schema WHERE name = 'rej'") == "0")
+    }
+
+    @Test func manyFilesEachWithItsHeaderOnTheWorker() throws {
+        let a = try write("m1.csv", "id,name,amount,note\n1,a,1.5,x\n2,b,2.5,y\n")
+        let b = try write("m2.csv", "note,id,name,amount\nz,3,c,3.5\n")
+        let db = try Database(path: ":memory:")
+        try db.execute(columns)
+        let last = Mutex<ImportProgress?>(nil)
+        #expect(try db.importCSV(contentsOfFiles: [a, b], into: "t", progress: { p in last.withLock { $0 = p } }) == 3)
+        #expect(try dump(db, "t") == "1|'a'|1.5|'x'\n2|'b'|2.5|'y'\n3|'c'|3.5|'z'")
+        #expect(last.withLock { $0 }?.filesDone == 2)
+    }
+
+    @Test func theWorkerRunsWhenASecondCPUIsOnline() {
+        // (the tests above compare the two threads' results with one thread's only then)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 && ProcessInfo.processInfo.environment["STREAMQLITE_THREADS"] != "0" {
+            #expect(sq_pipe_worth_it() != 0)
+        }
+    }
+}
