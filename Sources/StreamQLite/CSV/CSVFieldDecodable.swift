@@ -48,6 +48,14 @@ extension CSVField {
         throw mismatch(R.self)
     }
 
+    /// The field's text by `rule` (a ``CSVText`` conversion); a NULL field, or text the rule
+    /// refuses, is not a `T`.
+    @inlinable @inline(__always)
+    func convert<T>(_ type: T.Type, _ rule: (UnsafeBufferPointer<UInt8>) -> T?) throws -> T {
+        if let b = bytes, let v = rule(b) { return v }
+        throw mismatch(T.self)
+    }
+
     /// The field through ``DatabaseValueConvertible/fromDatabaseValue(_:)``: a NULL field as
     /// `.null`; text as `.text`, or — when the type refuses the text and it is a number —
     /// as `.integer` (`-?[0-9]+` within 64 bits), else `.real`. So `Decimal`, `URL`, `UUID`
@@ -80,8 +88,7 @@ extension DatabaseInteger {
     /// `-?[0-9]+` within the type's range.
     @inlinable
     static func decode(csvField field: CSVField) throws -> Self {
-        if let b = field.bytes, let v = CSVText.integer(b, as: Self.self) { return v }
-        throw field.mismatch(Self.self)
+        try field.convert(Self.self) { CSVText.integer($0, as: Self.self) }
     }
 }
 
@@ -98,16 +105,14 @@ extension UInt64: CSVFieldDecodable {
     /// `[0-9]+` within 64-bit signed range (as SQLite's INTEGER).
     @inlinable
     static func decode(csvField field: CSVField) throws -> UInt64 {
-        if let b = field.bytes, let v = CSVText.integer(b, as: UInt64.self) { return v }
-        throw field.mismatch(UInt64.self)
+        try field.convert(UInt64.self) { CSVText.integer($0, as: UInt64.self) }
     }
 }
 
 extension UInt: CSVFieldDecodable {
     @inlinable
     static func decode(csvField field: CSVField) throws -> UInt {
-        if let b = field.bytes, let v = CSVText.integer(b, as: UInt.self) { return v }
-        throw field.mismatch(UInt.self)
+        try field.convert(UInt.self) { CSVText.integer($0, as: UInt.self) }
     }
 }
 
@@ -115,24 +120,21 @@ extension Bool: CSVFieldDecodable {
     /// `true`/`false`/`1`/`0`, ASCII case ignored.
     @inlinable
     static func decode(csvField field: CSVField) throws -> Bool {
-        if let b = field.bytes, let v = CSVText.bool(b) { return v }
-        throw field.mismatch(Bool.self)
+        try field.convert(Bool.self, CSVText.bool)
     }
 }
 
 extension Double: CSVFieldDecodable {
     @inlinable
     static func decode(csvField field: CSVField) throws -> Double {
-        if let b = field.bytes, let v = CSVText.double(b) { return v }
-        throw field.mismatch(Double.self)
+        try field.convert(Double.self, CSVText.double)
     }
 }
 
 extension Float: CSVFieldDecodable {
     @inlinable
     static func decode(csvField field: CSVField) throws -> Float {
-        if let b = field.bytes, let v = CSVText.float(b) { return v }
-        throw field.mismatch(Float.self)
+        try field.convert(Float.self, CSVText.float)
     }
 }
 
@@ -140,8 +142,7 @@ extension String: CSVFieldDecodable {
     /// The text as it is.
     @inlinable
     static func decode(csvField field: CSVField) throws -> String {
-        if let b = field.bytes { return CSVText.string(b) }
-        throw field.mismatch(String.self)
+        try field.convert(String.self) { CSVText.string($0) }
     }
 }
 
@@ -149,8 +150,7 @@ extension Date: CSVFieldDecodable {
     /// Any form SQLite's date functions read (the date codec of `sq_date.h`).
     @inlinable
     static func decode(csvField field: CSVField) throws -> Date {
-        if let b = field.bytes, let v = CSVText.date(b) { return v }
-        throw field.mismatch(Date.self)
+        try field.convert(Date.self, CSVText.date)
     }
 }
 
@@ -158,8 +158,7 @@ extension Data: CSVFieldDecodable {
     /// Base64.
     @inlinable
     static func decode(csvField field: CSVField) throws -> Data {
-        if let b = field.bytes, let v = CSVText.data(b) { return v }
-        throw field.mismatch(Data.self)
+        try field.convert(Data.self, CSVText.data)
     }
 }
 
@@ -167,8 +166,7 @@ extension Array: CSVFieldDecodable where Element == UInt8 {
     /// Base64, as `Data`.
     @inlinable
     static func decode(csvField field: CSVField) throws -> [UInt8] {
-        if let b = field.bytes, let v = CSVText.data(b) { return [UInt8](v) }
-        throw field.mismatch([UInt8].self)
+        try field.convert([UInt8].self) { CSVText.data($0).map { [UInt8]($0) } }
     }
 }
 
