@@ -8,11 +8,14 @@ import Foundation
 /// Each record is handed to `init(row:)` as a ``Row``: `row[i]` reads the i-th field,
 /// `row["name"]` the field under that header name — the name → field plan is resolved
 /// once per input and then followed record after record, as a statement's is. Field text
-/// converts as ``CSVDecodableCursor`` converts it (``DatabaseValueConvertible/decode(csvField:)``):
+/// converts as ``CSVDecodableCursor`` converts it:
 /// integers `-?[0-9]+` within the type's range, `Double`/`Float` by Swift's parser,
 /// `Bool` from `true`/`false`/`1`/`0`, `Date` by the one date codec, `Data` from base64,
 /// a NULL field (an empty unquoted field, or the NULL text) `nil` for optionals and an
-/// error otherwise. The same type reads database rows and CSV records:
+/// error otherwise. A ``DatabaseValueConvertible`` type of your own reads its raw value's
+/// field when it is `RawRepresentable` (string and integer enums), else the field through
+/// ``DatabaseValueConvertible/fromDatabaseValue(_:)``: `.text`, or when the type refuses the
+/// text and it is a number, `.integer` or `.real`. The same type reads database rows and CSV records:
 ///
 /// ```swift
 /// struct Stop: RowDecodable {
@@ -101,7 +104,7 @@ final class CSVRecordRow {
     @inlinable @inline(__always)
     func decode<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
         let f = try field(index)
-        do { return try T.decode(csvField: f) } catch { throw failure(error, field: index) }
+        do { return try f.decode(T.self) } catch { throw failure(error, field: index) }
     }
 
     @usableFromInline
