@@ -63,14 +63,16 @@ import Testing
         }
         struct ByIndex: RowDecodable { init(row: Row) throws { let _: Int = try row[5] } }
         func message(_ text: String) -> String {
-            do { _ = try CSVRowCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch { return "\(error)" }
+            guard case .failure(let error) = Result(catching: { try CSVRowCursor(R.self, bytes: Array(text.utf8)).collect() })
+            else { return "no error" }
+            return "\(error)"
         }
         func decodableMessage(_ text: String) -> String {
-            do { _ = try CSVDecodableCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch {
-                if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
-                if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
-                return "\(error)"
-            }
+            guard case .failure(let error) = Result(catching: { try CSVDecodableCursor(R.self, bytes: Array(text.utf8)).collect() })
+            else { return "no error" }
+            if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
+            if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
+            return "\(error)"
         }
         #expect(message("id,n\n1,2\n2,300\n") == "CSVRowCursor: line 3, byte 11, field 2 (n): '300' is not a UInt8")
         #expect(decodableMessage("id,n\n1,2\n2,300\n") == "CSV line 3, byte 11, record 1, field 2 (n): '300' is not a UInt8")
@@ -137,6 +139,38 @@ import Testing
         #expect(throws: CSVImportError(message: "'car' is not a Kind", line: 2, byteOffset: 2, record: 0,
                                        field: 1, fieldName: "k", function: "CSVRowCursor")) {
             try CSVRowCursor(OnlyKind.self, bytes: Array("k\ncar\n".utf8)).collect()
+        }
+    }
+
+    /// The conversion plan kept for a field is for the type it was made for: a record reading
+    /// one field as several types gets each type's value on every record, and the error of the
+    /// type that refuses the text.
+    @Test func aFieldReadAsSeveralTypesConvertsByEachTypesRuleOnEveryRecord() throws {
+        enum Level: Int, DatabaseValueConvertible { case low = 1, high = 2 }
+        struct Tag: DatabaseValueConvertible, Equatable {
+            var text: String
+            var databaseValue: DatabaseValue { .text(text) }
+            static func fromDatabaseValue(_ v: DatabaseValue) -> Tag? { if case .text(let t) = v { Tag(text: t) } else { nil } }
+        }
+        struct Many: RowDecodable {
+            var n: Int, s: String, level: Level?, d: Double, tag: Tag, o: Int32?
+            init(row: Row) throws {
+                n = try row[0]; s = try row[0]; level = try row[0]; d = try row["v"]; tag = try row[0]; o = try row[0]
+            }
+        }
+        let many = try CSVRowCursor(Many.self, bytes: Array("v\n1\n2\n1\n".utf8)).collect()
+        #expect(many.map(\.n) == [1, 2, 1])
+        #expect(many.map(\.s) == ["1", "2", "1"])
+        #expect(many.map(\.level) == [.low, .high, .low])
+        #expect(many.map(\.d) == [1, 2, 1])
+        #expect(many.map(\.tag) == [Tag(text: "1"), Tag(text: "2"), Tag(text: "1")])
+        #expect(many.map(\.o) == [1, 2, 1])
+        #expect(throws: CSVImportError.self) { try CSVRowCursor(Many.self, bytes: Array("v\n1\n3\n".utf8)).collect() }
+        let refused = Result { try CSVRowCursor(Many.self, bytes: Array("v\n1\nx\n".utf8)).collect() }
+        if case .failure(let error) = refused {
+            #expect((error as? CSVImportError)?.message == "'x' is not a Int")
+        } else {
+            Issue.record("'x' read as an Int")
         }
     }
 

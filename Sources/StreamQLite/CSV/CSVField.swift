@@ -1,7 +1,8 @@
 import CStreamQLite
 import Foundation
 
-/// A field of a CSV record, as ``CSVRowCursor`` hands it to a value type (``CSVFieldDecodable``).
+/// A field of a CSV record, as ``CSVRowCursor`` reads it for a type without a rule of its
+/// own (``CSVFieldPlan``).
 @usableFromInline
 struct CSVField {
     /// The field's UTF-8 bytes (valid only during the call; quotes removed, `""` made `"`),
@@ -10,13 +11,27 @@ struct CSVField {
 
     @inlinable init(bytes: UnsafeBufferPointer<UInt8>?) { self.bytes = bytes }
 
-    /// The error for a field that is not a `T`: the same words as ``CSVDecodableCursor`` uses.
-    @usableFromInline
-    func mismatch<T>(_ type: T.Type) -> CSVFieldError { CSVFieldError(field: self, type: T.self) }
+    /// The field through ``DatabaseValueConvertible/fromDatabaseValue(_:)``: a NULL field as
+    /// `.null`; text as `.text`, or — when the type refuses the text and it is a number —
+    /// as `.integer` (`-?[0-9]+` within 64 bits), else `.real`. So `Decimal`, `URL`, `UUID`
+    /// and types storing text read their text, and a type storing numbers its number.
+    /// Errors name `named` (for an optional, its wrapped type).
+    @inlinable
+    func decodeThroughDatabaseValue<T: DatabaseValueConvertible>(_ type: T.Type, named: Any.Type) throws -> T {
+        guard let b = bytes else {
+            if let v = T.fromDatabaseValue(.null) { return v }
+            throw CSVFieldError(bytes: nil, type: named)
+        }
+        if let v = T.fromDatabaseValue(.text(CSVText.string(b))) { return v }
+        if let i = CSVText.integer(b, as: Int64.self), let v = T.fromDatabaseValue(.integer(i)) { return v }
+        if let d = CSVText.double(b), let v = T.fromDatabaseValue(.real(d)) { return v }
+        throw CSVFieldError(bytes: b, type: named)
+    }
 }
 
 /// Why a CSV field does not convert to a type; ``CSVRowCursor`` turns it into a
-/// ``CSVImportError`` naming line, byte, record, field and header name.
+/// ``CSVImportError`` naming line, byte, record, field and header name, and
+/// ``CSVDecodableCursor`` into a `DecodingError` with the same words.
 @usableFromInline
 struct CSVFieldError: Error, Equatable {
     /// `'text' is not a T` (the text cut at 200 bytes; for a number type, why the number
@@ -25,14 +40,16 @@ struct CSVFieldError: Error, Equatable {
 
     init(message: String) { self.message = message }
 
-    /// The error for `field` not converting to `T`: `'text' is not a T`, or `NULL for a non-optional T`.
-    init<T>(field: CSVField, type: T.Type) {
-        if let b = field.bytes {
-            let why = T.self is any BinaryFloatingPoint.Type || T.self is any FixedWidthInteger.Type
+    /// The error for a field (nil: NULL) not converting to `type`: `'text' is not a T`, or
+    /// `NULL for a non-optional T`.
+    @usableFromInline
+    init(bytes: UnsafeBufferPointer<UInt8>?, type: Any.Type) {
+        if let b = bytes {
+            let why = type is any BinaryFloatingPoint.Type || type is any FixedWidthInteger.Type
                 ? CSVText.refusal(b) : ""
-            message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(T.self)\(why)"
+            message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(type)\(why)"
         } else {
-            message = "NULL for a non-optional \(T.self)"
+            message = "NULL for a non-optional \(type)"
         }
     }
 }

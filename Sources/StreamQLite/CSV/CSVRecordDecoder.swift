@@ -11,9 +11,9 @@ import Foundation
 /// is looked up by name and rewrites it).
 ///
 /// Field text → value: `String` as is; integers `-?[0-9]+` within the type's range;
-/// `Double`/`Float` by Swift's parser (`1.5`, `1e-05`, `Infinity`); `Bool` from
-/// `true`/`false`/`1`/`0` (ASCII case ignored); `Date` by the one date codec
-/// (`sq_date.h`: every form SQLite's date functions read); `Data` from base64;
+/// `Double`/`Float` by the C core's number rule (`sq_number.h`: no `NaN`, `inf`, hex,
+/// nothing beyond a double's range); `Bool` from `true`/`false`/`1`/`0` (ASCII case
+/// ignored); `Date` by the one date codec (`sq_date.h`: every form SQLite's date functions read); `Data` from base64;
 /// a NULL field (an empty unquoted field, or the NULL text) is `nil` for optionals
 /// and an error otherwise; other `Decodable` types decode from the field as a single
 /// value (string and integer enums, wrappers).
@@ -125,7 +125,7 @@ final class CSVRecordDecoder: Decoder {
     }
 
     private func mismatch<T, K: CodingKey>(_ b: UnsafeBufferPointer<UInt8>, _ f: Int, _ type: T.Type, _ key: K) -> DecodingError {
-        DecodingError.typeMismatch(type, context(key, field: f, CSVFieldError(field: CSVField(bytes: b), type: T.self).message))
+        DecodingError.typeMismatch(type, context(key, field: f, CSVFieldError(bytes: b, type: T.self).message))
     }
 
     // One function per field type: no dynamic casts on the hot path.
