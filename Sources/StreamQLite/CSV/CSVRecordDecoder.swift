@@ -137,43 +137,30 @@ final class CSVRecordDecoder: Decoder {
         CSVText.string(try present(f, String.self, key))
     }
 
+    /// The field's text by `rule` (a ``CSVText`` conversion); a missing field, a NULL, or text
+    /// the rule refuses throws.
     @inline(__always)
-    func integer<T: FixedWidthInteger, K: CodingKey>(_ type: T.Type, _ f: Int, _ key: K) throws -> T {
-        let b = try present(f, T.self, key)
-        guard let t = CSVText.integer(b, as: T.self) else { throw mismatch(b, f, T.self, key) }
-        return t
-    }
-
-    @inline(__always)
-    func double<K: CodingKey>(_ f: Int, _ key: K) throws -> Double {
-        let b = try present(f, Double.self, key)
-        guard let d = CSVText.double(b) else { throw mismatch(b, f, Double.self, key) }
-        return d
-    }
-
-    func float<K: CodingKey>(_ f: Int, _ key: K) throws -> Float {
-        let b = try present(f, Float.self, key)
-        guard let d = CSVText.float(b) else { throw mismatch(b, f, Float.self, key) }
-        return d
-    }
-
-    func bool<K: CodingKey>(_ f: Int, _ key: K) throws -> Bool {
-        let b = try present(f, Bool.self, key)
-        guard let v = CSVText.bool(b) else { throw mismatch(b, f, Bool.self, key) }
+    func convert<V, K: CodingKey>(_ f: Int, _ key: K, _ rule: (UnsafeBufferPointer<UInt8>) -> V?) throws -> V {
+        let b = try present(f, V.self, key)
+        guard let v = rule(b) else { throw mismatch(b, f, V.self, key) }
         return v
     }
 
-    func date<K: CodingKey>(_ f: Int, _ key: K) throws -> Date {
-        let b = try present(f, Date.self, key)
-        guard let d = CSVText.date(b) else { throw mismatch(b, f, Date.self, key) }
-        return d
+    @inline(__always)
+    func integer<T: FixedWidthInteger, K: CodingKey>(_ type: T.Type, _ f: Int, _ key: K) throws -> T {
+        try convert(f, key) { CSVText.integer($0, as: T.self) }
     }
 
-    func data<K: CodingKey>(_ f: Int, _ key: K) throws -> Data {
-        let b = try present(f, Data.self, key)
-        guard let d = CSVText.data(b) else { throw mismatch(b, f, Data.self, key) }
-        return d
-    }
+    @inline(__always)
+    func double<K: CodingKey>(_ f: Int, _ key: K) throws -> Double { try convert(f, key, CSVText.double) }
+
+    func float<K: CodingKey>(_ f: Int, _ key: K) throws -> Float { try convert(f, key, CSVText.float) }
+
+    func bool<K: CodingKey>(_ f: Int, _ key: K) throws -> Bool { try convert(f, key, CSVText.bool) }
+
+    func date<K: CodingKey>(_ f: Int, _ key: K) throws -> Date { try convert(f, key, CSVText.date) }
+
+    func data<K: CodingKey>(_ f: Int, _ key: K) throws -> Data { try convert(f, key, CSVText.data) }
 
     /// A nested `Decodable`: `Date` and `Data` read from the field, anything else
     /// decodes itself from the field as a single value (enums, wrappers, the built-in
