@@ -28,12 +28,12 @@ import Testing
     @Test func conversionErrorsNameLineRecordAndField() throws {
         struct Row: Decodable { var id: Int; var n: UInt8 }
         func message(_ text: String) -> String {
-            do { _ = try CSVDecodableCursor(Row.self, bytes: Array(text.utf8)).collect(); return "no error" } catch {
-                if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
-                if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
-                if case let DecodingError.keyNotFound(_, c) = error { return c.debugDescription }
-                return "\(error)"
-            }
+            guard case .failure(let error) = Result(catching: { try CSVDecodableCursor(Row.self, bytes: Array(text.utf8)).collect() })
+            else { return "no error" }
+            if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
+            if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
+            if case let DecodingError.keyNotFound(_, c) = error { return c.debugDescription }
+            return "\(error)"
         }
         #expect(message("id,n\n1,2\n2,300\n") == "CSV line 3, byte 11, record 1, field 2 (n): '300' is not a UInt8")
         #expect(message("id,n\n1.5,2\n") == "CSV line 2, byte 5, record 0, field 1 (id): '1.5' is not a Int")

@@ -63,14 +63,16 @@ import Testing
         }
         struct ByIndex: RowDecodable { init(row: Row) throws { let _: Int = try row[5] } }
         func message(_ text: String) -> String {
-            do { _ = try CSVRowCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch { return "\(error)" }
+            guard case .failure(let error) = Result(catching: { try CSVRowCursor(R.self, bytes: Array(text.utf8)).collect() })
+            else { return "no error" }
+            return "\(error)"
         }
         func decodableMessage(_ text: String) -> String {
-            do { _ = try CSVDecodableCursor(R.self, bytes: Array(text.utf8)).collect(); return "no error" } catch {
-                if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
-                if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
-                return "\(error)"
-            }
+            guard case .failure(let error) = Result(catching: { try CSVDecodableCursor(R.self, bytes: Array(text.utf8)).collect() })
+            else { return "no error" }
+            if case let DecodingError.typeMismatch(_, c) = error { return c.debugDescription }
+            if case let DecodingError.valueNotFound(_, c) = error { return c.debugDescription }
+            return "\(error)"
         }
         #expect(message("id,n\n1,2\n2,300\n") == "CSVRowCursor: line 3, byte 11, field 2 (n): '300' is not a UInt8")
         #expect(decodableMessage("id,n\n1,2\n2,300\n") == "CSV line 3, byte 11, record 1, field 2 (n): '300' is not a UInt8")
@@ -138,6 +140,90 @@ import Testing
                                        field: 1, fieldName: "k", function: "CSVRowCursor")) {
             try CSVRowCursor(OnlyKind.self, bytes: Array("k\ncar\n".utf8)).collect()
         }
+    }
+
+    /// The conversion plan kept for a field is for the type it was made for: a record reading
+    /// one field as several types gets each type's value on every record, and the error of the
+    /// type that refuses the text.
+    @Test func aFieldReadAsSeveralTypesConvertsByEachTypesRuleOnEveryRecord() throws {
+        enum Level: Int, DatabaseValueConvertible { case low = 1, high = 2 }
+        struct Tag: DatabaseValueConvertible, Equatable {
+            var text: String
+            var databaseValue: DatabaseValue { .text(text) }
+            static func fromDatabaseValue(_ v: DatabaseValue) -> Tag? { if case .text(let t) = v { Tag(text: t) } else { nil } }
+        }
+        struct Many: RowDecodable {
+            var n: Int, s: String, level: Level?, d: Double, tag: Tag, o: Int32?
+            init(row: Row) throws {
+                n = try row[0]; s = try row[0]; level = try row[0]; d = try row["v"]; tag = try row[0]; o = try row[0]
+            }
+        }
+        let many = try CSVRowCursor(Many.self, bytes: Array("v\n1\n2\n1\n".utf8)).collect()
+        #expect(many.map(\.n) == [1, 2, 1])
+        #expect(many.map(\.s) == ["1", "2", "1"])
+        #expect(many.map(\.level) == [.low, .high, .low])
+        #expect(many.map(\.d) == [1, 2, 1])
+        #expect(many.map(\.tag) == [Tag(text: "1"), Tag(text: "2"), Tag(text: "1")])
+        #expect(many.map(\.o) == [1, 2, 1])
+        #expect(throws: CSVImportError.self) { try CSVRowCursor(Many.self, bytes: Array("v\n1\n3\n".utf8)).collect() }
+        let refused = Result { try CSVRowCursor(Many.self, bytes: Array("v\n1\nx\n".utf8)).collect() }
+        if case .failure(let error) = refused {
+            #expect((error as? CSVImportError)?.message == "'x' is not a Int")
+        } else {
+            Issue.record("'x' read as an Int")
+        }
+    }
+
+    /// A type of the user's that conforms only to DatabaseValueConvertible: a RawRepresentable
+    /// one reads its raw value's field by the raw type's rule (`Bool` from `true`, an `Int`
+    /// refusing `2.0`), any other type the field through fromDatabaseValue (text, else a number
+    /// as integer, else real); optionals of them read a NULL field as nil.
+    @Test func userDatabaseValueConvertibleTypesReadFieldsByTheirRawValueOrFromDatabaseValue() throws {
+        struct Cents: DatabaseValueConvertible, Equatable {
+            var value: Int64
+            var databaseValue: DatabaseValue { .integer(value) }
+            static func fromDatabaseValue(_ v: DatabaseValue) -> Cents? { if case .integer(let i) = v { Cents(value: i) } else { nil } }
+        }
+        struct Ratio: DatabaseValueConvertible, Equatable {
+            var value: Double
+            var databaseValue: DatabaseValue { .real(value) }
+            static func fromDatabaseValue(_ v: DatabaseValue) -> Ratio? { if case .real(let d) = v { Ratio(value: d) } else { nil } }
+        }
+        struct Tag: DatabaseValueConvertible, Equatable {
+            var text: String
+            var databaseValue: DatabaseValue { .text(text) }
+            static func fromDatabaseValue(_ v: DatabaseValue) -> Tag? { if case .text(let t) = v { Tag(text: t) } else { nil } }
+        }
+        enum Level: Int, DatabaseValueConvertible { case low = 1, high = 2 }
+        struct Flag: RawRepresentable, DatabaseValueConvertible, Equatable { var rawValue: Bool }
+        struct One<V: DatabaseValueConvertible>: RowDecodable { var v: V; init(row: Row) throws { v = try row[0] } }
+        struct NoRecord: Error {}
+        func read<V: DatabaseValueConvertible>(_ text: String, as type: V.Type) throws -> V {
+            guard let one = try CSVRowCursor(One<V>.self, bytes: Array("f\n\(text)\n".utf8)).next() else { throw NoRecord() }
+            return one.v
+        }
+        func refusal<V: DatabaseValueConvertible>(_ text: String, as type: V.Type) -> String? {
+            if case .failure(let error) = Result(catching: { try read(text, as: V.self) }) {
+                return (error as? CSVImportError)?.message
+            }
+            return nil
+        }
+        #expect(try read("250", as: Cents.self) == Cents(value: 250))
+        #expect(try read("7", as: Cents?.self) == Cents(value: 7))
+        #expect(try read("", as: Cents?.self) == nil)
+        #expect(refusal("", as: Cents.self) == "NULL for a non-optional Cents")
+        #expect(refusal("1.0", as: Cents.self) == "'1.0' is not a Cents")
+        #expect(try read("0.5", as: Ratio.self) == Ratio(value: 0.5))
+        #expect(try read("2", as: Ratio.self) == Ratio(value: 2))
+        #expect(refusal("1e400", as: Ratio.self) == "'1e400' is not a Ratio")
+        #expect(try read("007", as: Tag.self) == Tag(text: "007"))
+        #expect(try read("2", as: Level.self) == .high)
+        #expect(try read("", as: Level?.self) == nil)
+        #expect(refusal("2.0", as: Level.self) == "'2.0' is not a Int")
+        #expect(refusal("3", as: Level.self) == "'3' is not a Level")
+        #expect(try read("TRUE", as: Flag.self) == Flag(rawValue: true))
+        #expect(try read("0", as: Flag?.self) == Flag(rawValue: false))
+        #expect(refusal("yes", as: Flag.self) == "'yes' is not a Bool")
     }
 
     /// Python's csv module writes random records; CSVRowCursor reads back exactly what Python

@@ -176,9 +176,11 @@ private func foundationEncoder(_ strategy: JSONEncoder.KeyEncodingStrategy) -> J
         let strip: @Sendable ([any CodingKey]) -> any CodingKey = { path in AnyKey(String(path.last!.stringValue.dropFirst(2))) }
         let json = #"{"__outerValue":{"__nestedValue":{"__helloWorld":1,"__count":2}}}"#
         func path(_ body: () throws -> Any) -> [String] {
-            do { _ = try body(); return ["no error"] } catch let DecodingError.typeMismatch(_, c) {
-                return c.codingPath.map(\.stringValue)
-            } catch { return ["\(error)"] }
+            switch Result(catching: body) {
+            case .success: return ["no error"]
+            case .failure(DecodingError.typeMismatch(_, let c)): return c.codingPath.map(\.stringValue)
+            case .failure(let error): return ["\(error)"]
+            }
         }
         struct M: Decodable { var nestedValue: Leaf }
         struct O: Decodable { var outerValue: M }

@@ -483,9 +483,11 @@ private struct Staff: Decodable {
     @Test func errorPathsInsideDictionariesNameTheDocumentsKeyUnderSnakeCase() throws {
         struct Holder: Decodable { var innerValue: [String: [String: Int]] }
         func path(_ body: () throws -> Any) -> [String] {
-            do { _ = try body(); return ["no error"] } catch let DecodingError.typeMismatch(_, c) {
-                return c.codingPath.map(\.stringValue)
-            } catch { return ["\(error)"] }
+            switch Result(catching: body) {
+            case .success: return ["no error"]
+            case .failure(DecodingError.typeMismatch(_, let c)): return c.codingPath.map(\.stringValue)
+            case .failure(let error): return ["\(error)"]
+            }
         }
         var ours = JSONValueDecoder()
         ours.keyDecodingStrategy = .convertFromSnakeCase

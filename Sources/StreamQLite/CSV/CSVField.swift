@@ -1,42 +1,55 @@
 import CStreamQLite
 import Foundation
 
-/// A field of a CSV record, as ``DatabaseValueConvertible/decode(csvField:)`` reads it for
-/// a ``RowDecodable`` type fed by ``CSVRowCursor``.
-public struct CSVField {
+/// A field of a CSV record, as ``CSVRowCursor`` reads it for a type without a rule of its
+/// own (``CSVFieldPlan``).
+@usableFromInline
+struct CSVField {
     /// The field's UTF-8 bytes (valid only during the call; quotes removed, `""` made `"`),
     /// or nil for a NULL field (an empty unquoted field, or the NULL text).
-    public let bytes: UnsafeBufferPointer<UInt8>?
+    @usableFromInline let bytes: UnsafeBufferPointer<UInt8>?
 
-    /// A field of these bytes (nil: NULL), for testing a ``DatabaseValueConvertible/decode(csvField:)``.
-    @inlinable public init(bytes: UnsafeBufferPointer<UInt8>?) { self.bytes = bytes }
+    @inlinable init(bytes: UnsafeBufferPointer<UInt8>?) { self.bytes = bytes }
 
-    /// The field's text, or nil for NULL.
-    public var text: String? { bytes.map { String(decoding: $0, as: UTF8.self) } }
-
-    /// The error for a field that is not a `T`: the same words as ``CSVDecodableCursor`` uses.
-    public func mismatch<T>(_ type: T.Type) -> CSVFieldError { CSVFieldError(field: self, type: T.self) }
+    /// The field through ``DatabaseValueConvertible/fromDatabaseValue(_:)``: a NULL field as
+    /// `.null`; text as `.text`, or — when the type refuses the text and it is a number —
+    /// as `.integer` (`-?[0-9]+` within 64 bits), else `.real`. So `Decimal`, `URL`, `UUID`
+    /// and types storing text read their text, and a type storing numbers its number.
+    /// Errors name `named` (for an optional, its wrapped type).
+    @inlinable
+    func decodeThroughDatabaseValue<T: DatabaseValueConvertible>(_ type: T.Type, named: Any.Type) throws -> T {
+        guard let b = bytes else {
+            if let v = T.fromDatabaseValue(.null) { return v }
+            throw CSVFieldError(bytes: nil, type: named)
+        }
+        if let v = T.fromDatabaseValue(.text(CSVText.string(b))) { return v }
+        if let i = CSVText.integer(b, as: Int64.self), let v = T.fromDatabaseValue(.integer(i)) { return v }
+        if let d = CSVText.double(b), let v = T.fromDatabaseValue(.real(d)) { return v }
+        throw CSVFieldError(bytes: b, type: named)
+    }
 }
 
-/// Why a CSV field does not convert to a type. Thrown by
-/// ``DatabaseValueConvertible/decode(csvField:)``; ``CSVRowCursor`` turns it into a
-/// ``CSVImportError`` naming line, byte, record, field and header name.
-public struct CSVFieldError: Error, Equatable {
+/// Why a CSV field does not convert to a type; ``CSVRowCursor`` turns it into a
+/// ``CSVImportError`` naming line, byte, record, field and header name, and
+/// ``CSVDecodableCursor`` into a `DecodingError` with the same words.
+@usableFromInline
+struct CSVFieldError: Error, Equatable {
     /// `'text' is not a T` (the text cut at 200 bytes; for a number type, why the number
     /// does not fit when it is one), or `NULL for a non-optional T`.
-    public var message: String
+    var message: String
 
-    /// An error with this message.
-    public init(message: String) { self.message = message }
+    init(message: String) { self.message = message }
 
-    /// The error for `field` not converting to `T`: `'text' is not a T`, or `NULL for a non-optional T`.
-    public init<T>(field: CSVField, type: T.Type) {
-        if let b = field.bytes {
-            let why = T.self is any BinaryFloatingPoint.Type || T.self is any FixedWidthInteger.Type
+    /// The error for a field (nil: NULL) not converting to `type`: `'text' is not a T`, or
+    /// `NULL for a non-optional T`.
+    @usableFromInline
+    init(bytes: UnsafeBufferPointer<UInt8>?, type: Any.Type) {
+        if let b = bytes {
+            let why = type is any BinaryFloatingPoint.Type || type is any FixedWidthInteger.Type
                 ? CSVText.refusal(b) : ""
-            message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(T.self)\(why)"
+            message = "'\(String(decoding: b.prefix(200), as: UTF8.self))' is not a \(type)\(why)"
         } else {
-            message = "NULL for a non-optional \(T.self)"
+            message = "NULL for a non-optional \(type)"
         }
     }
 }
@@ -112,117 +125,4 @@ enum CSVText {
 
     @usableFromInline
     static func string(_ b: UnsafeBufferPointer<UInt8>) -> String { String(decoding: b, as: UTF8.self) }
-}
-
-// MARK: - DatabaseValueConvertible from a CSV field (CSVRowCursor)
-
-extension DatabaseValueConvertible {
-    /// Any other type reads the field through ``fromDatabaseValue(_:)``: a NULL field as
-    /// `.null`; text as `.text`, or — when the type refuses the text and it is a number —
-    /// as `.integer` (`-?[0-9]+` within 64 bits), else `.real`. So `Decimal`, `URL`, `UUID`
-    /// and types storing text read their text, and a type storing numbers its number.
-    public static func decode(csvField field: CSVField) throws -> Self {
-        guard let b = field.bytes else {
-            if let v = fromDatabaseValue(.null) { return v }
-            throw field.mismatch(Self.self)
-        }
-        if let v = fromDatabaseValue(.text(CSVText.string(b))) { return v }
-        if let i = CSVText.integer(b, as: Int64.self), let v = fromDatabaseValue(.integer(i)) { return v }
-        if let d = CSVText.double(b), let v = fromDatabaseValue(.real(d)) { return v }
-        throw field.mismatch(Self.self)
-    }
-}
-
-extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
-    /// The raw value's field, then `init(rawValue:)` (string and integer enums).
-    public static func decode(csvField field: CSVField) throws -> Self {
-        if let v = Self(rawValue: try RawValue.decode(csvField: field)) { return v }
-        throw field.mismatch(Self.self)
-    }
-}
-
-extension Optional where Wrapped: DatabaseValueConvertible {
-    /// A NULL field is nil; anything else decodes as `Wrapped`.
-    @inlinable
-    public static func decode(csvField field: CSVField) throws -> Wrapped? {
-        if field.bytes == nil { return nil }
-        return try Wrapped.decode(csvField: field)
-    }
-}
-
-extension DatabaseInteger {
-    /// `-?[0-9]+` within the type's range.
-    public static func decode(csvField field: CSVField) throws -> Self {
-        if let b = field.bytes, let v = CSVText.integer(b, as: Self.self) { return v }
-        throw field.mismatch(Self.self)
-    }
-}
-
-extension UInt64 {
-    /// `[0-9]+` within 64-bit signed range (as SQLite's INTEGER).
-    public static func decode(csvField field: CSVField) throws -> UInt64 {
-        if let b = field.bytes, let v = CSVText.integer(b, as: UInt64.self) { return v }
-        throw field.mismatch(UInt64.self)
-    }
-}
-
-extension UInt {
-    public static func decode(csvField field: CSVField) throws -> UInt {
-        if let b = field.bytes, let v = CSVText.integer(b, as: UInt.self) { return v }
-        throw field.mismatch(UInt.self)
-    }
-}
-
-extension Bool {
-    /// `true`/`false`/`1`/`0`, ASCII case ignored.
-    public static func decode(csvField field: CSVField) throws -> Bool {
-        if let b = field.bytes, let v = CSVText.bool(b) { return v }
-        throw field.mismatch(Bool.self)
-    }
-}
-
-extension Double {
-    public static func decode(csvField field: CSVField) throws -> Double {
-        if let b = field.bytes, let v = CSVText.double(b) { return v }
-        throw field.mismatch(Double.self)
-    }
-}
-
-extension Float {
-    public static func decode(csvField field: CSVField) throws -> Float {
-        if let b = field.bytes, let v = CSVText.float(b) { return v }
-        throw field.mismatch(Float.self)
-    }
-}
-
-extension String {
-    /// The text as it is.
-    public static func decode(csvField field: CSVField) throws -> String {
-        if let b = field.bytes { return CSVText.string(b) }
-        throw field.mismatch(String.self)
-    }
-}
-
-extension Date {
-    /// Any form SQLite's date functions read (the date codec of `sq_date.h`).
-    public static func decode(csvField field: CSVField) throws -> Date {
-        if let b = field.bytes, let v = CSVText.date(b) { return v }
-        throw field.mismatch(Date.self)
-    }
-}
-
-extension Data {
-    /// Base64.
-    public static func decode(csvField field: CSVField) throws -> Data {
-        if let b = field.bytes, let v = CSVText.data(b) { return v }
-        throw field.mismatch(Data.self)
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Base64, as `Data`.
-    public static func decode(csvField field: CSVField) throws -> [UInt8] {
-        if let b = field.bytes, let v = CSVText.data(b) { return [UInt8](v) }
-        throw field.mismatch([UInt8].self)
-    }
 }

@@ -11,9 +11,9 @@ import Foundation
 /// is looked up by name and rewrites it).
 ///
 /// Field text → value: `String` as is; integers `-?[0-9]+` within the type's range;
-/// `Double`/`Float` by Swift's parser (`1.5`, `1e-05`, `Infinity`); `Bool` from
-/// `true`/`false`/`1`/`0` (ASCII case ignored); `Date` by the one date codec
-/// (`sq_date.h`: every form SQLite's date functions read); `Data` from base64;
+/// `Double`/`Float` by the C core's number rule (`sq_number.h`: no `NaN`, `inf`, hex,
+/// nothing beyond a double's range); `Bool` from `true`/`false`/`1`/`0` (ASCII case
+/// ignored); `Date` by the one date codec (`sq_date.h`: every form SQLite's date functions read); `Data` from base64;
 /// a NULL field (an empty unquoted field, or the NULL text) is `nil` for optionals
 /// and an error otherwise; other `Decodable` types decode from the field as a single
 /// value (string and integer enums, wrappers).
@@ -125,7 +125,7 @@ final class CSVRecordDecoder: Decoder {
     }
 
     private func mismatch<T, K: CodingKey>(_ b: UnsafeBufferPointer<UInt8>, _ f: Int, _ type: T.Type, _ key: K) -> DecodingError {
-        DecodingError.typeMismatch(type, context(key, field: f, CSVFieldError(field: CSVField(bytes: b), type: T.self).message))
+        DecodingError.typeMismatch(type, context(key, field: f, CSVFieldError(bytes: b, type: T.self).message))
     }
 
     // One function per field type: no dynamic casts on the hot path.
@@ -137,43 +137,30 @@ final class CSVRecordDecoder: Decoder {
         CSVText.string(try present(f, String.self, key))
     }
 
+    /// The field's text by `rule` (a ``CSVText`` conversion); a missing field, a NULL, or text
+    /// the rule refuses throws.
     @inline(__always)
-    func integer<T: FixedWidthInteger, K: CodingKey>(_ type: T.Type, _ f: Int, _ key: K) throws -> T {
-        let b = try present(f, T.self, key)
-        guard let t = CSVText.integer(b, as: T.self) else { throw mismatch(b, f, T.self, key) }
-        return t
-    }
-
-    @inline(__always)
-    func double<K: CodingKey>(_ f: Int, _ key: K) throws -> Double {
-        let b = try present(f, Double.self, key)
-        guard let d = CSVText.double(b) else { throw mismatch(b, f, Double.self, key) }
-        return d
-    }
-
-    func float<K: CodingKey>(_ f: Int, _ key: K) throws -> Float {
-        let b = try present(f, Float.self, key)
-        guard let d = CSVText.float(b) else { throw mismatch(b, f, Float.self, key) }
-        return d
-    }
-
-    func bool<K: CodingKey>(_ f: Int, _ key: K) throws -> Bool {
-        let b = try present(f, Bool.self, key)
-        guard let v = CSVText.bool(b) else { throw mismatch(b, f, Bool.self, key) }
+    func convert<V, K: CodingKey>(_ f: Int, _ key: K, _ rule: (UnsafeBufferPointer<UInt8>) -> V?) throws -> V {
+        let b = try present(f, V.self, key)
+        guard let v = rule(b) else { throw mismatch(b, f, V.self, key) }
         return v
     }
 
-    func date<K: CodingKey>(_ f: Int, _ key: K) throws -> Date {
-        let b = try present(f, Date.self, key)
-        guard let d = CSVText.date(b) else { throw mismatch(b, f, Date.self, key) }
-        return d
+    @inline(__always)
+    func integer<T: FixedWidthInteger, K: CodingKey>(_ type: T.Type, _ f: Int, _ key: K) throws -> T {
+        try convert(f, key) { CSVText.integer($0, as: T.self) }
     }
 
-    func data<K: CodingKey>(_ f: Int, _ key: K) throws -> Data {
-        let b = try present(f, Data.self, key)
-        guard let d = CSVText.data(b) else { throw mismatch(b, f, Data.self, key) }
-        return d
-    }
+    @inline(__always)
+    func double<K: CodingKey>(_ f: Int, _ key: K) throws -> Double { try convert(f, key, CSVText.double) }
+
+    func float<K: CodingKey>(_ f: Int, _ key: K) throws -> Float { try convert(f, key, CSVText.float) }
+
+    func bool<K: CodingKey>(_ f: Int, _ key: K) throws -> Bool { try convert(f, key, CSVText.bool) }
+
+    func date<K: CodingKey>(_ f: Int, _ key: K) throws -> Date { try convert(f, key, CSVText.date) }
+
+    func data<K: CodingKey>(_ f: Int, _ key: K) throws -> Data { try convert(f, key, CSVText.data) }
 
     /// A nested `Decodable`: `Date` and `Data` read from the field, anything else
     /// decodes itself from the field as a single value (enums, wrappers, the built-in

@@ -8,11 +8,13 @@ import Foundation
 /// Each record is handed to `init(row:)` as a ``Row``: `row[i]` reads the i-th field,
 /// `row["name"]` the field under that header name — the name → field plan is resolved
 /// once per input and then followed record after record, as a statement's is. Field text
-/// converts as ``CSVDecodableCursor`` converts it (``DatabaseValueConvertible/decode(csvField:)``):
-/// integers `-?[0-9]+` within the type's range, `Double`/`Float` by Swift's parser,
-/// `Bool` from `true`/`false`/`1`/`0`, `Date` by the one date codec, `Data` from base64,
+/// converts as ``CSVDecodableCursor`` converts it: integers `-?[0-9]+` within the type's
+/// range, `Double`/`Float` by the C core's number rule (`sq_number.h`), `Bool` from `true`/`false`/`1`/`0`, `Date` by the one date codec, `Data` from base64,
 /// a NULL field (an empty unquoted field, or the NULL text) `nil` for optionals and an
-/// error otherwise. The same type reads database rows and CSV records:
+/// error otherwise. A ``DatabaseValueConvertible`` type of your own reads its raw value's
+/// field when it is `RawRepresentable` (string and integer enums), else the field through
+/// ``DatabaseValueConvertible/fromDatabaseValue(_:)``: `.text`, or when the type refuses the
+/// text and it is a number, `.integer` or `.real`. The same type reads database rows and CSV records:
 ///
 /// ```swift
 /// struct Stop: RowDecodable {
@@ -87,21 +89,103 @@ final class CSVRecordRow {
     @usableFromInline var fieldCount: Int { reader.fieldCount }
     @usableFromInline var fieldNames: [String] { reader.fieldNames }
 
-    /// Field `index` of the current record; a missing field throws.
-    @usableFromInline
-    func field(_ index: Int) throws -> CSVField {
+    /// The conversion plan of each field, by index (``CSVFieldPlan``): resolved the first
+    /// time a record reads the field as a type, again when a record reads it as another.
+    @exclusivity(unchecked) @usableFromInline var plans: [CSVFieldPlan] = []
+    /// The conversions of the plans that have one (``CSVFieldPlan/How/conversion(_:)``).
+    @exclusivity(unchecked) var conversions: [CSVFieldConversion] = []
+
+    /// The bytes of field `index` of the current record (nil: NULL); a missing field throws.
+    @usableFromInline @inline(__always)
+    func bytes(_ index: Int) throws -> UnsafeBufferPointer<UInt8>? {
         guard _fastPath(index >= 0 && index < reader.fieldCount) else {
             throw failure(CSVFieldError(message: "no field \(index + 1) (the record has \(reader.fieldCount))"),
                           field: index)
         }
         let f = reader.fields[index]
-        return CSVField(bytes: f.isNull ? nil : UnsafeBufferPointer(start: reader.text + f.start, count: f.count))
+        return f.isNull ? nil : UnsafeBufferPointer(start: reader.text + f.start, count: f.count)
     }
 
+    /// Field `index` as a `T`, by the field's plan: a field read by a rule or a conversion
+    /// takes one call, which checks the plan kept for the field is for `T`.
     @inlinable @inline(__always)
     func decode<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
-        let f = try field(index)
-        do { return try T.decode(csvField: f) } catch { throw failure(error, field: index) }
+        try _withUnprotectedUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+            let p = buffer.baseAddress.unsafelyUnwrapped
+            if _fastPath(try read(index, as: ObjectIdentifier(T.self), into: UnsafeMutableRawPointer(p))) { return p.move() }
+            return try decodeByPlan(T.self, at: index)
+        }
+    }
+
+    /// Field `index` into `out` (memory for the type `type` identifies) when the plan kept for
+    /// the field is for that type and has a rule or a conversion; false otherwise (nothing read).
+    @usableFromInline
+    func read(_ index: Int, as type: ObjectIdentifier, into out: UnsafeMutableRawPointer) throws -> Bool {
+        guard _fastPath(index >= 0 && index < plans.count), _fastPath(plans[index].type == type) else { return false }
+        let plan = plans[index]
+        if case .databaseValue = plan.how { return false }
+        try read(index, plan, into: out)
+        return true
+    }
+
+    /// Field `index` as a `T` when ``read(_:as:into:)`` did not read it: through
+    /// `T.fromDatabaseValue`, or by a plan made now.
+    @inlinable @inline(never)
+    func decodeByPlan<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        let plan = index >= 0 && index < plans.count && plans[index].type == ObjectIdentifier(T.self)
+            ? plans[index] : resolvePlan(T.self, at: index)
+        if case .databaseValue(let named) = plan.how {
+            let field = CSVField(bytes: try bytes(index))
+            do { return try field.decodeThroughDatabaseValue(T.self, named: named) } catch { throw failure(error, field: index) }
+        }
+        return try withUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+            let p = buffer.baseAddress.unsafelyUnwrapped
+            try read(index, plan, into: UnsafeMutableRawPointer(p))
+            return p.move()
+        }
+    }
+
+    /// The plan of field `index` for a `T`, kept for the next records (for the first 4,096
+    /// fields; a field read as another type gets a plan for that type).
+    @usableFromInline
+    func resolvePlan<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) -> CSVFieldPlan {
+        let how: CSVFieldPlan.How
+        switch CSVFieldPlan.way(T.self) {
+        case .rule(let rule, let optional): how = .rule(rule, optional: optional)
+        case .databaseValue(let named): how = .databaseValue(named: named)
+        case .conversion(let conversion):
+            if index >= 0, index < plans.count, case .conversion(let i) = plans[index].how {
+                conversions[i] = conversion
+                how = .conversion(i)
+            } else {
+                conversions.append(conversion)
+                how = .conversion(conversions.count - 1)
+            }
+        }
+        let plan = CSVFieldPlan(type: ObjectIdentifier(T.self), how: how)
+        guard index >= 0, index < 4096 else { return plan }
+        if index >= plans.count {
+            // The fields before it not planned yet: for a type no record reads.
+            let unplanned = CSVFieldPlan(type: ObjectIdentifier(CSVFieldPlan.self), how: .databaseValue(named: CSVFieldPlan.self))
+            plans.append(contentsOf: repeatElement(unplanned, count: index + 1 - plans.count))
+        }
+        plans[index] = plan
+        return plan
+    }
+
+    /// Field `index` by a plan with a rule or a conversion, into `out` (memory for the plan's type).
+    @usableFromInline @inline(__always)
+    func read(_ index: Int, _ plan: CSVFieldPlan, into out: UnsafeMutableRawPointer) throws {
+        let field = try bytes(index)
+        do {
+            switch plan.how {
+            case .rule(let rule, let optional): try rule.read(field, optional: optional, into: out)
+            case .conversion(let i): try conversions[i](field, out)
+            case .databaseValue: preconditionFailure("CSVRecordRow.read: a plan through fromDatabaseValue")
+            }
+        } catch {
+            throw failure(error, field: index)
+        }
     }
 
     @usableFromInline

@@ -17,7 +17,7 @@ public struct Row {
     public let statement: Statement?
     @usableFromInline let stmt: OpaquePointer?
     /// The CSV record this row is (nil for a statement's row): its fields are read with the
-    /// conversions of ``CSVDecodableCursor`` (``DatabaseValueConvertible/decode(csvField:)``).
+    /// conversions of ``CSVDecodableCursor`` (``CSVFieldPlan``).
     @usableFromInline let record: CSVRecordRow?
     /// Keeps the cursor (which resets the statement when released) alive while the row is in use.
     @usableFromInline let owner: AnyObject?

@@ -893,7 +893,8 @@ extension JSONTapeDecoder {
         switch options.date {
         case .databaseText:
             if tokens[i].kind == JSONKind.number {
-                // As a date column: a number is seconds since 1970.
+                // A number is Unix seconds (as `.secondsSince1970`), whatever its size; not
+                // the rule of a stored date column (`dateFromNumber`: 0 to 5373484.5 is a Julian day).
                 return Date(timeIntervalSince1970: try readDouble(at: i))
             }
             guard tokens[i].kind == JSONKind.string else { throw mismatch(String.self, at: i) }

@@ -58,8 +58,8 @@ public struct JSONValueDecoder: Sendable {
         /// The library's date text, `yyyy-MM-dd HH:mm:ss.SSS` in UTC, as every
         /// other API of the library writes it (the default). Reading also accepts
         /// SQLite's other time values (`T` separator, optional seconds and fraction,
-        /// `Z` or `±HH:MM`, a bare date), and a number as seconds since 1970, as a
-        /// date column does.
+        /// `Z` or `±HH:MM`, a bare date), and a number as seconds since 1970 (unlike a
+        /// stored date column, a number from 0 to 5373484.5 is not read as a Julian day).
         case databaseText
         /// `Date`'s own `Decodable` form (seconds since 2001-01-01), as `JSONDecoder`'s default.
         case deferredToDate

@@ -43,10 +43,6 @@ public protocol DatabaseValueConvertible {
     func bind(to statement: OpaquePointer, at index: Int32) -> Int32
     /// Sets the value as the result of a custom SQL function call.
     func setResult(of context: OpaquePointer)
-    /// Reads a field of a CSV record (``CSVRowCursor``); throws ``CSVFieldError`` when it
-    /// does not convert. The built-in types convert as ``CSVDecodableCursor`` does
-    /// (CSV/CSVField.swift); other types read through ``fromDatabaseValue(_:)``.
-    static func decode(csvField field: CSVField) throws -> Self
 }
 
 extension DatabaseValueConvertible {
