@@ -104,6 +104,12 @@ final class CSVImporter: ChunkedImporter {
         insert.onConflict = options.onConflict
         insert.batchSize = options.batchSize
         let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert)
+        if let rejecter {
+            writer.onRefused = { row, e in
+                try rejecter.takeRefused(row, column: e.column, reason: CSVImportError(
+                    message: e.message, line: row.line, byteOffset: row.offset, record: row.record).description)
+            }
+        }
         self.writer = writer
         guard let core = sq_ingest_new(ingestRowCallback, writer.callbackContext) else {
             throw CSVImportError(message: "out of memory")
@@ -192,9 +198,9 @@ final class CSVImporter: ChunkedImporter {
             try createFromInference()
         }
         if sq_csv_ingest_finish(driver) == SQ_INGEST_ERROR { throw error(sq_csv_ingest_error_info(driver)) }
-        try rejecter?.end(records: rows)
         let stored: Int
         do { stored = try writer!.finish() } catch { throw converted(error) }
+        try rejecter?.end(records: rows)
         progress?(ImportProgress(bytes: consumed, rows: stored, compressedBytes: compressedBytes))
         return stored
     }

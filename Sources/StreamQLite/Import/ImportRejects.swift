@@ -118,7 +118,29 @@ final class IngestRejecter {
 
     /// One reject of the core: SQ_INGEST_CONTINUE, or 1 to stop (``failure`` says why).
     func take(_ r: UnsafePointer<sq_ingest_reject>) -> Int32 {
-        let reason = reasonOf(r)
+        take(r, reason: reasonOf(r))
+    }
+
+    /// A row the table refused (``IngestBatchWriter/onRefused``), with the message its
+    /// import would stop with under `.abort`: a reject like the core's, its bytes not held
+    /// any more (raw NULL in the reject table; for `onReject` empty, `rawTruncated`).
+    /// Throws ``failure`` when it stops the import.
+    func takeRefused(_ row: IngestBatchWriter.Row, column: String?, reason: String) throws {
+        var r = sq_ingest_reject()
+        r.index = Int64(row.record)
+        r.offset = UInt64(row.offset)
+        r.line = UInt64(row.line)
+        r.column = UInt64(row.column)
+        r.truncated = 1
+        let rc = withOptionalCString(column) { name, n in
+            r.field = name
+            r.nfield = n
+            return take(&r, reason: reason)
+        }
+        if rc != SQ_INGEST_CONTINUE { throw failure ?? makeError("reject failed") }
+    }
+
+    private func take(_ r: UnsafePointer<sq_ingest_reject>, reason: String) -> Int32 {
         var message: UnsafeMutablePointer<CChar>? = sq_reject_budget_add(&budget, reason)
         if message == nil, let sink {
             _ = sq_reject_sink_write(sink, file, r, reason, &message)
@@ -147,6 +169,12 @@ final class IngestRejecter {
             throw makeError(String(cString: m))
         }
     }
+}
+
+/// `body` with `s` as a C string and its length (nil, 0 when nil).
+private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?, Int) -> R) -> R {
+    guard let s else { return body(nil, 0) }
+    return s.withCString { body($0, strlen($0)) }
 }
 
 /// The ingest core's reject callback for the imports: `user` is an ``IngestRejecter``,

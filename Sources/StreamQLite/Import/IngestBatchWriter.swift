@@ -80,6 +80,14 @@ final class IngestBatchWriter {
         active?.deallocate()
     }
 
+    /// With `onError: .skip`: takes a row SQLite refused for its values (a constraint, see
+    /// ``InsertBatcher``) instead of failing the import; throws to stop it. Set before the
+    /// first row.
+    var onRefused: ((Row, InsertError) throws -> Void)?
+
+    /// Rows `onRefused` took.
+    var refused: Int { batcher?.rejected ?? 0 }
+
     /// The `user` pointer of ``ingestRowCallback`` for this writer.
     var callbackContext: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
@@ -130,7 +138,7 @@ final class IngestBatchWriter {
         }
     }
 
-    /// Stores the last rows; returns the number of rows stored.
+    /// Stores the last rows; returns the number of rows stored (not counting refused ones).
     func finish() throws -> Int {
         guard batcher != nil, let slots else { return 0 }
         let width = activeCount
@@ -145,6 +153,7 @@ final class IngestBatchWriter {
         let inserted = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
         let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] }, options: insertOptions)
         batcher = InsertBatcher(session: s)
+        batcher!.rejectRefused = onRefused
         arena = Unmanaged.passUnretained(s.arena)
         active = .allocate(capacity: max(inserted.count, 1))
         active!.initialize(from: inserted, count: inserted.count)

@@ -58,6 +58,11 @@ final class JSONImporter: ChunkedImporter {
                 db: db, rejectTable: options.rejectTable, maxErrors: options.maxErrors, onReject: options.onReject,
                 function: "importJSON", reason: { r in Self.error(r.pointee.error.pointee, layout: layout).description },
                 makeError: { JSONImportError(message: $0, byteOffset: 0, line: 0, column: 0) })
+            writer.onRefused = { [rejecter] row, e in
+                try rejecter!.takeRefused(row, column: e.column, reason: JSONImportError(
+                    message: e.message, byteOffset: row.offset, line: row.line, column: row.column,
+                    element: row.record, key: e.column).description)
+            }
         } else {
             rejecter = nil
         }
@@ -115,9 +120,9 @@ final class JSONImporter: ChunkedImporter {
 
     func finish() throws -> Int {
         if sq_ingest_json_finish(ingest) == SQ_INGEST_ERROR { throw ingestError() }
-        try rejecter?.end(records: Int(sq_ingest_records(ingest)))
         do { _ = try writer.finish() } catch { throw importError(error) }
-        let rows = Int(sq_ingest_records(ingest) - sq_ingest_rejected(ingest))
+        try rejecter?.end(records: Int(sq_ingest_records(ingest)))
+        let rows = Int(sq_ingest_records(ingest) - sq_ingest_rejected(ingest)) - writer.refused
         progress?(ImportProgress(bytes: consumed, rows: rows, compressedBytes: compressedBytes))
         return rows
     }
