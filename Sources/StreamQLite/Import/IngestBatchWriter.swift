@@ -1,4 +1,5 @@
 import CStreamQLite
+import Foundation
 
 /// The ingest core's row callback for every import: `user` is an ``IngestBatchWriter``,
 /// unretained (its importer holds it for as long as the core can call back).
@@ -49,6 +50,11 @@ final class IngestBatchWriter {
     /// The core's columns, in its order.
     let columns: [String]
     let insertOptions: InsertOptions
+    /// The column given each row's file name (`filenameColumn`), inserted after the
+    /// core's, or nil.
+    let fileColumn: String?
+    /// The file name that column gets (NUL terminated; nil: NULL, input in memory).
+    @exclusivity(unchecked) private var fileText: UnsafeMutablePointer<CChar>?
     // The per-row state is touched for every value: no exclusivity checks, and the
     // session's arena is held as a raw reference (the session owns the arena and lives
     // as long as the writer), so a row costs no retain/release.
@@ -65,14 +71,22 @@ final class IngestBatchWriter {
     @exclusivity(unchecked) private var nextSlot = 0
     @exclusivity(unchecked) private var batchRows = 0
 
-    init(db: Database, table: String, columns: [String], insertOptions: InsertOptions) {
+    init(db: Database, table: String, columns: [String], insertOptions: InsertOptions, fileColumn: String? = nil) {
         self.db = db
         self.table = table
         self.columns = columns
         self.insertOptions = insertOptions
+        self.fileColumn = fileColumn
+    }
+
+    /// The input's file name, for ``fileColumn`` (set before the first row).
+    func setFile(_ path: String?) {
+        free(fileText)
+        fileText = path.map { strdup($0) }
     }
 
     deinit {
+        free(fileText)
         if let slots {
             slots.deinitialize(count: slotCount)
             slots.deallocate()
@@ -129,8 +143,9 @@ final class IngestBatchWriter {
             slots[base + k] = s
         }
         let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
+        let hasFile = fileColumn != nil, file = fileText
         do {
-            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
             // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
             nextSlot = slot + 1 == batchRows ? 0 : slot + 1
         } catch {
@@ -142,8 +157,9 @@ final class IngestBatchWriter {
     func finish() throws -> Int {
         guard batcher != nil, let slots else { return 0 }
         let width = activeCount
+        let hasFile = fileColumn != nil, file = fileText
         do {
-            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
         } catch {
             throw failure(error)
         }
@@ -151,7 +167,8 @@ final class IngestBatchWriter {
 
     private func start(_ values: UnsafePointer<sq_ingest_value>) throws {
         let inserted = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
-        let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] }, options: insertOptions)
+        let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] } + (fileColumn.map { [$0] } ?? []),
+                                      options: insertOptions)
         batcher = InsertBatcher(session: s)
         batcher!.rejectRefused = onRefused
         arena = Unmanaged.passUnretained(s.arena)
@@ -164,10 +181,11 @@ final class IngestBatchWriter {
         slots!.initialize(repeating: Slot(), count: slotCount)
     }
 
-    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`.
+    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`, then, when the writer
+    /// has a ``fileColumn`` (`hasFile`), `file` (nil: NULL).
     @inline(__always)
-    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ stmt: OpaquePointer,
-                             _ base: Int32) {
+    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ hasFile: Bool,
+                             _ file: UnsafeMutablePointer<CChar>?, _ stmt: OpaquePointer, _ base: Int32) {
         var p = base &+ 1
         for k in 0..<width {
             let s = slots[row * width + k]
@@ -180,6 +198,9 @@ final class IngestBatchWriter {
                                     sqlite3_uint64(s.length), nil /* SQLITE_STATIC: the arena */, UInt8(SQLITE_UTF8))
             }
             p &+= 1
+        }
+        if hasFile {
+            if let file { sqlite3_bind_text(stmt, p, file, -1, nil /* SQLITE_STATIC: the writer's */) } else { sqlite3_bind_null(stmt, p) }
         }
     }
 

@@ -37,7 +37,11 @@ final class JSONImporter: ChunkedImporter {
             throw JSONImportError(message: "rename '\(key)' → '\(column)': table \(table) has no column \(column)",
                                   byteOffset: 0, line: 1, column: 1)
         }
-        let chosen: [TableColumn]
+        if let fileColumn = options.filenameColumn, tableColumn(named: fileColumn) == nil {
+            throw JSONImportError(message: "filenameColumn: table \(table) has no column \(fileColumn)",
+                                  byteOffset: 0, line: 1, column: 1)
+        }
+        var chosen: [TableColumn]
         if let explicit = options.columns {
             chosen = try explicit.map { name in
                 guard let c = tableColumn(named: name) else {
@@ -48,10 +52,14 @@ final class JSONImporter: ChunkedImporter {
         } else {
             chosen = tableColumns
         }
+        if let fileColumn = options.filenameColumn {
+            chosen.removeAll { sqlite3_stricmp($0.name, fileColumn) == 0 }
+        }
         var insertOptions = InsertOptions()
         insertOptions.onConflict = options.onConflict
         insertOptions.batchSize = options.batchSize
-        writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insertOptions)
+        writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insertOptions,
+                                   fileColumn: options.filenameColumn)
         if options.onError == .skip {
             let layout = options.layout
             rejecter = try IngestRejecter(
@@ -75,7 +83,10 @@ final class JSONImporter: ChunkedImporter {
         if let rejecter { sq_ingest_set_reject_callback(ingest, ingestRejectCallback, rejecter.callbackContext) }
     }
 
-    func setInputFile(_ path: String) { rejecter?.file = path }
+    func setInputFile(_ path: String) {
+        rejecter?.file = path
+        writer.setFile(path)
+    }
 
     /// The options as the core's configuration.
     private func configure(_ chosen: [TableColumn]) throws {
