@@ -55,6 +55,8 @@ final class IngestBatchWriter {
     let fileColumn: String?
     /// The file name that column gets (NUL terminated; nil: NULL, input in memory).
     @exclusivity(unchecked) private var fileText: UnsafeMutablePointer<CChar>?
+    /// `fileColumn != nil`, read per row without touching the string.
+    private let hasFileColumn: Bool
     // The per-row state is touched for every value: no exclusivity checks, and the
     // session's arena is held as a raw reference (the session owns the arena and lives
     // as long as the writer), so a row costs no retain/release.
@@ -77,6 +79,7 @@ final class IngestBatchWriter {
         self.columns = columns
         self.insertOptions = insertOptions
         self.fileColumn = fileColumn
+        hasFileColumn = fileColumn != nil
     }
 
     /// The input's file name, for ``fileColumn`` (set before the first row).
@@ -143,7 +146,7 @@ final class IngestBatchWriter {
             slots[base + k] = s
         }
         let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
-        let hasFile = fileColumn != nil, file = fileText
+        let hasFile = hasFileColumn, file = fileText
         do {
             try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
             // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
@@ -157,7 +160,7 @@ final class IngestBatchWriter {
     func finish() throws -> Int {
         guard batcher != nil, let slots else { return 0 }
         let width = activeCount
-        let hasFile = fileColumn != nil, file = fileText
+        let hasFile = hasFileColumn, file = fileText
         do {
             return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
         } catch {
