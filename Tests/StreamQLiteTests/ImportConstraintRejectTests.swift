@@ -146,3 +146,23 @@ import Testing
         #expect(try text("SELECT file || ':' || line FROM rej") == dir + "/b.csv:3")
     }
 }
+
+/// Without a rollback journal a refused batch cannot be undone: such a row stops the import
+/// (saying why) instead of being rejected; format rejects still work.
+@Suite struct ImportConstraintRejectJournalOffTests {
+    @Test func journalModeOffStopsOnARefusedRow() throws {
+        let path = NSTemporaryDirectory() + "journal-off-\(UUID().uuidString).db"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let db = try Database(path: path)
+        try db.execute("PRAGMA journal_mode=OFF")
+        try db.execute("CREATE TABLE t(id INTEGER UNIQUE, n INTEGER)")
+        #expect(try db.importCSV(bytes: Array("id,n\n1,1\n2,x\n".utf8), into: "t",
+                                 options: .init(strict: true, onError: .skip, rejectTable: "rej")) == 1)
+        #expect {
+            try db.importCSV(bytes: Array("id,n\n3,3\n1,1\n".utf8), into: "t", options: .init(onError: .skip, rejectTable: "rej"))
+        } throws: {
+            ($0 as? CSVImportError)?.message
+                == "UNIQUE constraint failed: t.id (not rejected: with journal_mode=OFF SQLite cannot undo the refused row's batch)"
+        }
+    }
+}

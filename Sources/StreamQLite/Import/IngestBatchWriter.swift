@@ -102,6 +102,9 @@ final class IngestBatchWriter {
     /// first row.
     var onRefused: ((Row, InsertError) throws -> Void)?
 
+    /// `onRefused` is set but cannot be used: the database has no rollback journal.
+    private var refusedNeedsJournal = false
+
     /// Rows `onRefused` took.
     var refused: Int { batcher?.rejected ?? 0 }
 
@@ -173,7 +176,16 @@ final class IngestBatchWriter {
         let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] } + (fileColumn.map { [$0] } ?? []),
                                       options: insertOptions)
         batcher = InsertBatcher(session: s)
-        batcher!.rejectRefused = onRefused
+        if let onRefused {
+            // Rejecting a refused row undoes its batch (a savepoint): impossible without a
+            // rollback journal, so then such a row stops the import as under `.abort`.
+            let schema = sqSplitQualifiedName(table).0 ?? "main"
+            if (try? db.scalarText("PRAGMA \(sqQuoteIdentifier(schema)).journal_mode"))??.lowercased() == "off" {
+                refusedNeedsJournal = true
+            } else {
+                batcher!.rejectRefused = onRefused
+            }
+        }
         arena = Unmanaged.passUnretained(s.arena)
         active = .allocate(capacity: max(inserted.count, 1))
         active!.initialize(from: inserted, count: inserted.count)
@@ -210,7 +222,10 @@ final class IngestBatchWriter {
     /// A statement error of the write path (naming the row by its index in this write)
     /// as the failure of the core's record.
     private func failure(_ error: Error) -> Error {
-        guard let e = error as? InsertError, let batcher else { return error }
+        guard var e = error as? InsertError, let batcher else { return error }
+        if refusedNeedsJournal, let code = e.sqliteCode, sq_reject_refused_row(code) != 0 {
+            e.message += " (not rejected: with journal_mode=OFF SQLite cannot undo the refused row's batch)"
+        }
         let i = e.row - batcher.firstPending
         guard batcher.pending.indices.contains(i) else { return error }
         let r = batcher.pending[i]
