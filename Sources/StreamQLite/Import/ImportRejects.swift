@@ -61,8 +61,8 @@ final class IngestRejecter {
     private(set) var failure: Error?
 
     /// `reason`: the reject's message as the import's error would write it; `makeError`:
-    /// the import's error for a message.
-    init(db: Database, rejectTable: String?, maxErrors: ImportErrorLimit?,
+    /// the import's error for a message. `db` nil: no reject table (the cursors).
+    init(db: Database?, rejectTable: String?, maxErrors: ImportErrorLimit?,
          onReject: (@Sendable (ImportReject) -> Void)?, function: String,
          reason: @escaping (UnsafePointer<sq_ingest_reject>) -> String, makeError: @escaping (String) -> Error) throws {
         guard rejectTable != nil || onReject != nil else {
@@ -88,6 +88,10 @@ final class IngestRejecter {
         }
         sq_reject_budget_init(&budget, count, fraction, optionName)
         if let rejectTable {
+            guard let db else {
+                free(optionName)
+                throw makeError("rejectTable: a cursor has no database; its rejects go to onReject")
+            }
             let dot = rejectTable.firstIndex(of: ".")
             let schema = dot.map { String(rejectTable[..<$0]) } ?? "main"
             let name = dot.map { String(rejectTable[rejectTable.index(after: $0)...]) } ?? rejectTable
@@ -126,11 +130,16 @@ final class IngestRejecter {
     /// any more (raw NULL in the reject table; for `onReject` empty, `rawTruncated`).
     /// Throws ``failure`` when it stops the import.
     func takeRefused(_ row: IngestBatchWriter.Row, column: String?, reason: String) throws {
+        try take(record: row.record, line: row.line, offset: row.offset, column: column, reason: reason)
+    }
+
+    /// A record rejected outside the core (a row the table refused, a record a cursor
+    /// could not decode), its bytes not held: as ``takeRefused(_:column:reason:)``.
+    func take(record: Int, line: Int, offset: Int, column: String?, reason: String) throws {
         var r = sq_ingest_reject()
-        r.index = Int64(row.record)
-        r.offset = UInt64(row.offset)
-        r.line = UInt64(row.line)
-        r.column = UInt64(row.column)
+        r.index = Int64(record)
+        r.offset = UInt64(offset)
+        r.line = UInt64(line)
         r.truncated = 1
         let rc = withOptionalCString(column) { name, n in
             r.field = name

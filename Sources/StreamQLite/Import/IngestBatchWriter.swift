@@ -106,7 +106,7 @@ final class IngestBatchWriter {
     private var refusedNeedsJournal = false
 
     /// Rows `onRefused` took.
-    var refused: Int { batcher?.rejected ?? 0 }
+    var refused: Int { batcher?.session.rejected ?? 0 }
 
     /// The `user` pointer of ``ingestRowCallback`` for this writer.
     var callbackContext: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -183,7 +183,7 @@ final class IngestBatchWriter {
             if (try? db.scalarText("PRAGMA \(sqQuoteIdentifier(schema)).journal_mode"))??.lowercased() == "off" {
                 refusedNeedsJournal = true
             } else {
-                batcher!.rejectRefused = onRefused
+                s.rejectRefused = { row, error in try onRefused(row as! Row, error) }
             }
         }
         arena = Unmanaged.passUnretained(s.arena)

@@ -15,12 +15,12 @@ import CStreamQLite
 /// The savepoint around the whole write is the driver's (``BulkInsertSession/begin()``,
 /// or the import's own): on any error nothing of the write stays.
 ///
-/// Rejecting refused rows (an import's `onError: .skip`, ``rejectRefused``): each batch
+/// Rejecting refused rows (an import's `onError: .skip`, ``BulkInsertSession/rejectRefused``): each batch
 /// runs in a savepoint of its own; when SQLite refuses it, the savepoint undoes whatever
 /// the statement left (also what a constraint or trigger `ON CONFLICT FAIL` keeps), the
 /// rows are replayed one by one, each in a savepoint, and a row SQLite refuses for
 /// itself (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
-/// ``rejectRefused`` instead of failing the write; the others are stored.
+/// ``BulkInsertSession/rejectRefused`` instead of failing the write; the others are stored.
 @usableFromInline
 struct InsertBatcher<Element> {
     @usableFromInline let session: BulkInsertSession
@@ -28,11 +28,6 @@ struct InsertBatcher<Element> {
     @usableFromInline var pending: [Element] = []
     /// Rows added so far (stored and rejected).
     @usableFromInline var added = 0
-    /// Rows ``rejectRefused`` took.
-    @usableFromInline var rejected = 0
-    /// Takes a row SQLite refused (with its error) instead of failing the write; throws to
-    /// stop it. Nil: a refused row fails the write.
-    @usableFromInline var rejectRefused: ((Element, InsertError) throws -> Void)?
 
     @inlinable
     init(session: BulkInsertSession) {
@@ -68,7 +63,7 @@ struct InsertBatcher<Element> {
     mutating func finish<Sink: RowSink>(
         into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws -> Int {
-        guard !pending.isEmpty else { return added &- rejected }
+        guard !pending.isEmpty else { return added &- session.rejected }
         let session = self.session
         let first = firstPending
         let tail = try session.statement(rows: pending.count)
@@ -80,7 +75,7 @@ struct InsertBatcher<Element> {
             }
         }
         try execute(tail, into: &sink, bind: bind)
-        return added &- rejected
+        return added &- session.rejected
     }
 
     /// Runs `stmt` (bound with the pending rows); on failure replays them one by one
@@ -91,7 +86,7 @@ struct InsertBatcher<Element> {
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws {
         let session = self.session
-        if rejectRefused != nil {
+        if session.rejectRefused != nil {
             try executeRejecting(stmt, into: &sink, bind: bind)
         } else {
             let rc = try session.run(stmt, into: &sink)
@@ -136,9 +131,11 @@ struct InsertBatcher<Element> {
             }
             let error = session.statementError(row: first + i, code: rc, message: session.lastMessage)
             rowSavepoint.rollback()
-            guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let rejectRefused else { throw error }
-            try rejectRefused(element, error)
-            rejected &+= 1
+            guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
+                throw error
+            }
+            try reject(element, error)
+            session.rejected &+= 1
         }
     }
 
