@@ -23,7 +23,10 @@
 **   raw      the record's bytes from its first to its last (a JSON
 **            element: to its closing brace; NDJSON and CSV: to the line
 **            end, not included), at most 4096 bytes, cut before a UTF-8
-**            character, never inside one; a BLOB when they are not UTF-8
+**            character, never inside one; a BLOB when they are not UTF-8;
+**            NULL when the bytes are not held any more (raw NULL in the
+**            sq_ingest_reject: a row the table refused, see
+**            sq_reject_refused_row)
 **   raw_truncated  1 when raw is shorter than the record
 **
 ** sq_reject_sink_open makes the table when it is missing (in schema, e.g.
@@ -80,6 +83,17 @@ char *sq_reject_budget_add(sq_reject_budget *b, const char *reason);
 /* The input ended after `records` records: NULL or the message. */
 char *sq_reject_budget_end(sq_reject_budget *b, int64_t records);
 void sq_reject_budget_clear(sq_reject_budget *b);
+
+/* A record SQLite refuses to store: 1 when an INSERT of one row failed
+** with `rc` (an extended result code) for that row's values — a
+** constraint (NOT NULL, UNIQUE, PRIMARY KEY, CHECK, FOREIGN KEY, a
+** trigger's RAISE(ABORT/FAIL), a STRICT column's type) or a datatype
+** mismatch — so that an import skipping bad records rejects the record
+** like any other bad one; 0 for what stops an import anyway (I/O, a full
+** disk, an interrupt, a locked database…).  The Swift imports' onError:
+** .skip uses it; the typed tables cannot: their rows are stored by the
+** user's INSERT … SELECT, one SQLite statement. */
+int sq_reject_refused_row(int rc);
 
 #ifdef __cplusplus
 }

@@ -135,8 +135,10 @@ int sq_reject_sink_write(sq_reject_sink *s, const char *file, const sq_ingest_re
   if( r->field ) sqlite3_bind_text64(st, 5, r->field, (sqlite3_uint64)r->nfield, SQLITE_STATIC, SQLITE_UTF8);
   else sqlite3_bind_null(st, 5);
   sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
-  if( rej_utf8((const unsigned char*)r->raw, r->nraw) ){
-    sqlite3_bind_text64(st, 7, r->raw ? r->raw : "", (sqlite3_uint64)r->nraw, SQLITE_STATIC, SQLITE_UTF8);
+  if( !r->raw ){
+    sqlite3_bind_null(st, 7);   /* not held any more (a row the table refused) */
+  }else if( rej_utf8((const unsigned char*)r->raw, r->nraw) ){
+    sqlite3_bind_text64(st, 7, r->raw, (sqlite3_uint64)r->nraw, SQLITE_STATIC, SQLITE_UTF8);
   }else{
     sqlite3_bind_blob64(st, 7, r->raw, (sqlite3_uint64)r->nraw, SQLITE_STATIC);
   }
@@ -201,6 +203,10 @@ void sq_reject_budget_clear(sq_reject_budget *b){
   sqlite3_free(b->last);
   b->last = 0;
   b->rejected = 0;
+}
+
+int sq_reject_refused_row(int rc){
+  return (rc & 0xff)==SQLITE_CONSTRAINT || (rc & 0xff)==SQLITE_MISMATCH;
 }
 
 /* ------------------------------------------------------------ the typed file tables */

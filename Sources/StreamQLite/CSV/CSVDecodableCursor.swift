@@ -21,6 +21,8 @@
 public final class CSVDecodableCursor<Value: Decodable>: Cursor {
     private let reader: CSVFieldReader
     private let decoder: CSVRecordDecoder
+    /// With ``CSVImportOptions/onError`` `.skip`: where bad records go.
+    private let rejects: CSVCursorRejects?
 
     /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
     public init(_ type: Value.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions(),
@@ -28,6 +30,7 @@ public final class CSVDecodableCursor<Value: Decodable>: Cursor {
         reader = try CSVFieldReader(path: path, options: options)
         decoder = CSVRecordDecoder(reader: reader)
         decoder.userInfo = userInfo
+        rejects = try CSVCursorRejects(options: options, function: "CSVDecodableCursor")
     }
 
     /// Reads several files one after the other: each entry of `files` a path or a glob
@@ -38,6 +41,7 @@ public final class CSVDecodableCursor<Value: Decodable>: Cursor {
         reader = try CSVFieldReader(files: files, options: options, function: "CSVDecodableCursor")
         decoder = CSVRecordDecoder(reader: reader)
         decoder.userInfo = userInfo
+        rejects = try CSVCursorRejects(options: options, function: "CSVDecodableCursor")
     }
 
     /// Reads CSV held in memory.
@@ -46,16 +50,24 @@ public final class CSVDecodableCursor<Value: Decodable>: Cursor {
         reader = try CSVFieldReader(bytes: bytes, options: options)
         decoder = CSVRecordDecoder(reader: reader)
         decoder.userInfo = userInfo
+        rejects = try CSVCursorRejects(options: options, function: "CSVDecodableCursor")
     }
 
     /// The header names (after the first ``next()``), or c1, c2, … without a header.
     public var fieldNames: [String] { reader.fieldNames }
 
-    /// The next value, or nil after the last record.
+    /// The next value, or nil after the last record. With ``CSVImportOptions/onError``
+    /// `.skip`, a record with another field count than the header, or one that does not
+    /// decode as `Value`, goes to ``CSVImportOptions/onReject`` and the next one is read.
     public func next() throws -> Value? {
-        guard try reader.next() else { return nil }
-        if decoder.fileIndex != reader.fileIndex { decoder.newHeader() }
-        decoder.beginRecord()
-        return try Value(from: decoder)
+        while true {
+            guard try reader.next() else { try rejects?.end(); return nil }
+            if decoder.fileIndex != reader.fileIndex { decoder.newHeader() }
+            decoder.beginRecord()
+            guard let rejects else { return try Value(from: decoder) }
+            rejects.records += 1
+            if let ragged = reader.raggedError { try rejects.reject(ragged, reader: reader); continue }
+            do { return try Value(from: decoder) } catch { try rejects.reject(error, reader: reader) }
+        }
     }
 }

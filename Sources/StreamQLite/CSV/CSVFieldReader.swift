@@ -52,6 +52,11 @@ final class CSVFieldReader {
     @exclusivity(unchecked) private(set) var offset = 0
     @exclusivity(unchecked) private(set) var record = -1
     private var failure: Error?
+    /// Records with another field count are reported, not errors (``CSVImportOptions/onError``
+    /// `.skip`: the C reader's `SQ_CSV_OPT_REPORT_RAGGED`, as `importCSV` rejects them).
+    private var reportsRagged = false
+    /// The current record has another field count than the header: the error it would be.
+    @exclusivity(unchecked) private(set) var raggedError: CSVImportError?
     /// The reading cursor's name, for errors.
     let function: String
 
@@ -133,6 +138,10 @@ final class CSVFieldReader {
         let rc = options.withCOptions { o in sq_csv_options_apply(parser, &o, &why) }
         if rc != 0 {
             throw CSVImportError(message: why.map { String(cString: $0) } ?? "out of memory", function: function)
+        }
+        if options.onError == .skip {
+            reportsRagged = true
+            sq_csv_set_options(parser, sq_csv_options_get(parser) | UInt32(SQ_CSV_OPT_REPORT_RAGGED))
         }
         // the reader calls back into this object (which owns it: no retain)
         sq_csv_set_callback(parser, csvFieldCallback, Unmanaged.passUnretained(self).toOpaque())
@@ -252,12 +261,21 @@ final class CSVFieldReader {
         if header && ev.record == 0 { return SQ_CSV_CONTINUE }
         if ev.field == 0 { fieldCount = 0; line = Int(ev.line); offset = Int(ev.offset) }
         record = Int(ev.record) - (header ? 1 : 0)
+        if reportsRagged { raggedError = ev.flags & UInt32(SQ_CSV_F_RAGGED) != 0 ? csvError() : nil }
         ready = true
         return SQ_CSV_PAUSE
     }
 
+    /// The file being read (nil: bytes).
+    var currentFile: String? { path }
+
     private func readerError() -> Error {
         if let failure { return failure }
+        return csvError()
+    }
+
+    /// The reader's error (or, for a ragged record it reports, the error it would be).
+    private func csvError() -> CSVImportError {
         let e = sq_csv_error_info(parser)!.pointee
         let message = withUnsafeBytes(of: e.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         let recordIndex = Int(e.record) - (header ? 1 : 0)

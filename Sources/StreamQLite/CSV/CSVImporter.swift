@@ -21,6 +21,8 @@ final class CSVImporter: ChunkedImporter {
     private var rejecter: IngestRejecter?
     /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
     private var router: ImportRoute?
+    /// The input's file (``CSVImportOptions/filenameColumn``, rejects), when known.
+    private var inputFile: String?
     /// Inference before the table exists: the sample read so far is replayed into the driver.
     private var inference: OpaquePointer?
     private var sample: [UInt8] = []
@@ -58,10 +60,10 @@ final class CSVImporter: ChunkedImporter {
             }
         } else if let inferred {
             self.inferred = inferred
-            try setUp(columns: inferred.columns, inferredFrom: inferred.records)
+            try setUp(columns: inferred.columns, inferredFrom: inferred.records, made: true)
         } else {
             try setUp(columns: try db.sqTableColumns(table, function: "importCSV").map { ($0.name, $0.declaredType, 0) },
-                      inferredFrom: 0)
+                      inferredFrom: 0, made: false)
         }
     }
 
@@ -88,11 +90,22 @@ final class CSVImporter: ChunkedImporter {
         (try? db.sqTableColumns(table, function: "importCSV")) != nil
     }
 
-    /// The core and driver for the table's columns: (name, declared type, inferred SQ_CSV_T_* or 0).
-    private func setUp(columns all: [(name: String, type: String, inferred: Int32)], inferredFrom: Int64) throws {
+    /// The core and driver for the table's columns: (name, declared type, inferred SQ_CSV_T_* or 0);
+    /// `made`: this import created the table (with the ``CSVImportOptions/filenameColumn``, if any).
+    private func setUp(columns all: [(name: String, type: String, inferred: Int32)], inferredFrom: Int64,
+                       made: Bool) throws {
+        var all = all
+        let fileColumn = options.filenameColumn
+        if let fileColumn {
+            let fed = all.filter { sqlite3_stricmp($0.name, fileColumn) != 0 }
+            if !made && fed.count == all.count {
+                throw CSVImportError(message: "filenameColumn: table \(table) has no column \(fileColumn)")
+            }
+            all = fed
+        }
         var chosen = all
         if let explicit = options.columns {
-            chosen = try explicit.map { name in
+            chosen = try explicit.filter { c in fileColumn.map { sqlite3_stricmp(c, $0) != 0 } ?? true }.map { name in
                 guard let c = all.first(where: { sqlite3_stricmp($0.name, name) == 0 }) else {
                     throw CSVImportError(message: "table \(table) has no column \(name)")
                 }
@@ -105,7 +118,15 @@ final class CSVImporter: ChunkedImporter {
         var insert = InsertOptions()
         insert.onConflict = options.onConflict
         insert.batchSize = options.batchSize
-        let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert)
+        let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert,
+                                       fileColumn: fileColumn)
+        writer.setFile(inputFile)
+        if let rejecter {
+            writer.onRefused = { row, e in
+                try rejecter.takeRefused(row, column: e.column, reason: CSVImportError(
+                    message: e.message, line: row.line, byteOffset: row.offset, record: row.record).description)
+            }
+        }
         self.writer = writer
         let router = ImportRoute(writer: writer, rejecter: rejecter)
         self.router = router
@@ -146,10 +167,11 @@ final class CSVImporter: ChunkedImporter {
             columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
         }
         let sql = "CREATE TABLE " + sqQuoteQualifiedName(table) + " ("
-            + columns.map { sqQuoteIdentifier($0.name) + " " + $0.type }.joined(separator: ", ") + ")"
+            + columns.map { sqQuoteIdentifier($0.name) + " " + $0.type }.joined(separator: ", ")
+            + (options.filenameColumn.map { ", " + sqQuoteIdentifier($0) + " TEXT" } ?? "") + ")"
         try db.sqExecute(sql)
         inferred = CSVInferredColumns(columns: columns, records: sq_csv_infer_records(f))
-        try setUp(columns: columns, inferredFrom: sq_csv_infer_records(f))
+        try setUp(columns: columns, inferredFrom: sq_csv_infer_records(f), made: true)
         sq_csv_infer_free(f)
         inference = nil
         let replay = sample
@@ -211,7 +233,11 @@ final class CSVImporter: ChunkedImporter {
     func feedError() -> any Error { error(sq_csv_ingest_error_info(driver)) }
     func takeError() -> any Error { stopFailure ?? feedError() }
 
-    func setInputFile(_ path: String) { rejecter?.file = path }
+    func setInputFile(_ path: String) {
+        inputFile = path
+        rejecter?.file = path
+        writer?.setFile(path)
+    }
 
     func finish() throws -> Int {
         if let f = inference {
@@ -219,9 +245,9 @@ final class CSVImporter: ChunkedImporter {
             try createFromInference()
         }
         if sq_csv_ingest_finish(driver) == SQ_INGEST_ERROR { throw error(sq_csv_ingest_error_info(driver)) }
-        try rejecter?.end(records: rows)
         let stored: Int
         do { stored = try writer!.finish() } catch { throw converted(error) }
+        try rejecter?.end(records: rows)
         progress?(ImportProgress(bytes: consumed, rows: stored, compressedBytes: compressedBytes))
         return stored
     }

@@ -33,17 +33,21 @@ import Foundation
 public final class CSVRowCursor<Record: RowDecodable>: Cursor {
     private let reader: CSVFieldReader
     private let record: CSVRecordRow
+    /// With ``CSVImportOptions/onError`` `.skip`: where bad records go.
+    private let rejects: CSVCursorRejects?
 
     /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
     public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {
         reader = try CSVFieldReader(path: path, options: options, function: "CSVRowCursor")
         record = CSVRecordRow(reader: reader)
+        rejects = try CSVCursorRejects(options: options, function: "CSVRowCursor")
     }
 
     /// Reads CSV held in memory.
     public init(_ type: Record.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions()) throws {
         reader = try CSVFieldReader(bytes: bytes, options: options, function: "CSVRowCursor")
         record = CSVRecordRow(reader: reader)
+        rejects = try CSVCursorRejects(options: options, function: "CSVRowCursor")
     }
 
     /// Reads several files one after the other: each entry of `files` a path or a glob
@@ -53,16 +57,24 @@ public final class CSVRowCursor<Record: RowDecodable>: Cursor {
     public init(_ type: Record.Type, contentsOfFiles files: [String], options: CSVImportOptions = CSVImportOptions()) throws {
         reader = try CSVFieldReader(files: files, options: options, function: "CSVRowCursor")
         record = CSVRecordRow(reader: reader)
+        rejects = try CSVCursorRejects(options: options, function: "CSVRowCursor")
     }
 
     /// The header names (after the first ``next()``), or c1, c2, … without a header.
     public var fieldNames: [String] { reader.fieldNames }
 
-    /// The next value, or nil after the last record.
+    /// The next value, or nil after the last record. With ``CSVImportOptions/onError``
+    /// `.skip`, a record with another field count than the header, or one `init(row:)`
+    /// throws for, goes to ``CSVImportOptions/onReject`` and the next one is read.
     public func next() throws -> Record? {
-        guard try reader.next() else { return nil }
-        if record.fileIndex != reader.fileIndex { record.newHeader() }
-        return try Record(row: Row(record: record))
+        while true {
+            guard try reader.next() else { try rejects?.end(); return nil }
+            if record.fileIndex != reader.fileIndex { record.newHeader() }
+            guard let rejects else { return try Record(row: Row(record: record)) }
+            rejects.records += 1
+            if let ragged = reader.raggedError { try rejects.reject(ragged, reader: reader); continue }
+            do { return try Record(row: Row(record: record)) } catch { try rejects.reject(error, reader: reader) }
+        }
     }
 }
 

@@ -61,8 +61,8 @@ final class IngestRejecter {
     private(set) var failure: Error?
 
     /// `reason`: the reject's message as the import's error would write it; `makeError`:
-    /// the import's error for a message.
-    init(db: Database, rejectTable: String?, maxErrors: ImportErrorLimit?,
+    /// the import's error for a message. `db` nil: no reject table (the cursors).
+    init(db: Database?, rejectTable: String?, maxErrors: ImportErrorLimit?,
          onReject: (@Sendable (ImportReject) -> Void)?, function: String,
          reason: @escaping (UnsafePointer<sq_ingest_reject>) -> String, makeError: @escaping (String) -> Error) throws {
         guard rejectTable != nil || onReject != nil else {
@@ -88,6 +88,10 @@ final class IngestRejecter {
         }
         sq_reject_budget_init(&budget, count, fraction, optionName)
         if let rejectTable {
+            guard let db else {
+                free(optionName)
+                throw makeError("rejectTable: a cursor has no database; its rejects go to onReject")
+            }
             let dot = rejectTable.firstIndex(of: ".")
             let schema = dot.map { String(rejectTable[..<$0]) } ?? "main"
             let name = dot.map { String(rejectTable[rejectTable.index(after: $0)...]) } ?? rejectTable
@@ -118,7 +122,34 @@ final class IngestRejecter {
 
     /// One reject of the core: SQ_INGEST_CONTINUE, or 1 to stop (``failure`` says why).
     func take(_ r: UnsafePointer<sq_ingest_reject>) -> Int32 {
-        let reason = reasonOf(r)
+        take(r, reason: reasonOf(r))
+    }
+
+    /// A row the table refused (``IngestBatchWriter/onRefused``), with the message its
+    /// import would stop with under `.abort`: a reject like the core's, its bytes not held
+    /// any more (raw NULL in the reject table; for `onReject` empty, `rawTruncated`).
+    /// Throws ``failure`` when it stops the import.
+    func takeRefused(_ row: IngestBatchWriter.Row, column: String?, reason: String) throws {
+        try take(record: row.record, line: row.line, offset: row.offset, column: column, reason: reason)
+    }
+
+    /// A record rejected outside the core (a row the table refused, a record a cursor
+    /// could not decode), its bytes not held: as ``takeRefused(_:column:reason:)``.
+    func take(record: Int, line: Int, offset: Int, column: String?, reason: String) throws {
+        var r = sq_ingest_reject()
+        r.index = Int64(record)
+        r.offset = UInt64(offset)
+        r.line = UInt64(line)
+        r.truncated = 1
+        let rc = withOptionalCString(column) { name, n in
+            r.field = name
+            r.nfield = n
+            return take(&r, reason: reason)
+        }
+        if rc != SQ_INGEST_CONTINUE { throw failure ?? makeError("reject failed") }
+    }
+
+    private func take(_ r: UnsafePointer<sq_ingest_reject>, reason: String) -> Int32 {
         var message: UnsafeMutablePointer<CChar>? = sq_reject_budget_add(&budget, reason)
         if message == nil, let sink {
             _ = sq_reject_sink_write(sink, file, r, reason, &message)
@@ -147,6 +178,12 @@ final class IngestRejecter {
             throw makeError(String(cString: m))
         }
     }
+}
+
+/// `body` with `s` as a C string and its length (nil, 0 when nil).
+private func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?, Int) -> R) -> R {
+    guard let s else { return body(nil, 0) }
+    return s.withCString { body($0, strlen($0)) }
 }
 
 /// The ingest core's reject callback for the imports: `user` is an ``IngestRejecter``,

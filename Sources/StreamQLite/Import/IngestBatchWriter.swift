@@ -1,4 +1,5 @@
 import CStreamQLite
+import Foundation
 
 /// The ingest core's row callback for every import: `user` is an ``IngestBatchWriter``,
 /// unretained (its importer holds it for as long as the core can call back).
@@ -49,6 +50,13 @@ final class IngestBatchWriter {
     /// The core's columns, in its order.
     let columns: [String]
     let insertOptions: InsertOptions
+    /// The column given each row's file name (`filenameColumn`), inserted after the
+    /// core's, or nil.
+    let fileColumn: String?
+    /// The file name that column gets (NUL terminated; nil: NULL, input in memory).
+    @exclusivity(unchecked) private var fileText: UnsafeMutablePointer<CChar>?
+    /// `fileColumn != nil`, read per row without touching the string.
+    private let hasFileColumn: Bool
     // The per-row state is touched for every value: no exclusivity checks, and the
     // session's arena is held as a raw reference (the session owns the arena and lives
     // as long as the writer), so a row costs no retain/release.
@@ -65,20 +73,40 @@ final class IngestBatchWriter {
     @exclusivity(unchecked) private var nextSlot = 0
     @exclusivity(unchecked) private var batchRows = 0
 
-    init(db: Database, table: String, columns: [String], insertOptions: InsertOptions) {
+    init(db: Database, table: String, columns: [String], insertOptions: InsertOptions, fileColumn: String? = nil) {
         self.db = db
         self.table = table
         self.columns = columns
         self.insertOptions = insertOptions
+        self.fileColumn = fileColumn
+        hasFileColumn = fileColumn != nil
+    }
+
+    /// The input's file name, for ``fileColumn`` (set before the first row).
+    func setFile(_ path: String?) {
+        free(fileText)
+        fileText = path.map { strdup($0) }
     }
 
     deinit {
+        free(fileText)
         if let slots {
             slots.deinitialize(count: slotCount)
             slots.deallocate()
         }
         active?.deallocate()
     }
+
+    /// With `onError: .skip`: takes a row SQLite refused for its values (a constraint, see
+    /// ``InsertBatcher``) instead of failing the import; throws to stop it. Set before the
+    /// first row.
+    var onRefused: ((Row, InsertError) throws -> Void)?
+
+    /// `onRefused` is set but cannot be used: the database has no rollback journal.
+    private var refusedNeedsJournal = false
+
+    /// Rows `onRefused` took.
+    var refused: Int { batcher?.session.rejected ?? 0 }
 
     /// The `user` pointer of ``ingestRowCallback`` for this writer.
     var callbackContext: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -121,8 +149,9 @@ final class IngestBatchWriter {
             slots[base + k] = s
         }
         let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
+        let hasFile = hasFileColumn, file = fileText
         do {
-            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
             // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
             nextSlot = slot + 1 == batchRows ? 0 : slot + 1
         } catch {
@@ -130,12 +159,13 @@ final class IngestBatchWriter {
         }
     }
 
-    /// Stores the last rows; returns the number of rows stored.
+    /// Stores the last rows; returns the number of rows stored (not counting refused ones).
     func finish() throws -> Int {
         guard batcher != nil, let slots else { return 0 }
         let width = activeCount
+        let hasFile = hasFileColumn, file = fileText
         do {
-            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
         } catch {
             throw failure(error)
         }
@@ -143,8 +173,19 @@ final class IngestBatchWriter {
 
     private func start(_ values: UnsafePointer<sq_ingest_value>) throws {
         let inserted = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
-        let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] }, options: insertOptions)
+        let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] } + (fileColumn.map { [$0] } ?? []),
+                                      options: insertOptions)
         batcher = InsertBatcher(session: s)
+        if let onRefused {
+            // Rejecting a refused row undoes its batch (a savepoint): impossible without a
+            // rollback journal, so then such a row stops the import as under `.abort`.
+            let schema = sqSplitQualifiedName(table).0 ?? "main"
+            if (try? db.scalarText("PRAGMA \(sqQuoteIdentifier(schema)).journal_mode"))??.lowercased() == "off" {
+                refusedNeedsJournal = true
+            } else {
+                s.rejectRefused = { row, error in try onRefused(row as! Row, error) }
+            }
+        }
         arena = Unmanaged.passUnretained(s.arena)
         active = .allocate(capacity: max(inserted.count, 1))
         active!.initialize(from: inserted, count: inserted.count)
@@ -155,10 +196,11 @@ final class IngestBatchWriter {
         slots!.initialize(repeating: Slot(), count: slotCount)
     }
 
-    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`.
+    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`, then, when the writer
+    /// has a ``fileColumn`` (`hasFile`), `file` (nil: NULL).
     @inline(__always)
-    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ stmt: OpaquePointer,
-                             _ base: Int32) {
+    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ hasFile: Bool,
+                             _ file: UnsafeMutablePointer<CChar>?, _ stmt: OpaquePointer, _ base: Int32) {
         var p = base &+ 1
         for k in 0..<width {
             let s = slots[row * width + k]
@@ -172,12 +214,18 @@ final class IngestBatchWriter {
             }
             p &+= 1
         }
+        if hasFile {
+            if let file { sqlite3_bind_text(stmt, p, file, -1, nil /* SQLITE_STATIC: the writer's */) } else { sqlite3_bind_null(stmt, p) }
+        }
     }
 
     /// A statement error of the write path (naming the row by its index in this write)
     /// as the failure of the core's record.
     private func failure(_ error: Error) -> Error {
-        guard let e = error as? InsertError, let batcher else { return error }
+        guard var e = error as? InsertError, let batcher else { return error }
+        if refusedNeedsJournal, let code = e.sqliteCode, sq_reject_refused_row(code) != 0 {
+            e.message += " (not rejected: with journal_mode=OFF SQLite cannot undo the refused row's batch)"
+        }
         let i = e.row - batcher.firstPending
         guard batcher.pending.indices.contains(i) else { return error }
         let r = batcher.pending[i]

@@ -87,11 +87,18 @@ public struct JSONImportOptions: Sendable {
     /// With ``ImportErrorPolicy/skip``: called with every rejected record, as it is rejected.
     public var onReject: (@Sendable (ImportReject) -> Void)?
 
+    /// For imports of files: the table column each row's file name goes to (the path as
+    /// given, or as a glob matched it: what `csv_stream`'s and `json_stream`'s `filename`
+    /// column holds); NULL for bytes and chunk sequences. The column is not fed from the
+    /// input (a header name or key of that name is unknown to the import). Default nil.
+    public var filenameColumn: String?
+
     /// Creates options; every parameter has the documented default.
     public init(layout: JSONImportLayout = .array, renames: [String: String] = [:], strict: Bool = false,
                 columns: [String]? = nil, onConflict: InsertOptions.Conflict = .abort, batchSize: Int = 50,
                 chunkSize: Int = 256 * 1024, onError: ImportErrorPolicy = .abort, maxErrors: ImportErrorLimit? = nil,
-                rejectTable: String? = nil, onReject: (@Sendable (ImportReject) -> Void)? = nil) {
+                rejectTable: String? = nil, onReject: (@Sendable (ImportReject) -> Void)? = nil,
+                filenameColumn: String? = nil) {
         self.layout = layout
         self.renames = renames
         self.strict = strict
@@ -103,6 +110,7 @@ public struct JSONImportOptions: Sendable {
         self.maxErrors = maxErrors
         self.rejectTable = rejectTable
         self.onReject = onReject
+        self.filenameColumn = filenameColumn
     }
 }
 

@@ -39,7 +39,11 @@ final class JSONImporter: ChunkedImporter {
             throw JSONImportError(message: "rename '\(key)' → '\(column)': table \(table) has no column \(column)",
                                   byteOffset: 0, line: 1, column: 1)
         }
-        let chosen: [TableColumn]
+        if let fileColumn = options.filenameColumn, tableColumn(named: fileColumn) == nil {
+            throw JSONImportError(message: "filenameColumn: table \(table) has no column \(fileColumn)",
+                                  byteOffset: 0, line: 1, column: 1)
+        }
+        var chosen: [TableColumn]
         if let explicit = options.columns {
             chosen = try explicit.map { name in
                 guard let c = tableColumn(named: name) else {
@@ -50,16 +54,25 @@ final class JSONImporter: ChunkedImporter {
         } else {
             chosen = tableColumns
         }
+        if let fileColumn = options.filenameColumn {
+            chosen.removeAll { sqlite3_stricmp($0.name, fileColumn) == 0 }
+        }
         var insertOptions = InsertOptions()
         insertOptions.onConflict = options.onConflict
         insertOptions.batchSize = options.batchSize
-        writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insertOptions)
+        writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insertOptions,
+                                   fileColumn: options.filenameColumn)
         if options.onError == .skip {
             let layout = options.layout
             rejecter = try IngestRejecter(
                 db: db, rejectTable: options.rejectTable, maxErrors: options.maxErrors, onReject: options.onReject,
                 function: "importJSON", reason: { r in Self.error(r.pointee.error.pointee, layout: layout).description },
                 makeError: { JSONImportError(message: $0, byteOffset: 0, line: 0, column: 0) })
+            writer.onRefused = { [rejecter] row, e in
+                try rejecter!.takeRefused(row, column: e.column, reason: JSONImportError(
+                    message: e.message, byteOffset: row.offset, line: row.line, column: row.column,
+                    element: row.record, key: e.column).description)
+            }
         } else {
             rejecter = nil
         }
@@ -73,7 +86,10 @@ final class JSONImporter: ChunkedImporter {
         if rejecter != nil { sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, router.context) }
     }
 
-    func setInputFile(_ path: String) { rejecter?.file = path }
+    func setInputFile(_ path: String) {
+        rejecter?.file = path
+        writer.setFile(path)
+    }
 
     /// The options as the core's configuration.
     private func configure(_ chosen: [TableColumn]) throws {
@@ -118,9 +134,9 @@ final class JSONImporter: ChunkedImporter {
 
     func finish() throws -> Int {
         if sq_ingest_json_finish(ingest) == SQ_INGEST_ERROR { throw ingestError() }
-        try rejecter?.end(records: Int(sq_ingest_records(ingest)))
         do { _ = try writer.finish() } catch { throw importError(error) }
-        let rows = Int(sq_ingest_records(ingest) - sq_ingest_rejected(ingest))
+        try rejecter?.end(records: Int(sq_ingest_records(ingest)))
+        let rows = Int(sq_ingest_records(ingest) - sq_ingest_rejected(ingest)) - writer.refused
         progress?(ImportProgress(bytes: consumed, rows: rows, compressedBytes: compressedBytes))
         return rows
     }

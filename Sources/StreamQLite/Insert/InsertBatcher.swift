@@ -14,12 +14,19 @@ import CStreamQLite
 ///
 /// The savepoint around the whole write is the driver's (``BulkInsertSession/begin()``,
 /// or the import's own): on any error nothing of the write stays.
+///
+/// Rejecting refused rows (an import's `onError: .skip`, ``BulkInsertSession/rejectRefused``): each batch
+/// runs in a savepoint of its own; when SQLite refuses it, the savepoint undoes whatever
+/// the statement left (also what a constraint or trigger `ON CONFLICT FAIL` keeps), the
+/// rows are replayed one by one, each in a savepoint, and a row SQLite refuses for
+/// itself (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
+/// ``BulkInsertSession/rejectRefused`` instead of failing the write; the others are stored.
 @usableFromInline
 struct InsertBatcher<Element> {
     @usableFromInline let session: BulkInsertSession
     /// The rows of the batch being bound (kept to re-bind the tail or replay a failure).
     @usableFromInline var pending: [Element] = []
-    /// Rows added so far.
+    /// Rows added so far (stored and rejected).
     @usableFromInline var added = 0
 
     @inlinable
@@ -50,12 +57,13 @@ struct InsertBatcher<Element> {
         }
     }
 
-    /// Runs the partial last batch, if any; returns the number of rows added.
+    /// Runs the partial last batch, if any; returns the number of rows stored (added and
+    /// not rejected).
     @inlinable
     mutating func finish<Sink: RowSink>(
         into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws -> Int {
-        guard !pending.isEmpty else { return added }
+        guard !pending.isEmpty else { return added &- session.rejected }
         let session = self.session
         let first = firstPending
         let tail = try session.statement(rows: pending.count)
@@ -67,7 +75,7 @@ struct InsertBatcher<Element> {
             }
         }
         try execute(tail, into: &sink, bind: bind)
-        return added
+        return added &- session.rejected
     }
 
     /// Runs `stmt` (bound with the pending rows); on failure replays them one by one
@@ -78,12 +86,57 @@ struct InsertBatcher<Element> {
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws {
         let session = self.session
-        let rc = try session.run(stmt, into: &sink)
-        if rc != SQLITE_OK {
-            try replayFailedBatch(code: rc, into: &sink, bind: bind)
+        if session.rejectRefused != nil {
+            try executeRejecting(stmt, into: &sink, bind: bind)
+        } else {
+            let rc = try session.run(stmt, into: &sink)
+            if rc != SQLITE_OK {
+                try replayFailedBatch(code: rc, into: &sink, bind: bind)
+            }
         }
         pending.removeAll(keepingCapacity: true)
         session.arena.reset()
+    }
+
+    /// ``execute(_:into:bind:)`` rejecting refused rows: the batch in a savepoint; when it
+    /// fails, undone and replayed row by row (see the type's comment).
+    @inlinable
+    mutating func executeRejecting<Sink: RowSink>(
+        _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+    ) throws {
+        let session = self.session
+        let batchSavepoint = try OpenSavepoint(session.db)
+        let rc: Int32
+        do { rc = try session.run(stmt, into: &sink) } catch { batchSavepoint.rollback(); throw error }
+        if rc == SQLITE_OK {
+            try batchSavepoint.release()
+            return
+        }
+        let message = session.lastMessage
+        batchSavepoint.rollback()
+        // The failure ended the transaction (`SQLITE_INTERRUPT`, `RAISE(ROLLBACK)`…): nothing to replay into.
+        if session.db.isAutocommit || pending.count == 1 && sq_reject_refused_row(rc) == 0 {
+            throw session.statementError(row: firstPending, code: rc, message: message)
+        }
+        let first = firstPending
+        let single = try session.statement(rows: 1)
+        for (i, element) in pending.enumerated() {
+            do { try bind(element, single, 0) } catch { throw session.wrap(error, row: first + i) }
+            let rowSavepoint = try OpenSavepoint(session.db)
+            let rc: Int32
+            do { rc = try session.run(single, into: &sink) } catch { rowSavepoint.rollback(); throw error }
+            if rc == SQLITE_OK {
+                try rowSavepoint.release()
+                continue
+            }
+            let error = session.statementError(row: first + i, code: rc, message: session.lastMessage)
+            rowSavepoint.rollback()
+            guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
+                throw error
+            }
+            try reject(element, error)
+            session.rejected &+= 1
+        }
     }
 
     /// Replays the rows of a failed batch one by one (the batch statement was undone

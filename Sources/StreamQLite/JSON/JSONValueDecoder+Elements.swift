@@ -43,6 +43,28 @@ extension JSONValueDecoder {
         return JSONElementCursor(reader: reader, owner: file) { reader in try file.read(into: reader) }
     }
 
+    /// The values of several files, one file after the other, each read as
+    /// ``elements(of:contentsOfFile:layout:)`` reads one (each file a document of `layout`).
+    ///
+    /// Each entry of `files` is a path, or a glob when it contains `*`, `?` or `[`
+    /// (`"logs/2026-*.ndjson"`: its matches sorted by name; `\` makes such a character
+    /// literal) — the expansion of `json_stream` and of the CSV cursors (`sq_files.h`). A glob
+    /// matching nothing is an error here; a file that cannot be read is one when the cursor
+    /// reaches it. Errors while reading are ``JSONFileError``s naming the file, the
+    /// position inside it.
+    ///
+    /// ```swift
+    /// let events = try JSONValueDecoder().elements(of: Event.self, contentsOfFiles: ["logs/*.ndjson"], layout: .ndjson)
+    /// ```
+    public func elements<T: Decodable>(of type: T.Type, contentsOfFiles files: [String],
+                                       layout: JSONImportLayout = .array) throws -> JSONElementCursor<T> {
+        let paths = try sqExpandFiles(files) { message in
+            JSONFileError(file: files.joined(separator: ", "),
+                          underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSLocalizedDescriptionKey: message]))
+        }
+        return try JSONElementCursor(paths: paths, layout: layout, options: Options(self))
+    }
+
     /// The values of a JSON document arriving as chunks (a download, a pipe), decoded one
     /// at a time as they arrive. See ``elements(of:in:layout:)``.
     ///
