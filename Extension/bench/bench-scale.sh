@@ -26,7 +26,7 @@
 # 1), N (rows, default 1000000), FILES (default 100), CASES (an extended regular
 # expression: only the cases whose name matches), IMPORT_ONCE, SQLITE3, CC.
 # Times: wall (the process from start to exit) and CPU (user + system of all its
-# threads) from GNU time, peak RSS the process's largest resident set.  Data under
+# threads), peak RSS the process's largest resident set: the kernel's figures (wait4).  Data under
 # build/bench/scale/N<N>/ (made once; see ingest-cases.sh).
 #
 # CALLGRIND=1: instead of times, the instructions of each command (valgrind callgrind,
@@ -45,9 +45,9 @@ OUT=$(pwd)/build/bench/scale/N$N
 source Extension/bench/ingest-cases.sh
 
 ingest_data "$OUT" "$N" "$FILES"
+OUT1=$OUT/one                      # the same data, one row (start-up figures)
+ingest_data "$OUT1" 1 1
 if [ "$CALLGRIND" = 1 ]; then
-  OUT1=$OUT/one
-  ingest_data "$OUT1" 1 1
   if [ -n "$IMPORT_ONCE" ]; then   # valgrind cannot read the Swift toolchain's debug information
     objcopy --strip-debug "$IMPORT_ONCE" "$OUT.ImportOnce"
     IMPORT_ONCE=$OUT.ImportOnce
@@ -116,4 +116,8 @@ else
   echo "== issue 22 speed table: $N rows, A/B pairs in turn, medians"
   echo "   $(nproc) cores; load average (1, 5, 15 min) $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
   ab_summary
+  # What a process holds before any row: the peak of the same load of one row.
+  peak1(){ "$OUT/run_timed" "$OUT/run.log" "${1//@DB@/$OUT1/p.db}" | awk '{ printf "%.1f MiB", $3 / 1024 }'; rm -f "$OUT1/p.db"; }
+  ingest_sql typed "$OUT1/mixed.csv" > "$OUT1/p.sql"
+  echo "Peak RSS of a one-row load (the process's own start-up): sqlite3 with the extension $(peak1 "$SQLITE3 @DB@ < $OUT1/p.sql")${IMPORT_ONCE:+, ImportOnce $(peak1 "$IMPORT_ONCE csv @DB@ '$CSV_TABLE' $OUT1/mixed.csv")}"
 fi

@@ -16,6 +16,7 @@
 #                  (qty = bad; "done": "bad"), the rest byte for byte
 #   csv-floor.db, tasks-floor.db  a table `mem` holding the same rows, typed (filled
 #                  through the typed tables), the source of the floor
+#   run_timed      Extension/bench/run_timed.c, the pair runner's launcher
 #
 # The caller sets EXT (the extension, without .so), SQLITE3 and OUT (the data directory).
 
@@ -105,6 +106,7 @@ floor_src(){
 ingest_data(){
   local d=$1 n=$2 files=$3 f
   mkdir -p "$d"
+  ${CC:-cc} -O2 -o "$d/run_timed" Extension/bench/run_timed.c
   if [ ! -e "$d/mixed.csv" ]; then csv_bench_build "$d"; "$d/csv_bench" gen "$n" "$d/mixed.csv"; fi
   [ -e "$d/tasks.ndjson" ] || gen_tasks "$n" "$d/tasks.ndjson" ndjson
   [ -e "$d/tasks.json" ] || gen_tasks "$n" "$d/tasks.json"
@@ -146,22 +148,21 @@ ingest_sql(){
 
 # The A/B pair runner.  ab_pair NAME TARGET A EXPECT_A B EXPECT_B: runs the commands A
 # and B in turn (WARMUP of each first, not counted; then RUNS pairs), each a whole
-# process under GNU time (`sh -c "exec COMMAND"`; @DB@ in a command is a new database
-# file, removed before each run), and appends a line per pair to $OUT/pairs.tsv: name,
-# target, A's wall and CPU (user + system) seconds and peak RSS (KiB), then B's.  Each
-# run's output must hold the line EXPECT (its row count), else the benchmark stops.
+# process (run_timed.c: `sh -c "exec COMMAND"`, the kernel's figures; @DB@ in a command
+# is a new database file, removed before each run), and appends a line per pair to
+# $OUT/pairs.tsv: name, target, A's wall and CPU (user + system, all threads) seconds
+# and peak RSS (KiB), then B's.  Each run's output must hold the line EXPECT (its row
+# count), else the benchmark stops.
 ab_run(){  # COMMAND EXPECT DB -> "wall cpu peak_kib"
-  local log=$OUT/run.log t0 t1
+  local log=$OUT/run.log r
   rm -f "$3"
-  t0=$EPOCHREALTIME
-  /usr/bin/time -f '%U %S %M' -o "$OUT/time.txt" sh -c "exec ${1//@DB@/$3}" > "$log" 2>&1 || true
-  t1=$EPOCHREALTIME
+  r=$("$OUT/run_timed" "$log" "${1//@DB@/$3}") || true
   rm -f "$3"
   if ! grep -qxF "$2" "$log"; then
     { echo "FAILED (expected the line '$2'): ${1//@DB@/$3}"; head -c 2000 "$log"; } >&2
     return 1
   fi
-  tail -1 "$OUT/time.txt" | awk -v t0="$t0" -v t1="$t1" '{ printf "%.4f %.3f %d\n", t1 - t0, $1 + $2, $3 }'
+  echo "$r"
 }
 ab_pair(){
   local name=$1 target=$2 a=$3 ea=$4 b=$5 eb=$6 i ra rb
