@@ -24,7 +24,9 @@
 #
 # Environment: RUNS (pairs a case, default 5), WARMUP (runs of each not counted, default
 # 1), N (rows, default 1000000), FILES (default 100), CASES (an extended regular
-# expression: only the cases whose name matches), IMPORT_ONCE, SQLITE3, CC.
+# expression: only the cases whose name matches), IMPORT_ONCE, SQLITE3, CC.  A case
+# whose run fails (its output lacks the expected row count) is left out of the table,
+# named at the end, and the script exits 1.
 # Times: wall (the process from start to exit) and CPU (user + system of all its
 # threads), peak RSS the process's largest resident set: the kernel's figures (wait4).  Data under
 # build/bench/scale/N<N>/ (made once; see ingest-cases.sh).
@@ -69,9 +71,10 @@ case_(){
   show_a=${show_a//@SWIFT@/ImportOnce} show_b=${show_b//@SWIFT@/ImportOnce}
   echo "== $1: A = ${show_a//"'$TABLE'"/SCHEMA}" >&2
   echo "   B = ${show_b//"'$TABLE'"/SCHEMA}" >&2
-  if [ "$CALLGRIND" = 1 ]; then cg_pair "$1" "$2" "$a" "$4" "$b" "$6"
-  else ab_pair "$1" "$2" "$a" "$4" "$b" "$6"; fi
+  if [ "$CALLGRIND" = 1 ]; then cg_pair "$1" "$2" "$a" "$4" "$b" "$6" || FAILED+=" $1"
+  else ab_pair "$1" "$2" "$a" "$4" "$b" "$6" || FAILED+=" $1"; fi
 }
+FAILED=""
 # sqlite3 running the script of ingest_sql KIND FILE [OPTIONS], kept as $OUT/sql/NAME.sql.
 sql_cmd(){  # NAME KIND FILE [OPTIONS]
   ingest_sql "$2" "$3" "${4:-}" > "$OUT/sql/$1.sql"
@@ -121,3 +124,4 @@ else
   ingest_sql typed "$OUT1/mixed.csv" > "$OUT1/p.sql"
   echo "Peak RSS of a one-row load (the process's own start-up): sqlite3 with the extension $(peak1 "$SQLITE3 @DB@ < $OUT1/p.sql")${IMPORT_ONCE:+, ImportOnce $(peak1 "$IMPORT_ONCE csv @DB@ '$CSV_TABLE' $OUT1/mixed.csv")}"
 fi
+if [ -n "$FAILED" ]; then echo "FAILED (a run's output lacked its row count; see above):$FAILED"; exit 1; fi
