@@ -11,7 +11,7 @@
 #   *.swift        importCSV / importJSON(contentsOfFile:) vs the floor  ≤ 1.15
 #   *.typed        csv_stream / json_stream with declared columns vs the floor  ≤ 1.3
 #   *.gz, *.zst    the same through a gzip / zstd file vs the plain file  ≤ 1.2 / 1.1
-#   *.many         FILES files of N/FILES rows in one call vs the one file  ≤ 1.1
+#   *.many         FILES files of N/FILES rows (default 10,000) in one call vs the one file  ≤ 1.1
 #   *.skip         on_error='skip', every 100th record bad (strict mode refuses it),
 #                  vs the clean file with strict=1  ≤ 1.2
 # The floor: SQLite inserting the same rows already typed, from a table of an attached
@@ -23,7 +23,7 @@
 # (the default IMPORT_ONCE is that path, when it exists; IMPORT_ONCE= leaves them out).
 #
 # Environment: RUNS (pairs a case, default 5), WARMUP (runs of each not counted, default
-# 1), N (rows, default 1000000), FILES (default 100), CASES (an extended regular
+# 1), N (rows, default 1000000), FILES (default N / 10,000: 100), CASES (an extended regular
 # expression: only the cases whose name matches), IMPORT_ONCE, SQLITE3, CC.  A case
 # whose run fails (its output lacks the expected row count) is left out of the table,
 # named at the end, and the script exits 1.
@@ -40,7 +40,7 @@ EXT=${1:-${EXT:-build/streamqlite.so}}
 EXT=$(cd "$(dirname "$EXT")" && pwd)/$(basename "$EXT" .so)
 CALLGRIND=${CALLGRIND:-0}
 if [ "$CALLGRIND" = 1 ]; then N=${N:-100000}; else N=${N:-1000000}; fi
-FILES=${FILES:-100}
+FILES=${FILES:-$((N >= 20000 ? N / 10000 : 1))}   # files of 10,000 rows
 CASES=${CASES:-.}
 IMPORT_ONCE=${IMPORT_ONCE-$( [ -x .build-bench/release/ImportOnce ] && echo "$(pwd)/.build-bench/release/ImportOnce" || true)}
 OUT=$(pwd)/build/bench/scale/N$N
