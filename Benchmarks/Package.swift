@@ -38,6 +38,12 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v6)]
         )
     } + [
+        // One import a process, timed from outside (Extension/bench/bench-scale.sh); StreamQLite only.
+        .executableTarget(
+            name: "ImportOnce",
+            dependencies: [.product(name: "StreamQLite", package: libraryPackage)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "StreamQLiteBenchmarks",
             dependencies: [

@@ -23,15 +23,8 @@ REPS=${REPS:-3}
 OUT=build/bench
 mkdir -p "$OUT"
 
-if [ ! -e /usr/include/csv.h ]; then
-  echo "installing libcsv-dev (the reference reader)"
-  if [ "$(id -u)" = 0 ]; then apt-get install -y libcsv-dev >/dev/null
-  else sudo apt-get install -y libcsv-dev >/dev/null; fi
-fi
-
-CC=${CC:-cc}
-$CC -O2 -std=c11 -D_GNU_SOURCE -DSQLITE_CORE -IExtension/src -IExtension/include \
-    -o "$OUT/csv_bench" Extension/bench/csv_bench.c Extension/src/sq_csv.c -lsqlite3 -lcsv
+source Extension/bench/ingest-cases.sh   # csv_bench_build, floor_src
+csv_bench_build "$OUT"
 B="$OUT/csv_bench"
 
 CSV="$OUT/mixed.csv"
@@ -70,18 +63,6 @@ $1
 $2"
   sql=${sql//@CSV@/$3}
   printf ".load %s\n%s\n" "$EXT" "${sql//@SRC@/$4}"
-}
-
-# The floor's source database for CSV file $1: `mem` filled through the typed table.
-make_floor_src(){  # CSV DB
-  rm -f "$2"
-  "$SQLITE3" "$2" <<SQL >/dev/null
-.load $EXT
-CREATE TABLE mem(id INTEGER PRIMARY KEY, name TEXT, amount REAL, note TEXT, created_at TEXT,
-                 qty INTEGER, active INTEGER, city TEXT);
-CREATE VIRTUAL TABLE temp.incoming USING csv_stream(filename='$1', $COLS);
-INSERT INTO mem SELECT * FROM incoming;
-SQL
 }
 
 run_sql(){
@@ -137,7 +118,7 @@ add "csv_stream vtab, inferred columns" "" \
 add "floor: INSERT...SELECT typed rows" "ATTACH '@SRC@' AS src;" \
     "INSERT INTO t SELECT * FROM src.mem WHERE 1;"
 ABS_SRC=$(pwd)/$OUT/floor-src.db
-make_floor_src "$ABS_CSV" "$ABS_SRC"
+floor_src "$ABS_CSV" "$ABS_SRC"
 
 median(){ sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
@@ -184,8 +165,8 @@ if [ "${CALLGRIND:-0}" = "1" ]; then
   NC=${NC:-100000}
   CG="$OUT/cg"; mkdir -p "$CG"
   "$B" gen "$NC" "$CG/n.csv"; "$B" gen 1 "$CG/one.csv"
-  make_floor_src "$(pwd)/$CG/n.csv" "$(pwd)/$CG/n-src.db"
-  make_floor_src "$(pwd)/$CG/one.csv" "$(pwd)/$CG/one-src.db"
+  floor_src "$(pwd)/$CG/n.csv" "$(pwd)/$CG/n-src.db"
+  floor_src "$(pwd)/$CG/one.csv" "$(pwd)/$CG/one-src.db"
   ir(){ valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null | awk '/refs:/{gsub(",","",$NF); print $NF}'; }
   ir_sql(){  # i which -> instructions of the whole process
     local db="$CG/v.db"; rm -f "$db"
