@@ -189,6 +189,9 @@ int sq_pipe_route_reject(void *route, const sq_ingest_reject *r);
 ** next call.  interrupted(arg) (may be NULL) is asked while waiting.
 ** After END or ERROR, every call gives END/ERROR again. */
 int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), void *arg);
+/* An `interrupted` for sq_pipe_next: arg is a sqlite3*; sqlite3_interrupt()
+** was called on it, or the host's stop check says so (sq_interrupted). */
+int sq_pipe_db_interrupted(void *db);
 
 #ifdef __cplusplus
 }

@@ -818,10 +818,6 @@ static void ft_pipe_run(sq_pipe *p, void *arg){
   sqlite3_free(err);
 }
 
-static int ft_pipe_interrupted(void *db){
-  return sq_interrupted((sqlite3*)db);
-}
-
 /* Stops and joins the worker; the cursor's reading state is the caller's
 ** again, and a pending pipe the worker did not take goes back to vt. */
 static void ft_pipe_end(sq_ft_cursor *c){
@@ -861,7 +857,7 @@ static int ft_pipe_advance(sq_ft_cursor *c){
   for(;;){
     sq_pipe_item it;
     char *err = 0;
-    if( sq_pipe_next(c->pipe, &it, ft_pipe_interrupted, vt->db)!=SQ_PIPE_OK ){
+    if( sq_pipe_next(c->pipe, &it, sq_pipe_db_interrupted, vt->db)!=SQ_PIPE_OK ){
       c->eof = 1;
       return SQLITE_INTERRUPT;
     }

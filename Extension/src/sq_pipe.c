@@ -516,6 +516,10 @@ int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), vo
   }
 }
 
+int sq_pipe_db_interrupted(void *db){
+  return sq_interrupted((sqlite3*)db);
+}
+
 void sq_pipe_stop(sq_pipe *p){
   if( !p ) return;
   pthread_mutex_lock(&p->mu);

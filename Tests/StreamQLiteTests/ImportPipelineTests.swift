@@ -200,6 +200,35 @@ import CStreamQLite
         #expect(last.withLock { $0 }?.filesDone == 2)
     }
 
+    /// A pool write importing a FIFO whose writer stalls, cancelled: the calling thread,
+    /// waiting for the worker, asks the connection's stop check and ends the import.
+    @Test func cancellingAFileImportWaitingOnAStalledFIFOStopsIt() async throws {
+        guard sq_pipe_worth_it() != 0 else { return }   // on one thread the read itself waits
+        let fifo = dir + "/stalled.csv"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = open(fifo, O_RDWR)
+        let head = "id,name,amount,note\n1,a,1.5,x\n2,b,2.5,y\n"
+        _ = head.withCString { Glibc.write(writer, $0, strlen($0)) }
+        // the writer's end closed once: by the test, or after 15 s if the import ignored the
+        // cancellation (then it reads the end of the input and succeeds: the test fails)
+        let open = Mutex(writer)
+        let closeWriter: @Sendable () -> Void = { open.withLock { fd in if fd >= 0 { close(fd); fd = -1 } } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 15, execute: closeWriter)
+        defer { closeWriter() }
+        let pool = try DatabasePool(path: dir + "/p.db", readers: 1)
+        let schema = columns
+        try await pool.write { db in try db.execute(schema) }
+        let task = Task { try await pool.write { db in try db.importCSV(contentsOfFile: fifo, into: "t") } }
+        try await Task.sleep(nanoseconds: 400_000_000)
+        task.cancel()
+        let t0 = Date()
+        let result = await task.result
+        let elapsed = Date().timeIntervalSince(t0)
+        #expect(elapsed < 5, "the cancelled import took \(elapsed) s to stop")
+        if case .success = result { Issue.record("the cancelled import succeeded") }
+        #expect(try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM t") } == 0)
+    }
+
     @Test func theWorkerRunsWhenASecondCPUIsOnline() {
         // (the tests above compare the two threads' results with one thread's only then)
         if ProcessInfo.processInfo.activeProcessorCount > 1 && ProcessInfo.processInfo.environment["STREAMQLITE_THREADS"] != "0" {

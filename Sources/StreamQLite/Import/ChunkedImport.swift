@@ -240,8 +240,10 @@ extension ChunkFile {
     /// The rest of the file read, decompressed and fed to the importer's core on a worker
     /// thread (`sq_pipe_read_run`), while this thread takes its rows and rejects in order
     /// (the importer's writer binds and inserts them as when fed here) and reports progress
-    /// after each chunk. The worker is joined before this returns or throws; the importer
-    /// then finishes on this thread. False when no thread could be started (nothing read).
+    /// after each chunk; while it waits for the worker it asks the connection whether
+    /// `sqlite3_interrupt()` was called or its pool job cancelled (then "interrupted"). The
+    /// worker is joined before this returns or throws; the importer then finishes on this
+    /// thread. False when no thread could be started (nothing read).
     private func readOnWorker<I: ChunkedImporter>(
         into importer: I, feed: ImportWorkerFeed, fileError: (String, Int?) -> any Error
     ) throws -> Bool {
@@ -267,7 +269,12 @@ extension ChunkFile {
             sqlite3_mutex_enter(mutex)
             defer { sqlite3_mutex_leave(mutex) }
             while true {
-                _ = sq_pipe_next(pipe, item, nil, nil)
+                // sqlite3_interrupt() or a cancelled pool job (sq_interrupted) while the worker
+                // waits on a stalled pipe or FIFO: the import stops ("interrupted")
+                if sq_pipe_next(pipe, item, sq_pipe_db_interrupted, UnsafeMutableRawPointer(importer.db.handle))
+                    != SQ_PIPE_OK {
+                    throw importer.inputError("interrupted")
+                }
                 switch item.pointee.kind {
                 case SQ_PIPE_ROW:
                     if importer.take(row: row) != SQ_INGEST_CONTINUE { throw importer.takeError() }
