@@ -64,8 +64,9 @@ enum CSVText {
     static func number(_ b: UnsafeBufferPointer<UInt8>) -> (kind: Int32, value: sq_number) {
         var v = sq_number()
         guard let base = b.baseAddress else { return (SQ_NUMBER_NOT, v) }
-        let k = UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: b.count) {
-            sq_number_text($0, b.count, &v)
+        // Unprotected: the C rule writes one sq_number; no stack canary in every caller.
+        let k = _withUnprotectedUnsafeMutablePointer(to: &v) { out in
+            UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: b.count) { sq_number_text($0, b.count, out) }
         }
         return (k, v)
     }

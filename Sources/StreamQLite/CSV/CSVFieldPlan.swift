@@ -2,8 +2,9 @@ import Foundation
 
 /// How the fields of one column of a ``CSVRowCursor`` input convert to the type a record
 /// reads them as: resolved the first time a record reads the field as that type
-/// (``CSVRecordRow/plan(_:at:)``), then followed for every record — per field one type
-/// comparison and a switch, no conformance look-up.
+/// (``CSVRecordRow/resolvePlan(_:at:)``), kept with the cursor's record, then followed for
+/// every record (``CSVRecordRow/read(_:as:into:)``) — per field one type comparison and a
+/// switch, no conformance look-up.
 ///
 /// - The library's types with a rule of their own (``Rule``: the ``CSVText`` conversions,
 ///   those of ``CSVDecodableCursor``), and optionals of them: a NULL field is nil for an

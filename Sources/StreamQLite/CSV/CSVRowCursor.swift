@@ -106,6 +106,8 @@ final class CSVRecordRow {
     @exclusivity(unchecked) @usableFromInline var plans: [CSVFieldPlan] = []
     /// The conversions of the plans that have one (``CSVFieldPlan/How/conversion(_:)``).
     @exclusivity(unchecked) var conversions: [CSVFieldConversion] = []
+    /// The field each of ``conversions`` is for.
+    var conversionFields: [Int] = []
 
     /// The bytes of field `index` of the current record (nil: NULL); a missing field throws.
     @usableFromInline @inline(__always)
@@ -166,11 +168,13 @@ final class CSVRecordRow {
         case .rule(let rule, let optional): how = .rule(rule, optional: optional)
         case .databaseValue(let named): how = .databaseValue(named: named)
         case .conversion(let conversion):
-            if index >= 0, index < plans.count, case .conversion(let i) = plans[index].how {
+            // One slot per field: a field read as two such types in turn replaces its conversion.
+            if let i = conversionFields.firstIndex(of: index) {
                 conversions[i] = conversion
                 how = .conversion(i)
             } else {
                 conversions.append(conversion)
+                conversionFields.append(index)
                 how = .conversion(conversions.count - 1)
             }
         }

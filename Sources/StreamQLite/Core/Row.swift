@@ -51,7 +51,10 @@ public struct Row {
     /// The value at `index` decoded as `T`; throws with the column name and the expected type when it does not fit.
     @inlinable @inline(__always)
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
-        if let record { return try record.decode(T.self, at: index) }
+        if let record {
+            // Unretained: the row holds the record while it is read (no retain/release per field).
+            return try Unmanaged.passUnretained(record)._withUnsafeGuaranteedRef { try $0.decode(T.self, at: index) }
+        }
         do {
             return try T.decode(statement: stmt.unsafelyUnwrapped, column: Int32(index))
         } catch {

@@ -117,7 +117,9 @@ func parseSQLiteDate<C: RandomAccessCollection>(_ s: C) -> Date? where C.Element
     let parsed: Int64?? = s.withContiguousStorageIfAvailable { buf -> Int64? in
         var ms: Int64 = 0
         guard let base = buf.baseAddress, buf.count < Int(Int32.max),
-              sq_date_parse_ms(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buf.count), &ms) == 0
+              _withUnprotectedUnsafeMutablePointer(to: &ms, {
+                  sq_date_parse_ms(UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buf.count), $0)
+              }) == 0
         else { return nil }
         return ms
     }
