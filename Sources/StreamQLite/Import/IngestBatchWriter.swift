@@ -149,9 +149,13 @@ final class IngestBatchWriter {
             slots[base + k] = s
         }
         let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
-        let hasFile = hasFileColumn, file = fileText
         do {
-            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
+            if hasFileColumn {
+                let file = fileText
+                try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, file, stmt, p) }
+            } else {
+                try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
+            }
             // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
             nextSlot = slot + 1 == batchRows ? 0 : slot + 1
         } catch {
@@ -163,9 +167,12 @@ final class IngestBatchWriter {
     func finish() throws -> Int {
         guard batcher != nil, let slots else { return 0 }
         let width = activeCount
-        let hasFile = hasFileColumn, file = fileText
         do {
-            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
+            if hasFileColumn {
+                let file = fileText
+                return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, file, stmt, p) }
+            }
+            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
         } catch {
             throw failure(error)
         }
@@ -196,11 +203,20 @@ final class IngestBatchWriter {
         slots!.initialize(repeating: Slot(), count: slotCount)
     }
 
-    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`, then, when the writer
-    /// has a ``fileColumn`` (`hasFile`), `file` (nil: NULL).
+    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`, then the ``fileColumn``'s
+    /// `file` (nil: NULL).
     @inline(__always)
-    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ hasFile: Bool,
+    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int,
                              _ file: UnsafeMutablePointer<CChar>?, _ stmt: OpaquePointer, _ base: Int32) {
+        bind(slots, width, row, stmt, base)
+        let p = base &+ Int32(truncatingIfNeeded: width) &+ 1
+        if let file { sqlite3_bind_text(stmt, p, file, -1, nil /* SQLITE_STATIC: the writer's */) } else { sqlite3_bind_null(stmt, p) }
+    }
+
+    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`.
+    @inline(__always)
+    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ stmt: OpaquePointer,
+                             _ base: Int32) {
         var p = base &+ 1
         for k in 0..<width {
             let s = slots[row * width + k]
@@ -213,9 +229,6 @@ final class IngestBatchWriter {
                                     sqlite3_uint64(s.length), nil /* SQLITE_STATIC: the arena */, UInt8(SQLITE_UTF8))
             }
             p &+= 1
-        }
-        if hasFile {
-            if let file { sqlite3_bind_text(stmt, p, file, -1, nil /* SQLITE_STATIC: the writer's */) } else { sqlite3_bind_null(stmt, p) }
         }
     }
 
