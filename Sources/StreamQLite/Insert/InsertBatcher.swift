@@ -99,8 +99,9 @@ struct InsertBatcher<Element> {
     }
 
     /// ``execute(_:into:bind:)`` rejecting refused rows: the batch in a savepoint; when it
-    /// fails, undone and replayed row by row (see the type's comment).
-    @inlinable
+    /// fails, undone and replayed row by row (see the type's comment). Not inlined into
+    /// the per-row path of the writes that do not reject.
+    @inlinable @inline(never)
     mutating func executeRejecting<Sink: RowSink>(
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws {
