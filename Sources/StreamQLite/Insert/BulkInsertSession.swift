@@ -53,6 +53,7 @@ final class BulkInsertSession {
 
     deinit {
         for s in statements.values { sqlite3_finalize(s) }
+        for s in batchSavepointStatements { sqlite3_finalize(s) }
     }
 
     /// The statement inserting `rows` rows (prepared once per row count).
@@ -107,6 +108,35 @@ final class BulkInsertSession {
 
     @usableFromInline
     func begin() throws { savepoint = try OpenSavepoint(db) }
+
+    /// The savepoint around one batch of a write rejecting refused rows (``rejectRefused``,
+    /// see ``InsertBatcher``), inside the write's own: its three statements prepared once,
+    /// as it is opened per batch (`sqlite3_exec` would parse them each time).
+    @usableFromInline
+    enum BatchSavepointStep: Int { case begin, release, rollback }
+    private var batchSavepointStatements: [OpaquePointer] = []
+
+    /// Runs `SAVEPOINT`, `RELEASE` or `ROLLBACK TO` of the batch savepoint.
+    @usableFromInline
+    func batchSavepoint(_ step: BatchSavepointStep) throws {
+        if batchSavepointStatements.isEmpty {
+            let name = "streamqlite_batch"
+            batchSavepointStatements = [try db.sqPrepare("SAVEPOINT \(name)"), try db.sqPrepare("RELEASE \(name)"),
+                                        try db.sqPrepare("ROLLBACK TO \(name)")]
+        }
+        let stmt = batchSavepointStatements[step.rawValue]
+        let rc = sqlite3_step(stmt)
+        sqlite3_reset(stmt)
+        if rc != SQLITE_DONE { throw DatabaseError(code: rc, message: db.sqLastErrorMessage) }
+    }
+
+    /// Undoes the batch and ends its savepoint (errors ignored: the transaction may have
+    /// ended with the failure).
+    @usableFromInline
+    func batchSavepointRollback() {
+        _ = try? batchSavepoint(.rollback)
+        _ = try? batchSavepoint(.release)
+    }
 
     @usableFromInline
     func commit() throws {

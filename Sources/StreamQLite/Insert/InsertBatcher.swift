@@ -18,9 +18,10 @@ import CStreamQLite
 /// Rejecting refused rows (an import's `onError: .skip`, ``BulkInsertSession/rejectRefused``): each batch
 /// runs in a savepoint of its own; when SQLite refuses it, the savepoint undoes whatever
 /// the statement left (also what a constraint or trigger `ON CONFLICT FAIL` keeps), the
-/// rows are replayed one by one, each in a savepoint, and a row SQLite refuses for
-/// itself (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
-/// ``BulkInsertSession/rejectRefused`` instead of failing the write; the others are stored.
+/// rows are stored again in halves, each in a savepoint, down to the single rows SQLite
+/// refuses for their values (`sq_reject_refused_row`: a constraint, a datatype
+/// mismatch): those go to ``BulkInsertSession/rejectRefused`` instead of failing the
+/// write; the others are stored.
 @usableFromInline
 struct InsertBatcher<Element> {
     @usableFromInline let session: BulkInsertSession
@@ -99,45 +100,70 @@ struct InsertBatcher<Element> {
     }
 
     /// ``execute(_:into:bind:)`` rejecting refused rows: the batch in a savepoint; when it
-    /// fails, undone and replayed row by row (see the type's comment). Not inlined into
-    /// the per-row path of the writes that do not reject.
+    /// fails, undone and stored again in halves (see ``storeRejecting(_:into:bind:)``). Not
+    /// inlined into the per-row path of the writes that do not reject.
     @inlinable @inline(never)
     mutating func executeRejecting<Sink: RowSink>(
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws {
         let session = self.session
-        let batchSavepoint = try OpenSavepoint(session.db)
+        try session.batchSavepoint(.begin)
         let rc: Int32
-        do { rc = try session.run(stmt, into: &sink) } catch { batchSavepoint.rollback(); throw error }
+        do { rc = try session.run(stmt, into: &sink) } catch { session.batchSavepointRollback(); throw error }
         if rc == SQLITE_OK {
-            try batchSavepoint.release()
+            try session.batchSavepoint(.release)
             return
         }
         let message = session.lastMessage
-        batchSavepoint.rollback()
-        // The failure ended the transaction (`SQLITE_INTERRUPT`, `RAISE(ROLLBACK)`…): nothing to replay into.
-        if session.db.isAutocommit || pending.count == 1 && sq_reject_refused_row(rc) == 0 {
-            throw session.statementError(row: firstPending, code: rc, message: message)
+        session.batchSavepointRollback()
+        // Not a refused row (I/O, a full disk…), or the failure ended the transaction: as without rejecting.
+        if session.db.isAutocommit || sq_reject_refused_row(rc) == 0 {
+            try replayFailedBatch(code: rc, message: message, into: &sink, bind: bind)
         }
+        let n = pending.count
+        try storeRejecting(0..<(n / 2), into: &sink, bind: bind)
+        try storeRejecting((n / 2)..<n, into: &sink, bind: bind)
+    }
+
+    /// Stores `pending[rows]` in one statement, in a savepoint; when SQLite refuses it, the
+    /// savepoint undoes it and each half is stored the same way, down to single rows: a
+    /// single row SQLite refuses for its values goes to ``BulkInsertSession/rejectRefused``.
+    /// A batch with one refused row costs about 2 log₂(rows) statements, not one per row.
+    @inlinable
+    func storeRejecting<Sink: RowSink>(
+        _ rows: Range<Int>, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+    ) throws {
+        guard !rows.isEmpty else { return }
+        let session = self.session
         let first = firstPending
-        let single = try session.statement(rows: 1)
-        for (i, element) in pending.enumerated() {
-            do { try bind(element, single, 0) } catch { throw session.wrap(error, row: first + i) }
-            let rowSavepoint = try OpenSavepoint(session.db)
-            let rc: Int32
-            do { rc = try session.run(single, into: &sink) } catch { rowSavepoint.rollback(); throw error }
-            if rc == SQLITE_OK {
-                try rowSavepoint.release()
-                continue
+        let stmt = try session.statement(rows: rows.count)
+        for i in rows {
+            do {
+                try bind(pending[i], stmt, Int32(truncatingIfNeeded: i &- rows.lowerBound) &* session.width)
+            } catch {
+                throw session.wrap(error, row: first + i)
             }
-            let error = session.statementError(row: first + i, code: rc, message: session.lastMessage)
-            rowSavepoint.rollback()
-            guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
-                throw error
-            }
-            try reject(element, error)
-            session.rejected &+= 1
         }
+        try session.batchSavepoint(.begin)
+        let rc: Int32
+        do { rc = try session.run(stmt, into: &sink) } catch { session.batchSavepointRollback(); throw error }
+        if rc == SQLITE_OK {
+            try session.batchSavepoint(.release)
+            return
+        }
+        let error = session.statementError(row: first + rows.lowerBound, code: rc, message: session.lastMessage)
+        session.batchSavepointRollback()
+        guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
+            throw error
+        }
+        if rows.count == 1 {
+            try reject(pending[rows.lowerBound], error)
+            session.rejected &+= 1
+            return
+        }
+        let mid = rows.lowerBound + rows.count / 2
+        try storeRejecting(rows.lowerBound..<mid, into: &sink, bind: bind)
+        try storeRejecting(mid..<rows.upperBound, into: &sink, bind: bind)
     }
 
     /// Replays the rows of a failed batch one by one (the batch statement was undone
@@ -146,10 +172,10 @@ struct InsertBatcher<Element> {
     /// SQLite rolled it back itself): the rows would be stored, each in a transaction of its own.
     @inlinable
     func replayFailedBatch<Sink: RowSink>(
-        code: Int32, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+        code: Int32, message: String? = nil, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws -> Never {
         let session = self.session
-        let message = session.lastMessage
+        let message = message ?? session.lastMessage
         let first = firstPending
         if pending.count > 1 && !session.db.isAutocommit {
             let single = try session.statement(rows: 1)
