@@ -18,10 +18,9 @@ import CStreamQLite
 /// Rejecting refused rows (an import's `onError: .skip`, ``BulkInsertSession/rejectRefused``): each batch
 /// runs in a savepoint of its own; when SQLite refuses it, the savepoint undoes whatever
 /// the statement left (also what a constraint or trigger `ON CONFLICT FAIL` keeps), the
-/// rows are stored again in halves, each in a savepoint, down to the single rows SQLite
-/// refuses for their values (`sq_reject_refused_row`: a constraint, a datatype
-/// mismatch): those go to ``BulkInsertSession/rejectRefused`` instead of failing the
-/// write; the others are stored.
+/// rows are stored again one by one, each in a savepoint, and a row SQLite refuses for
+/// its values (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
+/// ``BulkInsertSession/rejectRefused`` instead of failing the write; the others are stored.
 @usableFromInline
 struct InsertBatcher<Element> {
     @usableFromInline let session: BulkInsertSession
@@ -100,8 +99,11 @@ struct InsertBatcher<Element> {
     }
 
     /// ``execute(_:into:bind:)`` rejecting refused rows: the batch in a savepoint; when it
-    /// fails, undone and stored again in halves (see ``storeRejecting(_:into:bind:)``). Not
-    /// inlined into the per-row path of the writes that do not reject.
+    /// fails, undone and its rows stored one by one, each in the savepoint: a row SQLite
+    /// refuses goes to ``BulkInsertSession/rejectRefused``. (One by one, not in halves: a
+    /// `ROLLBACK TO` after the import created its reject table makes SQLite prepare every
+    /// statement again, so the fewest rollbacks cost least.) Not inlined into the per-row
+    /// path of the writes that do not reject.
     @inlinable @inline(never)
     mutating func executeRejecting<Sink: RowSink>(
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
@@ -120,50 +122,25 @@ struct InsertBatcher<Element> {
         if session.db.isAutocommit || sq_reject_refused_row(rc) == 0 {
             try replayFailedBatch(code: rc, message: message, into: &sink, bind: bind)
         }
-        let n = pending.count
-        try storeRejecting(0..<(n / 2), into: &sink, bind: bind)
-        try storeRejecting((n / 2)..<n, into: &sink, bind: bind)
-    }
-
-    /// Stores `pending[rows]` in one statement, in a savepoint; when SQLite refuses it, the
-    /// savepoint undoes it and each half is stored the same way, down to single rows: a
-    /// single row SQLite refuses for its values goes to ``BulkInsertSession/rejectRefused``.
-    /// A batch with one refused row costs about 2 log₂(rows) statements, not one per row.
-    @inlinable
-    func storeRejecting<Sink: RowSink>(
-        _ rows: Range<Int>, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
-    ) throws {
-        guard !rows.isEmpty else { return }
-        let session = self.session
         let first = firstPending
-        let stmt = try session.statement(rows: rows.count)
-        for i in rows {
-            do {
-                try bind(pending[i], stmt, Int32(truncatingIfNeeded: i &- rows.lowerBound) &* session.width)
-            } catch {
-                throw session.wrap(error, row: first + i)
+        let single = try session.statement(rows: 1)
+        for (i, element) in pending.enumerated() {
+            do { try bind(element, single, 0) } catch { throw session.wrap(error, row: first + i) }
+            try session.batchSavepoint(.begin)
+            let rc: Int32
+            do { rc = try session.run(single, into: &sink) } catch { session.batchSavepointRollback(); throw error }
+            if rc == SQLITE_OK {
+                try session.batchSavepoint(.release)
+                continue
             }
-        }
-        try session.batchSavepoint(.begin)
-        let rc: Int32
-        do { rc = try session.run(stmt, into: &sink) } catch { session.batchSavepointRollback(); throw error }
-        if rc == SQLITE_OK {
-            try session.batchSavepoint(.release)
-            return
-        }
-        let error = session.statementError(row: first + rows.lowerBound, code: rc, message: session.lastMessage)
-        session.batchSavepointRollback()
-        guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
-            throw error
-        }
-        if rows.count == 1 {
-            try reject(pending[rows.lowerBound], error)
+            let error = session.statementError(row: first + i, code: rc, message: session.lastMessage)
+            session.batchSavepointRollback()
+            guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
+                throw error
+            }
+            try reject(element, error)
             session.rejected &+= 1
-            return
         }
-        let mid = rows.lowerBound + rows.count / 2
-        try storeRejecting(rows.lowerBound..<mid, into: &sink, bind: bind)
-        try storeRejecting(mid..<rows.upperBound, into: &sink, bind: bind)
     }
 
     /// Replays the rows of a failed batch one by one (the batch statement was undone
