@@ -82,8 +82,10 @@ final class IngestBatchWriter {
         hasFileColumn = fileColumn != nil
     }
 
-    /// The input's file name, for ``fileColumn`` (set before the first row).
+    /// The input's file name, for ``fileColumn`` (before the first row; later ones are
+    /// ignored: the statements hold the text).
     func setFile(_ path: String?) {
+        guard batcher == nil else { return }
         free(fileText)
         fileText = path.map { strdup($0) }
     }
@@ -150,12 +152,7 @@ final class IngestBatchWriter {
         }
         let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
         do {
-            if hasFileColumn {
-                let file = fileText
-                try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, file, stmt, p) }
-            } else {
-                try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
-            }
+            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
             // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
             nextSlot = slot + 1 == batchRows ? 0 : slot + 1
         } catch {
@@ -168,10 +165,6 @@ final class IngestBatchWriter {
         guard batcher != nil, let slots else { return 0 }
         let width = activeCount
         do {
-            if hasFileColumn {
-                let file = fileText
-                return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, file, stmt, p) }
-            }
             return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
         } catch {
             throw failure(error)
@@ -180,8 +173,10 @@ final class IngestBatchWriter {
 
     private func start(_ values: UnsafePointer<sq_ingest_value>) throws {
         let inserted = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
+        // The file column is last, its value the same in every row: bound once per statement.
         let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] } + (fileColumn.map { [$0] } ?? []),
-                                      options: insertOptions)
+                                      options: insertOptions,
+                                      constantLast: hasFileColumn ? .some(fileText.map { UnsafePointer($0) }) : nil)
         batcher = InsertBatcher(session: s)
         if let onRefused {
             // Rejecting a refused row undoes its batch (a savepoint): impossible without a
@@ -201,16 +196,6 @@ final class IngestBatchWriter {
         slotCount = s.batchRows * max(activeCount, 1)
         slots = .allocate(capacity: slotCount)
         slots!.initialize(repeating: Slot(), count: slotCount)
-    }
-
-    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`, then the ``fileColumn``'s
-    /// `file` (nil: NULL).
-    @inline(__always)
-    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int,
-                             _ file: UnsafeMutablePointer<CChar>?, _ stmt: OpaquePointer, _ base: Int32) {
-        bind(slots, width, row, stmt, base)
-        let p = base &+ Int32(truncatingIfNeeded: width) &+ 1
-        if let file { sqlite3_bind_text(stmt, p, file, -1, nil /* SQLITE_STATIC: the writer's */) } else { sqlite3_bind_null(stmt, p) }
     }
 
     /// Binds slot row `row` into parameters `base + 1 …` of `stmt`.
