@@ -34,9 +34,9 @@ final class BulkInsertSession {
     /// Takes a row SQLite refused for its values (the ``InsertBatcher``'s element, and the
     /// error) instead of failing the write (an import's `onError: .skip`); throws to stop it.
     /// Nil: a refused row fails the write.
-    @usableFromInline var rejectRefused: ((Any, InsertError) throws -> Void)?
+    @usableFromInline @exclusivity(unchecked) var rejectRefused: ((Any, InsertError) throws -> Void)?
     /// Rows ``rejectRefused`` took.
-    @usableFromInline var rejected = 0
+    @usableFromInline @exclusivity(unchecked) var rejected = 0
     private var statements: [Int: OpaquePointer] = [:]
 
     /// Prepares the full-batch statement (so a bad table, column or RETURNING clause fails here, before any row).
