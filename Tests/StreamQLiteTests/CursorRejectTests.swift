@@ -86,3 +86,47 @@ import Testing
         #expect(got.withLock { $0 } == [dir + "/b.csv"])
     }
 }
+
+/// `JSONElementCursor.skippingUndecodable`: values that do not decode are reported and
+/// skipped, within `maxErrors`; syntax errors still end the iteration.
+@Suite struct JSONCursorRejectTests {
+    struct Item: Decodable, Equatable { var id: Int }
+    let json = Array("[{\"id\":1},\n{\"id\":\"two\"},\n{\"name\":3},\n{\"id\":4}]".utf8)
+
+    @Test func undecodableValuesAreSkippedAndReported() throws {
+        let got = Mutex<[ImportReject]>([])
+        let cursor = try JSONValueDecoder().elements(of: Item.self, in: json)
+            .skippingUndecodable { r in got.withLock { $0.append(r) } }
+        #expect(try cursor.collect() == [Item(id: 1), Item(id: 4)])
+        let rejects = got.withLock { $0 }
+        #expect(rejects.map(\.record) == [1, 2])
+        #expect(rejects.map(\.line) == [2, 3])
+        #expect(rejects.map(\.byteOffset) == [11, 25])
+        #expect(rejects.map(\.column) == ["id", "id"])
+        #expect(rejects[0].reason.hasPrefix("Index 1.id: "))
+        #expect(rejects.allSatisfy { $0.raw.isEmpty && $0.rawTruncated })
+    }
+
+    @Test func withoutItTheFirstErrorEnds() throws {
+        let cursor = try JSONValueDecoder().elements(of: Item.self, in: json)
+        #expect(try cursor.next() == Item(id: 1))
+        #expect(throws: DecodingError.self) { try cursor.next() }
+    }
+
+    @Test func theBudget() throws {
+        let counted = try JSONValueDecoder().elements(of: Item.self, in: json)
+            .skippingUndecodable(maxErrors: .count(1)) { _ in }
+        #expect(try counted.next() == Item(id: 1))
+        #expect { try counted.next() } throws: { "\($0)".contains("more than 1 record rejected (maxErrors=1)") }
+        let fraction = try JSONValueDecoder().elements(of: Item.self, in: json)
+            .skippingUndecodable(maxErrors: .fraction(0.25)) { _ in }
+        #expect { try fraction.collect() } throws: { "\($0)".contains("2 of 4 records rejected") }
+    }
+
+    @Test func aSyntaxErrorStillEnds() throws {
+        let cursor = try JSONValueDecoder().elements(of: Item.self, in: Array("[{\"id\":1}, {\"id\":}]".utf8))
+            .skippingUndecodable { _ in }
+        #expect(try cursor.next() == Item(id: 1))
+        #expect(throws: DecodingError.self) { try cursor.next() }
+    }
+}

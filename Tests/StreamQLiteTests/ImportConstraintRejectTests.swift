@@ -50,6 +50,21 @@ import Testing
                 == "495/495/\((0..<500).filter { $0 % 100 != 37 }.reduce(0, +))")
     }
 
+    @Test func severalRefusedRowsInOneBatchAreEachRejected() throws {
+        // Refused rows at a batch's edges, side by side, and a batch refused whole.
+        let bad = Set([0, 1, 24, 25, 49, 50, 51, 77]).union(100..<150)
+        var s = "id,n\n"
+        for i in 0..<160 { s += "\(i)," + (bad.contains(i) ? "" : "\(i)") + "\n" }
+        let got = Mutex<[Int]>([])
+        let n = try db.importCSV(bytes: Array(s.utf8), into: "t",
+                                 options: .init(batchSize: 50, onError: .skip,
+                                                onReject: { r in got.withLock { $0.append(r.record) } }))
+        #expect(n == 160 - bad.count)
+        #expect(got.withLock { $0 } == bad.sorted())
+        #expect(try text("SELECT count(*) || '/' || sum(id) FROM t")
+                == "\(160 - bad.count)/\((0..<160).filter { !bad.contains($0) }.reduce(0, +))")
+    }
+
     @Test func onConflictFailLeavesNoDuplicateRows() throws {
         // A constraint ON CONFLICT FAIL keeps the rows a failed statement inserted before the
         // refused one: the batch's savepoint undoes them before the replay.

@@ -82,8 +82,10 @@ final class IngestBatchWriter {
         hasFileColumn = fileColumn != nil
     }
 
-    /// The input's file name, for ``fileColumn`` (set before the first row).
+    /// The input's file name, for ``fileColumn`` (before the first row; later ones are
+    /// ignored: the statements hold the text).
     func setFile(_ path: String?) {
+        guard batcher == nil else { return }
         free(fileText)
         fileText = path.map { strdup($0) }
     }
@@ -149,9 +151,8 @@ final class IngestBatchWriter {
             slots[base + k] = s
         }
         let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
-        let hasFile = hasFileColumn, file = fileText
         do {
-            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
+            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
             // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
             nextSlot = slot + 1 == batchRows ? 0 : slot + 1
         } catch {
@@ -163,9 +164,8 @@ final class IngestBatchWriter {
     func finish() throws -> Int {
         guard batcher != nil, let slots else { return 0 }
         let width = activeCount
-        let hasFile = hasFileColumn, file = fileText
         do {
-            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, hasFile, file, stmt, p) }
+            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
         } catch {
             throw failure(error)
         }
@@ -173,8 +173,10 @@ final class IngestBatchWriter {
 
     private func start(_ values: UnsafePointer<sq_ingest_value>) throws {
         let inserted = columns.indices.filter { values[$0].type != SQ_INGEST_V_OMITTED }
+        // The file column is last, its value the same in every row: bound once per statement.
         let s = try BulkInsertSession(db: db, table: table, columns: inserted.map { columns[$0] } + (fileColumn.map { [$0] } ?? []),
-                                      options: insertOptions)
+                                      options: insertOptions,
+                                      constantLast: hasFileColumn ? .some(fileText.map { UnsafePointer($0) }) : nil)
         batcher = InsertBatcher(session: s)
         if let onRefused {
             // Rejecting a refused row undoes its batch (a savepoint): impossible without a
@@ -196,11 +198,10 @@ final class IngestBatchWriter {
         slots!.initialize(repeating: Slot(), count: slotCount)
     }
 
-    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`, then, when the writer
-    /// has a ``fileColumn`` (`hasFile`), `file` (nil: NULL).
+    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`.
     @inline(__always)
-    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ hasFile: Bool,
-                             _ file: UnsafeMutablePointer<CChar>?, _ stmt: OpaquePointer, _ base: Int32) {
+    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ stmt: OpaquePointer,
+                             _ base: Int32) {
         var p = base &+ 1
         for k in 0..<width {
             let s = slots[row * width + k]
@@ -213,9 +214,6 @@ final class IngestBatchWriter {
                                     sqlite3_uint64(s.length), nil /* SQLITE_STATIC: the arena */, UInt8(SQLITE_UTF8))
             }
             p &+= 1
-        }
-        if hasFile {
-            if let file { sqlite3_bind_text(stmt, p, file, -1, nil /* SQLITE_STATIC: the writer's */) } else { sqlite3_bind_null(stmt, p) }
         }
     }
 

@@ -27,32 +27,40 @@ final class BulkInsertSession {
     /// The RETURNING clause, if any.
     @usableFromInline let returning: String?
     private let onConflict: InsertOptions.Conflict
+    /// When set, the last column's value in every row (`.some(nil)`: NULL), bound once per
+    /// statement as it is prepared: the per-row binds leave that parameter alone (bindings
+    /// outlive `sqlite3_reset`). The text must outlive the session.
+    private let constantLast: UnsafePointer<CChar>??
     /// Takes a row SQLite refused for its values (the ``InsertBatcher``'s element, and the
     /// error) instead of failing the write (an import's `onError: .skip`); throws to stop it.
     /// Nil: a refused row fails the write.
-    @usableFromInline var rejectRefused: ((Any, InsertError) throws -> Void)?
+    @usableFromInline @exclusivity(unchecked) var rejectRefused: ((Any, InsertError) throws -> Void)?
     /// Rows ``rejectRefused`` took.
-    @usableFromInline var rejected = 0
+    @usableFromInline @exclusivity(unchecked) var rejected = 0
     private var statements: [Int: OpaquePointer] = [:]
 
     /// Prepares the full-batch statement (so a bad table, column or RETURNING clause fails here, before any row).
     @usableFromInline
-    init(db: Database, table: String, columns: [String], options: InsertOptions, returning: String? = nil) throws {
+    init(db: Database, table: String, columns: [String], options: InsertOptions, returning: String? = nil,
+         constantLast: UnsafePointer<CChar>?? = nil) throws {
         self.db = db
         self.table = table
         self.columns = columns
         self.onConflict = options.onConflict
         self.returning = returning
+        self.constantLast = constantLast
         let variableLimit = Int(sqlite3_limit(db.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         batchRows = max(1, min(options.batchSize, variableLimit / max(columns.count, 1)))
         width = Int32(columns.count)
         batch = try db.sqPrepare(Self.sql(table: table, columns: columns, rowCount: batchRows,
                                           onConflict: options.onConflict, returning: returning))
         statements[batchRows] = batch
+        bindConstantLast(batch, rows: batchRows)
     }
 
     deinit {
         for s in statements.values { sqlite3_finalize(s) }
+        for s in batchSavepointStatements { sqlite3_finalize(s) }
     }
 
     /// The statement inserting `rows` rows (prepared once per row count).
@@ -62,7 +70,17 @@ final class BulkInsertSession {
         let s = try db.sqPrepare(Self.sql(table: table, columns: columns, rowCount: rows, onConflict: onConflict,
                                           returning: returning))
         statements[rows] = s
+        bindConstantLast(s, rows: rows)
         return s
+    }
+
+    /// Binds ``constantLast`` (if set) into the last parameter of each of the `rows` rows of `stmt`.
+    private func bindConstantLast(_ stmt: OpaquePointer, rows: Int) {
+        guard let constantLast else { return }
+        for r in 1...max(rows, 1) {
+            let p = Int32(r) * width
+            if let text = constantLast { sqlite3_bind_text(stmt, p, text, -1, nil /* SQLITE_STATIC */) } else { sqlite3_bind_null(stmt, p) }
+        }
     }
 
     /// `INSERT … VALUES (?,…),(?,…) [ON CONFLICT …] [RETURNING …]` for `rowCount` rows.
@@ -107,6 +125,35 @@ final class BulkInsertSession {
 
     @usableFromInline
     func begin() throws { savepoint = try OpenSavepoint(db) }
+
+    /// The savepoint around one batch of a write rejecting refused rows (``rejectRefused``,
+    /// see ``InsertBatcher``), inside the write's own: its three statements prepared once,
+    /// as it is opened per batch (`sqlite3_exec` would parse them each time).
+    @usableFromInline
+    enum BatchSavepointStep: Int { case begin, release, rollback }
+    private var batchSavepointStatements: [OpaquePointer] = []
+
+    /// Runs `SAVEPOINT`, `RELEASE` or `ROLLBACK TO` of the batch savepoint.
+    @usableFromInline
+    func batchSavepoint(_ step: BatchSavepointStep) throws {
+        if batchSavepointStatements.isEmpty {
+            let name = "streamqlite_batch"
+            batchSavepointStatements = [try db.sqPrepare("SAVEPOINT \(name)"), try db.sqPrepare("RELEASE \(name)"),
+                                        try db.sqPrepare("ROLLBACK TO \(name)")]
+        }
+        let stmt = batchSavepointStatements[step.rawValue]
+        let rc = sqlite3_step(stmt)
+        sqlite3_reset(stmt)
+        if rc != SQLITE_DONE { throw DatabaseError(code: rc, message: db.sqLastErrorMessage) }
+    }
+
+    /// Undoes the batch and ends its savepoint (errors ignored: the transaction may have
+    /// ended with the failure).
+    @usableFromInline
+    func batchSavepointRollback() {
+        _ = try? batchSavepoint(.rollback)
+        _ = try? batchSavepoint(.release)
+    }
 
     @usableFromInline
     func commit() throws {

@@ -18,8 +18,8 @@ import CStreamQLite
 /// Rejecting refused rows (an import's `onError: .skip`, ``BulkInsertSession/rejectRefused``): each batch
 /// runs in a savepoint of its own; when SQLite refuses it, the savepoint undoes whatever
 /// the statement left (also what a constraint or trigger `ON CONFLICT FAIL` keeps), the
-/// rows are replayed one by one, each in a savepoint, and a row SQLite refuses for
-/// itself (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
+/// rows are stored again one by one, each in a savepoint, and a row SQLite refuses for
+/// its values (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
 /// ``BulkInsertSession/rejectRefused`` instead of failing the write; the others are stored.
 @usableFromInline
 struct InsertBatcher<Element> {
@@ -99,38 +99,42 @@ struct InsertBatcher<Element> {
     }
 
     /// ``execute(_:into:bind:)`` rejecting refused rows: the batch in a savepoint; when it
-    /// fails, undone and replayed row by row (see the type's comment).
-    @inlinable
+    /// fails, undone and its rows stored one by one, each in the savepoint: a row SQLite
+    /// refuses goes to ``BulkInsertSession/rejectRefused``. (One by one, not in halves: a
+    /// `ROLLBACK TO` after the import created its reject table makes SQLite prepare every
+    /// statement again, so the fewest rollbacks cost least.) Not inlined into the per-row
+    /// path of the writes that do not reject.
+    @inlinable @inline(never)
     mutating func executeRejecting<Sink: RowSink>(
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws {
         let session = self.session
-        let batchSavepoint = try OpenSavepoint(session.db)
+        try session.batchSavepoint(.begin)
         let rc: Int32
-        do { rc = try session.run(stmt, into: &sink) } catch { batchSavepoint.rollback(); throw error }
+        do { rc = try session.run(stmt, into: &sink) } catch { session.batchSavepointRollback(); throw error }
         if rc == SQLITE_OK {
-            try batchSavepoint.release()
+            try session.batchSavepoint(.release)
             return
         }
         let message = session.lastMessage
-        batchSavepoint.rollback()
-        // The failure ended the transaction (`SQLITE_INTERRUPT`, `RAISE(ROLLBACK)`…): nothing to replay into.
-        if session.db.isAutocommit || pending.count == 1 && sq_reject_refused_row(rc) == 0 {
-            throw session.statementError(row: firstPending, code: rc, message: message)
+        session.batchSavepointRollback()
+        // Not a refused row (I/O, a full disk…), or the failure ended the transaction: as without rejecting.
+        if session.db.isAutocommit || sq_reject_refused_row(rc) == 0 {
+            try replayFailedBatch(code: rc, message: message, into: &sink, bind: bind)
         }
         let first = firstPending
         let single = try session.statement(rows: 1)
         for (i, element) in pending.enumerated() {
             do { try bind(element, single, 0) } catch { throw session.wrap(error, row: first + i) }
-            let rowSavepoint = try OpenSavepoint(session.db)
+            try session.batchSavepoint(.begin)
             let rc: Int32
-            do { rc = try session.run(single, into: &sink) } catch { rowSavepoint.rollback(); throw error }
+            do { rc = try session.run(single, into: &sink) } catch { session.batchSavepointRollback(); throw error }
             if rc == SQLITE_OK {
-                try rowSavepoint.release()
+                try session.batchSavepoint(.release)
                 continue
             }
             let error = session.statementError(row: first + i, code: rc, message: session.lastMessage)
-            rowSavepoint.rollback()
+            session.batchSavepointRollback()
             guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
                 throw error
             }
@@ -145,10 +149,10 @@ struct InsertBatcher<Element> {
     /// SQLite rolled it back itself): the rows would be stored, each in a transaction of its own.
     @inlinable
     func replayFailedBatch<Sink: RowSink>(
-        code: Int32, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
+        code: Int32, message: String? = nil, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws -> Never {
         let session = self.session
-        let message = session.lastMessage
+        let message = message ?? session.lastMessage
         let first = firstPending
         if pending.count > 1 && !session.db.isAutocommit {
             let single = try session.statement(rows: 1)

@@ -21,6 +21,10 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     private var files: [String]?
     private var file: String?
     private let options: JSONValueDecoder.Options?
+    /// ``skippingUndecodable(maxErrors:onReject:)``: where the values that do not decode go,
+    /// and the values read so far (returned and rejected).
+    private var rejecter: IngestRejecter?
+    private var valuesRead = 0
 
     init(reader: JSONElementReader, owner: Any?, read: @escaping (JSONElementReader) throws -> Bool) {
         self.reader = reader
@@ -57,11 +61,15 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     /// coding path and the line, column and byte offset in the input; reading several
     /// files, they are ``JSONFileError``s naming the file.
     public func next() throws -> T? {
-        guard let file else { return try nextInFile() }
+        guard let file else {
+            if let value = try nextInFile() { return value }
+            try endOfInput()
+            return nil
+        }
         do {
             while true {
                 if let value = try nextInFile() { return value }
-                guard let options, var rest = files, !rest.isEmpty else { return nil }
+                guard let options, var rest = files, !rest.isEmpty else { try endOfInput(); return nil }
                 let path = rest.removeFirst()
                 files = rest
                 self.file = path
@@ -77,16 +85,66 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
         }
     }
 
+    /// Values that do not decode as `T` (a `DecodingError` of `init(from:)`: a missing key, a
+    /// type mismatch) are skipped and given to `onReject` instead of ending the iteration,
+    /// within `maxErrors` (counted as the imports count them; a spent budget is a
+    /// `DecodingError` naming the count and the last reject). The reject's position is the
+    /// value's start, `record` its index in its file, `column` the last key of the error's
+    /// coding path; `raw` is empty (`rawTruncated`). A syntax error still ends the iteration.
+    /// Returns this cursor; call it before the first ``next()``.
+    ///
+    /// ```swift
+    /// let tasks = try JSONValueDecoder().elements(of: Task.self, contentsOfFile: "tasks.json")
+    ///     .skippingUndecodable(maxErrors: .count(100)) { reject in log(reject.reason) }
+    /// ```
+    @discardableResult
+    public func skippingUndecodable(maxErrors: ImportErrorLimit? = nil,
+                                    onReject: @escaping @Sendable (ImportReject) -> Void) throws -> JSONElementCursor<T> {
+        rejecter = try IngestRejecter(
+            db: nil, rejectTable: nil, maxErrors: maxErrors, onReject: onReject, function: "elements",
+            reason: { _ in "" },
+            makeError: { DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: $0)) })
+        return self
+    }
+
+    /// The value on the reader's tape did not decode: a reject (throws when the budget is spent).
+    private func reject(_ error: DecodingError) throws {
+        guard let rejecter else { throw error }
+        let context: DecodingError.Context?
+        var key: (any CodingKey)?
+        switch error {
+        case .keyNotFound(let k, let c): context = c; key = k
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): context = c; key = c.codingPath.last
+        @unknown default: context = nil
+        }
+        let start = reader.decoder.position(of: 0)
+        let path = context.map { $0.codingPath.map(\.stringValue).joined(separator: ".") } ?? ""
+        rejecter.file = file
+        try rejecter.take(record: reader.index, line: start.line, offset: start.offset,
+                          column: key.flatMap { $0.intValue == nil ? $0.stringValue : nil },
+                          reason: (path.isEmpty ? "" : path + ": ") + (context?.debugDescription ?? "\(error)"))
+    }
+
     /// The next value of the input being read, or nil at its end.
     private func nextInFile() throws -> T? {
         while true {
             switch try reader.step() {
-            case .value: return plain ? try reader.decodePlain(T.self) : try reader.decode(T.self)
+            case .value:
+                guard rejecter != nil else { return plain ? try reader.decodePlain(T.self) : try reader.decode(T.self) }
+                valuesRead += 1
+                do { return plain ? try reader.decodePlain(T.self) : try reader.decode(T.self) } catch let e as DecodingError {
+                    try reject(e)
+                }
             case .end: return nil
             case .needInput:
                 if try !read(reader), try reader.finish() == .end { return nil }
             }
         }
+    }
+
+    /// The input has ended: the fraction budget of ``skippingUndecodable(maxErrors:onReject:)``.
+    private func endOfInput() throws {
+        try rejecter?.end(records: valuesRead)
     }
 }
 

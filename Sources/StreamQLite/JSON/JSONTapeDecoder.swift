@@ -251,6 +251,13 @@ final class JSONTapeDecoder: Decoder {
     /// document order, as a caller catching an error per element asks, cost the distance
     /// between them, not the distance from the start each.
     func location(of i: Int) -> String {
+        let (line, column, o) = position(of: i)
+        return "line \(line), column \(column), byte offset \(o)"
+    }
+
+    /// Line, byte column (both 1-based) and document offset of the token at `i`, as
+    /// ``location(of:)`` writes them.
+    func position(of i: Int) -> (line: Int, column: Int, offset: Int) {
         let o = offset(of: i)
         let end = min(max(o - inputOffset, 0), inputCount)
         var mark = LineMark(input: input, inputOffset: inputOffset, lineBase: lineBase, lineStartBase: lineStartBase,
@@ -264,7 +271,7 @@ final class JSONTapeDecoder: Decoder {
         locationBytesScanned &+= end - mark.scanned
         mark.scanned = end
         lineMark = mark
-        return "line \(mark.line), column \(o - mark.lineStart + 1), byte offset \(o)"
+        return (mark.line, o - mark.lineStart + 1, o)
     }
 
     /// Where ``location(of:)`` stopped counting lines, and in which input.
