@@ -174,6 +174,36 @@ import CStreamQLite
         #expect(try file.scalarText("SELECT count(*) FROM rej WHERE file = '\(path)'") == "30")
     }
 
+    /// Rows the table refuses (a UNIQUE id repeated), format rejects and the file-name column
+    /// together, from a file read on the worker: the same rows and rejects as the bytes from
+    /// memory, each row naming its file. (Rows the table refuses are replayed from the
+    /// writer's own copy: the ring's rows are gone by then.)
+    @Test func tableRefusalsFormatRejectsAndTheFileColumnOnTheWorker() throws {
+        // every 997th record repeats the id before it; every 1000th has a bad amount
+        var text = "id,name,amount,note\n"
+        for i in 0..<30_000 {
+            let id = i % 997 == 996 ? i - 1 : i
+            text += "\(id),n\(i),\(i % 1000 == 999 ? "oops" : String(Double(i) * 0.25)),\(String(repeating: "z", count: i % 53))\n"
+        }
+        let path = try write("refused.csv", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for db in [file, memory] {
+            try db.execute("PRAGMA journal_mode=MEMORY")
+            try db.execute("CREATE TABLE t(id INTEGER UNIQUE, name TEXT, amount REAL, note TEXT, src TEXT)")
+        }
+        let options = CSVImportOptions(strict: true, chunkSize: 8 * 1024, onError: .skip, rejectTable: "rej",
+                                       filenameColumn: "src")
+        let refused = 30_000 / 997, bad = 30
+        let n = try file.importCSV(contentsOfFile: path, into: "t", options: options)
+        #expect(try memory.importCSV(bytes: Array(text.utf8), into: "t", options: options) == n)
+        #expect(n == 30_000 - refused - bad)
+        #expect(try dump(file, "t") == dump(memory, "t"))
+        #expect(try file.scalarText("SELECT count(*) FROM t WHERE src IS '\(path)'") == String(n))
+        #expect(try memory.scalarText("SELECT count(*) FROM t WHERE src IS NULL") == String(n))
+        #expect(try rejects(file, "rej").replacingOccurrences(of: path, with: "") == rejects(memory, "rej"))
+        #expect(try file.scalarText("SELECT count(*) FROM rej WHERE reason LIKE '%UNIQUE%'") == String(refused))
+    }
+
     @Test func aSpentBudgetStopsTheWorkerAndCommitsNothing() throws {
         let path = try write("budget.csv", csv(30_000, bad: { $0 % 1000 == 999 }))
         let db = try Database(path: ":memory:")

@@ -29,6 +29,25 @@ import Testing
         #expect(try text("SELECT count(*) FROM rej WHERE file IS NULL AND raw_truncated = 0") == "3")
     }
 
+    /// `createTable: true` with `.skip`: a record of another field count among the records
+    /// read to infer the types is left out of the inference (its values type nothing) and
+    /// rejected, as `csv_stream` without `columns=` does with `on_error=skip`.
+    @Test func aBadRecordInTheInferenceSampleIsRejectedAndTypesNothing() throws {
+        let csv = "id,amount,note\n1,10,ok\n2,x,long,record\n3,30,fine\n"
+        let n = try db.importCSV(bytes: Array(csv.utf8), into: "inferred",
+                                 options: .init(createTable: true, onError: .skip, rejectTable: "rej"))
+        #expect(n == 2)
+        #expect(try text("SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('inferred')")
+                == "id INTEGER, amount INTEGER, note TEXT")
+        #expect(try text("SELECT group_concat(id || ':' || typeof(amount) || ':' || note, ' ') FROM inferred")
+                == "1:integer:ok 3:integer:fine")
+        #expect(try text("SELECT line || '/' || record || '/' || raw FROM rej") == "3/1/2,x,long,record")
+        // aborting (the default), the same file stops at that record
+        #expect(throws: CSVImportError.self) {
+            try db.importCSV(bytes: Array(csv.utf8), into: "inferred2", options: .init(createTable: true))
+        }
+    }
+
     @Test func onRejectGetsEveryRejectWithoutATable() throws {
         let got = Mutex<[ImportReject]>([])
         let n = try db.importJSON(bytes: Array(ndjson.utf8), into: "t",

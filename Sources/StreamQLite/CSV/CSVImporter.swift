@@ -56,6 +56,8 @@ final class CSVImporter: ChunkedImporter {
                 guard let f = sq_csv_infer_new(&o, Int32(clamping: max(options.inferRecords, 1))) else {
                     throw CSVImportError(message: "out of memory")
                 }
+                // rejecting: a record of another field count types nothing; the read rejects it
+                if options.onError == .skip { sq_csv_infer_skip_bad(f) }
                 return f
             }
         } else if let inferred {
