@@ -109,38 +109,42 @@ struct InsertBatcher<Element> {
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
     ) throws {
         let session = self.session
-        try session.batchSavepoint(.begin)
-        let rc: Int32
-        do { rc = try session.run(stmt, into: &sink) } catch { session.batchSavepointRollback(); throw error }
-        if rc == SQLITE_OK {
-            try session.batchSavepoint(.release)
-            return
-        }
-        let message = session.lastMessage
-        session.batchSavepointRollback()
+        guard let failed = try runUndoable(stmt, into: &sink) else { return }
         // Not a refused row (I/O, a full disk…), or the failure ended the transaction: as without rejecting.
-        if session.db.isAutocommit || sq_reject_refused_row(rc) == 0 {
-            try replayFailedBatch(code: rc, message: message, into: &sink, bind: bind)
+        if session.db.isAutocommit || sq_reject_refused_row(failed.code) == 0 {
+            try replayFailedBatch(code: failed.code, message: failed.message, into: &sink, bind: bind)
         }
         let first = firstPending
         let single = try session.statement(rows: 1)
         for (i, element) in pending.enumerated() {
             do { try bind(element, single, 0) } catch { throw session.wrap(error, row: first + i) }
-            try session.batchSavepoint(.begin)
-            let rc: Int32
-            do { rc = try session.run(single, into: &sink) } catch { session.batchSavepointRollback(); throw error }
-            if rc == SQLITE_OK {
-                try session.batchSavepoint(.release)
-                continue
-            }
-            let error = session.statementError(row: first + i, code: rc, message: session.lastMessage)
-            session.batchSavepointRollback()
+            guard let (rc, message) = try runUndoable(single, into: &sink) else { continue }
+            let error = session.statementError(row: first + i, code: rc, message: message)
             guard !session.db.isAutocommit, sq_reject_refused_row(rc) != 0, let reject = session.rejectRefused else {
                 throw error
             }
             try reject(element, error)
             session.rejected &+= 1
         }
+    }
+
+    /// Runs `stmt` in the batch savepoint: nil when it succeeded (the savepoint released),
+    /// else SQLite's code and message, the savepoint undone.
+    @inlinable
+    func runUndoable<Sink: RowSink>(
+        _ stmt: OpaquePointer, into sink: inout Sink
+    ) throws -> (code: Int32, message: String)? {
+        let session = self.session
+        try session.batchSavepoint(.begin)
+        let rc: Int32
+        do { rc = try session.run(stmt, into: &sink) } catch { session.batchSavepointRollback(); throw error }
+        if rc == SQLITE_OK {
+            try session.batchSavepoint(.release)
+            return nil
+        }
+        let message = session.lastMessage
+        session.batchSavepointRollback()
+        return (rc, message)
     }
 
     /// Replays the rows of a failed batch one by one (the batch statement was undone
