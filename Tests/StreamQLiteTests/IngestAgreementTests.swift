@@ -81,7 +81,7 @@ import Testing
         #expect(byN[7]?[4] == .real(1) && byN[7]?[6] == .text("1"))                              // booleans
         #expect(byN[9]?[6] == .text(#"["a\bb","\f\n\r\t\"\\/","\u0001\u001f\#u{7f}","é\#u{2028}😀",{"k\tk":{"":[]}}]"#))
         #expect(byN[3]?[2] == .int(Int64.max) && byN[3]?[8] == .real(1.2345678901234568e+23))
-        #expect(byN[4]?[2] == .int(1000) && byN[4]?[4] == .real(4.9e-324))                      // a subnormal
+        #expect(byN[4]?[2] == .int(1000) && byN[4]?[4] == .real(.leastNonzeroMagnitude))                      // a subnormal
         #expect(byN[4]?[6] == .text("1e400") && byN[4]?[10] == .text("1e400"))                  // TEXT, untyped: kept
         #expect(byN[3]?[10] == .text("-0"))                                                      // untyped: kept
     }

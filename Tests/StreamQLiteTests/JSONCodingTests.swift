@@ -476,8 +476,8 @@ let allFormattings: [JSONEncoder.OutputFormatting] = [
 
     @Test func numbersAsFoundationWritesThem() {
         var rng = SystemRandomNumberGenerator()
-        var doubles: [Double] = [0, -0.0, 1, -1, 0.1, 1e16, 1e17, 1e-7, 100, 123456789.125, 5e-324, .greatestFiniteMagnitude,
-                                 .leastNormalMagnitude, 2.5e-5, 1e21, 1e22, 9007199254740993]
+        var doubles: [Double] = [0, -0.0, 1, -1, 0.1, 1e16, 1e17, 1e-7, 100, 123456789.125, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+                                 .leastNormalMagnitude, 2.5e-5, 1e21, 1e22, 9007199254740992.0.nextUp]
         var floats: [Float] = [0, -0.0, 0.1, 1e20, 3, 1e-7, .greatestFiniteMagnitude, .leastNonzeroMagnitude, 16777216, 16777218]
         while doubles.count < 5000 {
             let d = Double(bitPattern: rng.next())

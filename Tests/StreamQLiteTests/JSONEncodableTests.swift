@@ -111,7 +111,7 @@ struct RandomValues {
 
     mutating func double() -> Double {
         switch Int.random(in: 0..<4, using: &rng) {
-        case 0: return [0, -0.0, 1e300, -1e-300, 5e-324, .greatestFiniteMagnitude, 0.1, 1e16, 1e21, 2.5].randomElement(using: &rng)!
+        case 0: return [0, -0.0, 1e300, -1e-300, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 0.1, 1e16, 1e21, 2.5].randomElement(using: &rng)!
         case 1: return Double(Int.random(in: -1000...1000, using: &rng)) / 8
         default:
             while true {
