@@ -3,7 +3,8 @@
 #   make            build/streamqlite.so (the loadable extension)
 #   make demo       build it and print the locale-week report (README's first command)
 #   make test       every test: C unit tests, SQL tests through sqlite3, Python
-#                   loading checks, ASan+UBSan run, fuzz smoke run, swift test (also under
+#                   loading checks, ASan+UBSan run, the threaded C tests under the thread
+#                   sanitizer (test-c-tsan), fuzz smoke run, swift test (also under
 #                   the thread sanitizer: test-swift-tsan), and a new
 #                   package depending on this one by version (test-package), and the
 #                   tasks server example over HTTP (test-server); make release's checks
@@ -85,7 +86,7 @@ demo:
 	@$(MAKE) --no-print-directory ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-fuzz test-release test-cluster \
+test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-c-tsan test-fuzz test-release test-cluster \
       test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli
 	@echo "make test: all suites passed"
 
