@@ -5,29 +5,34 @@ import Testing
 /// A connection thread whose queue never empties (a writer always busy) lets go of the jobs
 /// it has run, and of what their closures captured.
 @Suite struct ConnectionThreadQueueTests {
+    /// How many ``Captured`` have been released. Each holds it, so it outlives the last of
+    /// them: the jobs still queued when the test returns are released later, on the thread.
+    final class ReleaseCount: @unchecked Sendable {
+        private let lock = NSLock()
+        private var n = 0
+        func add() { lock.lock(); n += 1; lock.unlock() }
+        var value: Int { lock.lock(); defer { lock.unlock() }; return n }
+    }
+
     final class Captured: @unchecked Sendable {
-        let released: NSCondition
-        let count: UnsafeMutablePointer<Int>
-        init(_ released: NSCondition, _ count: UnsafeMutablePointer<Int>) { self.released = released; self.count = count }
-        deinit { released.lock(); count.pointee += 1; released.unlock() }
+        let count: ReleaseCount
+        init(_ count: ReleaseCount) { self.count = count }
+        deinit { count.add() }
     }
 
     @Test func jobsRunAreReleasedWhileTheQueueStaysBusy() throws {
         let thread = ConnectionThread(database: try Database(path: ":memory:"), name: "queue test")
         defer { thread.stop() }
-        let released = NSCondition()
-        let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
-        count.initialize(to: 0)
-        defer { count.deallocate() }
+        let count = ReleaseCount()
         let gate = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var releasedBeforeLast = -1
         thread.submit { _ in gate.wait() }        // the queue fills behind it
         for _ in 0..<200 {
-            let captured = Captured(released, count)
+            let captured = Captured(count)
             thread.submit { _ in _ = captured }
         }
         thread.submit { _ in
-            released.lock(); releasedBeforeLast = count.pointee; released.unlock()
+            releasedBeforeLast = count.value
             done.signal()
         }
         for _ in 0..<20 { thread.submit { _ in } }    // still queued when the check runs

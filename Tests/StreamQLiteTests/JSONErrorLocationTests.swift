@@ -27,6 +27,8 @@ import Testing
         let json = "{\"items\":[\n" + (0..<n).map { "  {\"id\":\($0)}" }.joined(separator: ",\n") + "\n]}"
         let bytes = Array(json.utf8)
         let decoder = try JSONTapeDecoder.pool.take()
+        // a pooled decoder counts across documents: this one's reads are the difference
+        let scannedBefore = decoder.locationBytesScanned
         let holder: Holder = try bytes.withUnsafeBytes { b in
             try decoder.parse(b, options: JSONValueDecoder.Options(JSONValueDecoder()))
             return try decoder.decodeTop(Holder.self)
@@ -39,7 +41,7 @@ import Testing
         }
         // And the bytes read for them are about the document's once (counting from the start
         // for each would read Σ offsets ≈ n × size / 2, 66 MB here).
-        #expect(decoder.locationBytesScanned <= 2 * bytes.count)
+        #expect(decoder.locationBytesScanned - scannedBefore <= 2 * bytes.count)
         // A location before the last one asked for is counted from the start again.
         let first = decoder.location(of: 0)
         #expect(first == "line 1, column 1, byte offset 0")
