@@ -753,6 +753,18 @@ static int ft_pipe_reader_error(sq_ft_cursor *c, char **pzErr){
   return *pzErr ? SQLITE_ERROR : rc;
 }
 
+/* n bytes to the format's reader, fed again after each pause (the core
+** pauses after every row, as on one thread): SQLITE_OK or the error. */
+static int ft_pipe_feed(sq_ft_cursor *c, const unsigned char *z, size_t n, char **pzErr){
+  size_t pos = 0, used = 0;
+  while( pos<n ){
+    int f = c->vt->fmt->xFeed(c, z+pos, n-pos, &used);
+    if( f==SQ_FT_ERROR ) return ft_pipe_reader_error(c, pzErr);
+    pos = f==SQ_FT_PAUSED ? pos+used : n;
+  }
+  return SQLITE_OK;
+}
+
 /* One file on the worker: SQLITE_OK, or an error code and *pzErr. */
 static int ft_pipe_file(sq_ft_cursor *c, char **pzErr){
   const sq_ft_format *fmt = c->vt->fmt;
@@ -770,18 +782,10 @@ static int ft_pipe_file(sq_ft_cursor *c, char **pzErr){
     c->chunk = sqlite3_malloc(SQ_FT_CHUNK);
     if( !c->chunk ) return SQLITE_NOMEM;
   }
-  if( c->replay ){
-    /* the bytes read when the table was made come first */
-    size_t pos = 0, used = 0;
-    while( pos<c->nreplay ){
-      int f = fmt->xFeed(c, c->replay+pos, c->nreplay-pos, &used);
-      if( f==SQ_FT_ERROR ) return ft_pipe_reader_error(c, pzErr);
-      pos = f==SQ_FT_PAUSED ? pos+used : c->nreplay;
-    }
-  }
+  /* the bytes read when the table was made come first */
+  if( c->replay && (rc = ft_pipe_feed(c, c->replay, c->nreplay, pzErr))!=SQLITE_OK ) return rc;
   for(;;){
     char *why = 0;
-    size_t pos = 0, used = 0;
     sqlite3_int64 n;
     /* a read that may wait: the rows so far go first */
     if( !c->file.regular ) sq_pipe_flush(p);
@@ -793,11 +797,7 @@ static int ft_pipe_file(sq_ft_cursor *c, char **pzErr){
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
     }
     if( n==0 ) break;
-    while( pos<(size_t)n ){
-      int f = fmt->xFeed(c, c->chunk+pos, (size_t)n-pos, &used);
-      if( f==SQ_FT_ERROR ) return ft_pipe_reader_error(c, pzErr);
-      pos = f==SQ_FT_PAUSED ? pos+used : (size_t)n;
-    }
+    if( (rc = ft_pipe_feed(c, c->chunk, (size_t)n, pzErr))!=SQLITE_OK ) return rc;
   }
   if( fmt->xFinish(c)!=SQ_FT_DONE ) return ft_pipe_reader_error(c, pzErr);
   if( sq_pipe_put_mark(p, FT_MARK_END, c->iFile, c->g ? sq_ingest_records(c->g) : 0) ){
