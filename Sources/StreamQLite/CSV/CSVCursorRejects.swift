@@ -33,12 +33,7 @@ final class CSVCursorRejects {
         case let e as CSVImportError:
             column = e.fieldName
         case let e as DecodingError:
-            let context: DecodingError.Context?
-            switch e {
-            case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
-            @unknown default: context = nil
-            }
-            if let context {
+            if let context = e.context {
                 reason = reader.function + ": " + context.debugDescription
                 column = context.codingPath.last?.stringValue
             }

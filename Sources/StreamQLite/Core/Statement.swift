@@ -287,6 +287,14 @@ public final class Statement {
 }
 
 extension DecodingError {
+    /// The context every case carries (nil only for a case a later Swift adds).
+    var context: Context? {
+        switch self {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): return c
+        @unknown default: return nil
+        }
+    }
+
     /// The failure in one sentence (the context's description, the key or type involved).
     var streamQLiteDescription: String {
         switch self {

@@ -148,11 +148,7 @@ final class JSONColumnDecoder: Decoder {
 
     /// A decoding error inside the JSON as a ``DatabaseError`` naming where in the JSON it is.
     func describe(_ error: DecodingError) -> any Error {
-        let context: DecodingError.Context
-        switch error {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c): context = c
-        @unknown default: return error
-        }
+        guard let context = error.context else { return error }
         let inner = context.codingPath.dropFirst(codingPath.count)
         guard parsed || !inner.isEmpty else { return error }
         var path = ""

@@ -110,13 +110,9 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     /// The value on the reader's tape did not decode: a reject (throws when the budget is spent).
     private func reject(_ error: DecodingError) throws {
         guard let rejecter else { throw error }
-        let context: DecodingError.Context?
-        var key: (any CodingKey)?
-        switch error {
-        case .keyNotFound(let k, let c): context = c; key = k
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): context = c; key = c.codingPath.last
-        @unknown default: context = nil
-        }
+        let context = error.context
+        var key = context?.codingPath.last
+        if case .keyNotFound(let k, _) = error { key = k }
         let start = reader.decoder.position(of: 0)
         let path = context.map { $0.codingPath.map(\.stringValue).joined(separator: ".") } ?? ""
         rejecter.file = file
