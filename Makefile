@@ -74,7 +74,7 @@ $(EXT): $(SRC) $(HDR) Makefile
 
 $(BUILD)/core/%.o: Extension/src/%.c $(HDR) Makefile
 	@mkdir -p $(BUILD)/core
-	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -DSQ_PIPE_POISON -c -o $@ $<
 
 $(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm
@@ -164,7 +164,7 @@ comma       := ,
 test-c-tsan:
 	@mkdir -p build/tsan
 	@set -e; for t in $(TSAN_CTESTS); do \
-	  $(CLANG) -O1 -g -fsanitize=thread $(WARN) -std=c11 -D_GNU_SOURCE -DSQLITE_CORE -IExtension/src \
+	  $(CLANG) -O1 -g -fsanitize=thread $(WARN) -std=c11 -D_GNU_SOURCE -DSQLITE_CORE -DSQ_PIPE_POISON -IExtension/src \
 	    -IExtension/include -IExtension/test $(ICU_CFLAGS) -o build/tsan/$$t Extension/test/$$t.c $(SRC) \
 	    -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm -lpthread \
 	    $(if $(TSAN_RT_DIR),-L$(TSAN_RT_DIR) -ldispatch -lBlocksRuntime -Wl$(comma)-rpath$(comma)$(TSAN_RT_DIR)); \

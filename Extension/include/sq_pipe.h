@@ -40,7 +40,7 @@
 ** THE RING
 **
 ** nblocks blocks of block bytes (defaults SQ_PIPE_BLOCK, SQ_PIPE_BLOCKS:
-** 4 × 128 KiB).  The worker fills one block with items (a row: its values
+** 8 × 64 KiB).  The worker fills one block with items (a row: its values
 ** and their TEXT/JSON bytes together) and hands it over when the next item
 ** does not fit, when it calls sq_pipe_flush (before a read that may wait:
 ** a pipe or FIFO gives rows as they arrive), and at END/ERROR.  An item
@@ -51,6 +51,18 @@
 ** the core's record limit).  When every block is full the worker waits;
 ** the caller releases a block when it asks for the item after the
 ** block's last.
+**
+** HOLDING ITEMS
+**
+** An item is valid until the next sq_pipe_next.  After sq_pipe_hold(p, 1)
+** every item taken stays valid until the next sq_pipe_release (or
+** sq_pipe_hold(p, 0), or sq_pipe_free): a caller that gathers rows into
+** batches (the Swift imports bind them into an N-row INSERT) binds their
+** bytes where they lie and releases once the batch has run, instead of
+** copying them.  The blocks held do not count against the ring: the worker
+** takes another (allocated while more than nblocks are in use, freed when
+** given back), so holding never stalls it and memory grows by what the
+** caller holds (one batch of records).
 **
 ** STOPPING
 **
@@ -87,8 +99,8 @@
 extern "C" {
 #endif
 
-#define SQ_PIPE_BLOCK   (128*1024)
-#define SQ_PIPE_BLOCKS  4
+#define SQ_PIPE_BLOCK   (64*1024)
+#define SQ_PIPE_BLOCKS  8
 
 /* Item kinds. */
 #define SQ_PIPE_ROW     1
@@ -189,6 +201,11 @@ int sq_pipe_route_reject(void *route, const sq_ingest_reject *r);
 ** next call.  interrupted(arg) (may be NULL) is asked while waiting.
 ** After END or ERROR, every call gives END/ERROR again. */
 int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), void *arg);
+/* Hold mode on or off (off releases): see HOLDING ITEMS. */
+void sq_pipe_hold(sq_pipe *p, int on);
+/* Gives back the blocks of the items taken so far, but the block of the
+** last (those items are no longer valid). */
+void sq_pipe_release(sq_pipe *p);
 /* An `interrupted` for sq_pipe_next: arg is a sqlite3*; sqlite3_interrupt()
 ** was called on it, or the host's stop check says so (sq_interrupted). */
 int sq_pipe_db_interrupted(void *db);

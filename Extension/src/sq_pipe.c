@@ -9,10 +9,17 @@
 ** part and its strings.  The caller makes the offsets pointers again in
 ** place when it takes the item: it owns the block then.
 **
-** The ring: blocks[head .. head+count) are handed over (the caller reads
-** blocks[head]); the worker fills blocks[head+count] (wcur) unseen until
-** it hands it over.  One mutex, one condition variable broadcast on every
-** change; waits are short (a block at a time).
+** The ring is a list of blocks: `ready` (handed over, in order), the
+** caller's `cur` (being read), the worker's `w` (being filled, unseen
+** until handed over), `spare` (free) and, in hold mode, `held` (read
+** past, kept until sq_pipe_release).  `count` is the handed-over blocks
+** not yet read past (ready and cur): when it reaches nblocks the worker
+** sleeps until the caller has read half of them (a wake-up every
+** nblocks/2 blocks, not every block).  Held blocks do not count: the
+** worker takes a spare block or allocates one, so holding never stalls
+** it; a block given back while more than nblocks are allocated is freed.
+** One mutex and one condition variable, signalled only when the other
+** side sleeps on it.
 */
 #include "sq_internal.h"
 #include "sq_pipe.h"
@@ -31,15 +38,20 @@
 typedef struct pipe_block {
   unsigned char *z;
   size_t cap, used;
+  struct pipe_block *next;
 } pipe_block;
 
 struct sq_pipe {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   size_t block;
-  int n;
-  pipe_block *b;
-  int head, count;          /* handed-over blocks (under mu) */
+  int n;                    /* nblocks */
+  /* under mu */
+  pipe_block *ready, *ready_last;   /* handed over, not yet read */
+  int count;                /* ready blocks and cur */
+  int wwaits, cwaits;       /* the worker, the caller sleeps on cv */
+  pipe_block *spare;        /* free blocks */
+  int nalloc;               /* blocks allocated */
   int stop;                 /* atomic: the caller stops the worker */
   int done;                 /* the worker returned (under mu) */
   int started;
@@ -47,13 +59,15 @@ struct sq_pipe {
   void (*run)(sq_pipe*, void*);
   void *arg;
   /* the worker's */
-  int wcur;                 /* the block being filled, or -1 */
+  pipe_block *w;            /* the block being filled, or NULL */
   int oom;
   int ended;                /* END or ERROR put */
   uint64_t bytes, raw;
   /* the caller's */
-  int holding;              /* blocks[head] is being read */
+  pipe_block *cur;          /* the block being read, or NULL */
   size_t rpos;
+  int hold;                 /* sq_pipe_hold: blocks read past are kept */
+  pipe_block *held;         /* ... until sq_pipe_release */
   int taken;                /* blocks taken since the last interrupt check */
 };
 
@@ -101,12 +115,8 @@ sq_pipe *sq_pipe_new(size_t block, int nblocks){
   p = sqlite3_malloc64(sizeof(*p));
   if( !p ) return 0;
   memset(p, 0, sizeof(*p));
-  p->b = sqlite3_malloc64(sizeof(pipe_block)*(sqlite3_uint64)nblocks);
-  if( !p->b ){ sqlite3_free(p); return 0; }
-  memset(p->b, 0, sizeof(pipe_block)*(size_t)nblocks);
   p->block = block;
   p->n = nblocks;
-  p->wcur = -1;
   /* (blocks are allocated when first filled: a short scan uses one) */
   pthread_mutex_init(&p->mu, 0);
   pthread_cond_init(&p->cv, 0);
@@ -123,13 +133,15 @@ int sq_pipe_worth_it(void){
 
 /* Hands the block being filled over (when it holds anything). */
 static void pipe_publish(sq_pipe *p){
-  if( p->wcur<0 ) return;
-  if( p->b[p->wcur].used==0 ) return;
+  if( !p->w || p->w->used==0 ) return;
   pthread_mutex_lock(&p->mu);
+  p->w->next = 0;
+  if( p->ready_last ) p->ready_last->next = p->w; else p->ready = p->w;
+  p->ready_last = p->w;
   p->count++;
-  pthread_cond_broadcast(&p->cv);
+  if( p->cwaits ) pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);
-  p->wcur = -1;
+  p->w = 0;
 }
 
 void sq_pipe_flush(sq_pipe *p){
@@ -174,20 +186,39 @@ void sq_pipe_progress(sq_pipe *p, uint64_t bytes, uint64_t raw_bytes){
 ** not fit.  NULL when stopped or out of memory. */
 static unsigned char *pipe_reserve(sq_pipe *p, size_t size){
   pipe_block *blk;
-  if( p->wcur>=0 ){
-    blk = &p->b[p->wcur];
+  if( p->w ){
+    blk = p->w;
     if( blk->used+size<=blk->cap ) return blk->z+blk->used;
     pipe_publish(p);
   }
-  if( p->wcur<0 ){
+  if( !p->w ){
     pthread_mutex_lock(&p->mu);
-    while( p->count==p->n && !sq_pipe_stopped(p) ) pthread_cond_wait(&p->cv, &p->mu);
+    if( p->count==p->n ){
+      /* the ring is full: sleep until the caller has read half of it */
+      p->wwaits = 1;
+      while( p->count>p->n/2 && !sq_pipe_stopped(p) ) pthread_cond_wait(&p->cv, &p->mu);
+      p->wwaits = 0;
+    }
     if( sq_pipe_stopped(p) ){ pthread_mutex_unlock(&p->mu); return 0; }
-    p->wcur = (p->head + p->count) % p->n;
+    blk = p->spare;
+    if( blk ) p->spare = blk->next; else p->nalloc++;
     pthread_mutex_unlock(&p->mu);
-    p->b[p->wcur].used = 0;
+    if( !blk ){
+      blk = sqlite3_malloc64(sizeof(*blk));
+      if( !blk ){
+        pthread_mutex_lock(&p->mu);
+        p->nalloc--;
+        pthread_mutex_unlock(&p->mu);
+        p->oom = 1;
+        return 0;
+      }
+      memset(blk, 0, sizeof(*blk));
+    }
+    blk->used = 0;
+    blk->next = 0;
+    p->w = blk;
   }
-  blk = &p->b[p->wcur];
+  blk = p->w;
   if( !blk->z || size>blk->cap || (blk->cap>p->block && size<=p->block) ){
     /* a record larger than a block: a block of its own; else back to size */
     size_t want = size>p->block ? size : p->block;
@@ -206,7 +237,7 @@ static void pipe_commit(sq_pipe *p, unsigned char *at, uint32_t kind, size_t siz
   h->size = size;
   h->bytes = p->bytes;
   h->raw = p->raw;
-  p->b[p->wcur].used += size;
+  p->w->used += size;
 }
 
 int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
@@ -392,12 +423,18 @@ void sq_pipe_read_run(sq_pipe *p, void *arg){
 
 /* ------------------------------------------------------------ the caller */
 
-/* The item at rpos of blocks[head] into *it (offsets made pointers). */
+/* The item at rpos of the caller's block into *it (offsets made pointers). */
 static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
-  unsigned char *at = p->b[p->head].z + p->rpos;
+  unsigned char *at = p->cur->z + p->rpos;
   pipe_hdr *h = (pipe_hdr*)at;
   unsigned char *body = at+sizeof(pipe_hdr);
-  memset(it, 0, sizeof(*it));
+  /* a row (the many) sets what a row has; the others start from zero */
+  if( h->kind==SQ_PIPE_ROW ){
+    it->message = 0;
+    it->rc = 0;
+  }else{
+    memset(it, 0, sizeof(*it));
+  }
   it->kind = (int)h->kind;
   it->bytes = h->bytes;
   it->raw_bytes = h->raw;
@@ -465,10 +502,32 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   }
 }
 
+/* Test and debug builds overwrite what a block held when it is given back
+** or freed, so that a caller still reading it sees wrong bytes at once. */
+#if defined(SQ_PIPE_POISON) || defined(DEBUG) || defined(SQLITE_DEBUG)
+# define pipe_poison(blk) do{ if( (blk)->z ) memset((blk)->z, 0xA5, (blk)->used); }while(0)
+#else
+# define pipe_poison(blk) ((void)0)
+#endif
+
+/* Gives a block read past back (under mu): to the spares, or freed while
+** more than nblocks are allocated (held blocks made the worker allocate). */
+static void pipe_recycle(sq_pipe *p, pipe_block *blk){
+  pipe_poison(blk);
+  if( p->nalloc>p->n ){
+    p->nalloc--;
+    sqlite3_free(blk->z);
+    sqlite3_free(blk);
+  }else{
+    blk->next = p->spare;
+    p->spare = blk;
+  }
+}
+
 int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), void *arg){
   for(;;){
-    if( p->holding ){
-      pipe_block *blk = &p->b[p->head];
+    if( p->cur ){
+      pipe_block *blk = p->cur;
       if( p->rpos<blk->used ){
         pipe_hdr *h = (pipe_hdr*)(blk->z+p->rpos);
         pipe_read_item(p, it);
@@ -476,12 +535,16 @@ int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), vo
         if( h->kind!=SQ_PIPE_END && h->kind!=SQ_PIPE_ERROR ) p->rpos += (size_t)h->size;
         return SQ_PIPE_OK;
       }
+      p->cur = 0;
+      if( p->hold ){
+        blk->next = p->held;
+        p->held = blk;
+      }
       pthread_mutex_lock(&p->mu);
-      p->head = (p->head + 1) % p->n;
       p->count--;
-      pthread_cond_broadcast(&p->cv);
+      if( !p->hold ) pipe_recycle(p, blk);
+      if( p->wwaits && p->count<=p->n/2 ) pthread_cond_broadcast(&p->cv);
       pthread_mutex_unlock(&p->mu);
-      p->holding = 0;
     }
     pthread_mutex_lock(&p->mu);
     while( p->count==0 ){
@@ -498,7 +561,9 @@ int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), vo
       clock_gettime(CLOCK_REALTIME, &until);
       until.tv_nsec += PIPE_WAIT_MS * 1000000L;
       if( until.tv_nsec>=1000000000L ){ until.tv_sec++; until.tv_nsec -= 1000000000L; }
+      p->cwaits = 1;
       r = pthread_cond_timedwait(&p->cv, &p->mu, &until);
+      p->cwaits = 0;
       if( r!=0 && p->count==0 && !p->done && interrupted ){
         /* waited a whole slice: ask (outside the lock) */
         pthread_mutex_unlock(&p->mu);
@@ -506,14 +571,33 @@ int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), vo
         pthread_mutex_lock(&p->mu);
       }
     }
+    p->cur = p->ready;
+    p->ready = p->cur->next;
+    if( !p->ready ) p->ready_last = 0;
     pthread_mutex_unlock(&p->mu);
-    p->holding = 1;
     p->rpos = 0;
     if( ++p->taken>=PIPE_BLOCKS_PER_CHECK ){
       p->taken = 0;
       if( interrupted && interrupted(arg) ) return SQ_PIPE_INTERRUPTED;
     }
   }
+}
+
+void sq_pipe_hold(sq_pipe *p, int on){
+  p->hold = on;
+  if( !on ) sq_pipe_release(p);
+}
+
+void sq_pipe_release(sq_pipe *p){
+  pipe_block *blk, *next;
+  if( !p->held ) return;
+  pthread_mutex_lock(&p->mu);
+  for(blk=p->held; blk; blk=next){
+    next = blk->next;
+    pipe_recycle(p, blk);
+  }
+  p->held = 0;
+  pthread_mutex_unlock(&p->mu);
 }
 
 int sq_pipe_db_interrupted(void *db){
@@ -532,12 +616,26 @@ void sq_pipe_stop(sq_pipe *p){
   }
 }
 
+static void pipe_free_list(pipe_block *blk){
+  while( blk ){
+    pipe_block *next = blk->next;
+    pipe_poison(blk);
+    sqlite3_free(blk->z);
+    sqlite3_free(blk);
+    blk = next;
+  }
+}
+
 void sq_pipe_free(sq_pipe *p){
-  int i;
   if( !p ) return;
   sq_pipe_stop(p);
-  for(i=0; i<p->n; i++) sqlite3_free(p->b[i].z);
-  sqlite3_free(p->b);
+  if( p->w ) p->w->next = 0;
+  if( p->cur ) p->cur->next = 0;
+  pipe_free_list(p->ready);
+  pipe_free_list(p->spare);
+  pipe_free_list(p->held);
+  pipe_free_list(p->w);
+  pipe_free_list(p->cur);
   pthread_cond_destroy(&p->cv);
   pthread_mutex_destroy(&p->mu);
   sqlite3_free(p);

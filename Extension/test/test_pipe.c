@@ -126,6 +126,32 @@ static int text_is(const char *z, size_t n, int i, int col, size_t want){
   return 1;
 }
 
+/* Item i of g's stream, as the caller takes it. */
+static int item_ok(const Gen *g, int i, const sq_pipe_item *it){
+  int bad = 0;
+  if( i%11==10 ){
+    if( it->kind!=SQ_PIPE_MARK || it->what!=7 || it->a!=i || it->b!=-i ) bad = 1;
+  }else if( i%7==6 ){
+    if( it->kind!=SQ_PIPE_REJECT || it->reject.index!=i || it->reject.line!=(uint64_t)i+1
+        || it->reject.offset!=(uint64_t)i*10 || strcmp(it->message, "the reason")!=0
+        || strcmp(it->reject.error->message, "bad value")!=0 || it->reject.error->nkey!=2
+        || memcmp(it->reject.error->key, "kk", 2)!=0 || it->reject.error->record!=i
+        || it->reject.nfield!=3 || memcmp(it->reject.field, "fld", 3)!=0 || it->reject.truncated!=i%2
+        || !text_is(it->reject.raw, it->reject.nraw, i, 0, gen_len(g, i, 0)) ) bad = 1;
+  }else{
+    const sq_ingest_value *v = it->row.values;
+    if( it->kind!=SQ_PIPE_ROW || it->row.index!=i || it->row.ncol!=3 || it->row.line!=(uint64_t)i+1
+        || it->bytes!=(uint64_t)i*10 || it->raw_bytes!=(uint64_t)i*3
+        || v[0].type!=SQ_INGEST_V_TEXT || v[1].type!=SQ_INGEST_V_JSON
+        || !text_is(v[0].text, v[0].len, i, 1, gen_len(g, i, 1))
+        || !text_is(v[1].text, v[1].len, i, 2, gen_len(g, i, 2))
+        || (i%3==0 ? v[2].type!=SQ_INGEST_V_NULL : (v[2].type!=SQ_INGEST_V_INTEGER || v[2].i!=(int64_t)i*1000003)) ){
+      bad = 1;
+    }
+  }
+  return !bad;
+}
+
 /* Reads the whole stream and checks every item; returns the items seen. */
 static int check_stream(size_t block, int nblocks, Gen *g){
   sq_pipe *p = sq_pipe_new(block, nblocks);
@@ -137,26 +163,7 @@ static int check_stream(size_t block, int nblocks, Gen *g){
     SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK);
     if( it.kind==SQ_PIPE_END || it.kind==SQ_PIPE_ERROR ) break;
     if( g->slow_consumer && i%5==0 ) usleep(200);
-    if( i%11==10 ){
-      if( it.kind!=SQ_PIPE_MARK || it.what!=7 || it.a!=i || it.b!=-i ) bad++;
-    }else if( i%7==6 ){
-      if( it.kind!=SQ_PIPE_REJECT || it.reject.index!=i || it.reject.line!=(uint64_t)i+1
-          || it.reject.offset!=(uint64_t)i*10 || strcmp(it.message, "the reason")!=0
-          || strcmp(it.reject.error->message, "bad value")!=0 || it.reject.error->nkey!=2
-          || memcmp(it.reject.error->key, "kk", 2)!=0 || it.reject.error->record!=i
-          || it.reject.nfield!=3 || memcmp(it.reject.field, "fld", 3)!=0 || it.reject.truncated!=i%2
-          || !text_is(it.reject.raw, it.reject.nraw, i, 0, gen_len(g, i, 0)) ) bad++;
-    }else{
-      const sq_ingest_value *v = it.row.values;
-      if( it.kind!=SQ_PIPE_ROW || it.row.index!=i || it.row.ncol!=3 || it.row.line!=(uint64_t)i+1
-          || it.bytes!=(uint64_t)i*10 || it.raw_bytes!=(uint64_t)i*3
-          || v[0].type!=SQ_INGEST_V_TEXT || v[1].type!=SQ_INGEST_V_JSON
-          || !text_is(v[0].text, v[0].len, i, 1, gen_len(g, i, 1))
-          || !text_is(v[1].text, v[1].len, i, 2, gen_len(g, i, 2))
-          || (i%3==0 ? v[2].type!=SQ_INGEST_V_NULL : (v[2].type!=SQ_INGEST_V_INTEGER || v[2].i!=(int64_t)i*1000003)) ){
-        bad++;
-      }
-    }
+    if( !item_ok(g, i, &it) ) bad++;
     i++;
   }
   SQ_CHECK_MSG(bad==0, "block %zu x %d, maxlen %zu: %d items wrong", block, nblocks, g->maxlen, bad);
@@ -200,6 +207,69 @@ static void test_ring_sizes(void){
     g.fail_at = -1;
     g.maxlen = 300;
     check_stream(0, 0, &g);
+  }
+}
+
+/* Hold mode: items taken stay valid until sq_pipe_release, however many
+** blocks they span (batches of 1 to more items than the ring holds: the
+** worker allocates past nblocks rather than stall), checked just before
+** each release; after the last release the blocks kept are at most
+** nblocks again. */
+static void check_hold(size_t block, int nblocks, size_t maxlen, int batch){
+  Gen g;
+  sq_pipe *p = sq_pipe_new(block, nblocks);
+  sq_pipe_item *kept = malloc(sizeof(sq_pipe_item)*(size_t)batch);
+  sq_pipe_item it;
+  int i = 0, n = 0, bad = 0, k;
+  sqlite3_int64 before = sqlite3_memory_used(), after;
+  memset(&g, 0, sizeof g);
+  g.nitems = 900;
+  g.fail_at = -1;
+  g.maxlen = maxlen;
+  SQ_CHECK(p!=0 && kept!=0 && before>0);
+  sq_pipe_hold(p, 1);
+  SQ_CHECK(sq_pipe_start(p, gen_run, &g)==0);
+  for(;;){
+    SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK);
+    if( it.kind!=SQ_PIPE_END && it.kind!=SQ_PIPE_ERROR ){
+      kept[n] = it;
+      kept[n].reject.error = &kept[n].error;
+      n++;
+      i++;
+    }
+    if( n==batch || it.kind==SQ_PIPE_END || it.kind==SQ_PIPE_ERROR ){
+      for(k=0; k<n; k++) if( !item_ok(&g, i-n+k, &kept[k]) ) bad++;
+      /* what the caller would do with the batch: the worker fills the ring meanwhile */
+      if( i%3==0 ) usleep(100);
+      sq_pipe_release(p);
+      n = 0;
+    }
+    if( it.kind==SQ_PIPE_END || it.kind==SQ_PIPE_ERROR ) break;
+  }
+  SQ_CHECK_MSG(bad==0 && it.kind==SQ_PIPE_END && i==g.nitems,
+               "hold: block %zu x %d, maxlen %zu, batch %d: %d items wrong, %d of %d",
+               block, nblocks, maxlen, batch, bad, i, g.nitems);
+  sq_pipe_stop(p);
+  after = sqlite3_memory_used();
+  /* the ring's blocks (each at most the largest item), the pipe itself */
+  SQ_CHECK_MSG(after - before <= (sqlite3_int64)(nblocks + 1) * (sqlite3_int64)(block + 2*maxlen + 1024) + 4096,
+               "hold: block %zu x %d, batch %d: %lld bytes kept after the last release",
+               block, nblocks, batch, (long long)(after - before));
+  sq_pipe_free(p);
+  free(kept);
+}
+
+static void test_hold(void){
+  size_t blocks[] = { 200, 1000, 64*1024 };
+  size_t lens[] = { 0, 50, 3000 };
+  int batches[] = { 1, 7, 50, 400 };
+  int b, l, k;
+  for(b=0; b<(int)(sizeof blocks/sizeof blocks[0]); b++){
+    for(l=0; l<(int)(sizeof lens/sizeof lens[0]); l++){
+      for(k=0; k<(int)(sizeof batches/sizeof batches[0]); k++){
+        check_hold(blocks[b], 2 + (b+k)%2, lens[l], batches[k]);
+      }
+    }
   }
 }
 
@@ -596,6 +666,7 @@ int main(void){
   char cmd[400];
   if( !tmp || !*tmp ) tmp = "/tmp";
   test_ring_sizes();
+  test_hold();
   test_error_at_n();
   test_stop_mid_stream();
   test_interrupt_wait();

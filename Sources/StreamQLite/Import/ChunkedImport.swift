@@ -50,8 +50,10 @@ struct ImportWorkerFeed {
 /// writer and rejecter, or into a pipe while a worker feeds the core.
 final class ImportRoute {
     let pointer: UnsafeMutablePointer<sq_pipe_route>
+    private let writer: IngestBatchWriter
 
     init(writer: IngestBatchWriter, rejecter: IngestRejecter?) {
+        self.writer = writer
         pointer = .allocate(capacity: 1)
         pointer.initialize(to: sq_pipe_route(row: ingestRowCallback, row_user: writer.callbackContext,
                                              reject: rejecter.map { _ in ingestRejectCallback },
@@ -65,7 +67,14 @@ final class ImportRoute {
     static let rowCallback: sq_ingest_row_callback = { route, row in sq_pipe_route_row(route, row) }
     static let rejectCallback: sq_ingest_reject_callback = { route, r in sq_pipe_route_reject(route, r) }
 
-    func send(to pipe: OpaquePointer?) { pointer.pointee.pipe = pipe }
+    /// Routes the core's callbacks into `pipe` (before its worker starts), or back to
+    /// the writer and rejecter (nil: after the worker is joined, before the pipe is
+    /// freed). The writer binds the pipe's rows where they lie meanwhile
+    /// (``IngestBatchWriter/hold(in:)``).
+    func send(to pipe: OpaquePointer?) {
+        pointer.pointee.pipe = pipe
+        writer.hold(in: pipe)
+    }
 }
 
 extension Database {

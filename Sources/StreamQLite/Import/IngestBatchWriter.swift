@@ -24,21 +24,17 @@ struct IngestWriteFailure: Error {
 ///
 /// The first row decides the inserted columns: a column the core reports as
 /// `SQ_INGEST_V_OMITTED` (a DEFAULT column the first record did not name) is
-/// left out. A row's values are only valid during the core's callback: they are
-/// kept in a slot row (TEXT in the session's arena) until their batch has run,
-/// so the write path can re-bind them for a partial last batch or a replay.
-/// The savepoint is the import's.
+/// left out. A row's values must stay valid until its batch has run, so that the
+/// write path can re-bind them for a partial last batch or a replay: the core's
+/// are only valid during its callback, so they are copied into a slot row (TEXT
+/// into the session's arena); a worker's pipe in hold mode (``hold(in:)``) keeps
+/// them where they lie until the writer releases them after each batch, so they
+/// are bound from there. The savepoint is the import's.
 final class IngestBatchWriter {
-    private enum Kind: UInt8 { case null, integer, real, text }
-    private struct Slot {
-        var kind: Kind = .null
-        var bits: Int64 = 0                      // the integer, or the double's bits
-        var text: UnsafePointer<UInt8>? = nil    // in the session's arena
-        var length = 0
-    }
-    /// A row of the batch being bound: its slot row and where its record starts.
+    /// A row of the batch being bound: its values (the core's whole row: a slot row,
+    /// or an item held in the pipe) and where its record starts.
     struct Row {
-        var slot: Int
+        var values: UnsafePointer<sq_ingest_value>
         var record: Int
         var offset: Int
         var line: Int
@@ -66,12 +62,12 @@ final class IngestBatchWriter {
     /// Core column of each inserted column (`active[0..<activeCount]`).
     @exclusivity(unchecked) private var active: UnsafeMutablePointer<Int>?
     @exclusivity(unchecked) private var activeCount = 0
-    /// `batchRows` slot rows of `activeCount` values.
-    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<Slot>?
+    /// `batchRows` slot rows of `columns.count` values: slot row `i` holds the copy of
+    /// the batch's row `i` when that row was copied.
+    @exclusivity(unchecked) private var slots: UnsafeMutablePointer<sq_ingest_value>?
     @exclusivity(unchecked) private var slotCount = 0
-    /// The slot row of the next row (the batcher's pending count), and rows per batch.
-    @exclusivity(unchecked) private var nextSlot = 0
-    @exclusivity(unchecked) private var batchRows = 0
+    /// The pipe in hold mode whose items the rows point into (``hold(in:)``), or nil.
+    @exclusivity(unchecked) private var pipe: OpaquePointer?
 
     init(db: Database, table: String, columns: [String], insertOptions: InsertOptions, fileColumn: String? = nil) {
         self.db = db
@@ -92,10 +88,7 @@ final class IngestBatchWriter {
 
     deinit {
         free(fileText)
-        if let slots {
-            slots.deinitialize(count: slotCount)
-            slots.deallocate()
-        }
+        slots?.deallocate()
         active?.deallocate()
     }
 
@@ -117,6 +110,21 @@ final class IngestBatchWriter {
     /// `SQ_INGEST_E_ABORTED`, and the importer throws this instead.
     @exclusivity(unchecked) private(set) var failure: Error?
 
+    /// The rows come from `pipe` (a worker's `sq_pipe`, before it starts): it is put in
+    /// hold mode and the rows are bound where they lie, the pipe released after each
+    /// batch. nil (after the worker is joined, before the pipe is freed): the pending
+    /// rows are copied into slot rows, bound again from there, and the pipe released.
+    func hold(in pipe: OpaquePointer?) {
+        if let pipe {
+            sq_pipe_hold(pipe, 1)
+            self.pipe = pipe
+        } else if let held = self.pipe {
+            detach()
+            self.pipe = nil
+            sq_pipe_hold(held, 0)
+        }
+    }
+
     /// A completed row from the core (its values are valid during the call).
     func take(_ row: UnsafePointer<sq_ingest_row>) -> Int32 {
         do {
@@ -128,46 +136,61 @@ final class IngestBatchWriter {
         }
     }
 
-    /// Keeps one row (its values are only valid during the core's callback) and binds it.
+    /// Binds one row (its values kept until its batch has run).
     func add(_ row: sq_ingest_row) throws {
         guard let values = row.values else { return }
         if batcher == nil { try start(values) }
-        guard let active, let slots, let arena else { return }
+        guard let active, slots != nil else { return }
         let width = activeCount
-        let slot = nextSlot
-        let base = slot * width
-        for k in 0..<width {
-            let v = values[active[k]]
-            var s = Slot()
-            switch v.type {
-            case SQ_INGEST_V_INTEGER: s.kind = .integer; s.bits = v.i
-            case SQ_INGEST_V_REAL: s.kind = .real; s.bits = Int64(bitPattern: v.r.bitPattern)
-            case SQ_INGEST_V_TEXT, SQ_INGEST_V_JSON:
-                s.kind = .text
-                s.length = v.len
-                s.text = arena._withUnsafeGuaranteedRef { $0.copy(UnsafeRawPointer(v.text ?? UnsafePointer(bitPattern: 1)!), v.len) }
-            default: break
-            }
-            slots[base + k] = s
-        }
-        let r = Row(slot: slot, record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
+        let r = Row(values: pipe != nil ? values : copy(values, toSlot: batcher!.pending.count),
+                    record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
         do {
-            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
-            // The batcher runs its batch when it holds `batchRows` rows: the slots are free again.
-            nextSlot = slot + 1 == batchRows ? 0 : slot + 1
+            try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
+        } catch {
+            throw failure(error)
+        }
+        // The batch ran: its rows' items are no longer needed.
+        if let pipe, batcher!.pending.isEmpty { sq_pipe_release(pipe) }
+    }
+
+    /// Stores the last rows; returns the number of rows stored (not counting refused ones).
+    func finish() throws -> Int {
+        guard batcher != nil, let active else { return 0 }
+        let width = activeCount
+        do {
+            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
         } catch {
             throw failure(error)
         }
     }
 
-    /// Stores the last rows; returns the number of rows stored (not counting refused ones).
-    func finish() throws -> Int {
-        guard batcher != nil, let slots else { return 0 }
-        let width = activeCount
-        do {
-            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(slots, width, r.slot, stmt, p) }
-        } catch {
-            throw failure(error)
+    /// Copies a row's values into slot row `slot` (TEXT and JSON bytes into the arena).
+    private func copy(_ values: UnsafePointer<sq_ingest_value>, toSlot slot: Int) -> UnsafePointer<sq_ingest_value> {
+        let row = slots! + slot * columns.count
+        let arena = arena!
+        for c in 0..<columns.count {
+            var v = values[c]
+            if v.type == SQ_INGEST_V_TEXT || v.type == SQ_INGEST_V_JSON {
+                let bytes = arena._withUnsafeGuaranteedRef {
+                    $0.copy(UnsafeRawPointer(v.text ?? UnsafePointer(bitPattern: 1)!), v.len)
+                }
+                v.text = UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self)
+            }
+            row[c] = v
+        }
+        return UnsafePointer(row)
+    }
+
+    /// The pending rows held in the pipe copied into their slot rows and bound again
+    /// into the batch statement where they were bound (the pipe's items go away).
+    private func detach() {
+        guard batcher != nil, let slots, let active else { return }
+        let session = batcher!.session
+        let mine = UnsafePointer(slots)..<UnsafePointer(slots + slotCount)
+        for i in batcher!.pending.indices where !mine.contains(batcher!.pending[i].values) {
+            batcher!.pending[i].values = copy(batcher!.pending[i].values, toSlot: i)
+            Self.bind(batcher!.pending[i].values, active, activeCount, session.batch,
+                      Int32(truncatingIfNeeded: i) &* session.width)
         }
     }
 
@@ -192,26 +215,28 @@ final class IngestBatchWriter {
         active = .allocate(capacity: max(inserted.count, 1))
         active!.initialize(from: inserted, count: inserted.count)
         activeCount = inserted.count
-        batchRows = s.batchRows
-        slotCount = s.batchRows * max(activeCount, 1)
+        slotCount = s.batchRows * max(columns.count, 1)
         slots = .allocate(capacity: slotCount)
-        slots!.initialize(repeating: Slot(), count: slotCount)
+        slots!.initialize(repeating: sq_ingest_value(), count: slotCount)
     }
 
-    /// Binds slot row `row` into parameters `base + 1 …` of `stmt`.
+    /// Binds the inserted columns of a row (`values`: the core's whole row) into
+    /// parameters `base + 1 …` of `stmt`.
     @inline(__always)
-    private static func bind(_ slots: UnsafeMutablePointer<Slot>, _ width: Int, _ row: Int, _ stmt: OpaquePointer,
-                             _ base: Int32) {
+    private static func bind(_ values: UnsafePointer<sq_ingest_value>, _ active: UnsafeMutablePointer<Int>, _ width: Int,
+                             _ stmt: OpaquePointer, _ base: Int32) {
         var p = base &+ 1
         for k in 0..<width {
-            let s = slots[row * width + k]
-            switch s.kind {
-            case .null: sqlite3_bind_null(stmt, p)
-            case .integer: sqlite3_bind_int64(stmt, p, s.bits)
-            case .real: sqlite3_bind_double(stmt, p, Double(bitPattern: UInt64(bitPattern: s.bits)))
-            case .text:
-                sqlite3_bind_text64(stmt, p, UnsafeRawPointer(s.text!).assumingMemoryBound(to: CChar.self),
-                                    sqlite3_uint64(s.length), nil /* SQLITE_STATIC: the arena */, UInt8(SQLITE_UTF8))
+            let v = values + active[k]
+            switch v.pointee.type {
+            case SQ_INGEST_V_INTEGER: sqlite3_bind_int64(stmt, p, v.pointee.i)
+            case SQ_INGEST_V_REAL: sqlite3_bind_double(stmt, p, v.pointee.r)
+            case SQ_INGEST_V_TEXT, SQ_INGEST_V_JSON:
+                // SQLITE_STATIC: the bytes stay until the batch has run (a slot row's arena,
+                // or the pipe's held item)
+                sqlite3_bind_text64(stmt, p, v.pointee.text ?? UnsafePointer(bitPattern: 1)!, sqlite3_uint64(v.pointee.len),
+                                    nil, UInt8(SQLITE_UTF8))
+            default: sqlite3_bind_null(stmt, p)
             }
             p &+= 1
         }
