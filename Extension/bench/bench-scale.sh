@@ -19,8 +19,11 @@
 # (journal_mode=OFF, synchronous=OFF), its table, the load in one transaction, a count.
 # The Swift cases (Benchmarks' ImportOnce: one import a process) run when IMPORT_ONCE
 # names its binary, built with
-#   (cd Benchmarks && swift build -c release --scratch-path ../.build-bench --product ImportOnce)
+#   (cd Benchmarks && swift build -c release --static-swift-stdlib --scratch-path ../.build-bench --product ImportOnce)
 # (the default IMPORT_ONCE is that path, when it exists; IMPORT_ONCE= leaves them out).
+# --static-swift-stdlib, as Swift executables ship on Linux: the process then starts as
+# fast as sqlite3 (about 5 ms for a one-row load, both), where the dynamic loader would
+# spend another 5 ms relocating the Swift runtime and Foundation before the import.
 #
 # Environment: RUNS (pairs a case, default 5), WARMUP (runs of each not counted, default
 # 1), N (rows, default 1000000), FILES (default N / 10,000: 100), CASES (an extended regular

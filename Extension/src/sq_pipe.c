@@ -4,10 +4,10 @@
 **
 ** Items are laid out in a block one after the other, each an 8-aligned
 ** header (kind, size, the progress counters) and its payload: a row's
-** fixed part, its sq_ingest_value array (TEXT/JSON pointers stored as
-** offsets into the bytes that follow) and those bytes; a reject's fixed
-** part and its strings.  The caller makes the offsets pointers again in
-** place when it takes the item: it owns the block then.
+** fixed part, its sq_ingest_value array (TEXT/JSON pointing into the
+** bytes that follow: a block does not move once the worker writes into
+** it) and those bytes; a reject's fixed part and its strings (which the
+** caller finds by their lengths when it takes the item).
 **
 ** The ring is a list of blocks: `ready` (handed over, in order), the
 ** caller's `cur` (being read), the worker's `w` (being filled, unseen
@@ -268,7 +268,7 @@ int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
     v[i] = row->values[i];
     if( v[i].type==SQ_INGEST_V_TEXT || v[i].type==SQ_INGEST_V_JSON ){
       if( v[i].len ) memcpy(text+ntext, v[i].text, v[i].len);
-      v[i].text = (const char*)(uintptr_t)ntext;      /* an offset until taken */
+      v[i].text = (const char*)text + ntext;
       ntext += v[i].len;
     }else{
       v[i].text = 0;
@@ -423,7 +423,7 @@ void sq_pipe_read_run(sq_pipe *p, void *arg){
 
 /* ------------------------------------------------------------ the caller */
 
-/* The item at rpos of the caller's block into *it (offsets made pointers). */
+/* The item at rpos of the caller's block into *it. */
 static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   unsigned char *at = p->cur->z + p->rpos;
   pipe_hdr *h = (pipe_hdr*)at;
@@ -441,20 +441,12 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   switch( h->kind ){
     case SQ_PIPE_ROW: {
       pipe_row *r = (pipe_row*)body;
-      sq_ingest_value *v = (sq_ingest_value*)(r+1);
-      const char *text = (const char*)(v+r->ncol);
-      int i;
-      for(i=0; i<(int)r->ncol; i++){
-        if( v[i].type==SQ_INGEST_V_TEXT || v[i].type==SQ_INGEST_V_JSON ){
-          v[i].text = text + (uintptr_t)v[i].text;
-        }
-      }
       it->row.index = r->index;
       it->row.offset = r->offset;
       it->row.line = r->line;
       it->row.column = r->column;
       it->row.ncol = (int)r->ncol;
-      it->row.values = v;
+      it->row.values = (sq_ingest_value*)(r+1);
       break;
     }
     case SQ_PIPE_REJECT: {

@@ -20,7 +20,7 @@ final class CSVImporter: ChunkedImporter {
     /// The rejected records (``ImportErrorPolicy/skip``), or nil.
     private var rejecter: IngestRejecter?
     /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
-    private var router: ImportRoute?
+    private(set) var router: ImportRoute?
     /// The input's file (``CSVImportOptions/filenameColumn``, rejects), when known.
     private var inputFile: String?
     /// Inference before the table exists: the sample read so far is replayed into the driver.
@@ -222,9 +222,6 @@ final class CSVImporter: ChunkedImporter {
                                 records: { d in sq_csv_ingest_records(OpaquePointer(d)) })
     }
 
-    func route(to pipe: OpaquePointer?) { router?.send(to: pipe) }
-    func take(row: UnsafePointer<sq_ingest_row>) -> Int32 { writer?.take(row) ?? 1 }
-    func take(reject: UnsafePointer<sq_ingest_reject>) -> Int32 { rejecter?.take(reject) ?? 1 }
 
     func fed(bytes: Int, compressedBytes: Int, records: Int) {
         consumed = bytes

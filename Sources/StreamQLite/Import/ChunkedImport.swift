@@ -25,17 +25,15 @@ protocol ChunkedImporter: AnyObject {
     /// The C feed of the import's reader and core, or nil while it must be fed on the
     /// caller's thread (CSV inference before the table exists).
     var workerFeed: ImportWorkerFeed? { get }
-    /// The core's rows and rejects go into `pipe` (nil: to the import's writer and rejecter).
-    func route(to pipe: OpaquePointer?)
-    /// A row from the worker (as the core's row callback: `SQ_INGEST_CONTINUE` or stop).
-    func take(row: UnsafePointer<sq_ingest_row>) -> Int32
-    /// A rejected record from the worker (as the core's reject callback).
-    func take(reject: UnsafePointer<sq_ingest_reject>) -> Int32
+    /// The route of the core's rows and rejects (into a pipe, or to the import's writer
+    /// and rejecter, whose callbacks take the worker's rows and rejects), once the
+    /// importer has a writer.
+    var router: ImportRoute? { get }
     /// The worker fed the input up to `bytes` (`compressedBytes` read), `records` so far.
     func fed(bytes: Int, compressedBytes: Int, records: Int)
     /// The error that stopped the worker's feed (the core's), read once it is joined.
     func feedError() -> any Error
-    /// The error for a row or reject refused here (`take` did not continue).
+    /// The error for a row or reject the writer or rejecter refused (did not continue).
     func takeError() -> any Error
 }
 
@@ -256,7 +254,7 @@ extension ChunkFile {
     private func readOnWorker<I: ChunkedImporter>(
         into importer: I, feed: ImportWorkerFeed, fileError: (String, Int?) -> any Error
     ) throws -> Bool {
-        guard let pipe = sq_pipe_new(0, 0) else { return false }
+        guard let router = importer.router, let pipe = sq_pipe_new(0, 0) else { return false }
         defer { sq_pipe_free(pipe) }
         let item = UnsafeMutablePointer<sq_pipe_item>.allocate(capacity: 1)
         defer { item.deallocate() }
@@ -268,8 +266,10 @@ extension ChunkFile {
             defer { reader.deallocate() }
             reader.initialize(to: sq_pipe_reader(file: f, chunk: size, base: UInt64(importer.consumed),
                                                  feed: feed.feed, records: feed.records, ctx: feed.context))
-            importer.route(to: pipe)
-            defer { importer.route(to: nil) }
+            router.send(to: pipe)
+            defer { router.send(to: nil) }
+            // the writer's and rejecter's callbacks (the route's own; constant while piped)
+            let take = router.pointer.pointee
             if sq_pipe_start(pipe, sq_pipe_read_run, reader) != 0 { return false }
             // (runs before the route is given back: the worker no longer calls it)
             defer { sq_pipe_stop(pipe) }
@@ -286,9 +286,11 @@ extension ChunkFile {
                 }
                 switch item.pointee.kind {
                 case SQ_PIPE_ROW:
-                    if importer.take(row: row) != SQ_INGEST_CONTINUE { throw importer.takeError() }
+                    if take.row(take.row_user, row) != SQ_INGEST_CONTINUE { throw importer.takeError() }
                 case SQ_PIPE_REJECT:
-                    if importer.take(reject: reject) != SQ_INGEST_CONTINUE { throw importer.takeError() }
+                    guard let rejected = take.reject, rejected(take.reject_user, reject) == SQ_INGEST_CONTINUE else {
+                        throw importer.takeError()
+                    }
                 case SQ_PIPE_MARK:
                     importer.fed(bytes: Int(item.pointee.a), compressedBytes: Int(item.pointee.raw_bytes),
                                  records: Int(item.pointee.b))

@@ -20,7 +20,7 @@ final class JSONImporter: ChunkedImporter {
     /// The rejected records (``ImportErrorPolicy/skip``), or nil.
     private let rejecter: IngestRejecter?
     /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
-    private let router: ImportRoute
+    private let route: ImportRoute
 
     @exclusivity(unchecked) private(set) var consumed = 0
     var compressedBytes = 0
@@ -80,10 +80,10 @@ final class JSONImporter: ChunkedImporter {
             throw JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1)
         }
         self.ingest = ingest
-        router = ImportRoute(writer: writer, rejecter: rejecter)
+        route = ImportRoute(writer: writer, rejecter: rejecter)
         try configure(chosen)
-        sq_ingest_set_row_callback(ingest, ImportRoute.rowCallback, router.context)
-        if rejecter != nil { sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, router.context) }
+        sq_ingest_set_row_callback(ingest, ImportRoute.rowCallback, route.context)
+        if rejecter != nil { sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, route.context) }
     }
 
     func setInputFile(_ path: String) {
@@ -163,9 +163,7 @@ final class JSONImporter: ChunkedImporter {
                          records: { g in sq_ingest_records(OpaquePointer(g)) })
     }
 
-    func route(to pipe: OpaquePointer?) { router.send(to: pipe) }
-    func take(row: UnsafePointer<sq_ingest_row>) -> Int32 { writer.take(row) }
-    func take(reject: UnsafePointer<sq_ingest_reject>) -> Int32 { rejecter?.take(reject) ?? 1 }
+    var router: ImportRoute? { route }
 
     func fed(bytes: Int, compressedBytes: Int, records: Int) {
         consumed = bytes
