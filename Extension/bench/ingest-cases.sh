@@ -211,22 +211,28 @@ PY
 # The same cases counted in instructions instead (valgrind callgrind, the whole process,
 # all its threads; exact, so one run each), per row: each command on N rows minus the same
 # command on the one-row data of $OUT1 (start-up, schema and set-up cancel out), divided
-# by N - 1.  cg_pair NAME TARGET A EXPECT_A B EXPECT_B appends name, target and those four
-# counts to $OUT/callgrind.tsv; cg_summary N prints them per row, and A/B.
-cg_run(){  # COMMAND DB EXPECT... -> instructions
+# by N - 1.  Also the process's first thread alone (the calling thread, which inserts:
+# with a second core at work, the one the wall time waits for).  cg_pair NAME TARGET A
+# EXPECT_A B EXPECT_B appends name, target and those counts to $OUT/callgrind.tsv;
+# cg_summary N prints them per row, and A/B.
+cg_run(){  # COMMAND DB EXPECT... -> "instructions first-thread-instructions"
   local log=$OUT/run.log cmd=$1 db=$2 e
   shift 2
+  rm -f "$db" "$OUT"/cg.out*
+  sh -c "exec valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file=$OUT/cg.out ${cmd//@DB@/$db}" > "$log" 2>&1 || true
   rm -f "$db"
-  sh -c "exec valgrind --tool=callgrind --callgrind-out-file=/dev/null ${cmd//@DB@/$db}" > "$log" 2>&1 || true
-  rm -f "$db"
-  for e; do grep -qxF "$e" "$log" && { awk '/refs:/{ gsub(",", "", $NF); print $NF }' "$log"; return 0; }; done
+  for e; do grep -qxF "$e" "$log" && {
+    echo "$(awk '/refs:/{ gsub(",", "", $NF); print $NF }' "$log") $(awk '/^totals:/{ print $2 }' "$OUT/cg.out-01")"
+    rm -f "$OUT"/cg.out*
+    return 0
+  }; done
   { echo "FAILED (expected the line '$*'): ${cmd//@DB@/$db}"; head -c 2000 "$log"; } >&2
   return 1
 }
 declare -A CG_SEEN   # command -> its count: a command that is B of several cases runs once
 cg_count(){  # VAR COMMAND DB EXPECT...: VAR = cg_run's count, once a command
   if [ -z "${CG_SEEN[$2]:-}" ]; then CG_SEEN[$2]=$(cg_run "${@:2}") || return 1; fi
-  printf -v "$1" %s "${CG_SEEN[$2]}"
+  printf -v "$1" %s "${CG_SEEN[$2]// /$'\t'}"
 }
 cg_pair(){
   local a a1 b b1 f
@@ -242,13 +248,14 @@ cg_summary(){  # N
   python3 - "$OUT/callgrind.tsv" "$1" <<'PY'
 import sys
 n = int(sys.argv[2])
-print("| case | A instr/row | B instr/row | A/B | target | met? |")
-print("|---|---:|---:|---:|---:|---|")
+print("| case | A instr/row | B instr/row | A/B | target | met? | A's first thread instr/row | its A/B |")
+print("|---|---:|---:|---:|---:|---|---:|---:|")
 for line in open(sys.argv[1]):
-    name, target, a, a1, b, b1 = line.split()
+    name, target, a, at, a1, a1t, b, bt, b1, b1t = line.split()
     ra, rb = (int(a) - int(a1)) / (n - 1), (int(b) - int(b1)) / (n - 1)
+    rt = (int(at) - int(a1t)) / (n - 1)
     met = "(reference)" if target == "-" else "yes" if ra / rb <= float(target) else "no"
     print(f"| {name} | {ra:,.0f} | {rb:,.0f} | {ra / rb:.3f} | "
-          f"{'' if target == '-' else '≤ ' + target + '×'} | {met} |")
+          f"{'' if target == '-' else '≤ ' + target + '×'} | {met} | {rt:,.0f} | {rt / rb:.3f} |")
 PY
 }
