@@ -37,8 +37,8 @@
 # CALLGRIND=1: instead of times, the instructions of each command (valgrind callgrind,
 # the whole process, all threads) on N rows (default then 100,000), per row, and the
 # ratio A/B of each case — exact where the machine is too busy for times; and those of
-# A's first thread alone (the calling thread, which inserts while the second core reads:
-# with two threads the wall time follows it) against B's whole process.
+# each process's first thread alone (the calling thread, which inserts while the second
+# core reads: with two threads the wall time follows it), A/B.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 EXT=${1:-${EXT:-build/streamqlite.so}}

@@ -211,8 +211,8 @@ PY
 # The same cases counted in instructions instead (valgrind callgrind, the whole process,
 # all its threads; exact, so one run each), per row: each command on N rows minus the same
 # command on the one-row data of $OUT1 (start-up, schema and set-up cancel out), divided
-# by N - 1.  Also the process's first thread alone (the calling thread, which inserts:
-# with a second core at work, the one the wall time waits for).  cg_pair NAME TARGET A
+# by N - 1.  Also each process's first thread alone (the calling thread, which inserts:
+# with a second core at work, the one the wall time waits for; the floor has no other).  cg_pair NAME TARGET A
 # EXPECT_A B EXPECT_B appends name, target and those counts to $OUT/callgrind.tsv;
 # cg_summary N prints them per row, and A/B.
 cg_run(){  # COMMAND DB EXPECT... -> "instructions first-thread-instructions"
@@ -248,14 +248,14 @@ cg_summary(){  # N
   python3 - "$OUT/callgrind.tsv" "$1" <<'PY'
 import sys
 n = int(sys.argv[2])
-print("| case | A instr/row | B instr/row | A/B | target | met? | A's first thread instr/row | its A/B |")
-print("|---|---:|---:|---:|---:|---|---:|---:|")
+print("| case | A instr/row | B instr/row | A/B | target | met? | first threads: A | B | A/B |")
+print("|---|---:|---:|---:|---:|---|---:|---:|---:|")
 for line in open(sys.argv[1]):
     name, target, a, at, a1, a1t, b, bt, b1, b1t = line.split()
     ra, rb = (int(a) - int(a1)) / (n - 1), (int(b) - int(b1)) / (n - 1)
-    rt = (int(at) - int(a1t)) / (n - 1)
+    ta, tb = (int(at) - int(a1t)) / (n - 1), (int(bt) - int(b1t)) / (n - 1)
     met = "(reference)" if target == "-" else "yes" if ra / rb <= float(target) else "no"
     print(f"| {name} | {ra:,.0f} | {rb:,.0f} | {ra / rb:.3f} | "
-          f"{'' if target == '-' else '≤ ' + target + '×'} | {met} | {rt:,.0f} | {rt / rb:.3f} |")
+          f"{'' if target == '-' else '≤ ' + target + '×'} | {met} | {ta:,.0f} | {tb:,.0f} | {ta / tb:.3f} |")
 PY
 }
