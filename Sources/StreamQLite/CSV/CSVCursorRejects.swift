@@ -40,7 +40,10 @@ final class CSVCursorRejects {
         default: break
         }
         rejecter.file = reader.currentFile
-        try rejecter.take(record: reader.record, line: reader.line, offset: reader.offset, column: column, reason: reason)
+        try reader.withRawText { raw in
+            try rejecter.take(record: reader.record, line: reader.line, offset: reader.offset, column: column,
+                              reason: reason, raw: raw)
+        }
     }
 
     /// The input has ended: the fraction budget.
