@@ -115,6 +115,33 @@ import Testing
         }
     }
 
+    @Test func csvRawTextAfterAByteOrderMark() throws {
+        let bytes = [0xEF, 0xBB, 0xBF] + Self.csv(lineEnd: "\n")
+        let oracle = try Self.importCSVRejects(bytes)
+        #expect(oracle.count == 6)
+        for (name, seen) in try Self.csvCursorRejects(bytes, chunkSizes: [2, 7]) {
+            #expect(seen == oracle, "\(name)")
+        }
+    }
+
+    /// Offsets and chunks are those of the decompressed text.
+    @Test func csvRawTextOfAGzipFile() throws {
+        let bytes = Self.csv(lineEnd: "\r\n")
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data(bytes).write(to: URL(fileURLWithPath: dir + "/in.csv"))
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -c '\(dir)/in.csv' > '\(dir)/in.csv.gz'"]
+        try gzip.run()
+        gzip.waitUntilExit()
+        #expect(gzip.terminationStatus == 0)
+        let got = Collected()
+        _ = try CSVRowCursor(RowItem.self, contentsOfFile: dir + "/in.csv.gz",
+                             options: .init(chunkSize: 7, onError: .skip, onReject: { got.add($0) })).collect()
+        #expect(got.all == (try Self.importCSVRejects(bytes)))
+    }
+
     @Test func csvRawTextOfAFileAfterTheFirstRestartsItsOffsets() throws {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -182,6 +209,15 @@ import Testing
         let long = oracle[4]
         #expect(long.truncated && long.raw.count == 4093 && long.raw.last == UInt8(ascii: "c"))
         for (name, seen) in try Self.jsonCursorRejects(bytes, layout: layout) {
+            #expect(seen == oracle, "\(name)")
+        }
+    }
+
+    @Test func jsonRawTextAfterAByteOrderMark() throws {
+        let bytes = [0xEF, 0xBB, 0xBF] + Self.json(ndjson: false)
+        let oracle = try Self.importJSONRejects(bytes, layout: .array)
+        #expect(oracle.count == Self.badElements.count + 1)
+        for (name, seen) in try Self.jsonCursorRejects(bytes, layout: .array) {
             #expect(seen == oracle, "\(name)")
         }
     }
