@@ -479,6 +479,45 @@ int sq_ingest_buf_put(sq_ingest_buf *b, const char *s, int64_t n, int64_t max);
 ** everything else as is.  Returns as sq_ingest_buf_put. */
 int sq_ingest_json_string(sq_ingest_buf *b, const char *s, size_t n, int64_t max);
 
+/* ---- a record's raw text across chunks ------------------------------------
+** The one definition of a reject's raw text (REJECTING RECORDS): the bytes
+** [start, end) of the input, at most SQ_INGEST_RAW_MAX of them, never cut
+** inside a UTF-8 sequence of valid input, `truncated` when the record is
+** longer.  The core keeps one for its rejects; a reader of its own (the
+** Swift CSV and JSON cursors) keeps another.  Bytes come from the chunk
+** being read and, for a record begun in earlier chunks, from its first
+** bytes kept when those chunks ended (at most SQ_INGEST_RAW_MAX: the
+** memory is bounded).  All zeros is a valid empty one. */
+typedef struct sq_ingest_rawtext {
+  const unsigned char *z;   /* the chunk being read, at absolute offset base (NULL: none) */
+  size_t n;
+  uint64_t base;
+  sq_ingest_buf pre;        /* the first bytes of the record in progress from earlier chunks */
+  uint64_t pre_start;
+  int pre_on;
+  sq_ingest_buf out;        /* the last text made */
+} sq_ingest_rawtext;
+
+/* The chunk being read: bytes[0..n) at absolute offset `base`; it must
+** stay valid until sq_ingest_rawtext_keep or the next chunk. */
+void sq_ingest_rawtext_chunk(sq_ingest_rawtext *w, const void *bytes, size_t n, uint64_t base);
+/* The reader used `consumed` bytes of the chunk and leaves it: the bytes
+** from `start` (where the record in progress begins; UINT64_MAX: none)
+** to there are kept, up to SQ_INGEST_RAW_MAX from `start`, and the chunk
+** is forgotten. */
+void sq_ingest_rawtext_keep(sq_ingest_rawtext *w, size_t consumed, uint64_t start);
+/* The raw text of the record [start, end): the bytes kept, then the
+** chunk's.  *nraw bytes at the result (valid until the next call; never
+** NULL), *truncated set when the record is longer than them. */
+const char *sq_ingest_rawtext_get(sq_ingest_rawtext *w, uint64_t start, uint64_t end,
+                                  size_t *nraw, int *truncated);
+/* The byte at absolute offset i when held (kept or in the chunk), else -1. */
+int sq_ingest_rawtext_byte(const sq_ingest_rawtext *w, uint64_t i);
+/* Forgets the chunk and the kept bytes (memory kept). */
+void sq_ingest_rawtext_forget(sq_ingest_rawtext *w);
+/* Frees its memory (then all zeros). */
+void sq_ingest_rawtext_free(sq_ingest_rawtext *w);
+
 #ifdef __cplusplus
 }
 #endif

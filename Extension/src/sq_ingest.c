@@ -223,13 +223,7 @@ struct sq_ingest {
   size_t jconsumed;           /* bytes of the last JSON feed used (when rejecting) */
   sq_ingest_error rej;        /* why the current record is skipped */
   char *rejmsg, *rejkey;
-  const unsigned char *raw_z; /* the chunk being fed, at absolute offset raw_base */
-  size_t raw_n;
-  uint64_t raw_base;
-  IngBuf raw_pre;             /* the first bytes of the record in progress from earlier chunks */
-  uint64_t raw_pre_start;
-  int raw_pre_on;
-  IngBuf raw_out;             /* a reject's raw text */
+  sq_ingest_rawtext raw;      /* the bytes of the record in progress, for a reject's raw text */
   uint64_t jabs;              /* absolute offset of the next byte fed (JSON, rejecting) */
 };
 
@@ -384,8 +378,7 @@ void sq_ingest_free(sq_ingest *g){
   ing_clear_error(g);
   sqlite3_free(g->rejmsg);
   sqlite3_free(g->rejkey);
-  sqlite3_free(g->raw_pre.z);
-  sqlite3_free(g->raw_out.z);
+  sq_ingest_rawtext_free(&g->raw);
   sqlite3_free(g);
 }
 
@@ -414,8 +407,7 @@ void sq_ingest_reset(sq_ingest *g){
   g->rec_bad = 0;
   g->rej_resync = 0;
   g->jabs = 0;
-  g->raw_pre_on = 0;
-  g->raw_z = 0;
+  sq_ingest_rawtext_forget(&g->raw);
   g->have_field = 0;
   g->ncur = 0;
   if( g->prepared ){
@@ -1908,69 +1900,72 @@ int sq_ingest_reject_record(sq_ingest *g, int code, const char *message, const s
   return g->err.code ? SQ_INGEST_ERROR : SQ_INGEST_OK;
 }
 
-void sq_ingest_raw_chunk(sq_ingest *g, const void *bytes, size_t n, uint64_t base){
-  g->raw_z = (const unsigned char*)bytes;
-  g->raw_n = n;
-  g->raw_base = base;
+void sq_ingest_rawtext_chunk(sq_ingest_rawtext *w, const void *bytes, size_t n, uint64_t base){
+  w->z = (const unsigned char*)bytes;
+  w->n = n;
+  w->base = base;
 }
 
-/* After a feed: the first bytes of a record still in progress are kept
-** (up to SQ_INGEST_RAW_MAX), for its raw text if it is rejected. */
-void sq_ingest_raw_keep(sq_ingest *g, size_t consumed, uint64_t pending){
-  uint64_t s, from, end;
-  if( !g->raw_z ) return;
-  if( g->in_record || g->rec_bad || g->rej_resync ){
-    s = g->rec_pos.offset;
-  }else if( pending!=UINT64_MAX ){
-    s = pending;
-  }else{
-    g->raw_pre_on = 0;
-    g->raw_z = 0;
+void sq_ingest_rawtext_forget(sq_ingest_rawtext *w){
+  w->pre_on = 0;
+  w->z = 0;
+}
+
+void sq_ingest_rawtext_free(sq_ingest_rawtext *w){
+  sqlite3_free(w->pre.z);
+  sqlite3_free(w->out.z);
+  memset(w, 0, sizeof(*w));
+}
+
+void sq_ingest_rawtext_keep(sq_ingest_rawtext *w, size_t consumed, uint64_t s){
+  uint64_t from, end;
+  if( !w->z ) return;
+  if( s==UINT64_MAX ){
+    sq_ingest_rawtext_forget(w);
     return;
   }
   /* (kept bytes are the input's at their absolute offsets, whichever record
   ** they were kept for: they are reused when s lies within them) */
-  if( !g->raw_pre_on || s<g->raw_pre_start || s>g->raw_pre_start+(uint64_t)g->raw_pre.n
-      || s-g->raw_pre_start>=(uint64_t)SQ_INGEST_RAW_MAX ){
-    g->raw_pre.n = 0;
-    g->raw_pre_on = 1;
-    g->raw_pre_start = s;
+  if( !w->pre_on || s<w->pre_start || s>w->pre_start+(uint64_t)w->pre.n
+      || s-w->pre_start>=(uint64_t)SQ_INGEST_RAW_MAX ){
+    w->pre.n = 0;
+    w->pre_on = 1;
+    w->pre_start = s;
   }
-  from = g->raw_pre_start + (uint64_t)g->raw_pre.n;
-  end = g->raw_base + consumed;
-  if( from>=g->raw_base && from<end && g->raw_pre.n<SQ_INGEST_RAW_MAX ){
+  from = w->pre_start + (uint64_t)w->pre.n;
+  end = w->base + consumed;
+  if( from>=w->base && from<end && w->pre.n<SQ_INGEST_RAW_MAX ){
     uint64_t k = end - from;
-    if( k > (uint64_t)(SQ_INGEST_RAW_MAX - g->raw_pre.n) ) k = (uint64_t)(SQ_INGEST_RAW_MAX - g->raw_pre.n);
-    if( sq_ingest_buf_put(&g->raw_pre, (const char*)g->raw_z + (from - g->raw_base), (int64_t)k,
+    if( k > (uint64_t)(SQ_INGEST_RAW_MAX - w->pre.n) ) k = (uint64_t)(SQ_INGEST_RAW_MAX - w->pre.n);
+    if( sq_ingest_buf_put(&w->pre, (const char*)w->z + (from - w->base), (int64_t)k,
                           SQ_INGEST_RAW_MAX) ){
-      g->raw_pre_on = 0;   /* out of memory: no raw text */
+      w->pre_on = 0;   /* out of memory: no raw text */
     }
   }
-  g->raw_z = 0;
+  w->z = 0;
 }
 
-/* The reject's raw text: bytes [start, end) of the record, at most
-** SQ_INGEST_RAW_MAX, kept ones first, then the current chunk's. */
-static void ing_raw_text(sq_ingest *g, uint64_t end, sq_ingest_reject *r){
-  uint64_t s = g->rec_pos.offset, want, cur;
-  IngBuf *o = &g->raw_out;
+const char *sq_ingest_rawtext_get(sq_ingest_rawtext *w, uint64_t s, uint64_t end,
+                                  size_t *nraw, int *truncated){
+  uint64_t want, cur;
+  IngBuf *o = &w->out;
   o->n = 0;
   if( end<s ) end = s;
   want = end - s;
-  r->truncated = want > SQ_INGEST_RAW_MAX;
-  if( r->truncated ) want = SQ_INGEST_RAW_MAX;
-  if( g->raw_pre_on && s>=g->raw_pre_start && s<g->raw_pre_start+(uint64_t)g->raw_pre.n ){
-    int64_t at = (int64_t)(s - g->raw_pre_start);
-    int64_t k = g->raw_pre.n - at < (int64_t)want ? g->raw_pre.n - at : (int64_t)want;
-    sq_ingest_buf_put(o, g->raw_pre.z + at, k, SQ_INGEST_RAW_MAX);
+  *truncated = want > SQ_INGEST_RAW_MAX;
+  if( *truncated ) want = SQ_INGEST_RAW_MAX;
+  if( w->pre_on && s>=w->pre_start && s<w->pre_start+(uint64_t)w->pre.n ){
+    int64_t at = (int64_t)(s - w->pre_start);
+    int64_t k = w->pre.n - at < (int64_t)want ? w->pre.n - at : (int64_t)want;
+    sq_ingest_buf_put(o, w->pre.z + at, k, SQ_INGEST_RAW_MAX);
   }
   cur = s + (uint64_t)o->n;
-  if( g->raw_z && (uint64_t)o->n<want && cur>=g->raw_base && cur<g->raw_base+g->raw_n ){
-    uint64_t k = g->raw_base + g->raw_n - cur;
+  if( w->z && (uint64_t)o->n<want && cur>=w->base && cur<w->base+w->n ){
+    uint64_t k = w->base + w->n - cur;
     if( k > want - (uint64_t)o->n ) k = want - (uint64_t)o->n;
-    sq_ingest_buf_put(o, (const char*)g->raw_z + (cur - g->raw_base), (int64_t)k, SQ_INGEST_RAW_MAX);
+    sq_ingest_buf_put(o, (const char*)w->z + (cur - w->base), (int64_t)k, SQ_INGEST_RAW_MAX);
   }
-  if( r->truncated && o->n>0 ){
+  if( *truncated && o->n>0 ){
     /* never end inside a UTF-8 sequence */
     int64_t i = o->n - 1, back = 0;
     while( i>0 && back<3 && ((unsigned char)o->z[i] & 0xC0)==0x80 ){ i--; back++; }
@@ -1980,8 +1975,27 @@ static void ing_raw_text(sq_ingest *g, uint64_t end, sq_ingest_reject *r){
       if( o->n - i < len ) o->n = i;
     }
   }
-  r->raw = o->z ? o->z : "";
-  r->nraw = (size_t)o->n;
+  *nraw = (size_t)o->n;
+  return o->z ? o->z : "";
+}
+
+int sq_ingest_rawtext_byte(const sq_ingest_rawtext *w, uint64_t i){
+  if( w->pre_on && i>=w->pre_start && i<w->pre_start+(uint64_t)w->pre.n ){
+    return (unsigned char)w->pre.z[i - w->pre_start];
+  }
+  if( w->z && i>=w->base && i<w->base+w->n ) return w->z[i - w->base];
+  return -1;
+}
+
+void sq_ingest_raw_chunk(sq_ingest *g, const void *bytes, size_t n, uint64_t base){
+  sq_ingest_rawtext_chunk(&g->raw, bytes, n, base);
+}
+
+/* After a feed: the first bytes of a record still in progress are kept
+** (up to SQ_INGEST_RAW_MAX), for its raw text if it is rejected. */
+void sq_ingest_raw_keep(sq_ingest *g, size_t consumed, uint64_t pending){
+  uint64_t s = (g->in_record || g->rec_bad || g->rej_resync) ? g->rec_pos.offset : pending;
+  sq_ingest_rawtext_keep(&g->raw, consumed, s);
 }
 
 int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end){
@@ -1990,7 +2004,7 @@ int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end){
   if( g->err.code ) return SQ_INGEST_ERROR;
   if( !g->rec_bad ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, 0, 0, 0, "no record is being skipped");
   memset(&r, 0, sizeof(r));
-  ing_raw_text(g, end, &r);
+  r.raw = sq_ingest_rawtext_get(&g->raw, g->rec_pos.offset, end, &r.nraw, &r.truncated);
   r.index = g->nrec;
   r.offset = g->rec_pos.offset;
   r.line = g->rec_pos.line;
@@ -1999,7 +2013,7 @@ int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end){
   r.field = g->rej.key;
   r.nfield = g->rej.nkey;
   g->rec_bad = 0;
-  g->raw_pre_on = 0;
+  g->raw.pre_on = 0;
   g->nrec++;
   g->nrej++;
   if( g->nrow==0 && g->prepared ) memset(g->named0, 0, (size_t)g->ncol);
@@ -2026,12 +2040,7 @@ static uint64_t ing_scalar_end(const sq_ingest *g, const sq_json_token *t){
     uint64_t i = o+1;
     int esc = 0;
     for(;;){
-      int c = -1;
-      if( g->raw_pre_on && i>=g->raw_pre_start && i<g->raw_pre_start+(uint64_t)g->raw_pre.n ){
-        c = (unsigned char)g->raw_pre.z[i - g->raw_pre_start];
-      }else if( g->raw_z && i>=g->raw_base && i<g->raw_base+g->raw_n ){
-        c = g->raw_z[i - g->raw_base];
-      }
+      int c = sq_ingest_rawtext_byte(&g->raw, i);
       if( c<0 ) break;
       if( esc ) esc = 0;
       else if( c=='\\' ) esc = 1;

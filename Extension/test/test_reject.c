@@ -320,5 +320,44 @@ int main(void){
     SQ_CHECK(strstr(got, "row 1 @2:5011 1\n")!=0);
     free(got);
   }
+  /* sq_ingest_rawtext on its own (the Swift cursors' use): bytes kept across
+  ** chunks, the cut at SQ_INGEST_RAW_MAX before a 4-byte character */
+  {
+    static char big[5000];
+    sq_ingest_rawtext w;
+    const char *z;
+    size_t n = 0;
+    int trunc = -1;
+    memset(&w, 0, sizeof(w));
+    sq_ingest_rawtext_chunk(&w, "ab\ncd", 5, 0);
+    sq_ingest_rawtext_keep(&w, 5, 3);              /* the record "cd…" from offset 3 */
+    sq_ingest_rawtext_chunk(&w, "efg", 3, 5);
+    sq_ingest_rawtext_keep(&w, 3, 3);
+    sq_ingest_rawtext_chunk(&w, "h\nij", 4, 8);
+    SQ_CHECK(sq_ingest_rawtext_byte(&w, 3)=='c' && sq_ingest_rawtext_byte(&w, 8)=='h');
+    SQ_CHECK(sq_ingest_rawtext_byte(&w, 2)==-1 && sq_ingest_rawtext_byte(&w, 12)==-1);
+    z = sq_ingest_rawtext_get(&w, 3, 9, &n, &trunc);
+    SQ_CHECK(n==6 && memcmp(z, "cdefgh", 6)==0 && trunc==0);
+    sq_ingest_rawtext_keep(&w, 4, UINT64_MAX);     /* no record in progress: nothing kept */
+    sq_ingest_rawtext_chunk(&w, "kl", 2, 12);
+    z = sq_ingest_rawtext_get(&w, 3, 9, &n, &trunc);
+    SQ_CHECK(n==0 && z!=0);
+    /* a record longer than the limit, 1000 bytes a chunk: 4096 bytes kept, then cut
+    ** before the 4-byte character at 4094 */
+    memset(big, 'x', sizeof(big));
+    memcpy(big+4094, "\xf0\x9f\x98\x80", 4);
+    sq_ingest_rawtext_forget(&w);
+    for(n=0; n<5000; n+=1000){
+      sq_ingest_rawtext_chunk(&w, big+n, 1000, n);
+      if( n<4000 ) sq_ingest_rawtext_keep(&w, 1000, 0);
+    }
+    SQ_CHECK(w.pre.n==4000);
+    z = sq_ingest_rawtext_get(&w, 0, 5000, &n, &trunc);
+    SQ_CHECK(n==4094 && trunc==1 && memcmp(z, big, 4094)==0);
+    z = sq_ingest_rawtext_get(&w, 0, 4096, &n, &trunc);   /* exactly the limit: whole */
+    SQ_CHECK(n==4096 && trunc==0);
+    sq_ingest_rawtext_free(&w);
+    SQ_CHECK(w.pre.z==0 && w.out.z==0);
+  }
   return sq_test_done("test_reject");
 }

@@ -3,7 +3,8 @@ import CStreamQLite
 /// The reject side of ``CSVRowCursor`` and ``CSVDecodableCursor`` with
 /// ``CSVImportOptions/onError`` `.skip`: a record with another field count than the
 /// header (reported by the C reader, as `importCSV` rejects it) or one whose fields do not
-/// decode is given to ``CSVImportOptions/onReject`` instead of ending the iteration,
+/// decode is given to ``CSVImportOptions/onReject``, with its raw text as `importCSV` reports
+/// it (``CSVFieldReader/withRawText(_:)``), instead of ending the iteration,
 /// within ``CSVImportOptions/maxErrors`` (the C budget of `sq_reject.h`, through
 /// ``IngestRejecter``). Broken quoting and invalid UTF-8 still end it, as in `importCSV`.
 final class CSVCursorRejects {
@@ -40,7 +41,10 @@ final class CSVCursorRejects {
         default: break
         }
         rejecter.file = reader.currentFile
-        try rejecter.take(record: reader.record, line: reader.line, offset: reader.offset, column: column, reason: reason)
+        try reader.withRawText { raw in
+            try rejecter.take(record: reader.record, line: reader.line, offset: reader.offset, column: column,
+                              reason: reason, raw: raw)
+        }
     }
 
     /// The input has ended: the fraction budget.

@@ -35,6 +35,8 @@ final class CSVFieldReader {
     private let chunk: UnsafeMutableRawPointer
     private let chunkSize: Int
     private var chunkCount = 0, chunkPosition = 0
+    /// The file offset of `chunk[0]`.
+    private var chunkBase = 0
     private var inputEnded = false, finished = false
 
     // The current record.
@@ -57,6 +59,10 @@ final class CSVFieldReader {
     private var reportsRagged = false
     /// The current record has another field count than the header: the error it would be.
     @exclusivity(unchecked) private(set) var raggedError: CSVImportError?
+    /// With `.skip`: the bytes of the records, for a reject's raw text (``withRawText(_:)``),
+    /// and where the current record ends (its line end, or the end of the input).
+    private var rawText: RecordRawText?
+    @exclusivity(unchecked) private var recordEnd = 0
     /// The reading cursor's name, for errors.
     let function: String
 
@@ -105,6 +111,8 @@ final class CSVFieldReader {
         sq_csv_names_clear(names)
         chunkCount = 0
         chunkPosition = 0
+        chunkBase = 0
+        rawText?.forget()
         inputEnded = false
         fileFinished = false
         record = -1
@@ -141,6 +149,7 @@ final class CSVFieldReader {
         }
         if options.onError == .skip {
             reportsRagged = true
+            rawText = RecordRawText()
             sq_csv_set_options(parser, sq_csv_options_get(parser) | UInt32(SQ_CSV_OPT_REPORT_RAGGED))
         }
         // the reader calls back into this object (which owns it: no retain)
@@ -214,14 +223,18 @@ final class CSVFieldReader {
                 finished = true
                 return false
             }
+            // (the chunk is overwritten: a record begun in it keeps its first bytes)
+            rawText?.keep(consumed: chunkCount, from: sq_csv_record_start(parser))
             let n: Int
             do { n = try file!.read(into: chunk, count: chunkSize) } catch {
                 throw CSVImportError(message: error.message, byteOffset: Int(sq_csv_offset(parser)), function: function,
                                      file: errorFile)
             }
             if n == 0 { inputEnded = true }
+            chunkBase += chunkCount
             chunkCount = n
             chunkPosition = 0
+            rawText?.chunk(chunk, count: n, base: chunkBase)
         }
     }
 
@@ -261,13 +274,29 @@ final class CSVFieldReader {
         if header && ev.record == 0 { return SQ_CSV_CONTINUE }
         if ev.field == 0 { fieldCount = 0; line = Int(ev.line); offset = Int(ev.offset) }
         record = Int(ev.record) - (header ? 1 : 0)
-        if reportsRagged { raggedError = ev.flags & UInt32(SQ_CSV_F_RAGGED) != 0 ? csvError() : nil }
+        if reportsRagged {
+            raggedError = ev.flags & UInt32(SQ_CSV_F_RAGGED) != 0 ? csvError() : nil
+            recordEnd = Int(ev.end_offset)
+        }
         ready = true
         return SQ_CSV_PAUSE
     }
 
     /// The file being read (nil: bytes).
     var currentFile: String? { path }
+
+    /// `body` with the current record's raw text (from its first byte to its last, without
+    /// the line end; ``RecordRawText``), or nil without `.skip`.
+    func withRawText<R>(_ body: ((bytes: UnsafeRawBufferPointer, truncated: Bool)?) throws -> R) rethrows -> R {
+        guard let rawText else { return try body(nil) }
+        guard path == nil else { return try rawText.text(from: offset, to: recordEnd, body) }
+        return try input.withUnsafeBytes { b in
+            guard let base = b.baseAddress else { return try body(nil) }
+            rawText.chunk(base, count: b.count, base: 0)
+            defer { rawText.forget() }
+            return try rawText.text(from: offset, to: recordEnd, body)
+        }
+    }
 
     private func readerError() -> Error {
         if let failure { return failure }

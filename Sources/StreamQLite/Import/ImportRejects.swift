@@ -134,13 +134,22 @@ final class IngestRejecter {
     }
 
     /// A record rejected outside the core (a row the table refused, a record a cursor
-    /// could not decode), its bytes not held: as ``takeRefused(_:column:reason:)``.
-    func take(record: Int, line: Int, offset: Int, column: String?, reason: String) throws {
+    /// could not decode). `raw`: its raw text as `sq_ingest_rawtext_get` made it (the
+    /// bytes, and whether the record is longer), or nil when its bytes are not held (raw
+    /// NULL in the reject table; for `onReject` empty, `rawTruncated`).
+    func take(record: Int, line: Int, offset: Int, column: String?, reason: String,
+              raw: (bytes: UnsafeRawBufferPointer, truncated: Bool)? = nil) throws {
         var r = sq_ingest_reject()
         r.index = Int64(record)
         r.offset = UInt64(offset)
         r.line = UInt64(line)
-        r.truncated = 1
+        if let raw {
+            r.raw = raw.bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
+            r.nraw = raw.bytes.count
+            r.truncated = raw.truncated ? 1 : 0
+        } else {
+            r.truncated = 1
+        }
         let rc = withOptionalCString(column) { name, n in
             r.field = name
             r.nfield = n

@@ -25,6 +25,8 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     /// and the values read so far (returned and rejected).
     private var rejecter: IngestRejecter?
     private var valuesRead = 0
+    /// The rejected value's raw text.
+    private var rawText: RecordRawText?
 
     init(reader: JSONElementReader, owner: Any?, read: @escaping (JSONElementReader) throws -> Bool) {
         self.reader = reader
@@ -90,7 +92,9 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     /// within `maxErrors` (counted as the imports count them; a spent budget is a
     /// `DecodingError` naming the count and the last reject). The reject's position is the
     /// value's start, `record` its index in its file, `column` the last key of the error's
-    /// coding path; `raw` is empty (`rawTruncated`). A syntax error still ends the iteration.
+    /// coding path; `raw` the value's bytes from its first to its last (at most 4096, never
+    /// cut inside a UTF-8 character; `rawTruncated` when the value is longer), as `importJSON`
+    /// reports a rejected element. A syntax error still ends the iteration.
     /// Returns this cursor; call it before the first ``next()``.
     ///
     /// ```swift
@@ -104,6 +108,7 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
             db: nil, rejectTable: nil, maxErrors: maxErrors, onReject: onReject, function: "elements",
             reason: { _ in "" },
             makeError: { DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: $0)) })
+        rawText = RecordRawText()
         return self
     }
 
@@ -116,9 +121,11 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
         let start = reader.decoder.position(of: 0)
         let path = context.map { $0.codingPath.map(\.stringValue).joined(separator: ".") } ?? ""
         rejecter.file = file
-        try rejecter.take(record: reader.index, line: start.line, offset: start.offset,
-                          column: key.flatMap { $0.intValue == nil ? $0.stringValue : nil },
-                          reason: (path.isEmpty ? "" : path + ": ") + (context?.debugDescription ?? "\(error)"))
+        let reason = (path.isEmpty ? "" : path + ": ") + (context?.debugDescription ?? "\(error)")
+        try reader.withRawText(rawText!) { raw in
+            try rejecter.take(record: reader.index, line: start.line, offset: start.offset,
+                              column: key.flatMap { $0.intValue == nil ? $0.stringValue : nil }, reason: reason, raw: raw)
+        }
     }
 
     /// The next value of the input being read, or nil at its end.

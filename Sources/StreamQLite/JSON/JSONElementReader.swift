@@ -213,6 +213,17 @@ final class JSONElementReader {
         d.depth = 0
     }
 
+    /// `body` with the raw text of the value on the tape, from its first byte to its last
+    /// (the window holds them: nothing before the value's first token is dropped, and the
+    /// parser pauses right after the value's last byte), as ``RecordRawText`` cuts it.
+    func withRawText<R>(_ raw: RecordRawText,
+                        _ body: ((bytes: UnsafeRawBufferPointer, truncated: Bool)?) throws -> R) rethrows -> R {
+        guard let window, tape.count > 0 else { return try body(nil) }
+        raw.chunk(window, count: fed, base: windowStart)
+        defer { raw.forget() }
+        return try raw.text(from: Int(tape.state.pointee.first_offset), to: windowStart + fed, body)
+    }
+
     /// Reads to the end of the input (checking it), skipping the remaining values.
     func drain(read: () throws -> Bool) throws {
         while true {
