@@ -35,7 +35,8 @@
 ** row's file (hidden in the typed tables).
 **
 ** A typed table's scan runs on two threads when more than one CPU is
-** online (sq_pipe.h): a worker reads the files, runs the format's reader
+** online and its files are worth it (sq_pipe_worth_it_for, sq_pipe.h:
+** large enough, or a pipe or FIFO): a worker reads the files, runs the format's reader
 ** and the core (ft_pipe_run), and the rows, rejects and file marks come
 ** to xNext in order; the reject table, the budget, sqlite3_interrupt()
 ** checks, vt's state and the statement's error stay on the query's

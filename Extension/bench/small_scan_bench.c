@@ -1,0 +1,144 @@
+/*
+** small_scan_bench — what the typed tables' worker thread (sq_pipe.h) costs or
+** gains for one scan of a small file: scans of csv_stream and json_stream
+** typed tables over files of 1 KiB … 4 MiB (a count, and an INSERT … SELECT
+** into a table emptied after each run), with the worker
+** (STREAMQLITE_THREADS=2: whatever the size) and without (=0), in A/B pairs
+** in one process; and the nested loop that re-scans a typed table for every
+** row of an outer table (`a CROSS JOIN t`).
+**
+**   small_scan_bench EXT DIR [PAIRS]     (EXT: build/streamqlite.so)
+**
+** Each line: the case, the median wall and CPU time of one scan with the
+** worker and without, and the median of the pairs' ratios (worker / one
+** thread: below 1, the worker pays).  A pair times enough scans for about
+** 40 ms each side.
+*/
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double clock_s(clockid_t id){
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec/1e9;
+}
+
+static int cmp_d(const void *a, const void *b){
+  double x = *(const double*)a, y = *(const double*)b;
+  return x<y ? -1 : x>y;
+}
+static double median(double *v, int n){
+  qsort(v, (size_t)n, sizeof *v, cmp_d);
+  return n%2 ? v[n/2] : (v[n/2-1]+v[n/2])/2;
+}
+
+/* A file of about `size` bytes: CSV with a header, or a JSON array. */
+static void write_file(const char *path, long size, int json){
+  FILE *f = fopen(path, "wb");
+  long n = 0;
+  int i;
+  if( !f ){ perror(path); exit(1); }
+  n += json ? fprintf(f, "[") : fprintf(f, "id,name,amount\n");
+  for(i=0; n<size-40; i++){
+    if( json ) n += fprintf(f, "%s{\"id\":%d,\"name\":\"name %d\",\"amount\":%d.25}", i ? ",\n" : "", i, i, i);
+    else n += fprintf(f, "%d,name %d,%d.25\n", i, i, i);
+  }
+  if( json ) fprintf(f, "]\n");
+  fclose(f);
+}
+
+static void exec_or_die(sqlite3 *db, const char *sql){
+  char *err = 0;
+  if( sqlite3_exec(db, sql, 0, 0, &err)!=SQLITE_OK ){ fprintf(stderr, "%s: %s\n", sql, err); exit(1); }
+}
+
+static sqlite3_stmt *clear;   /* DELETE FROM sink */
+
+/* Runs st `reps` times (then empties sink); the wall and CPU seconds of one run. */
+static void time_runs(sqlite3_stmt *st, int reps, double *wall, double *cpu){
+  double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+  int r;
+  for(r=0; r<reps; r++){
+    while( sqlite3_step(st)==SQLITE_ROW ){}
+    if( sqlite3_reset(st)!=SQLITE_OK ){ fprintf(stderr, "step failed\n"); exit(1); }
+    sqlite3_step(clear);
+    sqlite3_reset(clear);
+  }
+  *wall = (clock_s(CLOCK_MONOTONIC)-w0)/reps;
+  *cpu = (clock_s(CLOCK_PROCESS_CPUTIME_ID)-c0)/reps;
+}
+
+static void bench(sqlite3 *db, const char *label, const char *sql, int pairs){
+  sqlite3_stmt *st = 0;
+  double ww[64], wc[64], ow[64], oc[64], ratio[64], w, c;
+  int reps = 1, p;
+  if( sqlite3_prepare_v2(db, sql, -1, &st, 0)!=SQLITE_OK ){ fprintf(stderr, "%s\n", sqlite3_errmsg(db)); exit(1); }
+  /* enough runs for about 40 ms (timed with the worker) */
+  setenv("STREAMQLITE_THREADS", "2", 1);
+  time_runs(st, 1, &w, &c);
+  time_runs(st, 1, &w, &c);
+  reps = (int)(0.04/w);
+  if( reps<1 ) reps = 1;
+  for(p=0; p<pairs; p++){
+    setenv("STREAMQLITE_THREADS", "2", 1);
+    time_runs(st, reps, &ww[p], &wc[p]);
+    setenv("STREAMQLITE_THREADS", "0", 1);
+    time_runs(st, reps, &ow[p], &oc[p]);
+    ratio[p] = ww[p]/ow[p];
+  }
+  printf("%-28s worker %9.1f us (cpu %9.1f)   one thread %9.1f us (cpu %9.1f)   ratio %.2f\n",
+         label, median(ww, pairs)*1e6, median(wc, pairs)*1e6, median(ow, pairs)*1e6,
+         median(oc, pairs)*1e6, median(ratio, pairs));
+  fflush(stdout);
+  sqlite3_finalize(st);
+}
+
+int main(int argc, char **argv){
+  static const long sizes[] = { 1024, 4096, 16384, 65536, 131072, 262144, 524288, 1048576, 4194304 };
+  sqlite3 *db;
+  char *err = 0;
+  int pairs = argc>3 ? atoi(argv[3]) : 7, k, json;
+  if( argc<3 ){ fprintf(stderr, "usage: small_scan_bench EXT DIR [PAIRS]\n"); return 2; }
+  if( pairs<1 || pairs>64 ) pairs = 7;
+  sqlite3_open(":memory:", &db);
+  sqlite3_enable_load_extension(db, 1);
+  if( sqlite3_load_extension(db, argv[1], "sqlite3_streamqlite_init", &err)!=SQLITE_OK ){ fprintf(stderr, "%s\n", err); return 1; }
+  exec_or_die(db, "CREATE TABLE a(x INTEGER); WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i<199) "
+                  "INSERT INTO a SELECT i FROM n;"
+                  "CREATE TABLE sink(id INTEGER, name TEXT, amount REAL)");
+  sqlite3_prepare_v2(db, "DELETE FROM sink", -1, &clear, 0);
+  for(json=0; json<2; json++){
+    for(k=0; k<(int)(sizeof sizes/sizeof sizes[0]); k++){
+      char path[512], label[64];
+      char *q;
+      snprintf(path, sizeof path, "%s/s%ld.%s", argv[2], sizes[k], json ? "json" : "csv");
+      write_file(path, sizes[k], json);
+      q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.t%d_%ld USING %s(filename='%q', "
+                          "columns='id INTEGER, name TEXT, amount REAL')",
+                          json, sizes[k], json ? "json_stream" : "csv_stream", path);
+      exec_or_die(db, q);
+      sqlite3_free(q);
+      q = sqlite3_mprintf("SELECT count(*), sum(id), sum(length(name)), sum(amount) FROM t%d_%ld", json, sizes[k]);
+      snprintf(label, sizeof label, "%s count %ld KiB", json ? "json" : "csv", sizes[k]/1024);
+      bench(db, label, q, pairs);
+      sqlite3_free(q);
+      q = sqlite3_mprintf("INSERT INTO sink SELECT id, name, amount FROM t%d_%ld", json, sizes[k]);
+      snprintf(label, sizeof label, "%s insert %ld KiB", json ? "json" : "csv", sizes[k]/1024);
+      bench(db, label, q, pairs);
+      sqlite3_free(q);
+      if( sizes[k]<=65536 ){
+        /* the typed table as the inner loop: one scan per row of a (200 rows) */
+        q = sqlite3_mprintf("SELECT count(*) FROM a CROSS JOIN t%d_%ld b WHERE b.id=a.x", json, sizes[k]);
+        snprintf(label, sizeof label, "%s join 200x %ld KiB", json ? "json" : "csv", sizes[k]/1024);
+        bench(db, label, q, pairs);
+        sqlite3_free(q);
+      }
+    }
+  }
+  sqlite3_finalize(clear);
+  sqlite3_close(db);
+  return 0;
+}
