@@ -2,17 +2,18 @@
 ** small_scan_bench — what the typed tables' worker thread (sq_pipe.h) costs or
 ** gains for one scan of a small file: scans of csv_stream and json_stream
 ** typed tables over files of 1 KiB … 4 MiB (a count, and an INSERT … SELECT
-** into a table emptied after each run), with the worker
-** (STREAMQLITE_THREADS=2: whatever the size) and without (=0), in A/B pairs
-** in one process; and the nested loop that re-scans a typed table for every
-** row of an outer table (`a CROSS JOIN t`).
+** into a table emptied after each run), and the nested loop that re-scans a
+** typed table for every row of an outer table of 100 rows (`a CROSS JOIN t`).
+** Each case runs in turn, in one process, with the worker whatever the size
+** (STREAMQLITE_THREADS=2), on one thread (=0) and by the rule
+** (sq_pipe_worth_it_for: the variable unset), PAIRS times (default 31), each
+** time enough runs for about 10 ms.
 **
 **   small_scan_bench EXT DIR [PAIRS]     (EXT: build/streamqlite.so)
 **
-** Each line: the case, the median wall and CPU time of one scan with the
-** worker and without, and the median of the pairs' ratios (worker / one
-** thread: below 1, the worker pays).  A pair times enough scans for about
-** 40 ms each side.
+** Each line: the median wall and CPU time of one run with the worker and on
+** one thread, and the medians of the rounds' ratios worker / one thread
+** (below 1: the worker pays) and rule / one thread.
 */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -71,27 +72,30 @@ static void time_runs(sqlite3_stmt *st, int reps, double *wall, double *cpu){
   *cpu = (clock_s(CLOCK_PROCESS_CPUTIME_ID)-c0)/reps;
 }
 
+static const char *ENV[3] = { "2", "0", 0 };   /* worker, one thread, the rule */
+
 static void bench(sqlite3 *db, const char *label, const char *sql, int pairs){
   sqlite3_stmt *st = 0;
-  double ww[64], wc[64], ow[64], oc[64], ratio[64], w, c;
-  int reps = 1, p;
+  double wall[3][128], cpu[3][128], ratio[128], rule[128], w, c;
+  int reps = 1, p, k;
   if( sqlite3_prepare_v2(db, sql, -1, &st, 0)!=SQLITE_OK ){ fprintf(stderr, "%s\n", sqlite3_errmsg(db)); exit(1); }
-  /* enough runs for about 40 ms (timed with the worker) */
+  /* enough runs for about 10 ms (timed with the worker) */
   setenv("STREAMQLITE_THREADS", "2", 1);
   time_runs(st, 1, &w, &c);
   time_runs(st, 1, &w, &c);
-  reps = (int)(0.04/w);
+  reps = (int)(0.01/w);
   if( reps<1 ) reps = 1;
   for(p=0; p<pairs; p++){
-    setenv("STREAMQLITE_THREADS", "2", 1);
-    time_runs(st, reps, &ww[p], &wc[p]);
-    setenv("STREAMQLITE_THREADS", "0", 1);
-    time_runs(st, reps, &ow[p], &oc[p]);
-    ratio[p] = ww[p]/ow[p];
+    for(k=0; k<3; k++){
+      if( ENV[k] ) setenv("STREAMQLITE_THREADS", ENV[k], 1); else unsetenv("STREAMQLITE_THREADS");
+      time_runs(st, reps, &wall[k][p], &cpu[k][p]);
+    }
+    ratio[p] = wall[0][p]/wall[1][p];
+    rule[p] = wall[2][p]/wall[1][p];
   }
-  printf("%-28s worker %9.1f us (cpu %9.1f)   one thread %9.1f us (cpu %9.1f)   ratio %.2f\n",
-         label, median(ww, pairs)*1e6, median(wc, pairs)*1e6, median(ow, pairs)*1e6,
-         median(oc, pairs)*1e6, median(ratio, pairs));
+  printf("%-22s worker %9.1f us (cpu %9.1f)  one thread %9.1f us (cpu %9.1f)  worker/one %.2f  rule/one %.2f\n",
+         label, median(wall[0], pairs)*1e6, median(cpu[0], pairs)*1e6, median(wall[1], pairs)*1e6,
+         median(cpu[1], pairs)*1e6, median(ratio, pairs), median(rule, pairs));
   fflush(stdout);
   sqlite3_finalize(st);
 }
@@ -100,13 +104,13 @@ int main(int argc, char **argv){
   static const long sizes[] = { 1024, 4096, 16384, 65536, 131072, 262144, 524288, 1048576, 4194304 };
   sqlite3 *db;
   char *err = 0;
-  int pairs = argc>3 ? atoi(argv[3]) : 7, k, json;
+  int pairs = argc>3 ? atoi(argv[3]) : 31, k, json;
   if( argc<3 ){ fprintf(stderr, "usage: small_scan_bench EXT DIR [PAIRS]\n"); return 2; }
-  if( pairs<1 || pairs>64 ) pairs = 7;
+  if( pairs<1 || pairs>128 ) pairs = 31;
   sqlite3_open(":memory:", &db);
   sqlite3_enable_load_extension(db, 1);
   if( sqlite3_load_extension(db, argv[1], "sqlite3_streamqlite_init", &err)!=SQLITE_OK ){ fprintf(stderr, "%s\n", err); return 1; }
-  exec_or_die(db, "CREATE TABLE a(x INTEGER); WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i<199) "
+  exec_or_die(db, "CREATE TABLE a(x INTEGER); WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i<99) "
                   "INSERT INTO a SELECT i FROM n;"
                   "CREATE TABLE sink(id INTEGER, name TEXT, amount REAL)");
   sqlite3_prepare_v2(db, "DELETE FROM sink", -1, &clear, 0);
@@ -129,10 +133,10 @@ int main(int argc, char **argv){
       snprintf(label, sizeof label, "%s insert %ld KiB", json ? "json" : "csv", sizes[k]/1024);
       bench(db, label, q, pairs);
       sqlite3_free(q);
-      if( sizes[k]<=65536 ){
-        /* the typed table as the inner loop: one scan per row of a (200 rows) */
+      if( sizes[k]<=1048576 ){
+        /* the typed table as the inner loop: one scan per row of a (100 rows) */
         q = sqlite3_mprintf("SELECT count(*) FROM a CROSS JOIN t%d_%ld b WHERE b.id=a.x", json, sizes[k]);
-        snprintf(label, sizeof label, "%s join 200x %ld KiB", json ? "json" : "csv", sizes[k]/1024);
+        snprintf(label, sizeof label, "%s join 100x %ld KiB", json ? "json" : "csv", sizes[k]/1024);
         bench(db, label, q, pairs);
         sqlite3_free(q);
       }

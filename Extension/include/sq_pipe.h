@@ -82,8 +82,8 @@
 ** sq_pipe_start returns nonzero when no thread can be made (or SQLite is
 ** built without threads, sqlite3_threadsafe() 0): the caller then reads
 ** on its own thread, as without a pipe.  sq_pipe_worth_it() says whether
-** a second thread can run at once: more than one CPU online and SQLite
-** built thread safe.
+** a second thread can run at once: more than one CPU online (counted when
+** first asked) and SQLite built thread safe.
 **
 ** sq_pipe_worth_it_for(size) is the rule the typed tables and the Swift
 ** file imports follow when a scan or an import starts: a worker when a

@@ -132,10 +132,23 @@ static int pipe_threads_env(void){
   return -1;
 }
 
+/* The CPUs online, counted once (sysconf reads a file under /sys each
+** time: a scan of a small file would pay it). */
+static long pipe_cpus(void){
+  static long n;
+  long k = __atomic_load_n(&n, __ATOMIC_RELAXED);
+  if( k==0 ){
+    k = sysconf(_SC_NPROCESSORS_ONLN);
+    if( k<1 ) k = 1;
+    __atomic_store_n(&n, k, __ATOMIC_RELAXED);
+  }
+  return k;
+}
+
 int sq_pipe_worth_it(void){
   int env = pipe_threads_env();
   if( env>=0 ) return env!=0 && sqlite3_threadsafe()!=0;
-  return sysconf(_SC_NPROCESSORS_ONLN)>1 && sqlite3_threadsafe()!=0;
+  return pipe_cpus()>1 && sqlite3_threadsafe()!=0;
 }
 
 int sq_pipe_worth_it_for(long long size){
