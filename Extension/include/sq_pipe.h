@@ -94,11 +94,11 @@
 ** joining a thread costs more than it gains on a smaller file: a table
 ** re-scanned for each row of an outer loop, or many small files, would
 ** pay it on every scan).  The size is the bytes stored: for a gzip or zstd
-** file, its compressed size (known without reading it; it understates the
-** work, so a compressed file somewhat under SQ_PIPE_MIN_INPUT is read on one
-** thread where the worker would gain a little: a bounded loss, the worker's
-** gain growing with the size).  sq_pipe_input_size and sq_pipe_file_left
-** measure it.
+** file, its compressed size (known without reading it).  It understates
+** the work, but sq_file decompresses on a thread of its own (sq_file.h)
+** with or without the worker, so the worker gains less there than on a
+** plain file of the decompressed size.  sq_pipe_input_size and
+** sq_pipe_file_left measure it.
 ** STREAMQLITE_THREADS in the environment overrides the rule, for
 ** comparisons and tests: 0 keeps every scan and import on the caller's
 ** thread; 2 starts a worker for every input whatever its size and the
