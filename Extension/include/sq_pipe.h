@@ -82,11 +82,30 @@
 ** sq_pipe_start returns nonzero when no thread can be made (or SQLite is
 ** built without threads, sqlite3_threadsafe() 0): the caller then reads
 ** on its own thread, as without a pipe.  sq_pipe_worth_it() says whether
-** a second thread can run at once: more than one CPU online, SQLite built
-** thread safe, and not STREAMQLITE_THREADS=0 in the environment (which
-** keeps every import on the caller's thread, for comparisons).  Memory:
-** sqlite3_malloc64/sqlite3_free (thread safe).  The worker may call
-** sqlite3_malloc, sqlite3_mprintf and sqlite3_str_* (no connection).
+** a second thread can run at once: more than one CPU online (counted when
+** first asked) and SQLite built thread safe.
+**
+** sq_pipe_worth_it_for(size) is the rule the typed tables and the Swift
+** file imports follow when a scan or an import starts: a worker when a
+** second thread can run and the input is worth it, that is its size is
+** unknown (size < 0: a pipe, FIFO, terminal or other file that is not
+** regular; it may stall, and the worker keeps the rows already read
+** flowing meanwhile) or at least SQ_PIPE_MIN_INPUT bytes (starting and
+** joining a thread costs more than it gains on a smaller file: a table
+** re-scanned for each row of an outer loop, or many small files, would
+** pay it on every scan).  The size is the bytes stored: for a gzip or zstd
+** file, its compressed size (known without reading it).  It understates
+** the work, but sq_file decompresses on a thread of its own (sq_file.h)
+** with or without the worker, so the worker gains less there than on a
+** plain file of the decompressed size.  sq_pipe_input_size and
+** sq_pipe_file_left measure it.
+** STREAMQLITE_THREADS in the environment overrides the rule, for
+** comparisons and tests: 0 keeps every scan and import on the caller's
+** thread; 2 starts a worker for every input whatever its size and the
+** CPUs online (if SQLite is built thread safe).
+**
+** Memory: sqlite3_malloc64/sqlite3_free (thread safe).  The worker may
+** call sqlite3_malloc, sqlite3_mprintf and sqlite3_str_* (no connection).
 */
 #ifndef SQ_PIPE_H
 #define SQ_PIPE_H
@@ -135,8 +154,26 @@ int sq_pipe_start(sq_pipe *p, void (*run)(sq_pipe *p, void *arg), void *arg);
 void sq_pipe_stop(sq_pipe *p);
 /* sq_pipe_stop, then frees. */
 void sq_pipe_free(sq_pipe *p);
-/* More than one CPU online: a worker runs beside the caller. */
+/* More than one CPU online (and SQLite thread safe): a worker can run
+** beside the caller.  (STREAMQLITE_THREADS: see THREADS.) */
 int sq_pipe_worth_it(void);
+
+/* The smallest input, in bytes as stored, that a worker is started for
+** (THREADS). */
+#define SQ_PIPE_MIN_INPUT  (256*1024)
+/* A worker for an input of `size` bytes (< 0: unknown): THREADS. */
+int sq_pipe_worth_it_for(long long size);
+/* The size of the files paths[0..n) (a scan of them): the sum of their
+** sizes, counted up to SQ_PIPE_MIN_INPUT; -1 when one is not a regular
+** file (a path that cannot be stat'ed counts 0: opening it is the error). */
+long long sq_pipe_input_size(char *const *paths, int n);
+/* The bytes of an open file not yet read (its size less f->nraw), or -1
+** when it is not a regular file. */
+struct sq_file;
+long long sq_pipe_file_left(const struct sq_file *f);
+/* Workers started by this thread (sq_pipe_start that made a thread), for
+** tests that check the rule. */
+uint64_t sq_pipe_workers_started(void);
 
 /* ---- the worker's side: 0, or nonzero when stopped (or out of memory:
 ** then END/ERROR is still put, as SQLITE_NOMEM if nothing else) */

@@ -831,11 +831,13 @@ static void ft_pipe_end(sq_ft_cursor *c){
   c->zRowFile = 0;
 }
 
-/* A typed scan on a worker, when a second CPU can run it (sq_pipe_worth_it).
+/* A typed scan on a worker, when a second CPU can run it and its files are
+** worth it (sq_pipe_worth_it_for: large enough, or not regular files).
 ** 0: started; else read on this thread. */
 static int ft_pipe_begin(sq_ft_cursor *c){
   sq_ft_vtab *vt = c->vt;
   if( !vt->typed || !sq_pipe_worth_it() ) return 1;
+  if( !sq_pipe_worth_it_for(sq_pipe_input_size(c->files.a, c->files.n)) ) return 1;
   c->pipe = sq_pipe_new(0, 0);
   if( !c->pipe ) return 1;
   if( vt->pending.has && vt->zPeek ){

@@ -35,15 +35,17 @@
 ** row's file (hidden in the typed tables).
 **
 ** A typed table's scan runs on two threads when more than one CPU is
-** online (sq_pipe.h): a worker reads the files, runs the format's reader
-** and the core (ft_pipe_run), and the rows, rejects and file marks come
-** to xNext in order; the reject table, the budget, sqlite3_interrupt()
-** checks, vt's state and the statement's error stay on the query's
-** thread.  The formats' callbacks (xStart, xFeed, xFinish, xError,
-** xReason, xReset) may so run on the worker: they must not touch the
-** connection (c->max_record, not sqlite3_limit).  STREAMQLITE_THREADS=0
-** in the environment keeps every scan on the query's thread.  The
-** table-valued functions always read on the query's thread.
+** online and its files are worth it (sq_pipe_worth_it_for, sq_pipe.h:
+** large enough, or a pipe or FIFO): a worker reads the files, runs the
+** format's reader and the core (ft_pipe_run), and the rows, rejects and
+** file marks come to xNext in order; the reject table, the budget,
+** sqlite3_interrupt() checks, vt's state and the statement's error stay
+** on the query's thread.  The formats' callbacks (xStart, xFeed, xFinish,
+** xError, xReason, xReset) may so run on the worker: they must not touch
+** the connection (c->max_record, not sqlite3_limit).
+** STREAMQLITE_THREADS=0 in the environment keeps every scan on the
+** query's thread (2: a worker whatever the size).  The table-valued
+** functions always read on the query's thread.
 **
 ** Whatever is added at the input (other sources, several files, rows
 ** skipped on error) belongs here, once, for both formats: the format sees

@@ -29,6 +29,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -123,10 +124,60 @@ sq_pipe *sq_pipe_new(size_t block, int nblocks){
   return p;
 }
 
-int sq_pipe_worth_it(void){
+/* STREAMQLITE_THREADS: 0 (never a worker), 2 (always), else -1 (the rule). */
+static int pipe_threads_env(void){
   const char *env = getenv("STREAMQLITE_THREADS");
   if( env && strcmp(env, "0")==0 ) return 0;
-  return sysconf(_SC_NPROCESSORS_ONLN)>1 && sqlite3_threadsafe()!=0;
+  if( env && strcmp(env, "2")==0 ) return 2;
+  return -1;
+}
+
+/* The CPUs online, counted once (sysconf reads a file under /sys each
+** time: a scan of a small file would pay it). */
+static long pipe_cpus(void){
+  static long n;
+  long k = __atomic_load_n(&n, __ATOMIC_RELAXED);
+  if( k==0 ){
+    k = sysconf(_SC_NPROCESSORS_ONLN);
+    if( k<1 ) k = 1;
+    __atomic_store_n(&n, k, __ATOMIC_RELAXED);
+  }
+  return k;
+}
+
+int sq_pipe_worth_it(void){
+  int env = pipe_threads_env();
+  if( env>=0 ) return env!=0 && sqlite3_threadsafe()!=0;
+  return pipe_cpus()>1 && sqlite3_threadsafe()!=0;
+}
+
+int sq_pipe_worth_it_for(long long size){
+  if( !sq_pipe_worth_it() ) return 0;
+  return pipe_threads_env()==2 || size<0 || size>=SQ_PIPE_MIN_INPUT;
+}
+
+long long sq_pipe_input_size(char *const *paths, int n){
+  long long sum = 0;
+  int i;
+  for(i=0; i<n && sum<SQ_PIPE_MIN_INPUT; i++){
+    struct stat st;
+    if( stat(paths[i], &st)!=0 ) continue;
+    if( !S_ISREG(st.st_mode) ) return -1;
+    sum += (long long)st.st_size;
+  }
+  return sum;
+}
+
+long long sq_pipe_file_left(const sq_file *f){
+  struct stat st;
+  if( !f->regular || fstat(f->fd, &st)!=0 ) return -1;
+  return st.st_size>f->nraw ? (long long)st.st_size-f->nraw : 0;
+}
+
+static _Thread_local uint64_t pipe_started_here;
+
+uint64_t sq_pipe_workers_started(void){
+  return pipe_started_here;
 }
 
 /* ------------------------------------------------------------ the worker */
@@ -165,6 +216,7 @@ int sq_pipe_start(sq_pipe *p, void (*run)(sq_pipe *p, void *arg), void *arg){
   p->arg = arg;
   if( pthread_create(&p->th, 0, pipe_main, p)!=0 ) return 1;
   p->started = 1;
+  pipe_started_here++;
   return 0;
 }
 

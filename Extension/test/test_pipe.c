@@ -6,8 +6,11 @@
 ** waiting on a full ring; sq_pipe_next's interrupt check ends a wait for a
 ** worker that gives nothing.  Then the typed tables through SQLite: every
 ** query gives the same rows, rejects and errors with the worker as without
-** it (STREAMQLITE_THREADS=0), over several files, rejects and errors at
-** record N; a LIMIT on a FIFO whose writer stalls ends at once; and
+** it (STREAMQLITE_THREADS=2 and 0), over several files, rejects and errors
+** at record N; a scan starts a worker only when its files are worth it
+** (sq_pipe_worth_it_for: not a small file, nor each scan of a join's inner
+** loop; a FIFO always), with the same rows either side of the threshold;
+** a LIMIT on a FIFO whose writer stalls ends at once; and
 ** sqlite3_interrupt() ends a scan whose worker waits on a FIFO.  And
 ** sq_pipe_read_run (the Swift imports' worker) gives a core's rows as the
 ** same core fed on one thread, with a mark after each chunk.
@@ -404,7 +407,8 @@ static void drop_all(void){
 static void check_same(const char *sql, const char *want){
   char *q = sqlite3_mprintf(sql, DIR, DIR, DIR);
   char *with, *without;
-  unsetenv("STREAMQLITE_THREADS");
+  /* (2: the worker whatever the file's size) */
+  setenv("STREAMQLITE_THREADS", "2", 1);
   drop_all();
   with = run_all(q);
   setenv("STREAMQLITE_THREADS", "0", 1);
@@ -497,6 +501,111 @@ static void test_tables_alike(void){
              "SELECT a.id, b.id FROM c a, c b WHERE a.id=b.id ORDER BY 1;", 0);
 }
 
+/* A CSV file of exactly `size` bytes: a header, rows "i,ni", the last row's
+** name padded with x. */
+static void write_sized(const char *name, long size){
+  Out o;
+  int i = 0, k;
+  memset(&o, 0, sizeof o);
+  log_add(&o, "id,name\n", 8);
+  while( (long)o.n<size-40 ){ log_printf(&o, "%d,n%d\n", i, i); i++; }
+  k = snprintf(0, 0, "%d,", i);
+  log_printf(&o, "%d,", i);
+  while( (long)o.n<size-1 ) log_add(&o, "x", 1);
+  log_add(&o, "\n", 1);
+  SQ_CHECK((long)o.n==size && (long)o.n>=k);
+  write_file(name, o.s);
+  free(o.s);
+}
+
+/* Workers this thread started while sql ran (the rule as it is, no
+** STREAMQLITE_THREADS), and its output into *pOut. */
+static uint64_t workers_for(const char *sql, char **pOut){
+  uint64_t n0;
+  unsetenv("STREAMQLITE_THREADS");
+  n0 = sq_pipe_workers_started();
+  *pOut = run_all(sql);
+  return sq_pipe_workers_started()-n0;
+}
+
+/* sq_pipe_worth_it_for: STREAMQLITE_THREADS=0 never, 2 always; else a
+** second CPU and an input of unknown size or at least SQ_PIPE_MIN_INPUT. */
+static void test_worth_it_rule(void){
+  int two = sq_pipe_worth_it();
+  setenv("STREAMQLITE_THREADS", "0", 1);
+  SQ_CHECK(!sq_pipe_worth_it_for(-1) && !sq_pipe_worth_it_for(1LL<<40));
+  setenv("STREAMQLITE_THREADS", "2", 1);
+  SQ_CHECK(sq_pipe_worth_it_for(0) && sq_pipe_worth_it_for(-1));
+  unsetenv("STREAMQLITE_THREADS");
+  SQ_CHECK(!sq_pipe_worth_it_for(0) && !sq_pipe_worth_it_for(SQ_PIPE_MIN_INPUT-1));
+  SQ_CHECK(sq_pipe_worth_it_for(SQ_PIPE_MIN_INPUT)==two && sq_pipe_worth_it_for(-1)==two);
+}
+
+/* A typed scan starts a worker only when its files are worth it: none for
+** a file one byte under SQ_PIPE_MIN_INPUT, nor for each scan of a small
+** table re-scanned as the inner loop of a join; one at SQ_PIPE_MIN_INPUT,
+** and for small files that add up to it.  The rows are the same either
+** side of the threshold and as on one thread. */
+static void test_small_files_no_worker(void){
+  int two = sq_pipe_worth_it();
+  char *q, *got, *one;
+  uint64_t n;
+  char d[300];
+  int i;
+  write_sized("under.csv", SQ_PIPE_MIN_INPUT-1);
+  write_sized("at.csv", SQ_PIPE_MIN_INPUT);
+  snprintf(d, sizeof d, "%s/parts", DIR);
+  mkdir(d, 0700);
+  for(i=0; i<4; i++){
+    char name[64];
+    snprintf(name, sizeof name, "parts/p%d.csv", i);
+    write_sized(name, SQ_PIPE_MIN_INPUT/4);
+  }
+  drop_all();
+  q = sqlite3_mprintf(
+    "CREATE VIRTUAL TABLE temp.u USING csv_stream(filename='%q/under.csv', columns='id INTEGER, name TEXT');"
+    "CREATE VIRTUAL TABLE temp.v USING csv_stream(filename='%q/at.csv', columns='id INTEGER, name TEXT');"
+    "CREATE VIRTUAL TABLE temp.w USING csv_stream(filename='%q/parts/p*.csv', columns='id INTEGER, name TEXT');"
+    "CREATE VIRTUAL TABLE temp.s USING csv_stream(filename='%q/c.csv', columns='id INTEGER, name TEXT');"
+    "CREATE TABLE temp.outer50(x INTEGER);"
+    "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM k WHERE i<50) INSERT INTO outer50 SELECT i FROM k;",
+    DIR, DIR, DIR, DIR);
+  got = run_all(q);
+  SQ_CHECK_STR(got, "");
+  free(got);
+  sqlite3_free(q);
+  {
+    static const struct { const char *sql; int worker; } cases[] = {
+      { "SELECT count(*), sum(id), sum(length(name)), max(name) FROM u", 0 },
+      { "SELECT count(*), sum(id), sum(length(name)), max(name) FROM v", 1 },
+      { "SELECT count(*), sum(id), sum(length(name)), max(name), count(DISTINCT filename) FROM w", 1 },
+      /* the inner loop: one scan of s (14 bytes) for each of the 50 rows */
+      { "SELECT count(*), sum(s.id), group_concat(DISTINCT s.name) FROM outer50 CROSS JOIN s WHERE s.id=outer50.x % 10", 0 },
+    };
+    for(i=0; i<(int)(sizeof cases/sizeof cases[0]); i++){
+      n = workers_for(cases[i].sql, &got);
+      setenv("STREAMQLITE_THREADS", "0", 1);
+      one = run_all(cases[i].sql);
+      unsetenv("STREAMQLITE_THREADS");
+      SQ_CHECK_MSG(strcmp(got, one)==0 && strstr(got, "ERROR")==0, "%s\n  rule: %s\n  one thread: %s", cases[i].sql, got, one);
+      SQ_CHECK_MSG(n==(uint64_t)(cases[i].worker && two), "%s: %llu workers started", cases[i].sql, (unsigned long long)n);
+      free(got);
+      free(one);
+    }
+  }
+  /* either side of the threshold: the same rows (the file one byte longer
+  ** differs only in its last name's padding) */
+  {
+    char *u, *v;
+    workers_for("SELECT group_concat(id || ':' || substr(name, 1, 8), ',') FROM u", &u);
+    workers_for("SELECT group_concat(id || ':' || substr(name, 1, 8), ',') FROM v", &v);
+    SQ_CHECK_MSG(strlen(u)>1000 && strcmp(u, v)==0, "under and at the threshold differ");
+    free(u);
+    free(v);
+  }
+  drop_all();
+}
+
 /* A FIFO whose writer sent a few rows and stalls: LIMIT ends the scan at
 ** once (the worker waiting on the FIFO is stopped and joined), and
 ** sqlite3_interrupt() ends a scan whose worker waits. */
@@ -530,8 +639,11 @@ static void test_fifo(void){
   sqlite3_free(q);
   t = now_s();
   {
-    char *got = run_all("SELECT a, b FROM f LIMIT 2");
+    /* a FIFO's size is unknown: a worker, whatever it holds */
+    char *got;
+    uint64_t n = workers_for("SELECT a, b FROM f LIMIT 2", &got);
     SQ_CHECK_STR(got, "1|2\n3|4\n");
+    SQ_CHECK_MSG(n==(uint64_t)sq_pipe_worth_it(), "%llu workers for a FIFO", (unsigned long long)n);
     free(got);
   }
   SQ_CHECK_MSG(now_s()-t<0.5, "LIMIT on a stalled FIFO took %.2fs", now_s()-t);
@@ -675,7 +787,9 @@ int main(void){
   mkdir(DIR, 0700);
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 1;
   SQ_CHECK(sqlite3_streamqlite_init(db, 0, 0)==SQLITE_OK);
+  test_worth_it_rule();
   test_tables_alike();
+  test_small_files_no_worker();
   test_read_run();
   test_fifo();
   sqlite3_close(db);

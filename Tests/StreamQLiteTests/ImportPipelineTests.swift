@@ -8,7 +8,8 @@ import CStreamQLite
 /// rejects, errors and progress as the same bytes imported from memory (read on the
 /// caller's thread), for files larger than the pipe's ring, records larger than one of its
 /// blocks, CSV inference (read here, then the rest on the worker), gzip, an error at
-/// record N (nothing committed), a failed batch, and a budget spent.
+/// record N (nothing committed), a failed batch, and a budget spent. Their files are over
+/// `SQ_PIPE_MIN_INPUT` (smaller ones are read on the calling thread: `sq_pipe_worth_it_for`).
 @Suite struct ImportPipelineTests {
     let dir: String
 
@@ -99,7 +100,7 @@ import CStreamQLite
     }
 
     @Test func gzipFromAFileEqualsThePlainFile() throws {
-        let text = csv(30_000)
+        let text = csv(60_000)
         let path = try write("z.csv", text)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -109,12 +110,14 @@ import CStreamQLite
         let gz = try Database(path: ":memory:"), plain = try Database(path: ":memory:")
         for db in [gz, plain] { try db.execute(columns) }
         let last = Mutex<ImportProgress?>(nil)
-        #expect(try gz.importCSV(contentsOfFile: path + ".gz", into: "t",
-                                 progress: { p in last.withLock { $0 = p } }) == 30_000)
-        #expect(try plain.importCSV(contentsOfFile: path, into: "t") == 30_000)
-        #expect(try dump(gz, "t") == dump(plain, "t"))
+        // (compressed, over SQ_PIPE_MIN_INPUT: read on the worker)
         let size = try FileManager.default.attributesOfItem(atPath: path + ".gz")[.size] as! Int
-        #expect(last.withLock { $0 } == ImportProgress(bytes: text.utf8.count, rows: 30_000, compressedBytes: size))
+        #expect(size >= Int(SQ_PIPE_MIN_INPUT))
+        #expect(try gz.importCSV(contentsOfFile: path + ".gz", into: "t",
+                                 progress: { p in last.withLock { $0 = p } }) == 60_000)
+        #expect(try plain.importCSV(contentsOfFile: path, into: "t") == 60_000)
+        #expect(try dump(gz, "t") == dump(plain, "t"))
+        #expect(last.withLock { $0 } == ImportProgress(bytes: text.utf8.count, rows: 60_000, compressedBytes: size))
     }
 
     @Test func anErrorAtRecordNCommitsNothingAndIsTheSameError() throws {
@@ -220,14 +223,64 @@ import CStreamQLite
     }
 
     @Test func manyFilesEachWithItsHeaderOnTheWorker() throws {
-        let a = try write("m1.csv", "id,name,amount,note\n1,a,1.5,x\n2,b,2.5,y\n")
-        let b = try write("m2.csv", "note,id,name,amount\nz,3,c,3.5\n")
-        let db = try Database(path: ":memory:")
-        try db.execute(columns)
+        // each file over SQ_PIPE_MIN_INPUT: each read on a worker of its own
+        let rows = Int(SQ_PIPE_MIN_INPUT) / 20
+        let textA = "id,name,amount,note\n" + (0..<rows).map { "\($0),a,1.5,xxxxxxxx\n" }.joined()
+        let textB = "note,id,name,amount\n" + (0..<rows).map { "zzzzzzzz,\($0 + rows),c,3.5\n" }.joined()
+        let a = try write("m1.csv", textA), b = try write("m2.csv", textB)
+        let db = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for d in [db, memory] { try d.execute(columns) }
         let last = Mutex<ImportProgress?>(nil)
-        #expect(try db.importCSV(contentsOfFiles: [a, b], into: "t", progress: { p in last.withLock { $0 = p } }) == 3)
-        #expect(try dump(db, "t") == "1|'a'|1.5|'x'\n2|'b'|2.5|'y'\n3|'c'|3.5|'z'")
+        let started = sq_pipe_workers_started()
+        #expect(try db.importCSV(contentsOfFiles: [a, b], into: "t", progress: { p in last.withLock { $0 = p } }) == 2 * rows)
+        #expect(sq_pipe_workers_started() - started == (sq_pipe_worth_it() != 0 ? 2 : 0))
+        #expect(try memory.importCSV(bytes: Array(textA.utf8), into: "t") + memory.importCSV(bytes: Array(textB.utf8), into: "t") == 2 * rows)
+        #expect(try dump(db, "t") == dump(memory, "t"))
         #expect(last.withLock { $0 }?.filesDone == 2)
+    }
+
+    /// The worker only where it pays (`sq_pipe_worth_it_for`): none for a file under
+    /// `SQ_PIPE_MIN_INPUT` nor for many small files (the same rows as the bytes from
+    /// memory), one for a file of that size and for a FIFO (whatever it holds). Counted by
+    /// `sq_pipe_workers_started`, this thread's (a synchronous test stays on its thread).
+    @Test func aWorkerOnlyForFilesWorthIt() throws {
+        let two: UInt64 = sq_pipe_worth_it() != 0 ? 1 : 0
+        let db = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for d in [db, memory] { try d.execute(columns) }
+        func imported(_ paths: [String], _ texts: [String]) throws -> UInt64 {
+            let started = sq_pipe_workers_started()
+            let n = try db.importCSV(contentsOfFiles: paths, into: "t")
+            let workers = sq_pipe_workers_started() - started
+            var m = 0
+            for text in texts { m += try memory.importCSV(bytes: Array(text.utf8), into: "t") }
+            #expect(n == m)
+            #expect(try dump(db, "t") == dump(memory, "t"))
+            return workers
+        }
+        // a file one byte under the threshold, and one at it (the last note padded)
+        var head = "id,name,amount,note\n"
+        var i = 0
+        while head.utf8.count < Int(SQ_PIPE_MIN_INPUT) - 60 { head += "\(i),n\(i),\(i).5,x\n"; i += 1 }
+        head += "\(i),last,0.5,"
+        func sized(_ size: Int) -> String { head + String(repeating: "y", count: size - head.utf8.count - 1) + "\n" }
+        let under = sized(Int(SQ_PIPE_MIN_INPUT) - 1), at = sized(Int(SQ_PIPE_MIN_INPUT))
+        #expect(under.utf8.count == Int(SQ_PIPE_MIN_INPUT) - 1 && at.utf8.count == Int(SQ_PIPE_MIN_INPUT))
+        #expect(try imported([write("under.csv", under)], [under]) == 0)
+        #expect(try imported([write("at.csv", at)], [at]) == two)
+        // 200 small files
+        let small = (0..<200).map { "id,name\n\($0),s\($0)\n" }
+        let paths = try small.enumerated().map { try write(String(format: "small%03d.csv", $0.offset), $0.element) }
+        #expect(try imported(paths, small) == 0)
+        // a FIFO with three rows, its writer closing once it is opened
+        let fifo = dir + "/rows.fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let rows = "id,name\n1,f\n2,g\n3,h\n"
+        DispatchQueue.global().async {
+            let fd = open(fifo, O_WRONLY)
+            _ = rows.withCString { Glibc.write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        #expect(try imported([fifo], [rows]) == two)
     }
 
     /// A pool write importing a FIFO whose writer stalls, cancelled: the calling thread,
@@ -260,9 +313,11 @@ import CStreamQLite
     }
 
     @Test func theWorkerRunsWhenASecondCPUIsOnline() {
-        // (the tests above compare the two threads' results with one thread's only then)
+        // (the tests above compare the two threads' results with one thread's only then;
+        // their files are over SQ_PIPE_MIN_INPUT)
         if ProcessInfo.processInfo.activeProcessorCount > 1 && ProcessInfo.processInfo.environment["STREAMQLITE_THREADS"] != "0" {
             #expect(sq_pipe_worth_it() != 0)
+            #expect(sq_pipe_worth_it_for(Int64(SQ_PIPE_MIN_INPUT)) != 0)
         }
     }
 }

@@ -223,14 +223,19 @@ final class ChunkFile {
     deinit { buffer.deallocate() }
 
     /// Feeds the whole file to `importer`, chunk by chunk, with the compressed bytes read;
-    /// with more than one CPU (`sq_pipe_worth_it`), as soon as the importer can be fed by
-    /// C alone, the rest on a second thread (``readOnWorker(into:feed:fileError:)``).
+    /// as soon as the importer can be fed by C alone, the rest on a second thread
+    /// (``readOnWorker(into:feed:fileError:)``) when the C rule says it pays
+    /// (`sq_pipe_worth_it_for`, `sq_pipe.h`: more than one CPU, and a rest of at least
+    /// `SQ_PIPE_MIN_INPUT` bytes as stored, or a pipe or FIFO), else here.
     func read<I: ChunkedImporter>(into importer: I, fileError: (String, Int?) -> any Error) throws {
-        let twoThreads = sq_pipe_worth_it() != 0
+        var twoThreads = sq_pipe_worth_it() != 0
         while true {
-            if twoThreads, let feed = importer.workerFeed,
-               try readOnWorker(into: importer, feed: feed, fileError: fileError) {
-                return
+            if twoThreads, let feed = importer.workerFeed {
+                twoThreads = false   // decided once, for the rest of the file
+                if file.withCFile({ sq_pipe_worth_it_for(sq_pipe_file_left($0)) }) != 0,
+                   try readOnWorker(into: importer, feed: feed, fileError: fileError) {
+                    return
+                }
             }
             let n: Int
             do throws(InputReadError) { n = try file.read(into: buffer, count: size) } catch {
