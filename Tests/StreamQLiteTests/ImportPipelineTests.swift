@@ -180,7 +180,7 @@ import CStreamQLite
     /// Rows the table refuses (a UNIQUE id repeated), format rejects and the file-name column
     /// together, from a file read on the worker: the same rows and rejects as the bytes from
     /// memory, each row naming its file. (Rows the table refuses are replayed from the
-    /// writer's own copy: the ring's rows are gone by then.)
+    /// pipe's items, held until their batch has run.)
     @Test func tableRefusalsFormatRejectsAndTheFileColumnOnTheWorker() throws {
         // every 997th record repeats the id before it; every 1000th has a bad amount
         var text = "id,name,amount,note\n"

@@ -1,9 +1,9 @@
 /// `Decodable` values read straight from the records of a CSV file or bytes: the CSV
-/// counterpart of ``Database/rows(_:_:_:)`` for a `Decodable` type (``CSVRowCursor`` is
+/// counterpart of ``Database/rows(_:_:_:)-4gb77`` for a `Decodable` type (``CSVRowCursor`` is
 /// the one for a hand-written ``RowDecodable`` type, with the same field conversions).
 ///
 /// The C reader (`sq_csv.h`) delivers the fields of one record at a time into one
-/// buffer; ``CSVRecordDecoder`` decodes the value from them with a key → field plan
+/// buffer; `CSVRecordDecoder` decodes the value from them with a key → field plan
 /// resolved on the first record (see it for the value rules). No dictionaries, no
 /// string per field unless the type asks for a `String`; memory does not depend on
 /// the file's size.

@@ -3,7 +3,7 @@ import CStreamQLite
 extension CSVImportOptions {
     /// These reading options as the C reader's `sq_csv_options` (`sq_csv_ingest.h`),
     /// for the one C configuration step, `sq_csv_options_apply`, behind every CSV
-    /// reader the library makes (``Database/importCSV(bytes:into:options:progress:)``,
+    /// reader the library makes (``Database/importCSV(bytes:into:options:progress:)-4lxlc``,
     /// ``CSVDecodableCursor``, ``CSVRowCursor``).
     ///
     /// The NULL marker's bytes are valid only during `body`. `maxField` 0 keeps the

@@ -1,4 +1,4 @@
-/// How ``Database/importCSV(bytes:into:options:progress:)`` reads a CSV file and
+/// How ``Database/importCSV(bytes:into:options:progress:)-4lxlc`` reads a CSV file and
 /// stores its records.
 ///
 /// Reading (RFC 4180, the rules of `csv_stream`, see `sq_csv.h`): quoted fields
@@ -8,7 +8,7 @@
 /// of fields than the header are errors naming line, byte and field.
 ///
 /// Fields → columns (the ingest core's one rule, `sq_ingest.h`, the same as
-/// `csv_stream`'s typed table and ``Database/importJSON(bytes:into:options:progress:)``):
+/// `csv_stream`'s typed table and ``Database/importJSON(bytes:into:options:progress:)-70bm6``):
 /// with a header, each header name feeds the table column of that name (exact,
 /// else ignoring ASCII case), or the column ``renames`` maps it to; a header
 /// name without a column is ignored (``strict``: an error); table columns no

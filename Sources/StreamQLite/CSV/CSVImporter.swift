@@ -1,6 +1,6 @@
 import CStreamQLite
 
-/// The Swift driver of the CSV path for ``Database/importCSV(bytes:into:options:progress:)``.
+/// The Swift driver of the CSV path for ``Database/importCSV(bytes:into:options:progress:)-4lxlc``.
 ///
 /// Everything about reading and converting is C, shared with `csv_stream`: the
 /// reader (`sq_csv.h`), the CSV driver of the ingest core and type inference

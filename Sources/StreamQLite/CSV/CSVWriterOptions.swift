@@ -11,7 +11,7 @@
 /// Values: INTEGER exactly; REAL in the shortest form that reads back to the
 /// same `Double` (`0.1`, `3.0`, `1e-05`; ±infinity as `Infinity`/`-Infinity`);
 /// TEXT as it is (see ``invalidUTF8``); BLOB as base64 (RFC 4648, padded);
-/// NULL as ``nullText``. These are the forms ``Database/importCSV(bytes:into:options:progress:)``
+/// NULL as ``nullText``. These are the forms ``Database/importCSV(bytes:into:options:progress:)-4lxlc``
 /// and `csv_stream` read back to the same values (an INTEGER/REAL column
 /// coerces the text), and that Python's `csv` module reads as the same strings.
 public struct CSVWriterOptions: Sendable {

@@ -28,7 +28,7 @@ extension Database {
         }
     }
 
-    /// Imports CSV held in memory; see ``importCSV(bytes:into:options:progress:)``.
+    /// Imports CSV held in memory; see ``importCSV(bytes:into:options:progress:)-4lxlc``.
     @discardableResult
     public func importCSV(bytes: [UInt8], into table: String, options: CSVImportOptions = CSVImportOptions(),
                           progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
@@ -37,7 +37,7 @@ extension Database {
 
     /// Imports the CSV file at `path`, read in ``CSVImportOptions/chunkSize``
     /// chunks: memory use does not depend on the file's size. See
-    /// ``importCSV(bytes:into:options:progress:)``.
+    /// ``importCSV(bytes:into:options:progress:)-4lxlc``.
     @discardableResult
     public func importCSV(contentsOfFile path: String, into table: String,
                           options: CSVImportOptions = CSVImportOptions(),
@@ -90,7 +90,7 @@ extension Database {
     ///
     /// The transaction stays open across the awaits: do not use the connection
     /// from elsewhere meanwhile. Cancelling the task rolls the import back and
-    /// throws `CancellationError`. See ``importCSV(bytes:into:options:progress:)``.
+    /// throws `CancellationError`. See ``importCSV(bytes:into:options:progress:)-4lxlc``.
     @discardableResult
     public nonisolated(nonsending) func importCSV<Chunks: AsyncSequence>(
         from chunks: Chunks, into table: String, options: CSVImportOptions = CSVImportOptions(),

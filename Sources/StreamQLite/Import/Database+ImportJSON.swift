@@ -26,7 +26,7 @@ extension Database {
         }
     }
 
-    /// Imports the rows of a JSON document held in memory; see ``importJSON(bytes:into:options:progress:)``.
+    /// Imports the rows of a JSON document held in memory; see ``importJSON(bytes:into:options:progress:)-70bm6``.
     @discardableResult
     public func importJSON(bytes: [UInt8], into table: String, options: JSONImportOptions = JSONImportOptions(),
                            progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
@@ -35,7 +35,7 @@ extension Database {
 
     /// Imports the rows of the JSON file at `path`, read in
     /// ``JSONImportOptions/chunkSize`` chunks: memory use does not depend on
-    /// the file's size. See ``importJSON(bytes:into:options:progress:)``.
+    /// the file's size. See ``importJSON(bytes:into:options:progress:)-70bm6``.
     @discardableResult
     public func importJSON(contentsOfFile path: String, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),
@@ -102,7 +102,7 @@ extension Database {
     /// The transaction stays open across the awaits: do not use the
     /// connection from elsewhere meanwhile. Cancelling the task rolls the import
     /// back and throws `CancellationError`, also when the sequence simply ends on
-    /// cancellation (as `AsyncStream` does). See ``importJSON(bytes:into:options:progress:)``.
+    /// cancellation (as `AsyncStream` does). See ``importJSON(bytes:into:options:progress:)-70bm6``.
     @discardableResult
     public nonisolated(nonsending) func importJSON<Chunks: AsyncSequence>(
         from chunks: Chunks, into table: String, options: JSONImportOptions = JSONImportOptions(),

@@ -1,5 +1,5 @@
-/// How far an import (``Database/importCSV(bytes:into:options:progress:)``,
-/// ``Database/importJSON(bytes:into:options:progress:)`` and their file and async forms)
+/// How far an import (``Database/importCSV(bytes:into:options:progress:)-4lxlc``,
+/// ``Database/importJSON(bytes:into:options:progress:)-70bm6`` and their file and async forms)
 /// has got: reported after each chunk and at the end.
 public struct ImportProgress: Sendable, Equatable {
     /// Bytes of input read so far (of gzip or zstd input: the decompressed bytes).

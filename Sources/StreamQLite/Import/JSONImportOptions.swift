@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the rows are in a JSON document given to ``Database/importJSON(bytes:into:options:progress:)``.
+/// Where the rows are in a JSON document given to ``Database/importJSON(bytes:into:options:progress:)-70bm6``.
 public enum JSONImportLayout: Sendable, Equatable {
     /// The document is an array of objects: `[{"id":1}, {"id":2}]`.
     case array

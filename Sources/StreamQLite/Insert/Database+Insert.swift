@@ -44,7 +44,7 @@ extension Database {
     }
 
     /// Inserts every element of `rows` through its hand-written ``RowEncodable/bind(to:)``; see
-    /// ``insert(contentsOf:into:options:)-(S,_,_)`` for transactions, batching and errors.
+    /// ``insert(contentsOf:into:options:)-8cne6`` for transactions, batching and errors.
     @inlinable @discardableResult
     public func insert<S: Sequence>(contentsOf rows: S, into table: String, options: InsertOptions = InsertOptions())
         throws -> Int where S.Element: RowEncodable
@@ -62,7 +62,7 @@ extension Database {
         return try _insertRowEncodable(rows, into: table, options: options, returning: nil, sink: &none)
     }
 
-    /// Inserts `rows` like ``insert(contentsOf:into:options:)-(S,_,_)`` and streams the
+    /// Inserts `rows` like ``insert(contentsOf:into:options:)-8cne6`` and streams the
     /// `RETURNING returning` rows of every inserted row into `sink`.
     ///
     /// ```swift

@@ -1,6 +1,6 @@
 import CStreamQLite
 
-/// Options of ``Database/insert(contentsOf:into:options:)``.
+/// Options of ``Database/insert(contentsOf:into:options:)-8cne6``.
 public struct InsertOptions: Sendable {
     /// What to do when a row conflicts with a UNIQUE or PRIMARY KEY constraint.
     public enum Conflict: Sendable, Equatable {
