@@ -320,4 +320,75 @@ import CStreamQLite
             #expect(sq_pipe_worth_it_for(Int64(SQ_PIPE_MIN_INPUT)) != 0)
         }
     }
+
+    // The rows of a file's worker are bound where they lie in the pipe (`sq_pipe_hold`,
+    // ``IngestBatchWriter/hold(in:)``) until their batch has run: whatever the batch size,
+    // with batches that start with rows read on this thread (CSV inference) and end with
+    // the worker's, batches larger than the whole ring (the worker allocates rather than
+    // wait), rows the table refuses (replayed from the held rows), and a last partial batch
+    // (copied when the pipe goes away). Test builds overwrite a block given back, so a row
+    // bound from a released block shows as wrong bytes.
+
+    /// `n` records; every 199th has a note of `big` bytes (more than a block of the ring), the others short ones.
+    private func csvWithBigNotes(_ n: Int, big: Int) -> String {
+        var s = "id,name,amount,note\n"
+        for i in 0..<n {
+            let note = i % 199 == 198 ? String(repeating: Character(UnicodeScalar(UInt8(97 + i % 26))), count: big)
+                                    : String(repeating: "é", count: i % 37)
+            s += "\(i),\"N, \(i)\",\(Double(i) * 0.75),\(note)\n"
+        }
+        return s
+    }
+
+    @Test(arguments: [1, 7, 50, 333])
+    func csvInferredThenHeldEqualsTheBytesFromMemory(batchSize: Int) throws {
+        // 517 records read on this thread to infer the table: the batch the worker's rows
+        // join starts with copied rows (517 is no multiple of 7, 50 or 333)
+        let text = csvWithBigNotes(6_000, big: 100_000)
+        let path = try write("infer-\(batchSize).csv", text)
+        let options = CSVImportOptions(createTable: true, inferRecords: 517, batchSize: batchSize, chunkSize: 32 * 1024)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        #expect(try file.importCSV(contentsOfFile: path, into: "t", options: options) == 6_000)
+        #expect(try memory.importCSV(bytes: Array(text.utf8), into: "t", options: options) == 6_000)
+        #expect(try dump(file, "t") == dump(memory, "t"))
+    }
+
+    @Test func batchesLargerThanTheRingWithRefusedRowsEqualTheBytesFromMemory() throws {
+        // 50 rows of 12 KB a batch: 600 KB held, more than the whole ring; every 97th row
+        // breaks the CHECK and is replayed, refused and rejected
+        var text = "id,name,amount,note\n"
+        for i in 0..<1_000 {
+            text += "\(i),n\(i),\(i % 97 == 96 ? -1 : i),\(String(repeating: Character(UnicodeScalar(UInt8(65 + i % 26))), count: 12_000 + i % 11))\n"
+        }
+        let path = try write("wide.csv", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for db in [file, memory] {
+            try db.execute("PRAGMA journal_mode=MEMORY")
+            try db.execute("CREATE TABLE t(id INTEGER, name TEXT, amount REAL CHECK (amount >= 0), note TEXT)")
+        }
+        let options = CSVImportOptions(batchSize: 50, chunkSize: 64 * 1024, onError: .skip, rejectTable: "rej")
+        let n = try file.importCSV(contentsOfFile: path, into: "t", options: options)
+        #expect(n == 1_000 - 1_000 / 97)
+        #expect(try memory.importCSV(bytes: Array(text.utf8), into: "t", options: options) == n)
+        #expect(try dump(file, "t") == dump(memory, "t"))
+        #expect(try file.scalarText("SELECT count(*) FROM rej WHERE reason LIKE '%CHECK%'") == String(1_000 / 97))
+    }
+
+    @Test(arguments: [1, 7, 50])
+    func jsonHeldEqualsTheBytesFromMemory(batchSize: Int) throws {
+        var text = "["
+        for i in 0..<9_000 {
+            if i > 0 { text += ",\n" }
+            let note = i % 251 == 250 ? String(repeating: "q", count: 80_000) : String(repeating: "ü", count: i % 29)
+            text += "{\"id\": \(i), \"name\": \"n\\\"\(i)\", \"amount\": \(i % 5 == 0 ? "null" : String(Double(i) / 8)), \"note\": \"\(note)\"}"
+        }
+        text += "]"
+        let path = try write("held-\(batchSize).json", text)
+        let file = try Database(path: ":memory:"), memory = try Database(path: ":memory:")
+        for db in [file, memory] { try db.execute("CREATE TABLE t(id INTEGER, name TEXT, amount REAL, note TEXT)") }
+        let options = JSONImportOptions(batchSize: batchSize, chunkSize: 16 * 1024)
+        #expect(try file.importJSON(contentsOfFile: path, into: "t", options: options) == 9_000)
+        #expect(try memory.importJSON(bytes: Array(text.utf8), into: "t", options: options) == 9_000)
+        #expect(try dump(file, "t") == dump(memory, "t"))
+    }
 }
