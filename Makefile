@@ -93,8 +93,11 @@ test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-c-tsa
 test-c: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== $$t"; $$t; done
 
+# Twice: as they run (their small files on the query's thread: sq_pipe_worth_it_for), then
+# with STREAMQLITE_THREADS=2, every typed-table scan through the second core's worker.
 test-sql: ext $(PYTHON)
 	$(PYTHON) sql/run-tests.py --ext $(EXT) sql/tests/*.sql
+	STREAMQLITE_THREADS=2 $(PYTHON) sql/run-tests.py --ext $(EXT) sql/tests/*.sql
 
 test-python: ext $(PYTHON)
 	$(PYTHON) scripts/check-python-load.py $(EXT)
