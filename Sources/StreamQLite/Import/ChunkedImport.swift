@@ -228,10 +228,10 @@ final class ChunkFile {
     /// (`sq_pipe_worth_it_for`, `sq_pipe.h`: more than one CPU, and a rest of at least
     /// `SQ_PIPE_MIN_INPUT` bytes as stored, or a pipe or FIFO), else here.
     func read<I: ChunkedImporter>(into importer: I, fileError: (String, Int?) -> any Error) throws {
-        var twoThreads = sq_pipe_worth_it() != 0
+        var undecided = true
         while true {
-            if twoThreads, let feed = importer.workerFeed {
-                twoThreads = false   // decided once, for the rest of the file
+            if undecided, let feed = importer.workerFeed {
+                undecided = false   // decided once, for the rest of the file
                 if file.withCFile({ sq_pipe_worth_it_for(sq_pipe_file_left($0)) }) != 0,
                    try readOnWorker(into: importer, feed: feed, fileError: fileError) {
                     return
