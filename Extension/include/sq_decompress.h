@@ -41,6 +41,7 @@
 #define SQ_DECOMPRESS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,6 +91,10 @@ const char *sq_dz_error(const sq_dz *z);
 /* Compressed bytes taken, decompressed bytes given out. */
 unsigned long long sq_dz_bytes_in(const sq_dz *z);
 unsigned long long sq_dz_bytes_out(const sq_dz *z);
+
+/* The CRC-32 of gzip (and of zlib's crc32()) of p[0..n), continuing from
+** crc (0 to begin): what a gzip member's trailer holds of its data. */
+uint32_t sq_dz_crc32(uint32_t crc, const void *p, size_t n);
 
 #ifdef __cplusplus
 }

@@ -45,11 +45,11 @@ char *sq_ft_file_msg(const sq_ft_format *fmt, const char *file, const char *msg)
 
 /* The core hands over a row: it is the cursor's current row until the
 ** next feed; the core pauses so that xNext returns.  On the pipe's worker
-** the row goes into the pipe; the core pauses there too, so that it is fed
-** the same pieces of input as on one thread. */
+** the row goes into the pipe (copied: sq_pipe_put_row) and the core goes
+** on with the rest of the chunk. */
 static int ft_on_row(void *user, const sq_ingest_row *row){
   sq_ft_cursor *c = (sq_ft_cursor*)user;
-  if( c->pipe ) return sq_pipe_put_row(c->pipe, row) ? 1 : SQ_INGEST_PAUSE;
+  if( c->pipe ) return sq_pipe_put_row(c->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
   c->idx = row->index;
   c->line = (sqlite3_int64)row->line;
   c->offset = (sqlite3_int64)row->offset;
@@ -753,8 +753,8 @@ static int ft_pipe_reader_error(sq_ft_cursor *c, char **pzErr){
   return *pzErr ? SQLITE_ERROR : rc;
 }
 
-/* n bytes to the format's reader, fed again after each pause (the core
-** pauses after every row, as on one thread): SQLITE_OK or the error. */
+/* n bytes to the format's reader, fed again after a pause: SQLITE_OK or
+** the error. */
 static int ft_pipe_feed(sq_ft_cursor *c, const unsigned char *z, size_t n, char **pzErr){
   size_t pos = 0, used = 0;
   while( pos<n ){

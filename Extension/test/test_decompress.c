@@ -254,6 +254,55 @@ static void test_corruption(void){
   free(p); free(gz.b); free(zs.b);
 }
 
+/* sq_dz_crc32 is zlib's crc32 (the oracle) at every length, alignment and
+** split: the carry-less path (64 bytes and more) and the table tail. */
+static void test_crc32(void){
+  size_t n, off, cut;
+  unsigned char *p = sample(4200);
+  for(n=0; n<=1100; n++){
+    for(off=0; off<16; off+=5){
+      uLong want = crc32(0, p+off, (uInt)n);
+      SQ_CHECK_MSG(sq_dz_crc32(0, p+off, n)==(uint32_t)want, "n %zu off %zu", n, off);
+    }
+  }
+  for(cut=0; cut<=4096; cut+=97){
+    uLong want = crc32(0, p, 4096);
+    SQ_CHECK_MSG(sq_dz_crc32(sq_dz_crc32(0, p, cut), p+cut, 4096-cut)==(uint32_t)want, "cut %zu", cut);
+  }
+  SQ_CHECK(sq_dz_crc32(0, "123456789", 9)==0xCBF43926u);   /* the check value of CRC-32 */
+  free(p);
+}
+
+/* A gzip member's trailer: any changed byte of the CRC-32 or the length,
+** in the first or second member, at any chunking, is an error with zlib's
+** words; the intact stream reads whole. */
+static void test_trailer(void){
+  size_t n = 5000, i, s;
+  size_t steps[] = {1, 3, 8, 100, 100000};
+  unsigned char *p = sample(n);
+  Buf gz = gzip_of(p, n), two = {0};
+  char err[256];
+  buf_add(&two, gz.b, gz.n); buf_add(&two, gz.b, gz.n);
+  for(s=0; s<sizeof steps/sizeof steps[0]; s++){
+    for(i=0; i<8; i++){
+      size_t at[2] = { gz.n-8+i, two.n-8+i };
+      int m;
+      for(m=0; m<2; m++){
+        Buf *b = m ? &two : &gz;
+        Buf o;
+        b->b[at[m]] ^= 0x10;
+        o = run(SQ_DZ_AUTO, b->b, b->n, steps[s], 4096, err);
+        SQ_CHECK_MSG(strstr(err, "gzip: corrupt data") &&
+                     strstr(err, i<4 ? "incorrect data check" : "incorrect length check"),
+                     "member %d byte %zu step %zu: '%s'", m+1, i, steps[s], err);
+        free(o.b);
+        b->b[at[m]] ^= 0x10;
+      }
+    }
+  }
+  free(p); free(gz.b); free(two.b);
+}
+
 /* sq_file reads compressed files decompressed and names a corrupt one's
 ** format and offset. */
 static void test_sq_file(void){
@@ -333,6 +382,8 @@ int main(void){
   test_round_trip();
   test_truncation();
   test_corruption();
+  test_crc32();
+  test_trailer();
   test_sq_file();
   test_stalled_pipe_close();
   return sq_test_done("test_decompress");
