@@ -12,6 +12,9 @@
 **     a length taken from the second byte (bit 3: no cut).  Read in chunks:
 **     the text comes back byte for byte (twice for two members); a cut gives
 **     "truncated" unless it falls between the members, never wrong bytes.
+** And two oracles: sq_dz_crc32 of the input is zlib's crc32; a gzip input
+** (bit 0 clear) decodes or fails as zlib's own inflate with its trailer
+** checks, member after member, and gives the same bytes.
 */
 #include "sq_decompress.h"
 
@@ -85,6 +88,33 @@ static void zstd_into(const uint8_t *p, size_t n, Out *o){
   free(b);
 }
 
+/* zlib's verdict on in[0..n) as one stream of gzip members (its own CRC-32
+** and length checks): 0, 1 (error), or 2 (the output passed the cap). */
+static int zlib_decode(const uint8_t *in, size_t n, Out *o){
+  z_stream s;
+  unsigned char tmp[4096];
+  int r = Z_OK, rc = 1;
+  memset(&s, 0, sizeof s);
+  if( inflateInit2(&s, 16+MAX_WBITS)!=Z_OK ) abort();
+  s.next_in = (Bytef*)in;
+  s.avail_in = (uInt)n;
+  for(;;){
+    s.next_out = tmp;
+    s.avail_out = sizeof tmp;
+    r = inflate(&s, Z_NO_FLUSH);
+    rec_add(o, tmp, sizeof tmp - s.avail_out);
+    if( o->n > (1u<<24) ){ rc = 2; break; }
+    if( r==Z_STREAM_END ){
+      if( s.avail_in==0 ){ rc = 0; break; }
+      if( inflateReset(&s)!=Z_OK ) abort();
+      continue;
+    }
+    if( r!=Z_OK ) break;               /* an error, or the input ends inside a member */
+  }
+  inflateEnd(&s);
+  return rc;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
   unsigned mode, cut;
   const uint8_t *rest;
@@ -100,6 +130,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size){
     int rb = decode(rest, nrest, 1 + (cut & 15), 1 + (cut>>4), &b);
     if( ra!=rb ) abort();
     if( !ra && (a.n!=b.n || (a.n && memcmp(a.b, b.b, a.n)!=0)) ) abort();
+    if( sq_dz_crc32(0, rest, nrest)!=(uint32_t)crc32(0, rest, (uInt)nrest) ) abort();
+    if( sq_dz_detect(rest, nrest, 1)==SQ_DZ_GZIP ){
+      Out z = {0};
+      int rz = zlib_decode(rest, nrest, &z);
+      if( rz!=2 && a.n<=(1u<<24) ){
+        if( rz!=ra ) abort();
+        if( !ra && (z.n!=a.n || (a.n && memcmp(z.b, a.b, a.n)!=0)) ) abort();
+      }
+      free(z.b);
+    }
     free(a.b); free(b.b);
   }else{
     Out c = {0}, o = {0}, want = {0};
