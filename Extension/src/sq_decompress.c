@@ -226,7 +226,10 @@ static int dz_step(sq_dz *z, const unsigned char *src, size_t nsrc, size_t *u,
     if( r==Z_STREAM_END ){
       /* a member ends (its trailer the last 8 bytes taken); what follows
       ** is the next member */
-      if( le32(z->tail)!=z->crc ) return dz_fail(z, "corrupt data", "incorrect data check");
+      if( le32(z->tail)!=z->crc ){
+        z->nin -= 4;                 /* seen at the CRC-32's end, before the length */
+        return dz_fail(z, "corrupt data", "incorrect data check");
+      }
       if( le32(z->tail+4)!=z->msize ) return dz_fail(z, "corrupt data", "incorrect length check");
       z->crc = 0;
       z->msize = 0;

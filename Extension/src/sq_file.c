@@ -30,8 +30,11 @@
 **     in slices of SQ_FILE_WAIT_MS); closing stops the thread (its waits on
 **     the file end within a slice) and joins it.  Without threads
 **     (sqlite3_threadsafe() 0, or no thread could be made) the reader
-**     decompresses itself, and so does a reader that is a thread of its
-**     own (f->stop set: sq_pipe.h's worker).
+**     decompresses itself.  A reader that is a thread of its own (f->stop
+**     set: sq_pipe.h's worker, which parses while the caller inserts) gets
+**     a read-ahead thread too: decompressing, parsing and inserting are
+**     then three threads the system spreads over its cores, where two
+**     would leave the parser's core doing two of them.
 **   - f->stop (set by the owner after sq_file_open): a flag read between
 **     waits; once set, reads end with SQLITE_INTERRUPT.  A thread that
 **     reads for someone else (the pipe's worker) sets db NULL and this.
@@ -317,8 +320,7 @@ static sqlite3_int64 file_read_first(sq_file *f, unsigned char *buf, size_t n, i
   memcpy(f->raw, buf, have);
   f->rawlen = have;
   f->raw_eof = eof;
-  /* (a reader with a stop flag is a thread of its own already: it decompresses itself) */
-  if( !f->stop && ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
+  if( ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
   return file_read_dz(f, buf, n, rc, pzErr);
 }
 

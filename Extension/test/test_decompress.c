@@ -292,9 +292,13 @@ static void test_trailer(void){
         Buf o;
         b->b[at[m]] ^= 0x10;
         o = run(SQ_DZ_AUTO, b->b, b->n, steps[s], 4096, err);
-        SQ_CHECK_MSG(strstr(err, "gzip: corrupt data") &&
-                     strstr(err, i<4 ? "incorrect data check" : "incorrect length check"),
-                     "member %d byte %zu step %zu: '%s'", m+1, i, steps[s], err);
+        {
+          /* seen where zlib sees it: after the CRC-32, or after the length */
+          char want[120];
+          snprintf(want, sizeof want, "gzip: corrupt data after %zu compressed bytes: %s",
+                   at[m]-i + (i<4 ? 4 : 8), i<4 ? "incorrect data check" : "incorrect length check");
+          SQ_CHECK_MSG(strcmp(err, want)==0, "member %d byte %zu step %zu: '%s'", m+1, i, steps[s], err);
+        }
         free(o.b);
         b->b[at[m]] ^= 0x10;
       }

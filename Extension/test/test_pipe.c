@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static double now_s(void){
   struct timespec ts;
@@ -501,6 +502,59 @@ static void test_tables_alike(void){
              "SELECT a.id, b.id FROM c a, c b WHERE a.id=b.id ORDER BY 1;", 0);
 }
 
+/* text gzip-compressed into DIR/name, the last `cut` bytes left out. */
+static void write_gz(const char *name, const char *text, size_t cut){
+  char path[300];
+  uLong n = (uLong)strlen(text), cap = compressBound(n) + 64;
+  unsigned char *b = malloc(cap);
+  z_stream z;
+  FILE *f;
+  memset(&z, 0, sizeof z);
+  deflateInit2(&z, 6, Z_DEFLATED, 16+MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  z.next_in = (Bytef*)text; z.avail_in = (uInt)n;
+  z.next_out = b; z.avail_out = (uInt)cap;
+  SQ_CHECK(deflate(&z, Z_FINISH)==Z_STREAM_END);
+  snprintf(path, sizeof path, "%s/%s", DIR, name);
+  f = fopen(path, "wb");
+  fwrite(b, 1, z.total_out - cut, f);
+  fclose(f);
+  deflateEnd(&z);
+  free(b);
+}
+
+/* A compressed file read by the worker: decompressed on a read-ahead
+** thread of the worker's (sq_file.c) while the worker parses; the same rows,
+** errors and stops as on one thread. */
+static void test_compressed_on_worker(void){
+  Out big;
+  int i;
+  memset(&big, 0, sizeof big);
+  log_add(&big, "id,name,n\n", 10);
+  for(i=0; i<60000; i++){
+    if( i==45000 ) log_printf(&big, "%d,\"bad, row\",oops\n", i);
+    else log_printf(&big, "%d,\"%.*s\",%d.25\n", i, i%40, "abcdefghij\"\"klmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", i);
+  }
+  write_gz("big.csv.gz", big.s, 0);
+  write_gz("cut.csv.gz", big.s, 5000);
+  free(big.s);
+  /* every row; a strict error at record 45,000 after its rows */
+  check_same("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%s/big.csv.gz', "
+             "columns='id INTEGER, name TEXT, n REAL');"
+             "SELECT count(*), sum(id), sum(length(name)), sum(n), count(DISTINCT name) FROM g;"
+             "CREATE VIRTUAL TABLE temp.gs USING csv_stream(filename='%s/big.csv.gz', "
+             "columns='id INTEGER, name TEXT, n REAL', strict=1);"
+             "SELECT count(*), max(id) FROM (SELECT * FROM gs LIMIT 45000);"
+             "SELECT count(*) FROM gs;", "ERROR csv_stream: ");
+  /* a scan that stops early, again and again (the read-ahead thread is
+  ** stopped and joined each time); a truncated file's error */
+  check_same("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%s/big.csv.gz', "
+             "columns='id INTEGER, name TEXT, n REAL');"
+             "SELECT id FROM g LIMIT 1; SELECT sum(id) FROM (SELECT id FROM g LIMIT 20000);"
+             "SELECT a.id FROM (SELECT id FROM g LIMIT 3) a, (SELECT id FROM g LIMIT 2) b ORDER BY 1;"
+             "CREATE VIRTUAL TABLE temp.t USING csv_stream(filename='%s/cut.csv.gz', columns='id INTEGER, name TEXT, n REAL');"
+             "SELECT count(*) FROM t;", "ERROR csv_stream: ");
+}
+
 /* A CSV file of exactly `size` bytes: a header, rows "i,ni", the last row's
 ** name padded with x. */
 static void write_sized(const char *name, long size){
@@ -789,6 +843,7 @@ int main(void){
   SQ_CHECK(sqlite3_streamqlite_init(db, 0, 0)==SQLITE_OK);
   test_worth_it_rule();
   test_tables_alike();
+  test_compressed_on_worker();
   test_small_files_no_worker();
   test_read_run();
   test_fifo();
