@@ -12,6 +12,14 @@
 **   small_scan_bench EXT DIR [PAIRS]     (EXT: build/streamqlite.so)
 **   small_scan_bench EXT DIR PAIRS gz    gzip'ed CSV files of 256 KiB … 8 MiB
 **                                        (the insert; labelled by compressed KiB)
+**   small_scan_bench EXT DIR PAIRS join  typed tables of 300 KiB … 8 MiB as the
+**                                        inner loop of a join with 3 … 200 outer
+**                                        rows (sq_pipe_worth_it_scan: a rescan
+**                                        reads on the query's thread)
+**   small_scan_bench EXT DIR PAIRS gzsmall  300 gzip'ed CSV files of 20 rows in
+**                                        one csv_stream() call, and one of a
+**                                        single row (sq_file's read-ahead thread:
+**                                        the worker column forces it)
 **
 ** Each line: the median wall and CPU time of one run with the worker and on
 ** one thread, and the medians of the rounds' ratios worker / one thread
@@ -116,6 +124,55 @@ int main(int argc, char **argv){
                   "INSERT INTO a SELECT i FROM n;"
                   "CREATE TABLE sink(id INTEGER, name TEXT, amount REAL)");
   sqlite3_prepare_v2(db, "DELETE FROM sink", -1, &clear, 0);
+  if( argc>4 && strcmp(argv[4], "join")==0 ){
+    /* the typed table as a join's inner loop: outer rows a size (of a2's 200) */
+    static const struct { long size; int outer; } js[] = {
+      { 300*1024, 200 }, { 300*1024, 50 }, { 1048576, 100 }, { 2097152, 50 },
+      { 4194304, 10 }, { 8388608, 3 },
+    };
+    exec_or_die(db, "CREATE TABLE a2(x INTEGER); WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i+1 FROM n WHERE i<199) "
+                    "INSERT INTO a2 SELECT i*7 FROM n");
+    for(json=0; json<2; json++){
+      for(k=0; k<(int)(sizeof js/sizeof js[0]); k++){
+        char path[512], label[64], *q;
+        snprintf(path, sizeof path, "%s/j%ld.%s", argv[2], js[k].size, json ? "json" : "csv");
+        write_file(path, js[k].size, json);
+        q = sqlite3_mprintf("CREATE VIRTUAL TABLE IF NOT EXISTS temp.j%d_%ld USING %s(filename='%q', "
+                            "columns='id INTEGER, name TEXT, amount REAL')",
+                            json, js[k].size, json ? "json_stream" : "csv_stream", path);
+        exec_or_die(db, q);
+        sqlite3_free(q);
+        q = sqlite3_mprintf("SELECT count(*) FROM (SELECT x FROM a2 LIMIT %d) o CROSS JOIN j%d_%ld b WHERE b.id=o.x",
+                            js[k].outer, json, js[k].size);
+        snprintf(label, sizeof label, "%s join %dx %ld KiB", json ? "json" : "csv", js[k].outer, js[k].size/1024);
+        bench(db, label, q, pairs);
+        sqlite3_free(q);
+      }
+    }
+    exit(0);
+  }
+  if( argc>4 && strcmp(argv[4], "gzsmall")==0 ){
+    char path[512], *q;
+    for(k=0; k<300; k++){
+      snprintf(path, sizeof path, "%s/gzs%03d.csv", argv[2], k);
+      write_file(path, 400, 0);
+      q = sqlite3_mprintf("gzip -f '%q'", path);
+      if( system(q)!=0 ){ fprintf(stderr, "%s failed\n", q); return 1; }
+      sqlite3_free(q);
+    }
+    snprintf(path, sizeof path, "%s/gztiny.csv", argv[2]);
+    write_file(path, 60, 0);
+    q = sqlite3_mprintf("gzip -f '%q'", path);
+    if( system(q)!=0 ){ fprintf(stderr, "%s failed\n", q); return 1; }
+    sqlite3_free(q);
+    q = sqlite3_mprintf("SELECT count(*) FROM csv_stream('%q/gzs*.csv.gz')", argv[2]);
+    bench(db, "gz 300 files function", q, pairs);
+    sqlite3_free(q);
+    q = sqlite3_mprintf("SELECT count(*) FROM csv_stream('%q/gztiny.csv.gz')", argv[2]);
+    bench(db, "gz one line function", q, pairs);
+    sqlite3_free(q);
+    exit(0);
+  }
   if( argc>4 && strcmp(argv[4], "gz")==0 ){
     /* gzip'ed CSV (about 4:1): what the rule's compressed size leaves on one thread */
     static const long gzsizes[] = { 262144, 524288, 1048576, 2097152, 4194304, 8388608 };

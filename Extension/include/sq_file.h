@@ -25,7 +25,11 @@
 ** A compressed file is read and decompressed on a second thread, a few
 ** 64 KiB chunks ahead of the reader (bounded: memory stays constant), so
 ** the caller's thread only parses; the bytes, errors and interrupt checks
-** are the same as without it.  One sq_file is used by one thread at a time.
+** are the same as without it.  The thread is started by the rule of
+** sq_pipe.h (sq_pipe_worth_it_for, THREADS) on the compressed size: a
+** file under SQ_PIPE_MIN_INPUT (256 KiB) as stored, or any file with one
+** CPU online or STREAMQLITE_THREADS=0, is decompressed on the reader's
+** thread.  One sq_file is used by one thread at a time.
 */
 #ifndef SQ_FILE_H
 #define SQ_FILE_H
@@ -58,6 +62,8 @@ typedef struct sq_file {
 int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);
 long long sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr);
 void sq_file_close(sq_file *f);
+/* Read-ahead threads started by this thread, for tests that check the rule. */
+unsigned long long sq_file_ahead_started(void);
 
 #ifdef __cplusplus
 }

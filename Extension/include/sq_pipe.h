@@ -99,10 +99,23 @@
 ** with or without the worker, so the worker gains less there than on a
 ** plain file of the decompressed size.  sq_pipe_input_size and
 ** sq_pipe_file_left measure it.
+**
+** sq_pipe_worth_it_scan(size, rescan) is the same rule for the scans of
+** one table cursor: its first scan as above, a rescan (the cursor filtered
+** again in the same statement: the inner loop of a nested-loop join, a
+** correlated subquery) on the caller's thread whatever the size.  Each
+** rescan would pay a thread start and join and read up to the ring's
+** 512 KiB ahead even when it stops early, and the query's side of such a
+** loop has too little to do a row to overlap with the worker's.
+**
+** sq_file (sq_file.h) asks sq_pipe_worth_it_for too, with a compressed
+** file's size as stored, before it starts its read-ahead thread: a small
+** compressed file is decompressed on the reader's thread.
 ** STREAMQLITE_THREADS in the environment overrides the rule, for
 ** comparisons and tests: 0 keeps every scan and import on the caller's
-** thread; 2 starts a worker for every input whatever its size and the
-** CPUs online (if SQLite is built thread safe).
+** thread (and every compressed file decompressed there); 2 starts a
+** worker (and a read-ahead thread) for every input and rescan whatever
+** its size and the CPUs online (if SQLite is built thread safe).
 **
 ** Memory: sqlite3_malloc64/sqlite3_free (thread safe).  The worker may
 ** call sqlite3_malloc, sqlite3_mprintf and sqlite3_str_* (no connection).
@@ -163,6 +176,9 @@ int sq_pipe_worth_it(void);
 #define SQ_PIPE_MIN_INPUT  (256*1024)
 /* A worker for an input of `size` bytes (< 0: unknown): THREADS. */
 int sq_pipe_worth_it_for(long long size);
+/* The same for a table cursor's scan; rescan nonzero: not its first
+** (THREADS: never a worker, but with STREAMQLITE_THREADS=2). */
+int sq_pipe_worth_it_scan(long long size, int rescan);
 /* The size of the files paths[0..n) (a scan of them): the sum of their
 ** sizes, counted up to SQ_PIPE_MIN_INPUT; -1 when one is not a regular
 ** file (a path that cannot be stat'ed counts 0: opening it is the error). */

@@ -23,7 +23,12 @@
 **     as it is.  Truncated or corrupt data is a read error saying "gzip" or
 **     "zstd" and how many compressed bytes were read.
 **   - The reading and decompressing of a compressed file run on a thread
-**     of its own (sq_ahead), SQ_AHEAD_SLOTS chunks ahead: it calls the same
+**     of its own (sq_ahead) when it is worth it (sq_pipe.h's one rule,
+**     sq_pipe_worth_it_for, on the compressed size: at least
+**     SQ_PIPE_MIN_INPUT bytes, or a pipe; a second CPU online;
+**     STREAMQLITE_THREADS=0 never, 2 always), SQ_AHEAD_SLOTS chunks ahead:
+**     a smaller file is decompressed on the reader's thread, which is
+**     faster than starting a thread for it.  The thread calls the same
 **     file_read_dz on its own copy of the sq_file (no connection: it never
 **     calls SQLite's API but to allocate), and the reader takes chunks from
 **     the ring.  The reader keeps the interrupt checks (waiting on the ring
@@ -44,6 +49,7 @@
 */
 #include "sq_internal.h"
 #include "sq_decompress.h"
+#include "sq_pipe.h"
 
 #include <string.h>
 #include <errno.h>
@@ -176,6 +182,12 @@ static sqlite3_int64 file_read_dz(sq_file *f, unsigned char *buf, size_t n, int 
 
 /* ---- the read-ahead thread */
 
+static _Thread_local unsigned long long ahead_started_here;
+
+unsigned long long sq_file_ahead_started(void){
+  return ahead_started_here;
+}
+
 static void *ahead_main(void *p){
   sq_ahead *a = (sq_ahead*)p;
   for(;;){
@@ -246,6 +258,7 @@ static int ahead_start(sq_file *f){
   f->dz = 0;
   f->raw = 0;
   f->ah = a;
+  ahead_started_here++;
   return 0;
 }
 
@@ -298,6 +311,14 @@ static sqlite3_int64 file_read_ahead(sq_file *f, unsigned char *buf, size_t n, i
   }
 }
 
+/* A read-ahead thread for f, compressed, its first bytes read: the one
+** rule of sq_pipe.h (sq_pipe_worth_it_for) on the compressed bytes still to
+** decode (those read, and the rest of a regular file; a pipe: unknown). */
+static int file_ahead_worth_it(const sq_file *f){
+  long long left = sq_pipe_file_left(f);
+  return sq_pipe_worth_it_for(left<0 ? -1 : left+(long long)f->rawlen);
+}
+
 /* The first read: enough bytes to tell a compressed file by its magic
 ** number (a pipe may give them a few at a time). */
 static sqlite3_int64 file_read_first(sq_file *f, unsigned char *buf, size_t n, int *rc, char **pzErr){
@@ -320,7 +341,8 @@ static sqlite3_int64 file_read_first(sq_file *f, unsigned char *buf, size_t n, i
   memcpy(f->raw, buf, have);
   f->rawlen = have;
   f->raw_eof = eof;
-  if( ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
+  /* (a small file decompresses on the reader's thread: file_ahead_worth_it) */
+  if( file_ahead_worth_it(f) && ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
   return file_read_dz(f, buf, n, rc, pzErr);
 }
 

@@ -831,13 +831,15 @@ static void ft_pipe_end(sq_ft_cursor *c){
   c->zRowFile = 0;
 }
 
-/* A typed scan on a worker, when a second CPU can run it and its files are
-** worth it (sq_pipe_worth_it_for: large enough, or not regular files).
-** 0: started; else read on this thread. */
+/* A typed scan on a worker, when a second CPU can run it and the scan is
+** worth it (sq_pipe_worth_it_scan: the cursor's first scan, of files large
+** enough or not regular files; a rescan, the inner loop of a join, reads
+** here).  0: started; else read on this thread. */
 static int ft_pipe_begin(sq_ft_cursor *c){
   sq_ft_vtab *vt = c->vt;
+  int rescan = c->nscan>1;
   if( !vt->typed || !sq_pipe_worth_it() ) return 1;
-  if( !sq_pipe_worth_it_for(sq_pipe_input_size(c->files.a, c->files.n)) ) return 1;
+  if( !sq_pipe_worth_it_scan(rescan ? 0 : sq_pipe_input_size(c->files.a, c->files.n), rescan) ) return 1;
   c->pipe = sq_pipe_new(0, 0);
   if( !c->pipe ) return 1;
   if( vt->pending.has && vt->zPeek ){
@@ -913,6 +915,7 @@ static int ft_filter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr,
   int rc;
   (void)idxStr; (void)argc;
   ft_reset(c);
+  c->nscan++;
   c->max_record = sq_ft_max_record(vt->db);
   if( vt->typed ){
     zFile = vt->zFile;

@@ -35,8 +35,10 @@
 ** row's file (hidden in the typed tables).
 **
 ** A typed table's scan runs on two threads when more than one CPU is
-** online and its files are worth it (sq_pipe_worth_it_for, sq_pipe.h:
-** large enough, or a pipe or FIFO): a worker reads the files, runs the
+** online and it is worth it (sq_pipe_worth_it_scan, sq_pipe.h: the
+** cursor's first scan, of files large enough or a pipe or FIFO; never a
+** rescan, such as each scan of a join's inner loop after the first, which
+** reads on the query's thread): a worker reads the files, runs the
 ** format's reader and the core (ft_pipe_run), and the rows, rejects and
 ** file marks come to xNext in order; the reject table, the budget,
 ** sqlite3_interrupt() checks, vt's state and the statement's error stay
@@ -44,7 +46,7 @@
 ** xError, xReason, xReset) may so run on the worker: they must not touch
 ** the connection (c->max_record, not sqlite3_limit).
 ** STREAMQLITE_THREADS=0 in the environment keeps every scan on the
-** query's thread (2: a worker whatever the size).  The table-valued
+** query's thread (2: a worker for every scan and rescan whatever the size).  The table-valued
 ** functions always read on the query's thread.
 **
 ** Whatever is added at the input (other sources, several files, rows
@@ -140,6 +142,7 @@ typedef struct sq_ft_cursor {
   const char *zRowFile;       /* pipe: the current row's file */
   sq_ft_pending claim;        /* pipe: vt's pending pipe, taken for this scan */
   char *zClaim;               /* its name (vt->zPeek) */
+  int nscan;                  /* xFilter calls: a rescan (a join's inner loop) reads here */
 } sq_ft_cursor;
 
 /* Feed results. */

@@ -151,9 +151,14 @@ int sq_pipe_worth_it(void){
   return pipe_cpus()>1 && sqlite3_threadsafe()!=0;
 }
 
-int sq_pipe_worth_it_for(long long size){
+int sq_pipe_worth_it_scan(long long size, int rescan){
   if( !sq_pipe_worth_it() ) return 0;
-  return pipe_threads_env()==2 || size<0 || size>=SQ_PIPE_MIN_INPUT;
+  if( pipe_threads_env()==2 ) return 1;
+  return !rescan && (size<0 || size>=SQ_PIPE_MIN_INPUT);
+}
+
+int sq_pipe_worth_it_for(long long size){
+  return sq_pipe_worth_it_scan(size, 0);
 }
 
 long long sq_pipe_input_size(char *const *paths, int n){

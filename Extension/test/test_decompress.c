@@ -308,7 +308,9 @@ static void test_trailer(void){
 }
 
 /* sq_file reads compressed files decompressed and names a corrupt one's
-** format and offset. */
+** format and offset (run with and without the read-ahead thread:
+** STREAMQLITE_THREADS=2 and 0, since the file is under the size that
+** starts it by itself). */
 static void test_sq_file(void){
   sqlite3 *db;
   char path[] = "/tmp/sq_test_dzXXXXXX";
@@ -388,7 +390,11 @@ int main(void){
   test_corruption();
   test_crc32();
   test_trailer();
+  setenv("STREAMQLITE_THREADS", "2", 1);
   test_sq_file();
+  setenv("STREAMQLITE_THREADS", "0", 1);
+  test_sq_file();
+  unsetenv("STREAMQLITE_THREADS");
   test_stalled_pipe_close();
   return sq_test_done("test_decompress");
 }

@@ -9,7 +9,10 @@
 ** it (STREAMQLITE_THREADS=2 and 0), over several files, rejects and errors
 ** at record N; a scan starts a worker only when its files are worth it
 ** (sq_pipe_worth_it_for: not a small file, nor each scan of a join's inner
-** loop; a FIFO always), with the same rows either side of the threshold;
+** loop; a FIFO always), and only its first scan when a join re-scans it
+** (sq_pipe_worth_it_scan), with the same rows either side of the threshold;
+** sq_file's read-ahead thread by the same rule (none for a small .gz, nor
+** for 300 of them in one glob);
 ** a LIMIT on a FIFO whose writer stalls ends at once; and
 ** sqlite3_interrupt() ends a scan whose worker waits on a FIFO.  And
 ** sq_pipe_read_run (the Swift imports' worker) gives a core's rows as the
@@ -503,7 +506,7 @@ static void test_tables_alike(void){
 }
 
 /* text gzip-compressed into DIR/name, the last `cut` bytes left out. */
-static void write_gz(const char *name, const char *text, size_t cut){
+static void write_text_gz(const char *name, const char *text, size_t cut){
   char path[300];
   uLong n = (uLong)strlen(text), cap = compressBound(n) + 64;
   unsigned char *b = malloc(cap);
@@ -534,24 +537,24 @@ static void test_compressed_on_worker(void){
     if( i==45000 ) log_printf(&big, "%d,\"bad, row\",oops\n", i);
     else log_printf(&big, "%d,\"%.*s\",%d.25\n", i, i%40, "abcdefghij\"\"klmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", i);
   }
-  write_gz("big.csv.gz", big.s, 0);
-  write_gz("cut.csv.gz", big.s, 5000);
+  write_text_gz("wbig.csv.gz", big.s, 0);
+  write_text_gz("wcut.csv.gz", big.s, 5000);
   free(big.s);
   /* every row; a strict error at record 45,000 after its rows */
-  check_same("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%s/big.csv.gz', "
+  check_same("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%s/wbig.csv.gz', "
              "columns='id INTEGER, name TEXT, n REAL');"
              "SELECT count(*), sum(id), sum(length(name)), sum(n), count(DISTINCT name) FROM g;"
-             "CREATE VIRTUAL TABLE temp.gs USING csv_stream(filename='%s/big.csv.gz', "
+             "CREATE VIRTUAL TABLE temp.gs USING csv_stream(filename='%s/wbig.csv.gz', "
              "columns='id INTEGER, name TEXT, n REAL', strict=1);"
              "SELECT count(*), max(id) FROM (SELECT * FROM gs LIMIT 45000);"
              "SELECT count(*) FROM gs;", "ERROR csv_stream: ");
   /* a scan that stops early, again and again (the read-ahead thread is
   ** stopped and joined each time); a truncated file's error */
-  check_same("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%s/big.csv.gz', "
+  check_same("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%s/wbig.csv.gz', "
              "columns='id INTEGER, name TEXT, n REAL');"
              "SELECT id FROM g LIMIT 1; SELECT sum(id) FROM (SELECT id FROM g LIMIT 20000);"
              "SELECT a.id FROM (SELECT id FROM g LIMIT 3) a, (SELECT id FROM g LIMIT 2) b ORDER BY 1;"
-             "CREATE VIRTUAL TABLE temp.t USING csv_stream(filename='%s/cut.csv.gz', columns='id INTEGER, name TEXT, n REAL');"
+             "CREATE VIRTUAL TABLE temp.t USING csv_stream(filename='%s/wcut.csv.gz', columns='id INTEGER, name TEXT, n REAL');"
              "SELECT count(*) FROM t;", "ERROR csv_stream: ");
 }
 
@@ -595,6 +598,25 @@ static void test_worth_it_rule(void){
   SQ_CHECK(sq_pipe_worth_it_for(SQ_PIPE_MIN_INPUT)==two && sq_pipe_worth_it_for(-1)==two);
 }
 
+/* sq_pipe_worth_it_scan: a cursor's first scan as sq_pipe_worth_it_for; a
+** rescan never, whatever its size, but with STREAMQLITE_THREADS=2. */
+static void test_worth_it_scan_rule(void){
+  int two = sq_pipe_worth_it();
+  static const long long sizes[] = { -1, 0, SQ_PIPE_MIN_INPUT-1, SQ_PIPE_MIN_INPUT, 1LL<<40 };
+  int i;
+  unsetenv("STREAMQLITE_THREADS");
+  for(i=0; i<(int)(sizeof sizes/sizeof sizes[0]); i++){
+    SQ_CHECK(sq_pipe_worth_it_scan(sizes[i], 0)==sq_pipe_worth_it_for(sizes[i]));
+    SQ_CHECK_MSG(!sq_pipe_worth_it_scan(sizes[i], 1), "a rescan of %lld bytes gets a worker", sizes[i]);
+  }
+  setenv("STREAMQLITE_THREADS", "2", 1);
+  SQ_CHECK(sq_pipe_worth_it_scan(0, 1) && sq_pipe_worth_it_scan(1LL<<40, 1));
+  setenv("STREAMQLITE_THREADS", "0", 1);
+  SQ_CHECK(!sq_pipe_worth_it_scan(-1, 0) && !sq_pipe_worth_it_scan(1LL<<40, 1));
+  unsetenv("STREAMQLITE_THREADS");
+  (void)two;
+}
+
 /* A typed scan starts a worker only when its files are worth it: none for
 ** a file one byte under SQ_PIPE_MIN_INPUT, nor for each scan of a small
 ** table re-scanned as the inner loop of a join; one at SQ_PIPE_MIN_INPUT,
@@ -622,7 +644,9 @@ static void test_small_files_no_worker(void){
     "CREATE VIRTUAL TABLE temp.w USING csv_stream(filename='%q/parts/p*.csv', columns='id INTEGER, name TEXT');"
     "CREATE VIRTUAL TABLE temp.s USING csv_stream(filename='%q/c.csv', columns='id INTEGER, name TEXT');"
     "CREATE TABLE temp.outer50(x INTEGER);"
-    "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM k WHERE i<50) INSERT INTO outer50 SELECT i FROM k;",
+    "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM k WHERE i<50) INSERT INTO outer50 SELECT i FROM k;"
+    "CREATE TABLE temp.outer5(x INTEGER);"
+    "INSERT INTO outer5 SELECT x*7 FROM outer50 WHERE x<=5;",
     DIR, DIR, DIR, DIR);
   got = run_all(q);
   SQ_CHECK_STR(got, "");
@@ -635,6 +659,12 @@ static void test_small_files_no_worker(void){
       { "SELECT count(*), sum(id), sum(length(name)), max(name), count(DISTINCT filename) FROM w", 1 },
       /* the inner loop: one scan of s (14 bytes) for each of the 50 rows */
       { "SELECT count(*), sum(s.id), group_concat(DISTINCT s.name) FROM outer50 CROSS JOIN s WHERE s.id=outer50.x % 10", 0 },
+      /* the inner loop over a file at the threshold: its first scan on a
+      ** worker, the 4 rescans of the same cursor on the query's thread */
+      { "SELECT count(*), sum(v.id), group_concat(v.name) FROM outer5 CROSS JOIN v WHERE v.id=outer5.x", 1 },
+      /* a correlated subquery: the same rows (SQLite 3.40 opens a new cursor
+      ** for each run of it, each a first scan: not counted) */
+      { "SELECT x, (SELECT count(*) FROM v WHERE v.id<outer5.x) FROM outer5", -1 },
     };
     for(i=0; i<(int)(sizeof cases/sizeof cases[0]); i++){
       n = workers_for(cases[i].sql, &got);
@@ -642,10 +672,24 @@ static void test_small_files_no_worker(void){
       one = run_all(cases[i].sql);
       unsetenv("STREAMQLITE_THREADS");
       SQ_CHECK_MSG(strcmp(got, one)==0 && strstr(got, "ERROR")==0, "%s\n  rule: %s\n  one thread: %s", cases[i].sql, got, one);
-      SQ_CHECK_MSG(n==(uint64_t)(cases[i].worker && two), "%s: %llu workers started", cases[i].sql, (unsigned long long)n);
+      SQ_CHECK_MSG(cases[i].worker<0 || n==(uint64_t)(cases[i].worker && two),
+                   "%s: %llu workers started", cases[i].sql, (unsigned long long)n);
       free(got);
       free(one);
     }
+  }
+  /* STREAMQLITE_THREADS=2 still forces a worker on every rescan (how
+  ** make test-sql covers the worker under the joins) */
+  if( two ){
+    uint64_t n0;
+    setenv("STREAMQLITE_THREADS", "2", 1);
+    n0 = sq_pipe_workers_started();
+    got = run_all("SELECT count(*) FROM outer5 CROSS JOIN v WHERE v.id=outer5.x");
+    n = sq_pipe_workers_started()-n0;
+    unsetenv("STREAMQLITE_THREADS");
+    SQ_CHECK_STR(got, "5\n");
+    SQ_CHECK_MSG(n==5, "%llu workers for 5 scans with STREAMQLITE_THREADS=2", (unsigned long long)n);
+    free(got);
   }
   /* either side of the threshold: the same rows (the file one byte longer
   ** differs only in its last name's padding) */
@@ -657,6 +701,105 @@ static void test_small_files_no_worker(void){
     free(u);
     free(v);
   }
+  drop_all();
+}
+
+/* `rows` CSV rows "i,<32 hex digits>" gzip'ed into DIR/name (the digits of
+** an LCG: about 2:1, so the compressed size grows with rows); its size. */
+static long write_gz(const char *name, int rows){
+  char path[300], line[64];
+  uint64_t x = 88172645463325252ULL;
+  struct stat st;
+  gzFile g;
+  int i;
+  snprintf(path, sizeof path, "%s/%s", DIR, name);
+  g = gzopen(path, "wb6");
+  SQ_CHECK(g!=0);
+  gzputs(g, "id,hex\n");
+  for(i=0; i<rows; i++){
+    uint64_t a, b;
+    x = x*6364136223846793005ULL + 1442695040888963407ULL; a = x;
+    x = x*6364136223846793005ULL + 1442695040888963407ULL; b = x;
+    snprintf(line, sizeof line, "%d,%016llx%016llx\n", i, (unsigned long long)a, (unsigned long long)b);
+    gzputs(g, line);
+  }
+  gzclose(g);
+  SQ_CHECK(stat(path, &st)==0);
+  return (long)st.st_size;
+}
+
+/* Reads DIR/name through sq_file: its decompressed bytes; the read-ahead
+** threads started into *pAhead. */
+static long long read_through(const char *name, unsigned long long *pAhead){
+  char path[300], *why = 0;
+  static unsigned char buf[65536];
+  unsigned long long a0 = sq_file_ahead_started();
+  long long k, total = 0;
+  sq_file f;
+  int rc;
+  snprintf(path, sizeof path, "%s/%s", DIR, name);
+  SQ_CHECK(sq_file_open(&f, db, path, &why)==SQLITE_OK);
+  while( (k = sq_file_read(&f, buf, sizeof buf, &rc, &why))>0 ) total += k;
+  SQ_CHECK_MSG(k==0, "%s: %s", name, why ? why : "");
+  sq_file_close(&f);
+  *pAhead = sq_file_ahead_started()-a0;
+  return total;
+}
+
+/* sq_file's read-ahead thread follows the same rule (sq_pipe_worth_it_for
+** on the compressed size): none for a one-line .gz nor for 300 small ones
+** read by one glob, one for a file of SQ_PIPE_MIN_INPUT compressed bytes or
+** more (with a second CPU); STREAMQLITE_THREADS=2 starts it for the small
+** file, =0 for none.  The bytes are the same every way. */
+static void test_small_gz_no_ahead(void){
+  int two = sq_pipe_worth_it();
+  long small = write_gz("tiny.csv.gz", 1), big = write_gz("big.csv.gz", 16000);
+  unsigned long long n;
+  long long bytes, again;
+  char d[300], *q, *got, *one;
+  int i;
+  SQ_CHECK_MSG(small<SQ_PIPE_MIN_INPUT && big>=SQ_PIPE_MIN_INPUT, "gz sizes %ld and %ld", small, big);
+  unsetenv("STREAMQLITE_THREADS");
+  bytes = read_through("tiny.csv.gz", &n);
+  SQ_CHECK_MSG(bytes==7+35 && n==0, "a one-line .gz: %lld bytes, %llu read-ahead threads", bytes, n);
+  bytes = read_through("big.csv.gz", &n);
+  SQ_CHECK_MSG(n==(unsigned long long)two, "%ld compressed bytes: %llu read-ahead threads", big, n);
+  setenv("STREAMQLITE_THREADS", "2", 1);
+  again = read_through("tiny.csv.gz", &n);
+  SQ_CHECK_MSG(again==7+35 && n==1, "STREAMQLITE_THREADS=2: %llu read-ahead threads", n);
+  setenv("STREAMQLITE_THREADS", "0", 1);
+  again = read_through("big.csv.gz", &n);
+  SQ_CHECK_MSG(again==bytes && n==0, "STREAMQLITE_THREADS=0: %llu read-ahead threads", n);
+  unsetenv("STREAMQLITE_THREADS");
+  /* 300 small files in one call of the function and of a typed table */
+  snprintf(d, sizeof d, "%s/gzs", DIR);
+  mkdir(d, 0700);
+  for(i=0; i<300; i++){
+    char name[64];
+    snprintf(name, sizeof name, "gzs/f%03d.csv.gz", i);
+    write_gz(name, 3);
+  }
+  drop_all();
+  q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.z USING csv_stream(filename='%q/gzs/f*.csv.gz', columns='id INTEGER, hex TEXT');"
+                      "SELECT count(*), sum(id), count(DISTINCT hex), count(DISTINCT filename) FROM z;"
+                      "SELECT count(*), count(DISTINCT filename) FROM csv_stream('%q/gzs/f*.csv.gz');", DIR, DIR);
+  {
+    unsigned long long a0 = sq_file_ahead_started();
+    uint64_t w0 = sq_pipe_workers_started();
+    got = run_all(q);
+    SQ_CHECK_MSG(sq_file_ahead_started()-a0==0 && sq_pipe_workers_started()-w0==0,
+                 "300 small .gz: %llu read-ahead threads, %llu workers",
+                 sq_file_ahead_started()-a0, (unsigned long long)(sq_pipe_workers_started()-w0));
+  }
+  SQ_CHECK_STR(got, "900|900|3|300\n900|300\n");
+  drop_all();
+  setenv("STREAMQLITE_THREADS", "2", 1);
+  one = run_all(q);
+  unsetenv("STREAMQLITE_THREADS");
+  SQ_CHECK_STR(one, got);
+  free(got);
+  free(one);
+  sqlite3_free(q);
   drop_all();
 }
 
@@ -873,9 +1016,11 @@ int main(void){
   if( sqlite3_open(":memory:", &db)!=SQLITE_OK ) return 1;
   SQ_CHECK(sqlite3_streamqlite_init(db, 0, 0)==SQLITE_OK);
   test_worth_it_rule();
+  test_worth_it_scan_rule();
   test_tables_alike();
   test_compressed_on_worker();
   test_small_files_no_worker();
+  test_small_gz_no_ahead();
   test_read_run();
   test_fifo();
   sqlite3_close(db);
