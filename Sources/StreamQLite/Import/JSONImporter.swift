@@ -8,11 +8,10 @@ import Foundation
 /// hands it over once per row. This class keeps what is Swift's: the options turned into
 /// the core's configuration, progress, and the errors as ``JSONImportError``; the rows go
 /// to ``IngestBatchWriter`` (the format-neutral batched `INSERT` that `importCSV` uses too).
-final class JSONImporter: ChunkedImporter {
+final class JSONImporter: ProgressCountingImporter {
     let db: Database
     let table: String
     let options: JSONImportOptions
-    let progress: ((ImportProgress) -> Void)?
     private let ingest: OpaquePointer
 
     /// The core's rows into the table, in batches.
@@ -22,14 +21,13 @@ final class JSONImporter: ChunkedImporter {
     /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
     private let route: ImportRoute
 
-    @exclusivity(unchecked) private(set) var consumed = 0
-    var compressedBytes = 0
+    @exclusivity(unchecked) var counter: ImportProgressCounter
 
     init(db: Database, table: String, options: JSONImportOptions, progress: ((ImportProgress) -> Void)?) throws {
         self.db = db
         self.table = table
         self.options = options
-        self.progress = progress
+        counter = ImportProgressCounter(progress)
         let tableColumns = try db.sqTableColumns(table, function: "importJSON")
         func tableColumn(named name: String) -> TableColumn? {
             // SQLite's rule for column names: equal ignoring ASCII case.
@@ -128,8 +126,8 @@ final class JSONImporter: ChunkedImporter {
         sqlite3_mutex_enter(mutex)
         defer { sqlite3_mutex_leave(mutex) }
         if sq_ingest_json_feed(ingest, bytes.baseAddress, bytes.count) == SQ_INGEST_ERROR { throw ingestError() }
-        consumed += bytes.count
-        progress?(ImportProgress(bytes: consumed, rows: Int(sq_ingest_records(ingest)), compressedBytes: compressedBytes))
+        counter.bytes += bytes.count
+        counter.report(rows: Int(sq_ingest_records(ingest)))
     }
 
     func finish() throws -> Int {
@@ -137,7 +135,7 @@ final class JSONImporter: ChunkedImporter {
         do { _ = try writer.finish() } catch { throw importError(error) }
         try rejecter?.end(records: Int(sq_ingest_records(ingest)))
         let rows = Int(sq_ingest_records(ingest) - sq_ingest_rejected(ingest)) - writer.refused
-        progress?(ImportProgress(bytes: consumed, rows: rows, compressedBytes: compressedBytes))
+        counter.report(rows: rows)
         return rows
     }
 
@@ -164,12 +162,6 @@ final class JSONImporter: ChunkedImporter {
     }
 
     var router: ImportRoute? { route }
-
-    func fed(bytes: Int, compressedBytes: Int, records: Int) {
-        consumed = bytes
-        self.compressedBytes = compressedBytes
-        progress?(ImportProgress(bytes: consumed, rows: records, compressedBytes: compressedBytes))
-    }
 
     func feedError() -> any Error { ingestError() }
     func takeError() -> any Error { stopFailure ?? ingestError() }
