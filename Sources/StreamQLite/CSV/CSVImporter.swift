@@ -166,10 +166,7 @@ final class CSVImporter: ProgressCountingImporter {
             let type = String(cString: sq_csv_type_name(t))
             columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
         }
-        let sql = "CREATE TABLE " + sqQuoteQualifiedName(table) + " ("
-            + columns.map { sqQuoteIdentifier($0.name) + " " + $0.type }.joined(separator: ", ")
-            + (options.filenameColumn.map { ", " + sqQuoteIdentifier($0) + " TEXT" } ?? "") + ")"
-        try db.sqExecute(sql)
+        try db.createInferredTable(table, columns: columns.map { ($0.name, $0.type) }, filenameColumn: options.filenameColumn)
         inferred = CSVInferredColumns(columns: columns, records: sq_csv_infer_records(f))
         try setUp(columns: columns, inferredFrom: sq_csv_infer_records(f), made: true)
         sq_csv_infer_free(f)
