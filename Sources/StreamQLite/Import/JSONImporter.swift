@@ -134,7 +134,8 @@ final class JSONImporter: ProgressCountingImporter {
                                   byteOffset: 0, line: 0, column: 0)
         }
         try db.createInferredTable(table, columns: columns, filenameColumn: options.filenameColumn)
-        created = JSONInferredTable(elements: inference.elements)
+        created = JSONInferredTable(elements: inference.elements, keys: Set(
+            (inference.columns.map(\.name) + options.renames.keys).map(JSONColumnInference.folded)))
         try setUp()
         try inference.sample.withUnsafeBytes { try feedCore($0) }
     }
@@ -258,8 +259,13 @@ final class JSONImporter: ProgressCountingImporter {
         }
         let key = e.key.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: e.nkey), as: UTF8.self) }
         if e.code == SQ_INGEST_E_STRICT, let created {
-            message += "; the table's columns and types were inferred from the first \(created.elements) elements "
-                + "(JSONImportOptions.inferRecords): create the table to take this element"
+            if let key, !created.keys.contains(JSONColumnInference.folded(key)) {
+                message = "no column for this key: the table was created from the keys of the first \(created.elements) "
+                    + "elements (JSONImportOptions.inferRecords); create it with a column for this key"
+            } else {
+                message += "; the column's type was inferred from the first \(created.elements) elements "
+                    + "(JSONImportOptions.inferRecords): create the table to take this value"
+            }
         }
         return JSONImportError(message: message, byteOffset: Int(e.offset), line: Int(e.line), column: Int(e.column),
                                element: e.record >= 0 ? Int(e.record) : nil, key: key)
@@ -278,4 +284,6 @@ final class JSONImporter: ProgressCountingImporter {
 struct JSONInferredTable {
     /// The elements the columns and types were inferred from.
     var elements: Int
+    /// The keys those elements had, and the renamed ones, folded to ASCII lowercase.
+    var keys: Set<String>
 }
