@@ -115,6 +115,25 @@ import Testing
         #expect(try columns("r") == "id TEXT, x INTEGER")
     }
 
+    /// Inference reads the elements the import reads (a path's array), whatever the chunks.
+    @Test func aPathsElementsInChunksOfAnySizeAndNegativeZeros() async throws {
+        let json = #"{"meta": {"n": 1}, "data": {"rows": [{"z": -0, "r": -0.0, "s": "x"}, {"z": 0, "r": 1.5, "t": [1, {"u": null}]}]}}"#
+        let bytes = Array(json.utf8)
+        for size in [1, 2, 7, bytes.count] {
+            let stream = AsyncStream<[UInt8]> { c in
+                for i in stride(from: 0, to: bytes.count, by: size) { c.yield(Array(bytes[i..<min(i + size, bytes.count)])) }
+                c.finish()
+            }
+            let table = "p\(size)"
+            #expect(try await db.importJSON(from: stream, into: table,
+                                            options: .init(layout: .arrayAt(["data", "rows"]), createTable: true)) == 2)
+            // -0 and -0.0 are no INTEGER or REAL by the rule (the column would change them): their literals, as TEXT
+            #expect(try columns(table) == "z TEXT, r TEXT, s TEXT, t TEXT")
+            #expect(try text("SELECT group_concat(quote(z) || ' ' || quote(r) || ' ' || quote(s) || ' ' || quote(t), ' / ') FROM \(table)")
+                    == "'-0' '-0.0' 'x' NULL / '0' '1.5' NULL '[1,{\"u\":null}]'")
+        }
+    }
+
     /// The sample is read on the caller's thread and fed again; the rest of a file may go
     /// through the worker: the same rows from a file in small chunks, from memory and from
     /// several files (the first creates the table, the others are read as its own).
