@@ -101,11 +101,17 @@ import Testing
     }
 
     @Test func keysThatCannotNameAColumnAndColumnsWithCreateTableAreErrors() throws {
-        #expect { try db.importJSON(bytes: Array(#"[{"":1}]"#.utf8), into: "t", options: .init(createTable: true)) }
-            throws: { ($0 as? JSONImportError)?.message.contains("cannot name a column") == true }
-        #expect { try db.importJSON(bytes: Array(#"[{"file":1}]"#.utf8), into: "t",
+        #expect { try db.importJSON(bytes: Array(#"[{"a":1},{"":1}]"#.utf8), into: "t", options: .init(createTable: true)) }
+            throws: { e in
+                let e = e as? JSONImportError
+                return e?.message.contains("cannot name a column") == true && e?.element == 1 && e?.key == ""
+            }
+        #expect { try db.importJSON(bytes: Array(#"[{"File":1}]"#.utf8), into: "t",
                                     options: .init(createTable: true, filenameColumn: "file")) }
-            throws: { ($0 as? JSONImportError)?.message.contains("filenameColumn") == true }
+            throws: { e in
+                let e = e as? JSONImportError
+                return e?.message.contains("filenameColumn") == true && e?.element == 0 && e?.key == "File"
+            }
         #expect { try db.importJSON(bytes: Array(#"[{"a":1}]"#.utf8), into: "t", options: .init(columns: ["a"], createTable: true)) }
             throws: { ($0 as? JSONImportError)?.message.contains("columns cannot be given") == true }
         #expect(try !tableExists("t"))

@@ -12,7 +12,8 @@ final class JSONImporter: ProgressCountingImporter {
     let db: Database
     let table: String
     let options: JSONImportOptions
-    // Set up once the table exists (at once, or after inference: ``JSONImportOptions/createTable``).
+    /// The core; it, the writer, the rejecter and the route are set up once the table exists
+    /// (at once, or after inference: ``JSONImportOptions/createTable``).
     private var ingest: OpaquePointer!
     /// The core's rows into the table, in batches.
     private var writer: IngestBatchWriter!
@@ -117,14 +118,13 @@ final class JSONImporter: ProgressCountingImporter {
         self.inference = nil
         let columns = try inference.columns.map { c in
             if c.name.isEmpty || c.name.utf8.contains(0) {
-                throw JSONImportError(message: "createTable: key \(c.name.debugDescription) (first in element "
-                                      + "\(c.firstElement)) cannot name a column: rename it, or create the table",
-                                      byteOffset: 0, line: 0, column: 0)
+                throw JSONImportError(message: "createTable: the key \(c.name.debugDescription) cannot name a column: "
+                                      + "rename it, or create the table", byteOffset: 0, line: 0, column: 0,
+                                      element: c.firstElement, key: c.name)
             }
             if let fileColumn = options.filenameColumn, sqlite3_stricmp(c.name, fileColumn) == 0 {
-                throw JSONImportError(message: "createTable: key '\(c.name)' (first in element \(c.firstElement)) "
-                                      + "has the name of the filenameColumn: choose another one",
-                                      byteOffset: 0, line: 0, column: 0)
+                throw JSONImportError(message: "createTable: the key has the name of the filenameColumn: choose another one",
+                                      byteOffset: 0, line: 0, column: 0, element: c.firstElement, key: c.name)
             }
             return (name: c.name, type: String(cString: sq_csv_type_name(c.type)))
         }
@@ -239,8 +239,8 @@ final class JSONImporter: ProgressCountingImporter {
     var workerFeed: ImportWorkerFeed? {
         guard inference == nil else { return nil }
         return ImportWorkerFeed(context: UnsafeMutableRawPointer(ingest),
-                         feed: { g, bytes, n in sq_ingest_json_feed(OpaquePointer(g), bytes, n) },
-                         records: { g in sq_ingest_records(OpaquePointer(g)) })
+                                feed: { g, bytes, n in sq_ingest_json_feed(OpaquePointer(g), bytes, n) },
+                                records: { g in sq_ingest_records(OpaquePointer(g)) })
     }
 
     var router: ImportRoute? { inference == nil ? route : nil }
