@@ -68,6 +68,19 @@ import Testing
         #expect(try text("SELECT record || ' ' || \"column\" || ' ' || raw FROM bad") == #"2 late {"id":3,"late":"x"}"#)
     }
 
+    /// Rejecting: bad records among the first ones type nothing (a broken line, an element
+    /// that is no object) and are rejected by the import as without createTable.
+    @Test func badRecordsInTheSampleAreRejectedAndTypeNothing() throws {
+        let ndjson = "{\"id\":1,\"n\":1}\n{\"id\":2,\"n\":\n7\n{\"id\":3,\"n\":\"x\",\"m\":2}\n{\"id\":4}\n"
+        let n = try db.importJSON(bytes: Array(ndjson.utf8), into: "t",
+                                  options: .init(layout: .ndjson, createTable: true, onError: .skip, rejectTable: "bad"))
+        #expect(n == 3)
+        #expect(try columns("t") == "id INTEGER, n TEXT, m INTEGER")
+        #expect(try text("SELECT group_concat(quote(id) || ' ' || quote(n) || ' ' || quote(m), ' / ') FROM t")
+                == "1 '1' NULL / 3 'x' 2 / 4 NULL NULL")
+        #expect(try text("SELECT group_concat(record || ' ' || raw, ' / ') FROM bad") == #"1 {"id":2,"n": / 2 7"#)
+    }
+
     @Test func aLaterValueItsInferredColumnCannotHoldIsAnError() throws {
         for (late, key) in [(#"{"n":1.5}"#, "n"), (#"{"n":"abc"}"#, "n"), (#"{"n":{"k":1}}"#, "n"), (#"{"d":"soon"}"#, "d")] {
             let ndjson = "{\"n\":1,\"d\":\"2024-05-01\"}\n{\"n\":2}\n" + late + "\n"
