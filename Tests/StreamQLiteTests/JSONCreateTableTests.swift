@@ -99,7 +99,8 @@ import Testing
     @Test func anEmptyInputOrOneWithoutKeysIsAnErrorAndNothingIsCreated() throws {
         for (input, layout, what) in [("", JSONImportLayout.ndjson, "the input has no element"),
                                       ("[]", .array, "the input has no element"),
-                                      ("[{},{}]", .array, "its first 2 elements have no key")] {
+                                      ("[{},{}]", .array, "and no key is in its first 2 elements to infer its columns from"),
+                                      ("[{}]", .array, "and no key is in its first element to infer its columns from")] {
             do {
                 try db.importJSON(bytes: Array(input.utf8), into: "t", options: .init(layout: layout, createTable: true))
                 Issue.record("expected an error for '\(input)'")

@@ -129,7 +129,7 @@ final class JSONImporter: ProgressCountingImporter {
             return (name: c.name, type: String(cString: sq_csv_type_name(c.type)))
         }
         if columns.isEmpty {
-            let what = inference.elements == 0 ? "the input has no element" : "its first \(inference.elements) elements have no key"
+            let what = inference.elements == 0 ? "the input has no element" : "no key is in its \(Self.first(inference.elements))"
             throw JSONImportError(message: "createTable: table \(table) does not exist and \(what) to infer its columns from",
                                   byteOffset: 0, line: 0, column: 0)
         }
@@ -260,16 +260,19 @@ final class JSONImporter: ProgressCountingImporter {
         let key = e.key.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: e.nkey), as: UTF8.self) }
         if e.code == SQ_INGEST_E_STRICT, let created {
             if let key, !created.keys.contains(JSONColumnInference.folded(key)) {
-                message = "no column for this key: the table was created from the keys of the first \(created.elements) "
-                    + "elements (JSONImportOptions.inferRecords); create it with a column for this key"
+                message = "no column for this key: the table was created from the keys of the \(Self.first(created.elements)) "
+                    + "(JSONImportOptions.inferRecords); create it with a column for this key"
             } else {
-                message += "; the column's type was inferred from the first \(created.elements) elements "
+                message += "; the column's type was inferred from the \(Self.first(created.elements)) "
                     + "(JSONImportOptions.inferRecords): create the table to take this value"
             }
         }
         return JSONImportError(message: message, byteOffset: Int(e.offset), line: Int(e.line), column: Int(e.column),
                                element: e.record >= 0 ? Int(e.record) : nil, key: key)
     }
+
+    /// "first N elements", "first element".
+    private static func first(_ n: Int) -> String { n == 1 ? "first element" : "first \(n) elements" }
 
     /// A failed batch as a JSONImportError naming the element (and the column, for NOT NULL
     /// and UNIQUE constraints).
