@@ -154,6 +154,36 @@ class CLITest(unittest.TestCase):
         self.assertIn(b"imported 126 rows from 2 files", p.stderr)
         self.assertEqual(rows(db, "SELECT FacetId, Value, Visits, Date FROM Usage ORDER BY rowid"), self.usage)
 
+    def test_import_json_and_ndjson_create_the_table_from_the_keys(self):
+        # Keys differ between elements and one first appears after the first line: the
+        # columns are every key of the sample in first-seen order, a missing key is NULL,
+        # each value comes back as Python's json reads it (True as 1, nested as JSON text).
+        db = self.path("create-json.db")
+        objects = [dict(zip(["FacetId", "Value", "Visits"], r[:3])) for r in self.usage]
+        objects[3]["tags"] = ["a", {"b": None}]
+        objects[5]["ok"] = True
+        lines = os.path.join(self.tmp, "events.ndjson")
+        with open(lines, "w") as f:
+            for o in objects:
+                f.write(json.dumps(o) + "\n")
+        whole = os.path.join(self.tmp, "visits.json")
+        with open(whole, "w") as f:
+            json.dump(objects, f)
+        p = run("import", db, lines, whole, "--create")
+        self.assertIn(b"imported 252 rows from 2 files", p.stderr)
+        for table in ("events", "visits"):
+            self.assertEqual(rows(db, f"SELECT name, type FROM pragma_table_info('{table}')"),
+                             [("FacetId", "TEXT"), ("Value", "INTEGER"), ("Visits", "INTEGER"), ("tags", "TEXT"), ("ok", "INTEGER")])
+            got = rows(db, f"SELECT FacetId, Value, Visits, tags, ok FROM {table} ORDER BY rowid")
+            want = [(o["FacetId"], o["Value"], o["Visits"], o.get("tags"), int(o["ok"]) if "ok" in o else None) for o in objects]
+            self.assertEqual([(a, b, c, d if d is None else json.loads(d), e) for a, b, c, d, e in got], want)
+        # an empty file has nothing to name the columns with: an error, nothing stored
+        empty = os.path.join(self.tmp, "empty.ndjson")
+        open(empty, "w").close()
+        p = run("import", self.path("empty.db"), empty, "--create", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"the input has no element to infer its columns from\nnothing was stored\n", p.stderr)
+
     def test_a_bad_file_leaves_nothing_stored(self):
         db = self.path("bad.db")
         bad = os.path.join(self.tmp, "usage2.csv")
@@ -177,7 +207,8 @@ class CLITest(unittest.TestCase):
         run("import", db, odd, "--format", "csv", "--create", "--quiet")
         self.assertEqual(rows(db, "SELECT count(*) FROM usage"), [(126,)])
         p = run("import", db, odd, "--format", "json", "--create", check=False)
-        self.assertIn(b"--create: tables are created from a CSV header only", p.stderr)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"invalid JSON", p.stderr)
 
     def test_upsert(self):
         db = self.path("upsert.db")

@@ -41,7 +41,7 @@ public struct CSVImportOptions: Sendable {
     /// inferred from the first ``inferRecords`` records (the rule of
     /// `sq_csv_ingest.h`: INTEGER when every value is a canonically written 64-bit
     /// integer, REAL when every value is a number of at most 15 significant digits,
-    /// else TEXT). A later value that does not fit its inferred column is an error
+    /// DATE or DATETIME when every value is a date or a date-time, else TEXT). A later value that does not fit its inferred column is an error
     /// naming its line — never a silently changed value. Default `false`.
     public var createTable: Bool
     /// Records inference looks at (default 1000; at most the first 16 MiB).

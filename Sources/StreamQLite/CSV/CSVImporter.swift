@@ -8,11 +8,10 @@ import CStreamQLite
 /// (`sq_ingest.h`). This class keeps what is Swift's: the options turned into
 /// that configuration, creating the table from inferred types, the rows handed
 /// to ``IngestBatchWriter``, progress, and the errors as ``CSVImportError``.
-final class CSVImporter: ChunkedImporter {
+final class CSVImporter: ProgressCountingImporter {
     let db: Database
     let table: String
     let options: CSVImportOptions
-    let progress: ((ImportProgress) -> Void)?
 
     private var core: OpaquePointer?
     private var driver: OpaquePointer?
@@ -26,8 +25,7 @@ final class CSVImporter: ChunkedImporter {
     /// Inference before the table exists: the sample read so far is replayed into the driver.
     private var inference: OpaquePointer?
     private var sample: [UInt8] = []
-    private(set) var consumed = 0
-    var compressedBytes = 0
+    var counter: ImportProgressCounter
     /// The columns this import inferred and created the table with (their types and the
     /// records they came from), for the next files of an import of several.
     private(set) var inferred: CSVInferredColumns?
@@ -39,7 +37,7 @@ final class CSVImporter: ChunkedImporter {
         self.db = db
         self.table = table
         self.options = options
-        self.progress = progress
+        counter = ImportProgressCounter(progress)
         guard options.delimiter.isASCII, options.quote?.isASCII ?? true else {
             throw CSVImportError(message: "the delimiter and the quote must be ASCII characters")
         }
@@ -168,10 +166,7 @@ final class CSVImporter: ChunkedImporter {
             let type = String(cString: sq_csv_type_name(t))
             columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
         }
-        let sql = "CREATE TABLE " + sqQuoteQualifiedName(table) + " ("
-            + columns.map { sqQuoteIdentifier($0.name) + " " + $0.type }.joined(separator: ", ")
-            + (options.filenameColumn.map { ", " + sqQuoteIdentifier($0) + " TEXT" } ?? "") + ")"
-        try db.sqExecute(sql)
+        try db.createInferredTable(table, columns: columns.map { ($0.name, $0.type) }, filenameColumn: options.filenameColumn)
         inferred = CSVInferredColumns(columns: columns, records: sq_csv_infer_records(f))
         try setUp(columns: columns, inferredFrom: sq_csv_infer_records(f), made: true)
         sq_csv_infer_free(f)
@@ -199,8 +194,8 @@ final class CSVImporter: ChunkedImporter {
         } else {
             try feedDriver(bytes)
         }
-        consumed += bytes.count
-        progress?(ImportProgress(bytes: consumed, rows: rows, compressedBytes: compressedBytes))
+        counter.bytes += bytes.count
+        counter.report(rows: rows)
     }
 
     private func feedDriver(_ bytes: UnsafeRawBufferPointer) throws {
@@ -222,13 +217,6 @@ final class CSVImporter: ChunkedImporter {
                                 records: { d in sq_csv_ingest_records(OpaquePointer(d)) })
     }
 
-
-    func fed(bytes: Int, compressedBytes: Int, records: Int) {
-        consumed = bytes
-        self.compressedBytes = compressedBytes
-        progress?(ImportProgress(bytes: consumed, rows: records, compressedBytes: compressedBytes))
-    }
-
     func feedError() -> any Error { error(sq_csv_ingest_error_info(driver)) }
     func takeError() -> any Error { stopFailure ?? feedError() }
 
@@ -247,7 +235,7 @@ final class CSVImporter: ChunkedImporter {
         let stored: Int
         do { stored = try writer!.finish() } catch { throw converted(error) }
         try rejecter?.end(records: rows)
-        progress?(ImportProgress(bytes: consumed, rows: stored, compressedBytes: compressedBytes))
+        counter.report(rows: stored)
         return stored
     }
 

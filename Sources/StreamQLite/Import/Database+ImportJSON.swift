@@ -85,8 +85,8 @@ extension Database {
             guard var e = error as? JSONImportError, e.file == nil, e.line > 0 else { return error }
             e.file = path
             return e
-        }) { (report, _: JSONImporter?) in
-            try JSONImporter(db: self, table: table, options: options, progress: report)
+        }) { (report, previous: JSONImporter?) in
+            try JSONImporter(db: self, table: table, options: options, progress: report, created: previous?.created)
         }
     }
 

@@ -20,3 +20,43 @@ public struct ImportProgress: Sendable, Equatable {
         self.filesDone = filesDone
     }
 }
+
+/// The progress bookkeeping of a chunked import (``JSONImporter``, ``CSVImporter``): the
+/// bytes read so far and the callback they are reported to.
+struct ImportProgressCounter {
+    /// Input bytes fed so far (decompressed).
+    var bytes = 0
+    /// Bytes of the input as read so far (compressed, when it is): set by the driver.
+    var compressedBytes = 0
+    /// The import's progress callback.
+    let report: ((ImportProgress) -> Void)?
+
+    init(_ report: ((ImportProgress) -> Void)?) { self.report = report }
+
+    /// Reports the bytes so far and `rows`.
+    func report(rows: Int) {
+        report?(ImportProgress(bytes: bytes, rows: rows, compressedBytes: compressedBytes))
+    }
+}
+
+/// An importer whose progress is an ``ImportProgressCounter``: its ``ChunkedImporter``
+/// bookkeeping (``ChunkedImporter/consumed``, ``ChunkedImporter/compressedBytes``, and the
+/// worker's ``ChunkedImporter/fed(bytes:compressedBytes:records:)``) is written once, here.
+protocol ProgressCountingImporter: ChunkedImporter {
+    var counter: ImportProgressCounter { get set }
+}
+
+extension ProgressCountingImporter {
+    var consumed: Int { counter.bytes }
+
+    var compressedBytes: Int {
+        get { counter.compressedBytes }
+        set { counter.compressedBytes = newValue }
+    }
+
+    func fed(bytes: Int, compressedBytes: Int, records: Int) {
+        counter.bytes = bytes
+        counter.compressedBytes = compressedBytes
+        counter.report(rows: records)
+    }
+}

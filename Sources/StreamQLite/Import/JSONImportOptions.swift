@@ -69,6 +69,21 @@ public struct JSONImportOptions: Sendable {
     /// element has a key for. A column missing from an element gets NULL
     /// (an INTEGER PRIMARY KEY then gets a new rowid).
     public var columns: [String]?
+    /// When the table does not exist, create it from the keys of the first ``inferRecords``
+    /// elements: a column per key, in the order the keys are first seen (named by
+    /// ``renames``), typed by CSV's inference rule (``CSVImportOptions/createTable``) applied
+    /// to the values: INTEGER when every value is an integer written canonically within 64
+    /// bits (`true`/`false` count as 1/0), REAL when every value is a number of at most 15
+    /// significant digits, DATE or DATETIME when every value is a string holding one, else
+    /// TEXT (strings, mixed values, nested objects and arrays, stored as JSON text). `null`
+    /// types nothing; a missing key is NULL. The rest of the input is then read in strict
+    /// mode (``strict``): a key first seen after those elements, or a value its inferred
+    /// column cannot hold as it is, is an error naming the element and key (or a rejected
+    /// record, with ``ImportErrorPolicy/skip``) — never dropped data. ``columns`` cannot be
+    /// given with it. An input without an object with a key is an error. Default `false`.
+    public var createTable: Bool
+    /// Elements inference looks at (default 1000; at most the first 16 MiB).
+    public var inferRecords: Int
     /// Conflict handling, as for bulk inserts; default ``InsertOptions/Conflict/abort``.
     public var onConflict: InsertOptions.Conflict
     /// Rows per `INSERT` statement (capped by SQLite's variable limit); default 50.
@@ -95,7 +110,7 @@ public struct JSONImportOptions: Sendable {
 
     /// Creates options; every parameter has the documented default.
     public init(layout: JSONImportLayout = .array, renames: [String: String] = [:], strict: Bool = false,
-                columns: [String]? = nil, onConflict: InsertOptions.Conflict = .abort, batchSize: Int = 50,
+                columns: [String]? = nil, createTable: Bool = false, inferRecords: Int = 1000, onConflict: InsertOptions.Conflict = .abort, batchSize: Int = 50,
                 chunkSize: Int = 256 * 1024, onError: ImportErrorPolicy = .abort, maxErrors: ImportErrorLimit? = nil,
                 rejectTable: String? = nil, onReject: (@Sendable (ImportReject) -> Void)? = nil,
                 filenameColumn: String? = nil) {
@@ -103,6 +118,8 @@ public struct JSONImportOptions: Sendable {
         self.renames = renames
         self.strict = strict
         self.columns = columns
+        self.createTable = createTable
+        self.inferRecords = inferRecords
         self.onConflict = onConflict
         self.batchSize = batchSize
         self.chunkSize = chunkSize

@@ -17,6 +17,7 @@ struct ImportCommand: ParsableCommand {
 
             Examples:
               streamqlite import shop.db orders.csv --create
+              streamqlite import shop.db events.ndjson --create
               streamqlite import shop.db day1.ndjson day2.ndjson --table events
               streamqlite import shop.db prices.csv --upsert sku
             """
@@ -34,7 +35,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The files' format: auto (from the extension), csv, json (an array of objects) or ndjson.")
     var format: ImportFormat = .auto
 
-    @Flag(help: "Create a missing table from the CSV header, with column types inferred from the first records.")
+    @Flag(help: "Create a missing table from the CSV header or the JSON keys, with column types inferred from the first records.")
     var create = false
 
     @Option(help: ArgumentHelp("Update the row with the same KEY instead of failing (repeat for a composite key).",
@@ -58,7 +59,6 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let sources = try files.map { try ImportSource(path: $0, format: format, table: table) }
         let options = ImportSettings(createTable: create, upsertKeys: upsert)
-        try options.check(against: sources)
         let existed = FileManager.default.fileExists(atPath: database)
         let db = try Database(path: database)
         let interruption = ImportInterruption(db)
@@ -111,12 +111,6 @@ struct ImportSettings {
 
     var onConflict: InsertOptions.Conflict { upsertKeys.isEmpty ? .abort : .update(target: upsertKeys) }
 
-    /// Options the library has for one format only are refused for the others, before anything is read.
-    func check(against sources: [ImportSource]) throws {
-        if createTable, let json = sources.first(where: { $0.format != .csv }) {
-            throw ValidationError("--create: tables are created from a CSV header only; '\(json.path)' is \(json.format.rawValue): create its table first")
-        }
-    }
 }
 
 /// One input of an import: a file, its format and its table.
@@ -157,7 +151,8 @@ struct ImportSource {
                 progress.update(bytes: $0.bytes, rows: $0.rows)
             }
         case .json, .ndjson:
-            let options = JSONImportOptions(layout: format == .ndjson ? .ndjson : .array, onConflict: settings.onConflict)
+            let options = JSONImportOptions(layout: format == .ndjson ? .ndjson : .array, createTable: settings.createTable,
+                                            onConflict: settings.onConflict)
             return try db.importJSON(contentsOfFile: path, into: table, options: options) {
                 progress.update(bytes: $0.bytes, rows: $0.rows)
             }
