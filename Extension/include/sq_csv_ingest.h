@@ -126,6 +126,10 @@ int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char *
 
 /* Which inferred types a value fits (bit (1<<SQ_CSV_T_*); TEXT always). */
 unsigned sq_csv_value_fits(const char *text, size_t n);
+/* The type a column is inferred as when `fits` holds the bits every one of
+** its values fits (sq_csv_value_fits, and-ed): the narrowest of INTEGER,
+** REAL, DATE, DATETIME, in that order; else TEXT. */
+int sq_csv_type_of_fits(unsigned fits);
 /* Whether a value fits the one inferred type `type` (SQ_CSV_T_INTEGER …
 ** DATETIME): (sq_csv_value_fits(text, n) >> type) & 1, with the common
 ** shapes of that type checked inline (what the typed table and importCSV

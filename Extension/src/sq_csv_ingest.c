@@ -315,7 +315,7 @@ static void reader_error(const sq_csv_parser *p, int header, const sq_csv_names 
 
 /* pend: the current record's value (bit 0: one was there; the bits of
 ** sq_csv_value_fits), merged when the record ends whole (not ragged). */
-typedef struct InferCol { int any, all_int, all_real, all_date, all_datetime; unsigned pend; } InferCol;
+typedef struct InferCol { int any; unsigned fits, pend; } InferCol;   /* fits: of every value so far */
 
 struct sq_csv_infer {
   sq_csv_options o;
@@ -367,8 +367,7 @@ static int infer_event(void *u, const sq_csv_event *e){
       }
       for(i=f->ncol; i<n; i++){
         InferCol *c = &f->cols[i];
-        c->any = 0; c->all_int = c->all_real = c->all_date = c->all_datetime = 1;
-        c->pend = 0;
+        c->any = 0; c->fits = ~0u; c->pend = 0;
       }
       f->ncol = n;
     }
@@ -386,10 +385,7 @@ static int infer_event(void *u, const sq_csv_event *e){
       c->pend = 0;
       if( !fits || (e->flags & SQ_CSV_F_RAGGED) ) continue;
       c->any = 1;
-      if( !(fits & (1u<<SQ_CSV_T_INTEGER)) ) c->all_int = 0;
-      if( !(fits & (1u<<SQ_CSV_T_REAL)) ) c->all_real = 0;
-      if( !(fits & (1u<<SQ_CSV_T_DATE)) ) c->all_date = 0;
-      if( !(fits & (1u<<SQ_CSV_T_DATETIME)) ) c->all_datetime = 0;
+      c->fits &= fits;
     }
     if( e->flags & SQ_CSV_F_RAGGED ) return SQ_CSV_CONTINUE;
   }
@@ -481,7 +477,7 @@ int sq_csv_infer_finish(sq_csv_infer *f){
       if( !a ){ own_set(&f->err, SQ_CSV_IE_NOMEM, 0, "out of memory", 0, 0, 0, -1, -1, 0); return SQ_INGEST_ERROR; }
       f->cols = a;
       for(i=f->ncol; i<n; i++){
-        a[i].any = 0; a[i].all_int = a[i].all_real = a[i].all_date = a[i].all_datetime = 1; a[i].pend = 0;
+        a[i].any = 0; a[i].fits = ~0u; a[i].pend = 0;
       }
       f->ncol = f->cap = n;
     }
@@ -509,16 +505,20 @@ const char *sq_csv_infer_name(const sq_csv_infer *f, int i){
   return f->gen ? f->gen[i] : 0;
 }
 
+int sq_csv_type_of_fits(unsigned fits){
+  static const int narrowest_first[] = { SQ_CSV_T_INTEGER, SQ_CSV_T_REAL, SQ_CSV_T_DATE, SQ_CSV_T_DATETIME };
+  size_t k;
+  for(k=0; k<sizeof narrowest_first/sizeof narrowest_first[0]; k++){
+    if( fits & (1u<<narrowest_first[k]) ) return narrowest_first[k];
+  }
+  return SQ_CSV_T_TEXT;
+}
+
 int sq_csv_infer_type(const sq_csv_infer *f, int i){
   const InferCol *c;
   if( i<0 || i>=f->ncol ) return SQ_CSV_T_TEXT;
   c = &f->cols[i];
-  if( !c->any ) return SQ_CSV_T_TEXT;
-  if( c->all_int ) return SQ_CSV_T_INTEGER;
-  if( c->all_real ) return SQ_CSV_T_REAL;
-  if( c->all_date ) return SQ_CSV_T_DATE;
-  if( c->all_datetime ) return SQ_CSV_T_DATETIME;
-  return SQ_CSV_T_TEXT;
+  return c->any ? sq_csv_type_of_fits(c->fits) : SQ_CSV_T_TEXT;
 }
 
 int64_t sq_csv_infer_records(const sq_csv_infer *f){ return f->records; }

@@ -26,11 +26,10 @@ final class JSONColumnInference {
         /// The `sq_csv_value_fits` bits every value had.
         var fits = UInt32.max
 
-        /// The narrowest type every value fits, in `sq_csv_infer_type`'s order.
+        /// The type CSV's inference gives a column whose values fit `fits` (`sq_csv_type_of_fits`).
         var type: Int32 {
             guard any else { return SQ_CSV_T_TEXT }
-            return [SQ_CSV_T_INTEGER, SQ_CSV_T_REAL, SQ_CSV_T_DATE, SQ_CSV_T_DATETIME]
-                .first { fits & (1 << UInt32($0)) != 0 } ?? SQ_CSV_T_TEXT
+            return sq_csv_type_of_fits(fits)
         }
     }
 
