@@ -818,13 +818,44 @@ static void *interrupter_main(void *arg){
   return 0;
 }
 
+/* A typed table over the FIFO holding bytes[0..n) (one record, "a\n1\n"
+** in some form) and nothing more: its scan gives the row, then waits, and
+** ends with SQLITE_INTERRUPT within a second of sqlite3_interrupt(). */
+static void check_interrupted_fifo(const char *fifo, const char *table, const void *bytes, int n,
+                                   const char *what){
+  Interrupter it;
+  pthread_t th;
+  sqlite3_stmt *st = 0;
+  char *q;
+  int fd, r, rc;
+  double t;
+  fd = open(fifo, O_RDWR|O_NONBLOCK);
+  r = (int)write(fd, bytes, (size_t)n);
+  SQ_CHECK(r==n);
+  q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.%s USING csv_stream(filename='%q', columns='a INTEGER')", table, fifo);
+  SQ_CHECK(sqlite3_exec(db, q, 0, 0, 0)==SQLITE_OK);
+  sqlite3_free(q);
+  memset(&it, 0, sizeof it);
+  it.fd = fd;
+  q = sqlite3_mprintf("SELECT a FROM %s", table);
+  SQ_CHECK(sqlite3_prepare_v2(db, q, -1, &st, 0)==SQLITE_OK);
+  sqlite3_free(q);
+  pthread_create(&th, 0, interrupter_main, &it);
+  r = 0;
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ) r++;
+  t = now_s();
+  __atomic_store_n(&it.done, 1, __ATOMIC_RELEASE);
+  pthread_join(th, 0);
+  SQ_CHECK_MSG(rc==SQLITE_INTERRUPT && r==1 && t-it.t<1.0,
+               "%s: rc %d after %d rows, %.2fs after sqlite3_interrupt()", what, rc, r, t-it.t);
+  sqlite3_finalize(st);
+  if( it.fd>=0 ) close(it.fd);
+}
+
 static void test_fifo(void){
   char fifo[300], *q;
   int fd, r;
   double t;
-  sqlite3_stmt *st = 0;
-  Interrupter it;
-  pthread_t th;
   snprintf(fifo, sizeof fifo, "%s/p.fifo", DIR);
   SQ_CHECK(mkfifo(fifo, 0600)==0);
   fd = open(fifo, O_RDWR|O_NONBLOCK);
@@ -852,25 +883,7 @@ static void test_fifo(void){
   }
   close(fd);
   /* interrupt while the worker waits */
-  fd = open(fifo, O_RDWR|O_NONBLOCK);
-  r = (int)write(fd, "a\n1\n", 4);
-  SQ_CHECK(r==4);
-  q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='%q', columns='a INTEGER')", fifo);
-  SQ_CHECK(sqlite3_exec(db, q, 0, 0, 0)==SQLITE_OK);
-  sqlite3_free(q);
-  memset(&it, 0, sizeof it);
-  it.fd = fd;
-  SQ_CHECK(sqlite3_prepare_v2(db, "SELECT a FROM g", -1, &st, 0)==SQLITE_OK);
-  pthread_create(&th, 0, interrupter_main, &it);
-  r = 0;
-  while( (fd = sqlite3_step(st))==SQLITE_ROW ) r++;
-  t = now_s();
-  __atomic_store_n(&it.done, 1, __ATOMIC_RELEASE);
-  pthread_join(th, 0);
-  SQ_CHECK_MSG(fd==SQLITE_INTERRUPT && r==1 && t-it.t<1.0,
-               "rc %d after %d rows, %.2fs after sqlite3_interrupt()", fd, r, t-it.t);
-  sqlite3_finalize(st);
-  if( it.fd>=0 ) close(it.fd);
+  check_interrupted_fifo(fifo, "g", "a\n1\n", 4, "plain");
   /* the same through gzip: a member flushed after its first record, then
   ** nothing (the read-ahead thread waits on the FIFO, the worker on it) */
   {
@@ -881,27 +894,9 @@ static void test_fifo(void){
     z.next_in = (Bytef*)"a\n1\n"; z.avail_in = 4;
     z.next_out = gz; z.avail_out = sizeof gz;
     SQ_CHECK(deflate(&z, Z_SYNC_FLUSH)==Z_OK);
-    fd = open(fifo, O_RDWR|O_NONBLOCK);
-    r = (int)write(fd, gz, z.total_out);
-    SQ_CHECK(r==(int)z.total_out);
+    check_interrupted_fifo(fifo, "gz", gz, (int)z.total_out, "gzip");
     deflateEnd(&z);
   }
-  q = sqlite3_mprintf("CREATE VIRTUAL TABLE temp.gz USING csv_stream(filename='%q', columns='a INTEGER')", fifo);
-  SQ_CHECK(sqlite3_exec(db, q, 0, 0, 0)==SQLITE_OK);
-  sqlite3_free(q);
-  memset(&it, 0, sizeof it);
-  it.fd = fd;
-  SQ_CHECK(sqlite3_prepare_v2(db, "SELECT a FROM gz", -1, &st, 0)==SQLITE_OK);
-  pthread_create(&th, 0, interrupter_main, &it);
-  r = 0;
-  while( (fd = sqlite3_step(st))==SQLITE_ROW ) r++;
-  t = now_s();
-  __atomic_store_n(&it.done, 1, __ATOMIC_RELEASE);
-  pthread_join(th, 0);
-  SQ_CHECK_MSG(fd==SQLITE_INTERRUPT && r==1 && t-it.t<1.0,
-               "gzip: rc %d after %d rows, %.2fs after sqlite3_interrupt()", fd, r, t-it.t);
-  sqlite3_finalize(st);
-  if( it.fd>=0 ) close(it.fd);
   unlink(fifo);
 }
 
