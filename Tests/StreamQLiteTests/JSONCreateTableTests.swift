@@ -118,13 +118,16 @@ import Testing
         #expect { try db.importJSON(bytes: Array(#"[{"a":1},{"":1}]"#.utf8), into: "t", options: .init(createTable: true)) }
             throws: { e in
                 let e = e as? JSONImportError
+                // the position of the element the key is first in
                 return e?.message.contains("cannot name a column") == true && e?.element == 1 && e?.key == ""
+                    && e?.byteOffset == 9 && e?.line == 1 && e?.column == 10
             }
         #expect { try db.importJSON(bytes: Array(#"[{"File":1}]"#.utf8), into: "t",
                                     options: .init(createTable: true, filenameColumn: "file")) }
             throws: { e in
                 let e = e as? JSONImportError
                 return e?.message.contains("filenameColumn") == true && e?.element == 0 && e?.key == "File"
+                    && e?.byteOffset == 1 && e?.line == 1 && e?.column == 2
             }
         #expect { try db.importJSON(bytes: Array(#"[{"a":1}]"#.utf8), into: "t", options: .init(columns: ["a"], createTable: true)) }
             throws: { ($0 as? JSONImportError)?.message.contains("columns cannot be given") == true }

@@ -21,6 +21,8 @@ final class JSONColumnInference {
     struct Column {
         var name: String
         var firstElement: Int
+        /// Where that element begins: byte offset, line and column (1-based) in the input.
+        var offset = 0, line = 0, column = 0
         /// Some value was not null.
         var any = false
         /// The `sq_csv_value_fits` bits every value had.
@@ -50,6 +52,8 @@ final class JSONColumnInference {
     /// The element being read is an object; the column of its member being read.
     private var inObject = false
     private var current = -1
+    /// Where the element being read begins.
+    private var element = (offset: 0, line: 0, column: 0)
 
     /// What a string may be (`sq_csv_value_fits` bits): never a number.
     private static let stringFits = UInt32(1 << SQ_CSV_T_TEXT | 1 << SQ_CSV_T_DATE | 1 << SQ_CSV_T_DATETIME)
@@ -106,6 +110,7 @@ final class JSONColumnInference {
     /// An element, as JSON text: its members read (an object) or nothing (another value).
     private func take(_ row: sq_ingest_row) -> Int32 {
         let v = row.values[0]
+        element = (Int(row.offset), Int(row.line), Int(row.column))
         inObject = false
         current = -1
         sq_json_reset(parser)
@@ -153,7 +158,8 @@ final class JSONColumnInference {
         let name = renames[key] ?? renames.first { Self.folded($0.key) == folded }?.value ?? key
         let id = name == key ? folded : Self.folded(name)
         if let i = index[id] { return i }
-        columns.append(Column(name: name, firstElement: elements))
+        columns.append(Column(name: name, firstElement: elements,
+                              offset: element.offset, line: element.line, column: element.column))
         index[id] = columns.count - 1
         return columns.count - 1
     }

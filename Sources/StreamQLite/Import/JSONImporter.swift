@@ -119,12 +119,12 @@ final class JSONImporter: ProgressCountingImporter {
         let columns = try inference.columns.map { c in
             if c.name.isEmpty || c.name.utf8.contains(0) {
                 throw JSONImportError(message: "createTable: the key \(c.name.debugDescription) cannot name a column: "
-                                      + "rename it, or create the table", byteOffset: 0, line: 0, column: 0,
+                                      + "rename it, or create the table", byteOffset: c.offset, line: c.line, column: c.column,
                                       element: c.firstElement, key: c.name)
             }
             if let fileColumn = options.filenameColumn, sqlite3_stricmp(c.name, fileColumn) == 0 {
                 throw JSONImportError(message: "createTable: the key has the name of the filenameColumn: choose another one",
-                                      byteOffset: 0, line: 0, column: 0, element: c.firstElement, key: c.name)
+                                      byteOffset: c.offset, line: c.line, column: c.column, element: c.firstElement, key: c.name)
             }
             return (name: c.name, type: String(cString: sq_csv_type_name(c.type)))
         }
