@@ -56,7 +56,14 @@
 ** DEFAULT in its table — it is filled only when the first record has a key
 ** for it; otherwise its value is SQ_INGEST_V_OMITTED in every row (the
 ** driver leaves it out of its INSERT so the DEFAULT applies) and a later
-** record with a key for it is an error.
+** record with a key for it is an error.  Flag SQ_INGEST_COL_KINDS with
+** any of SQ_INGEST_COL_STRING, _NUMBER, _BOOL, _NESTED: the column takes
+** only values of those JSON kinds (and null); a value of another kind is a
+** record error (SQ_INGEST_E_STRICT), in strict and lenient mode alike,
+** where the coercion would store it changed (a string "12" as 12, a number
+** or true as text).  A table made from the kinds a sample of the input
+** showed (importJSON createTable) sets them.  The field calls of CSV-like
+** input (sq_ingest_field_text, _number: strings) do not look at them.
 **
 ** KEYS → COLUMNS (the one matching rule)
 **
@@ -233,6 +240,11 @@ extern "C" {
 
 /* Column flags (sq_ingest_add_column). */
 #define SQ_INGEST_COL_DEFAULT  0x01u   /* has a DEFAULT: see COLUMNS */
+#define SQ_INGEST_COL_KINDS    0x02u   /* only the kinds below: see COLUMNS */
+#define SQ_INGEST_COL_STRING   0x04u
+#define SQ_INGEST_COL_NUMBER   0x08u
+#define SQ_INGEST_COL_BOOL     0x10u
+#define SQ_INGEST_COL_NESTED   0x20u   /* an object or array */
 
 /* Row value types. */
 #define SQ_INGEST_V_NULL     0

@@ -21,8 +21,12 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 # define ING_INLINE static inline __attribute__((always_inline))
+# define ING_NOINLINE __attribute__((noinline))
+# define ING_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #else
 # define ING_INLINE static inline
+# define ING_NOINLINE
+# define ING_UNLIKELY(x) (x)
 #endif
 
 #define ING_KEY_CACHE      256    /* key positions cached per record */
@@ -1102,6 +1106,35 @@ ING_INLINE int ing_put_text(sq_ingest *g, sq_ingest_value *sl, int type, const c
 
 /* Coerces one scalar into column col (the table of sq_ingest.h).
 ** `integer`: a NUMBER literal without fraction or exponent. */
+/* A value of a kind column col does not take (SQ_INGEST_COL_KINDS): the
+** record error. */
+static ING_NOINLINE int ing_fail_kind(sq_ingest *g, int col, int kind, const sq_ingest_pos *pos){
+  static const struct { unsigned flag; const char *name; } kinds[] = {
+    { SQ_INGEST_COL_STRING, "strings" }, { SQ_INGEST_COL_NUMBER, "numbers" },
+    { SQ_INGEST_COL_BOOL, "true/false" }, { SQ_INGEST_COL_NESTED, "objects or arrays" },
+  };
+  const char *what = kind==SQ_INGEST_K_STRING ? "a string"
+                   : kind==SQ_INGEST_K_NUMBER ? "a number"
+                   : kind==SQ_INGEST_K_TRUE ? "true"
+                   : kind==SQ_INGEST_K_FALSE ? "false" : "a nested object/array";
+  char takes[80];
+  size_t k, m = 0;
+  takes[0] = 0;
+  for(k=0; k<sizeof kinds/sizeof kinds[0]; k++){
+    if( g->cols[col].flags & kinds[k].flag ){
+      sqlite3_snprintf((int)(sizeof takes - m), takes+m, "%s%s", m ? ", " : "", kinds[k].name);
+      m += strlen(takes+m);
+    }
+  }
+  return ing_fail_pos(g, SQ_INGEST_E_STRICT, pos, g->cur_key, g->cur_nkey,
+                      "%s cannot go into %s column %s, which takes %s only (it would be stored changed)",
+                      what, ing_aff_name(g->cols[col].aff), g->cols[col].name, m ? takes : "null");
+}
+
+/* Whether column col takes a value of JSON kind `flag` (SQ_INGEST_COL_*). */
+#define ING_KIND_OK(g, col, flag) \
+  (!((g)->cols[col].flags & SQ_INGEST_COL_KINDS) || ((g)->cols[col].flags & (flag)))
+
 ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char *z, size_t n,
                        const sq_ingest_pos *pos){
   sq_ingest_value *sl = &g->slots[col];
@@ -1226,7 +1259,15 @@ ING_INLINE int ing_scalar(sq_ingest *g, int kind, int integer, const char *z, si
                           const sq_ingest_pos *pos){
   int j;
   for(j=0; j<g->ncur; j++){
-    if( ing_set(g, g->cur[j], kind, integer, z, n, pos) ) return SQ_INGEST_ERROR;
+    int c = g->cur[j];
+    if( ING_UNLIKELY(g->cols[c].flags & SQ_INGEST_COL_KINDS) && kind!=SQ_INGEST_K_NULL ){
+      unsigned flag = kind==SQ_INGEST_K_STRING ? SQ_INGEST_COL_STRING
+                    : kind==SQ_INGEST_K_NUMBER ? SQ_INGEST_COL_NUMBER
+                    : kind==SQ_INGEST_K_TRUE || kind==SQ_INGEST_K_FALSE ? SQ_INGEST_COL_BOOL
+                    : SQ_INGEST_COL_NESTED;
+      if( !ING_KIND_OK(g, c, flag) ) return ing_fail_kind(g, c, kind, pos);
+    }
+    if( ing_set(g, c, kind, integer, z, n, pos) ) return SQ_INGEST_ERROR;
   }
   return SQ_INGEST_OK;
 }
@@ -1590,11 +1631,6 @@ static int ing_is_value_start(int ty){
 /* A token inside a record (objects → columns): the hot path.  Each kind
 ** of token has its own small function, tail-called from the dispatcher
 ** (ing_json_event), so that none pays for the registers of the others. */
-#if defined(__GNUC__) || defined(__clang__)
-# define ING_NOINLINE __attribute__((noinline))
-#else
-# define ING_NOINLINE
-#endif
 
 static ING_NOINLINE int ing_tok_key(sq_ingest *g, const sq_json_token *t){
   return ing_key(g, t->text, t->len, ING_TOK) ? 2 : SQ_JSON_CONTINUE;
@@ -1616,6 +1652,12 @@ static ING_NOINLINE int ing_tok_literal(sq_ingest *g, int kind){
 /* An object or array as a member's value begins: captured as JSON text. */
 static ING_NOINLINE int ing_tok_nest_begin(sq_ingest *g, const sq_json_token *t){
   int j, rc;
+  for(j=0; j<g->ncur; j++){
+    if( !ING_KIND_OK(g, g->cur[j], SQ_INGEST_COL_NESTED) ){
+      ing_fail_kind(g, g->cur[j], SQ_INGEST_K_JSON, ING_TOK);
+      return 2;
+    }
+  }
   if( g->strict ){
     for(j=0; j<g->ncur; j++){
       int aff = g->cols[g->cur[j]].aff;

@@ -99,9 +99,19 @@ static void apply_spec(sq_ingest *g, const char *spec){
       char *name = item+2, *type = strchr(name, ' ');
       unsigned flags = 0;
       if( type ){
-        char *d = strstr(type, " DEFAULT");
+        char *d = strstr(type, " DEFAULT"), *k = strstr(type, " KINDS=");
         *type++ = 0;
-        if( d ){ *d = 0; flags = SQ_INGEST_COL_DEFAULT; }
+        if( k ){
+          /* the JSON kinds it takes: s(tring) n(umber) b(ool) o(bject/array) */
+          const char *c;
+          flags |= SQ_INGEST_COL_KINDS;
+          for(c=k+7; *c; c++){
+            flags |= *c=='s' ? SQ_INGEST_COL_STRING : *c=='n' ? SQ_INGEST_COL_NUMBER
+                   : *c=='b' ? SQ_INGEST_COL_BOOL : *c=='o' ? SQ_INGEST_COL_NESTED : 0;
+          }
+          *k = 0;
+        }
+        if( d ){ *d = 0; flags |= SQ_INGEST_COL_DEFAULT; }
       }
       SQ_CHECK(sq_ingest_add_column(g, name, -1, type, -1, flags)>=0);
     }else if( strncmp(item, "m ", 2)==0 ){
@@ -422,6 +432,28 @@ static void test_default_columns(void){
          "key for it, so it is not inserted (give the key in the first element, or list the columns to insert)");
   expect("c id INTEGER;c created TEXT DEFAULT", "[{\"created\":null,\"id\":1},{\"id\":2,\"created\":\"c\"}]",
          "#0 @1:1:2 1|N\n#1 @25:1:26 2|'c'\nOK 2");
+}
+
+/* A column of given kinds (SQ_INGEST_COL_KINDS) refuses a value of
+** another kind, strict or not, where the coercion would change it; null and
+** its own kinds go in as without the flag. */
+static void test_column_kinds(void){
+  expect("c i INTEGER KINDS=n;c t TEXT KINDS=s;c d DATE KINDS=s;c b INTEGER KINDS=b;c m TEXT KINDS=sno",
+         "[{\"i\":12,\"t\":\"x\",\"d\":\"2024-01-02\",\"b\":true,\"m\":5},"
+         "{\"i\":null,\"t\":null,\"d\":null,\"b\":false,\"m\":[1]},{\"m\":\"s\"}]",
+         "#0 @1:1:2 12|'x'|'2024-01-02'|1|'5'\n#1 @50:1:51 N|N|N|0|j'[1]'\n#2 @97:1:98 N|N|N|N|'s'\nOK 3");
+  expect_end("c i INTEGER KINDS=n", "[{\"i\":1},{\"i\":\"12\"}]",
+             "key='i': a string cannot go into INTEGER column i, which takes numbers only (it would be stored changed)");
+  expect_end("c t TEXT KINDS=s", "[{\"t\":5}]",
+             "key='t': a number cannot go into TEXT column t, which takes strings only");
+  expect_end("c t TEXT KINDS=s;strict", "[{\"t\":true}]",
+             "key='t': true cannot go into TEXT column t, which takes strings only");
+  expect_end("c i INTEGER KINDS=n", "[{\"i\":false}]", "false cannot go into INTEGER column i");
+  expect_end("c b INTEGER KINDS=b", "[{\"b\":1}]", "a number cannot go into INTEGER column b, which takes true/false only");
+  expect_end("c t TEXT KINDS=sn", "[{\"t\":{\"a\":1}}]",
+             "a nested object/array cannot go into TEXT column t, which takes strings, numbers only");
+  /* without the flag: the coercions as documented */
+  expect("c i INTEGER;c t TEXT", "[{\"i\":\"12\",\"t\":5}]", "#0 @1:1:2 12|'5'\nOK 1");
 }
 
 /* ------------------------------------------------------------ nested values */
@@ -803,6 +835,7 @@ int main(void){
   test_dates();
   test_key_rule();
   test_default_columns();
+  test_column_kinds();
   test_nested_escaper();
   test_layouts();
   test_errors_and_limits();

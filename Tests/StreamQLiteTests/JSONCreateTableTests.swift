@@ -96,6 +96,42 @@ import Testing
         }
     }
 
+    /// A later value of a kind the sample never showed for its column would be stored
+    /// changed (the string "12" as 12, 5 or true as text): refused, or rejected whole.
+    @Test func aLaterValueOfAKindItsColumnNeverHadIsRefusedNotConverted() throws {
+        let sample = #"{"n":1,"s":"a","b":true,"z":null,"m":"x"}"# + "\n" + #"{"n":2,"s":"b","b":false,"z":null,"m":3}"# + "\n"
+        let refused: [(String, String, String)] = [
+            (#"{"n":"12"}"#, "n", "a string cannot go into INTEGER column n, which takes numbers only"),
+            (#"{"s":5}"#, "s", "a number cannot go into TEXT column s, which takes strings only"),
+            (#"{"s":true}"#, "s", "true cannot go into TEXT column s, which takes strings only"),
+            (#"{"s":["a"]}"#, "s", "a nested object/array cannot go into TEXT column s"),
+            (#"{"b":5}"#, "b", "a number cannot go into INTEGER column b, which takes true/false only"),
+            (#"{"z":5}"#, "z", "a number cannot go into TEXT column z, which takes strings only"),
+            (#"{"m":false}"#, "m", "false cannot go into TEXT column m, which takes strings, numbers only"),
+        ]
+        for (late, key, why) in refused {
+            do {
+                try db.importJSON(bytes: Array((sample + late + "\n").utf8), into: "t",
+                                  options: .init(layout: .ndjson, createTable: true, inferRecords: 2))
+                Issue.record("expected an error for \(late)")
+            } catch let e as JSONImportError {
+                #expect(e.element == 2 && e.key == key && e.line == 3 && e.message.hasPrefix(why), "\(late): \(e)")
+                #expect(e.message.hasSuffix("create the table to take this value"), "\(e)")
+            }
+            #expect(try !tableExists("t"))
+        }
+        // kinds the sample showed go in: a number into a column of strings and numbers, a
+        // string into a column of nulls, null anywhere; rejecting keeps the others
+        let later = #"{"n":3,"s":"c","b":null,"z":"zz","m":4.5}"# + "\n" + #"{"n":"4"}"# + "\n" + #"{"n":5}"# + "\n"
+        #expect(try db.importJSON(bytes: Array((sample + later).utf8), into: "t",
+                                  options: .init(layout: .ndjson, createTable: true, inferRecords: 2,
+                                                 onError: .skip, rejectTable: "bad")) == 4)
+        #expect(try columns("t") == "n INTEGER, s TEXT, b INTEGER, z TEXT, m TEXT")
+        #expect(try text("SELECT group_concat(quote(n) || ' ' || quote(s) || ' ' || quote(b) || ' ' || quote(z) || ' ' || quote(m), ' / ') FROM t")
+                == "1 'a' 1 NULL 'x' / 2 'b' 0 NULL '3' / 3 'c' NULL 'zz' '4.5' / 5 NULL NULL NULL NULL")
+        #expect(try text("SELECT record || ' ' || \"column\" || ' ' || raw FROM bad") == #"3 n {"n":"4"}"#)
+    }
+
     @Test func anEmptyInputOrOneWithoutKeysIsAnErrorAndNothingIsCreated() throws {
         for (input, layout, what) in [("", JSONImportLayout.ndjson, "the input has no element"),
                                       ("[]", .array, "the input has no element"),

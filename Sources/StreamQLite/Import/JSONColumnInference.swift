@@ -27,6 +27,16 @@ final class JSONColumnInference {
         var any = false
         /// The `sq_csv_value_fits` bits every value had.
         var fits = UInt32.max
+        /// The JSON kinds its values had (`SQ_INGEST_COL_STRING`, `_NUMBER`, `_BOOL`, `_NESTED`).
+        var kinds: UInt32 = 0
+
+        /// The core's column flags for a table made from this sample: the column takes the
+        /// kinds its values had (strings alone when all were null: a TEXT column keeps them
+        /// as they are), so that a later value of another kind is refused rather than
+        /// stored changed (`"12"` as 12, `5` or `true` as text).
+        var kindFlags: UInt32 {
+            SQ_INGEST_COL_KINDS | (kinds != 0 ? kinds : SQ_INGEST_COL_STRING)
+        }
 
         /// The type CSV's inference gives a column whose values fit `fits` (`sq_csv_type_of_fits`).
         var type: Int32 {
@@ -137,18 +147,19 @@ final class JSONColumnInference {
         switch type {
         case SQ_JSON_KEY:
             current = column(forKey: String(decoding: UnsafeRawBufferPointer(start: t.text, count: t.len), as: UTF8.self))
-        case SQ_JSON_NUMBER: note(sq_csv_value_fits(t.text, t.len))
-        case SQ_JSON_STRING: note(sq_csv_value_fits(t.text, t.len) & Self.stringFits)
-        case SQ_JSON_TRUE, SQ_JSON_FALSE: note(Self.booleanFits)
-        case SQ_JSON_BEGIN_OBJECT, SQ_JSON_BEGIN_ARRAY: note(1 << SQ_CSV_T_TEXT)
+        case SQ_JSON_NUMBER: note(sq_csv_value_fits(t.text, t.len), kind: SQ_INGEST_COL_NUMBER)
+        case SQ_JSON_STRING: note(sq_csv_value_fits(t.text, t.len) & Self.stringFits, kind: SQ_INGEST_COL_STRING)
+        case SQ_JSON_TRUE, SQ_JSON_FALSE: note(Self.booleanFits, kind: SQ_INGEST_COL_BOOL)
+        case SQ_JSON_BEGIN_OBJECT, SQ_JSON_BEGIN_ARRAY: note(1 << SQ_CSV_T_TEXT, kind: SQ_INGEST_COL_NESTED)
         default: break   // null; the end of a nested value
         }
         return SQ_JSON_CONTINUE
     }
 
-    private func note(_ fits: UInt32) {
+    private func note(_ fits: UInt32, kind: UInt32) {
         columns[current].any = true
         columns[current].fits &= fits
+        columns[current].kinds |= kind
     }
 
     /// The column `key` feeds: its rename's (exactly, else ignoring ASCII case) or its own

@@ -135,7 +135,9 @@ final class JSONImporter: ProgressCountingImporter {
         }
         try db.createInferredTable(table, columns: columns, filenameColumn: options.filenameColumn)
         created = JSONInferredTable(elements: inference.elements, keys: Set(
-            (inference.columns.map(\.name) + options.renames.keys).map(JSONColumnInference.folded)))
+            (inference.columns.map(\.name) + options.renames.keys).map(JSONColumnInference.folded)),
+            kindFlags: Dictionary(inference.columns.map { (JSONColumnInference.folded($0.name), $0.kindFlags) },
+                                  uniquingKeysWith: { a, _ in a }))
         try setUp()
         try inference.sample.withUnsafeBytes { try feedCore($0) }
     }
@@ -151,7 +153,9 @@ final class JSONImporter: ProgressCountingImporter {
         for c in chosen {
             // Without an explicit column list, a column with a DEFAULT is inserted only when
             // the first element has a key for it (JSONImportOptions.columns).
-            let flags = options.columns == nil && c.hasDefault ? UInt32(SQ_INGEST_COL_DEFAULT) : 0
+            var flags = options.columns == nil && c.hasDefault ? UInt32(SQ_INGEST_COL_DEFAULT) : 0
+            // A created table's column takes the kinds of value the sample showed for it.
+            if let kinds = created?.kindFlags[JSONColumnInference.folded(c.name)] { flags |= kinds }
             _ = sq_ingest_add_column(ingest, c.name, -1, c.declaredType, -1, flags)
         }
         for (key, column) in options.renames.sorted(by: { $0.key < $1.key })
@@ -289,4 +293,7 @@ struct JSONInferredTable {
     var elements: Int
     /// The keys those elements had, and the renamed ones, folded to ASCII lowercase.
     var keys: Set<String>
+    /// The core's kind flags of each column (``JSONColumnInference/Column/kindFlags``), by
+    /// name folded to ASCII lowercase.
+    var kindFlags: [String: UInt32]
 }
