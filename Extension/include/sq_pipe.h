@@ -102,8 +102,9 @@
 **
 ** sq_pipe_worth_it_scan(size, rescan) is the same rule for the scans of
 ** one table cursor: its first scan as above, a rescan (the cursor filtered
-** again in the same statement: the inner loop of a nested-loop join, a
-** correlated subquery) on the caller's thread whatever the size.  Each
+** again in the same statement: the inner loop of a nested-loop join) on
+** the caller's thread whatever the size.  (SQLite 3.40 opens a new cursor
+** for each run of a correlated subquery: each is a first scan.)  Each
 ** rescan would pay a thread start and join and read up to the ring's
 ** 512 KiB ahead even when it stops early, and the query's side of such a
 ** loop has too little to do a row to overlap with the worker's.
