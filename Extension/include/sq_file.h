@@ -26,10 +26,12 @@
 ** 64 KiB chunks ahead of the reader (bounded: memory stays constant), so
 ** the caller's thread only parses; the bytes, errors and interrupt checks
 ** are the same as without it.  The thread is started by the rule of
-** sq_pipe.h (sq_pipe_worth_it_for, THREADS) on the compressed size: a
-** file under SQ_PIPE_MIN_INPUT (256 KiB) as stored, or any file with one
-** CPU online or STREAMQLITE_THREADS=0, is decompressed on the reader's
-** thread.  One sq_file is used by one thread at a time.
+** sq_pipe.h (sq_pipe_worth_it_for, THREADS): for a file of SQ_PIPE_MIN_INPUT
+** (256 KiB) or more compressed, or a pipe, at the first read; for a smaller
+** one once it has given that many bytes decompressed (a file that stays
+** smaller is decompressed on the reader's thread: no thread start); never
+** with one CPU online or STREAMQLITE_THREADS=0.  One sq_file is used by one
+** thread at a time.
 */
 #ifndef SQ_FILE_H
 #define SQ_FILE_H
@@ -55,6 +57,8 @@ typedef struct sq_file {
   int raw_eof, full;             /* read() gave 0; the last output filled the buffer */
   long long nraw;                /* bytes read from the file (compressed ones when compressed) */
   struct sq_ahead *ah;           /* compressed: the read-ahead thread, else NULL */
+  long long nout;                /* compressed: bytes decompressed here */
+  int ahead_asked;               /* compressed: times the rule was asked for the thread (0-2) */
   int *stop;                     /* a thread reading without db (the read-ahead thread,
                                  ** sq_pipe.h's worker): set, reads end (SQLITE_INTERRUPT) */
 } sq_file;

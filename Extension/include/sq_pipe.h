@@ -102,15 +102,17 @@
 **
 ** sq_pipe_worth_it_scan(size, rescan) is the same rule for the scans of
 ** one table cursor: its first scan as above, a rescan (the cursor filtered
-** again in the same statement: the inner loop of a nested-loop join, a
-** correlated subquery) on the caller's thread whatever the size.  Each
+** again in the same statement: the inner loop of a nested-loop join) on
+** the caller's thread whatever the size.  (SQLite 3.40 opens a new cursor
+** for each run of a correlated subquery: each is a first scan.)  Each
 ** rescan would pay a thread start and join and read up to the ring's
 ** 512 KiB ahead even when it stops early, and the query's side of such a
 ** loop has too little to do a row to overlap with the worker's.
 **
-** sq_file (sq_file.h) asks sq_pipe_worth_it_for too, with a compressed
-** file's size as stored, before it starts its read-ahead thread: a small
-** compressed file is decompressed on the reader's thread.
+** sq_file (sq_file.h) asks sq_pipe_worth_it_for too before it starts its
+** read-ahead thread, with a compressed file's size as stored, and once
+** more with the bytes decompressed when they reach SQ_PIPE_MIN_INPUT: a
+** small compressed file is decompressed on the reader's thread.
 ** STREAMQLITE_THREADS in the environment overrides the rule, for
 ** comparisons and tests: 0 keeps every scan and import on the caller's
 ** thread (and every compressed file decompressed there); 2 starts a

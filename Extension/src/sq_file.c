@@ -24,11 +24,13 @@
 **     "zstd" and how many compressed bytes were read.
 **   - The reading and decompressing of a compressed file run on a thread
 **     of its own (sq_ahead) when it is worth it (sq_pipe.h's one rule,
-**     sq_pipe_worth_it_for, on the compressed size: at least
-**     SQ_PIPE_MIN_INPUT bytes, or a pipe; a second CPU online;
-**     STREAMQLITE_THREADS=0 never, 2 always), SQ_AHEAD_SLOTS chunks ahead:
-**     a smaller file is decompressed on the reader's thread, which is
-**     faster than starting a thread for it.  The thread calls the same
+**     sq_pipe_worth_it_for: a second CPU online, and at least
+**     SQ_PIPE_MIN_INPUT bytes compressed, or a pipe, or once that many
+**     have come out decompressed; STREAMQLITE_THREADS=0 never, 2 always),
+**     SQ_AHEAD_SLOTS chunks ahead: a small file is decompressed on the
+**     reader's thread, which is faster than starting a thread for it, and
+**     one that expands to a large input gets the thread for the rest, the
+**     decoder handed over where it stands.  The thread calls the same
 **     file_read_dz on its own copy of the sq_file (no connection: it never
 **     calls SQLite's API but to allocate), and the reader takes chunks from
 **     the ring.  The reader keeps the interrupt checks (waiting on the ring
@@ -311,12 +313,28 @@ static sqlite3_int64 file_read_ahead(sq_file *f, unsigned char *buf, size_t n, i
   }
 }
 
-/* A read-ahead thread for f, compressed, its first bytes read: the one
-** rule of sq_pipe.h (sq_pipe_worth_it_for) on the compressed bytes still to
-** decode (those read, and the rest of a regular file; a pipe: unknown). */
-static int file_ahead_worth_it(const sq_file *f){
-  long long left = sq_pipe_file_left(f);
-  return sq_pipe_worth_it_for(left<0 ? -1 : left+(long long)f->rawlen);
+/* Decompressed bytes into buf, here or from a read-ahead thread started
+** when the one rule of sq_pipe.h says so (sq_pipe_worth_it_for), asked
+** twice at most: at the first read, of the compressed bytes still to
+** decode (those read, and the rest of a regular file; a pipe: unknown),
+** and, when that was too small, once more when SQ_PIPE_MIN_INPUT bytes
+** have come out decompressed (a small file that expands to a large input;
+** the thread then takes the decoder where it stands).  A reader with a stop
+** flag (sq_pipe.h's worker, parsing while the caller inserts) gets one by
+** the same rule: three threads the system spreads over its cores. */
+static sqlite3_int64 file_read_decoded(sq_file *f, unsigned char *buf, size_t n, int *rc, char **pzErr){
+  sqlite3_int64 k;
+  if( f->ahead_asked==0 || (f->ahead_asked==1 && f->nout>=SQ_PIPE_MIN_INPUT) ){
+    long long size = f->nout;
+    if( f->ahead_asked++==0 ){
+      long long left = sq_pipe_file_left(f);
+      size = left<0 ? -1 : left+(long long)(f->rawlen-f->rawpos);
+    }
+    if( sq_pipe_worth_it_for(size) && ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
+  }
+  k = file_read_dz(f, buf, n, rc, pzErr);
+  if( k>0 ) f->nout += k;
+  return k;
 }
 
 /* The first read: enough bytes to tell a compressed file by its magic
@@ -341,14 +359,12 @@ static sqlite3_int64 file_read_first(sq_file *f, unsigned char *buf, size_t n, i
   memcpy(f->raw, buf, have);
   f->rawlen = have;
   f->raw_eof = eof;
-  /* (a small file decompresses on the reader's thread: file_ahead_worth_it) */
-  if( file_ahead_worth_it(f) && ahead_start(f)==0 ) return file_read_ahead(f, buf, n, rc, pzErr);
-  return file_read_dz(f, buf, n, rc, pzErr);
+  return file_read_decoded(f, buf, n, rc, pzErr);
 }
 
 long long sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr){
   if( f->ah ) return file_read_ahead(f, (unsigned char*)buf, n, rc, pzErr);
-  if( f->dz ) return file_read_dz(f, (unsigned char*)buf, n, rc, pzErr);
+  if( f->dz ) return file_read_decoded(f, (unsigned char*)buf, n, rc, pzErr);
   if( !f->sniffed && n>0 ) return file_read_first(f, (unsigned char*)buf, n, rc, pzErr);
   return file_read_raw(f, buf, n, rc, pzErr);
 }

@@ -46,8 +46,8 @@
 ** xError, xReason, xReset) may so run on the worker: they must not touch
 ** the connection (c->max_record, not sqlite3_limit).
 ** STREAMQLITE_THREADS=0 in the environment keeps every scan on the
-** query's thread (2: a worker for every scan and rescan whatever the size).  The table-valued
-** functions always read on the query's thread.
+** query's thread (2: a worker for every scan and rescan whatever the
+** size).  The table-valued functions always read on the query's thread.
 **
 ** Whatever is added at the input (other sources, several files, rows
 ** skipped on error) belongs here, once, for both formats: the format sees

@@ -705,11 +705,13 @@ static void test_small_files_no_worker(void){
 }
 
 /* `rows` CSV rows "i,<32 hex digits>" gzip'ed into DIR/name (the digits of
-** an LCG: about 2:1, so the compressed size grows with rows); its size. */
-static long write_gz(const char *name, int rows){
+** an LCG: about 2:1, so the compressed size grows with rows; same: the same
+** digits on every row, which compress to almost nothing); its size. */
+static long write_gz_rows(const char *name, int rows, int same){
   char path[300], line[64];
   uint64_t x = 88172645463325252ULL;
   struct stat st;
+  uint64_t a = 0, b = 0;
   gzFile g;
   int i;
   snprintf(path, sizeof path, "%s/%s", DIR, name);
@@ -717,9 +719,10 @@ static long write_gz(const char *name, int rows){
   SQ_CHECK(g!=0);
   gzputs(g, "id,hex\n");
   for(i=0; i<rows; i++){
-    uint64_t a, b;
-    x = x*6364136223846793005ULL + 1442695040888963407ULL; a = x;
-    x = x*6364136223846793005ULL + 1442695040888963407ULL; b = x;
+    if( !same || i==0 ){
+      x = x*6364136223846793005ULL + 1442695040888963407ULL; a = x;
+      x = x*6364136223846793005ULL + 1442695040888963407ULL; b = x;
+    }
     snprintf(line, sizeof line, "%d,%016llx%016llx\n", i, (unsigned long long)a, (unsigned long long)b);
     gzputs(g, line);
   }
@@ -728,8 +731,14 @@ static long write_gz(const char *name, int rows){
   return (long)st.st_size;
 }
 
-/* Reads DIR/name through sq_file: its decompressed bytes; the read-ahead
-** threads started into *pAhead. */
+static long write_gz(const char *name, int rows){
+  return write_gz_rows(name, rows, 0);
+}
+
+static uint64_t last_hash;   /* read_through's: FNV-1a of the bytes read */
+
+/* Reads DIR/name through sq_file: its decompressed bytes (their hash in
+** last_hash); the read-ahead threads started into *pAhead. */
 static long long read_through(const char *name, unsigned long long *pAhead){
   char path[300], *why = 0;
   static unsigned char buf[65536];
@@ -739,7 +748,12 @@ static long long read_through(const char *name, unsigned long long *pAhead){
   int rc;
   snprintf(path, sizeof path, "%s/%s", DIR, name);
   SQ_CHECK(sq_file_open(&f, db, path, &why)==SQLITE_OK);
-  while( (k = sq_file_read(&f, buf, sizeof buf, &rc, &why))>0 ) total += k;
+  last_hash = 14695981039346656037ULL;
+  while( (k = sq_file_read(&f, buf, sizeof buf, &rc, &why))>0 ){
+    long long i;
+    for(i=0; i<k; i++) last_hash = (last_hash ^ buf[i]) * 1099511628211ULL;
+    total += k;
+  }
   SQ_CHECK_MSG(k==0, "%s: %s", name, why ? why : "");
   sq_file_close(&f);
   *pAhead = sq_file_ahead_started()-a0;
@@ -747,15 +761,17 @@ static long long read_through(const char *name, unsigned long long *pAhead){
 }
 
 /* sq_file's read-ahead thread follows the same rule (sq_pipe_worth_it_for
-** on the compressed size): none for a one-line .gz nor for 300 small ones
-** read by one glob, one for a file of SQ_PIPE_MIN_INPUT compressed bytes or
-** more (with a second CPU); STREAMQLITE_THREADS=2 starts it for the small
+** on the compressed size, then on the bytes decompressed): none for a
+** one-line .gz nor for 300 small ones read by one glob, one for a file of
+** SQ_PIPE_MIN_INPUT compressed bytes or more, and one for a small file
+** that expands past SQ_PIPE_MIN_INPUT (with a second CPU); STREAMQLITE_THREADS=2 starts it for the small
 ** file, =0 for none.  The bytes are the same every way. */
 static void test_small_gz_no_ahead(void){
   int two = sq_pipe_worth_it();
   long small = write_gz("tiny.csv.gz", 1), big = write_gz("big.csv.gz", 16000);
   unsigned long long n;
   long long bytes, again;
+  uint64_t hbig;
   char d[300], *q, *got, *one;
   int i;
   SQ_CHECK_MSG(small<SQ_PIPE_MIN_INPUT && big>=SQ_PIPE_MIN_INPUT, "gz sizes %ld and %ld", small, big);
@@ -764,12 +780,36 @@ static void test_small_gz_no_ahead(void){
   SQ_CHECK_MSG(bytes==7+35 && n==0, "a one-line .gz: %lld bytes, %llu read-ahead threads", bytes, n);
   bytes = read_through("big.csv.gz", &n);
   SQ_CHECK_MSG(n==(unsigned long long)two, "%ld compressed bytes: %llu read-ahead threads", big, n);
+  hbig = last_hash;
+  /* a small file that expands to SQ_PIPE_MIN_INPUT and more: the thread
+  ** for the rest once that much came out (the bytes as on one thread) */
+  {
+    long packed = write_gz_rows("packed.csv.gz", 20000, 1);
+    long long here;
+    long long out;
+    uint64_t h;
+    SQ_CHECK_MSG(packed<SQ_PIPE_MIN_INPUT/2, "packed.csv.gz: %ld bytes", packed);
+    out = read_through("packed.csv.gz", &n);
+    h = last_hash;
+    SQ_CHECK_MSG(out>2*SQ_PIPE_MIN_INPUT && n==(unsigned long long)two,
+                 "%ld bytes expanding to %lld: %llu read-ahead threads", packed, out, n);
+    setenv("STREAMQLITE_THREADS", "0", 1);
+    here = read_through("packed.csv.gz", &n);
+    unsetenv("STREAMQLITE_THREADS");
+    SQ_CHECK(here==out && last_hash==h && n==0);
+    q = sqlite3_mprintf("SELECT count(*), count(DISTINCT substr(value, instr(value, ',')+1)) "
+                        "FROM csv_stream('%q/packed.csv.gz')", DIR);
+    got = run_all(q);
+    SQ_CHECK_STR(got, "20000|1\n");
+    free(got);
+    sqlite3_free(q);
+  }
   setenv("STREAMQLITE_THREADS", "2", 1);
   again = read_through("tiny.csv.gz", &n);
   SQ_CHECK_MSG(again==7+35 && n==1, "STREAMQLITE_THREADS=2: %llu read-ahead threads", n);
   setenv("STREAMQLITE_THREADS", "0", 1);
   again = read_through("big.csv.gz", &n);
-  SQ_CHECK_MSG(again==bytes && n==0, "STREAMQLITE_THREADS=0: %llu read-ahead threads", n);
+  SQ_CHECK_MSG(again==bytes && last_hash==hbig && n==0, "STREAMQLITE_THREADS=0: %llu read-ahead threads", n);
   unsetenv("STREAMQLITE_THREADS");
   /* 300 small files in one call of the function and of a typed table */
   snprintf(d, sizeof d, "%s/gzs", DIR);
