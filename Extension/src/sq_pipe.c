@@ -50,7 +50,8 @@ struct sq_pipe {
   /* under mu */
   pipe_block *ready, *ready_last;   /* handed over, not yet read */
   int count;                /* ready blocks and cur */
-  int wwaits, cwaits;       /* the worker, the caller sleeps on cv */
+  int wwaits;               /* the worker sleeps on cv */
+  int cwaits;               /* the caller sleeps on cv (atomic: the worker peeks) */
   pipe_block *spare;        /* free blocks */
   int nalloc;               /* blocks allocated */
   int stop;                 /* atomic: the caller stops the worker */
@@ -61,6 +62,7 @@ struct sq_pipe {
   void *arg;
   /* the worker's */
   pipe_block *w;            /* the block being filled, or NULL */
+  size_t early;             /* hand the block over at this many bytes while the caller waits */
   int oom;
   int ended;                /* END or ERROR put */
   uint64_t bytes, raw;
@@ -106,6 +108,7 @@ typedef struct pipe_err {
 } pipe_err;
 
 #define ALIGN8(n) (((n)+7) & ~(size_t)7)
+#define PIPE_EARLY  4096   /* bytes of a first block handed over to a waiting caller */
 
 sq_pipe *sq_pipe_new(size_t block, int nblocks){
   sq_pipe *p;
@@ -118,6 +121,7 @@ sq_pipe *sq_pipe_new(size_t block, int nblocks){
   memset(p, 0, sizeof(*p));
   p->block = block;
   p->n = nblocks;
+  p->early = PIPE_EARLY<block ? PIPE_EARLY : block;
   /* (blocks are allocated when first filled: a short scan uses one) */
   pthread_mutex_init(&p->mu, 0);
   pthread_cond_init(&p->cv, 0);
@@ -195,7 +199,7 @@ static void pipe_publish(sq_pipe *p){
   if( p->ready_last ) p->ready_last->next = p->w; else p->ready = p->w;
   p->ready_last = p->w;
   p->count++;
-  if( p->cwaits ) pthread_cond_broadcast(&p->cv);
+  if( __atomic_load_n(&p->cwaits, __ATOMIC_RELAXED) ) pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);
   p->w = 0;
 }
@@ -295,6 +299,13 @@ static void pipe_commit(sq_pipe *p, unsigned char *at, uint32_t kind, size_t siz
   h->bytes = p->bytes;
   h->raw = p->raw;
   p->w->used += size;
+  /* the stream's start, the caller waiting: what there is goes over at
+  ** PIPE_EARLY bytes, then at twice as many each time, up to whole blocks
+  ** (the first rows without a block's wait; no wake-up a few rows later on) */
+  if( p->early<p->block && p->w->used>=p->early && __atomic_load_n(&p->cwaits, __ATOMIC_RELAXED) ){
+    p->early *= 2;
+    pipe_publish(p);
+  }
 }
 
 int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
@@ -610,9 +621,9 @@ int sq_pipe_next(sq_pipe *p, sq_pipe_item *it, int (*interrupted)(void *arg), vo
       clock_gettime(CLOCK_REALTIME, &until);
       until.tv_nsec += PIPE_WAIT_MS * 1000000L;
       if( until.tv_nsec>=1000000000L ){ until.tv_sec++; until.tv_nsec -= 1000000000L; }
-      p->cwaits = 1;
+      __atomic_store_n(&p->cwaits, 1, __ATOMIC_RELAXED);
       r = pthread_cond_timedwait(&p->cv, &p->mu, &until);
-      p->cwaits = 0;
+      __atomic_store_n(&p->cwaits, 0, __ATOMIC_RELAXED);
       if( r!=0 && p->count==0 && !p->done && interrupted ){
         /* waited a whole slice: ask (outside the lock) */
         pthread_mutex_unlock(&p->mu);

@@ -323,6 +323,55 @@ static int interrupt_third(void *arg){
   (void)arg;
   return ++asked>=3;
 }
+/* A worker that puts `nrows` rows of 500 bytes, then waits (at most 3 s)
+** until the caller has taken a row, then ends. */
+typedef struct Early { int nrows; int taken; } Early;
+static void early_run(sq_pipe *p, void *arg){
+  Early *e = (Early*)arg;
+  char text[500];
+  int i;
+  memset(text, 'x', sizeof text);
+  for(i=0; i<e->nrows; i++){
+    sq_ingest_value v;
+    sq_ingest_row row;
+    memset(&v, 0, sizeof v);
+    v.type = SQ_INGEST_V_TEXT;
+    v.text = text;
+    v.len = sizeof text;
+    memset(&row, 0, sizeof row);
+    row.index = i;
+    row.ncol = 1;
+    row.values = &v;
+    if( sq_pipe_put_row(p, &row) ) return;
+  }
+  for(i=0; i<300 && !__atomic_load_n(&e->taken, __ATOMIC_ACQUIRE); i++) usleep(10*1000);
+  sq_pipe_put_end(p);
+}
+
+/* At the stream's start a waiting caller gets the first rows once a few KiB
+** are there, without waiting for a whole block (a file's first rows, each
+** file of many); later, whole blocks: 10 rows of 500 bytes reach it while
+** the worker holds them, where 64 KiB blocks would wait for the worker. */
+static void test_early_first_rows(void){
+  Early e = { 10, 0 };
+  sq_pipe *p = sq_pipe_new(64*1024, 4);
+  sq_pipe_item it;
+  double t = now_s();
+  SQ_CHECK(sq_pipe_start(p, early_run, &e)==0);
+  SQ_CHECK(sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK && it.kind==SQ_PIPE_ROW && it.row.index==0);
+  SQ_CHECK_MSG(now_s()-t<1.0, "the first row came after %.2f s", now_s()-t);
+  __atomic_store_n(&e.taken, 1, __ATOMIC_RELEASE);
+  {
+    int n = 1;
+    while( sq_pipe_next(p, &it, 0, 0)==SQ_PIPE_OK && it.kind==SQ_PIPE_ROW ){
+      SQ_CHECK(it.row.index==n && it.row.values[0].len==500);
+      n++;
+    }
+    SQ_CHECK(it.kind==SQ_PIPE_END && n==10);
+  }
+  sq_pipe_free(p);
+}
+
 static void test_interrupt_wait(void){
   sq_pipe *p = sq_pipe_new(0, 0);
   sq_pipe_item it;
@@ -1045,6 +1094,7 @@ int main(void){
   test_error_at_n();
   test_stop_mid_stream();
   test_interrupt_wait();
+  test_early_first_rows();
   if( !sq_pipe_worth_it() ) fprintf(stderr, "test_pipe: one CPU: the tables read on one thread\n");
   snprintf(DIR, sizeof DIR, "%s/sq-pipe-test-%d", tmp, (int)getpid());
   mkdir(DIR, 0700);
