@@ -43,7 +43,9 @@
 ** 8 × 64 KiB).  The worker fills one block with items (a row: its values
 ** and their TEXT/JSON bytes together) and hands it over when the next item
 ** does not fit, when it calls sq_pipe_flush (before a read that may wait:
-** a pipe or FIFO gives rows as they arrive), and at END/ERROR.  An item
+** a pipe or FIFO gives rows as they arrive), and at END/ERROR; at the
+** stream's start, while the caller waits, also at 4, 8, 16 and 32 KiB (its
+** first rows do not wait for a whole block).  An item
 ** larger than a block gets a block of its own, grown to fit, and given
 ** back its normal size when next reused: memory stays at nblocks × block
 ** (blocks are allocated as first filled), more only while blocks hold
