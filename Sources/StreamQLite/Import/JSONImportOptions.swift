@@ -77,9 +77,11 @@ public struct JSONImportOptions: Sendable {
     /// significant digits, DATE or DATETIME when every value is a string holding one, else
     /// TEXT (strings, mixed values, nested objects and arrays, stored as JSON text). `null`
     /// types nothing; a missing key is NULL. The rest of the input is then read in strict
-    /// mode (``strict``): a key first seen after those elements, or a value its inferred
-    /// column cannot hold as it is, is an error naming the element and key (or a rejected
-    /// record, with ``ImportErrorPolicy/skip``) — never dropped data. ``columns`` cannot be
+    /// mode (``strict``): a key first seen after those elements, a value its inferred
+    /// column cannot hold as it is, or a value of a kind those elements never had for its
+    /// key (the string `"12"` for a column of numbers, `5` or `true` for one of strings;
+    /// a key with only `null` takes strings) is an error naming the element and key (or a
+    /// rejected record, with ``ImportErrorPolicy/skip``) — never dropped or changed data. ``columns`` cannot be
     /// given with it. An input without an object with a key is an error. Default `false`.
     public var createTable: Bool
     /// Elements inference looks at (default 1000; at most the first 16 MiB).
