@@ -24,9 +24,7 @@
 **            element: to its closing brace; NDJSON and CSV: to the line
 **            end, not included), at most 4096 bytes, cut before a UTF-8
 **            character, never inside one; a BLOB when they are not UTF-8;
-**            NULL when the bytes are not held any more (raw NULL in the
-**            sq_ingest_reject: a row the table refused, see
-**            sq_reject_refused_row)
+**            NULL when the sq_ingest_reject has none (raw NULL)
 **   raw_truncated  1 when raw is shorter than the record
 **
 ** sq_reject_sink_open makes the table when it is missing (in schema, e.g.

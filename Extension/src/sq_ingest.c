@@ -224,6 +224,7 @@ struct sq_ingest {
   sq_ingest_error rej;        /* why the current record is skipped */
   char *rejmsg, *rejkey;
   sq_ingest_rawtext raw;      /* the bytes of the record in progress, for a reject's raw text */
+  int row_raw;                /* rows carry their raw text too (sq_ingest_set_row_raw) */
   uint64_t jabs;              /* absolute offset of the next byte fed (JSON, rejecting) */
 };
 
@@ -1351,9 +1352,10 @@ int sq_ingest_field_number(sq_ingest *g, int index, const char *z, size_t n,
   return sq_ingest_value_event(g, SQ_INGEST_K_STRING, z, n, pos);
 }
 
-/* Ends the record: the row to the callback.  Returns SQ_INGEST_OK,
-** SQ_INGEST_PAUSED or SQ_INGEST_ERROR. */
-static int ing_end(sq_ingest *g){
+/* Ends the record, whose bytes end at offset `end` (exclusive; its raw
+** text with sq_ingest_set_row_raw): the row to the callback.  Returns
+** SQ_INGEST_OK, SQ_INGEST_PAUSED or SQ_INGEST_ERROR. */
+static int ing_end(sq_ingest *g, uint64_t end){
   sq_ingest_row row;
   int i, n, rc;
   if( g->whole ){
@@ -1385,6 +1387,13 @@ static int ing_end(sq_ingest *g){
   row.column = g->rec_pos.column;
   row.ncol = n;
   row.values = g->slots;
+  if( g->row_raw && g->on_reject && !g->whole ){
+    row.raw = sq_ingest_rawtext_get(&g->raw, g->rec_pos.offset, end, &row.nraw, &row.raw_truncated);
+  }else{
+    row.raw = 0;
+    row.nraw = 0;
+    row.raw_truncated = 0;
+  }
   rc = g->on_row ? g->on_row(g->user, &row) : SQ_INGEST_CONTINUE;
   if( rc!=SQ_INGEST_CONTINUE && rc!=SQ_INGEST_PAUSE ){
     ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");
@@ -1401,7 +1410,7 @@ int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos){
   if( g->err.code ) return SQ_INGEST_ERROR;
   if( g->rec_bad ) return sq_ingest_end_bad_record(g, pos ? pos->offset : g->rec_pos.offset);
   if( !g->in_record || g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record ends outside a record");
-  return ing_end(g);
+  return ing_end(g, pos ? pos->offset : g->rec_pos.offset);
 }
 
 int sq_ingest_fail(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos){
@@ -1657,9 +1666,9 @@ static ING_NOINLINE int ing_tok_nested(sq_ingest *g, const sq_json_token *t){
   return SQ_JSON_CONTINUE;
 }
 
-/* The record's END_OBJECT. */
-static ING_NOINLINE int ing_tok_end_record(sq_ingest *g){
-  int rc = ing_end(g);
+/* The record's END_OBJECT, t. */
+static ING_NOINLINE int ing_tok_end_record(sq_ingest *g, const sq_json_token *t){
+  int rc = ing_end(g, t->offset+1);
   return ING_JSON_STATUS(rc);
 }
 
@@ -1680,7 +1689,7 @@ ING_INLINE int ing_object_token(sq_ingest *g, const sq_json_token *t){
       default:             return g->cap_on ? ing_tok_nest_end(g, t) : SQ_JSON_CONTINUE;
     }
   }
-  if( d==rd ) return ing_tok_end_record(g);
+  if( d==rd ) return ing_tok_end_record(g, t);
   return g->cap_on ? ing_tok_nested(g, t) : SQ_JSON_CONTINUE;
 }
 
@@ -1689,7 +1698,7 @@ static ING_NOINLINE int ing_whole_token(sq_ingest *g, const sq_json_token *t){
   int rc = ing_json_token(&g->arena, &g->wsep, t, g->max_rec);
   if( rc ){ ing_buf_fail(g, rc, ING_TOK); return 2; }
   if( t->depth==g->row_depth && (t->type==SQ_JSON_END_OBJECT || t->type==SQ_JSON_END_ARRAY) ){
-    rc = ing_end(g);
+    rc = ing_end(g, t->offset+1);
     return ING_JSON_STATUS(rc);
   }
   return SQ_JSON_CONTINUE;
@@ -1708,7 +1717,7 @@ static int ing_record_start(sq_ingest *g, const sq_json_token *t){
     rc = ing_json_token(&g->arena, &g->wsep, t, g->max_rec);
     if( rc ){ ing_buf_fail(g, rc, &pos_); return 2; }
     if( ty==SQ_JSON_BEGIN_OBJECT || ty==SQ_JSON_BEGIN_ARRAY ) return SQ_JSON_CONTINUE;
-    rc = ing_end(g);
+    rc = ing_end(g, t->offset);   /* (whole values carry no raw text) */
     return ING_JSON_STATUS(rc);
   }
   if( ty!=SQ_JSON_BEGIN_OBJECT ){
@@ -1851,6 +1860,7 @@ void sq_ingest_set_reject_callback(sq_ingest *g, sq_ingest_reject_callback cb, v
 }
 
 int sq_ingest_rejecting(const sq_ingest *g){ return g->on_reject!=0; }
+void sq_ingest_set_row_raw(sq_ingest *g, int on){ g->row_raw = on!=0; }
 int64_t sq_ingest_rejected(const sq_ingest *g){ return g->nrej; }
 int sq_ingest_record_bad(const sq_ingest *g){ return g->rec_bad; }
 
@@ -1954,6 +1964,11 @@ const char *sq_ingest_rawtext_get(sq_ingest_rawtext *w, uint64_t s, uint64_t end
   want = end - s;
   *truncated = want > SQ_INGEST_RAW_MAX;
   if( *truncated ) want = SQ_INGEST_RAW_MAX;
+  else if( w->z && s>=w->base && end<=w->base+w->n ){
+    /* all in the chunk, whole: no copy */
+    *nraw = (size_t)want;
+    return (const char*)w->z + (s - w->base);
+  }
   if( w->pre_on && s>=w->pre_start && s<w->pre_start+(uint64_t)w->pre.n ){
     int64_t at = (int64_t)(s - w->pre_start);
     int64_t k = w->pre.n - at < (int64_t)want ? w->pre.n - at : (int64_t)want;

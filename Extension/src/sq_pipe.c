@@ -74,7 +74,7 @@ struct sq_pipe {
 
 typedef struct pipe_hdr {
   uint32_t kind;
-  uint32_t pad;
+  uint32_t flags;           /* PIPE_ROW_RAW */
   uint64_t size;            /* header and payload, 8-aligned */
   uint64_t bytes, raw;
 } pipe_hdr;
@@ -85,6 +85,14 @@ typedef struct pipe_row {
   int64_t ncol;
   uint64_t ntext;
 } pipe_row;
+
+/* A row item with PIPE_ROW_RAW in its flags: after the row's text (at
+** ALIGN8 of the row item's size without it), the record's raw text. */
+#define PIPE_ROW_RAW 1u
+typedef struct pipe_row_raw {
+  uint64_t nraw;
+  int64_t truncated;
+} pipe_row_raw;
 
 typedef struct pipe_rej {
   int64_t index;
@@ -285,7 +293,7 @@ static unsigned char *pipe_reserve(sq_pipe *p, size_t size){
 static void pipe_commit(sq_pipe *p, unsigned char *at, uint32_t kind, size_t size){
   pipe_hdr *h = (pipe_hdr*)at;
   h->kind = kind;
-  h->pad = 0;
+  h->flags = 0;
   h->size = size;
   h->bytes = p->bytes;
   h->raw = p->raw;
@@ -327,6 +335,39 @@ int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
     }
   }
   pipe_commit(p, at, SQ_PIPE_ROW, size);
+  return 0;
+}
+
+/* The size of row's item (sq_pipe_put_row), header included. */
+static size_t pipe_row_size(const sq_ingest_row *row){
+  size_t ntext = 0;
+  int i;
+  for(i=0; i<row->ncol; i++){
+    int t = row->values[i].type;
+    if( t==SQ_INGEST_V_TEXT || t==SQ_INGEST_V_JSON ) ntext += row->values[i].len;
+  }
+  return ALIGN8(sizeof(pipe_hdr) + sizeof(pipe_row) + sizeof(sq_ingest_value)*(size_t)row->ncol + ntext);
+}
+
+int sq_pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
+  size_t size, extra;
+  pipe_hdr *h;
+  pipe_row_raw *x;
+  if( !row->raw ) return sq_pipe_put_row(p, row);
+  if( sq_pipe_stopped(p) || p->oom ) return 1;
+  size = pipe_row_size(row);
+  extra = ALIGN8(sizeof(pipe_row_raw) + row->nraw);
+  /* room for both in one block, so the row's item is put where the raw
+  ** text can follow it */
+  if( !pipe_reserve(p, size+extra) || sq_pipe_put_row(p, row) ) return 1;
+  h = (pipe_hdr*)(p->w->z + p->w->used - size);
+  x = (pipe_row_raw*)(p->w->z + p->w->used);
+  x->nraw = row->nraw;
+  x->truncated = row->raw_truncated;
+  if( row->nraw ) memcpy(x+1, row->raw, row->nraw);
+  h->flags = PIPE_ROW_RAW;
+  h->size += extra;
+  p->w->used += extra;
   return 0;
 }
 
@@ -431,7 +472,7 @@ int sq_pipe_put_error(sq_pipe *p, int rc, const char *message){
 
 int sq_pipe_route_row(void *route, const sq_ingest_row *row){
   sq_pipe_route *r = (sq_pipe_route*)route;
-  if( r->pipe ) return sq_pipe_put_row(r->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
+  if( r->pipe ) return sq_pipe_put_row_raw(r->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
   return r->row(r->row_user, row);
 }
 
@@ -499,6 +540,17 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
       it->row.column = r->column;
       it->row.ncol = (int)r->ncol;
       it->row.values = (sq_ingest_value*)(r+1);
+      if( h->flags & PIPE_ROW_RAW ){
+        pipe_row_raw *x = (pipe_row_raw*)(at + ALIGN8(sizeof(pipe_hdr) + sizeof(pipe_row)
+                                         + sizeof(sq_ingest_value)*(size_t)r->ncol + r->ntext));
+        it->row.raw = (const char*)(x+1);
+        it->row.nraw = (size_t)x->nraw;
+        it->row.raw_truncated = (int)x->truncated;
+      }else{
+        it->row.raw = 0;
+        it->row.nraw = 0;
+        it->row.raw_truncated = 0;
+      }
       break;
     }
     case SQ_PIPE_REJECT: {

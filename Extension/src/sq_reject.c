@@ -136,7 +136,7 @@ int sq_reject_sink_write(sq_reject_sink *s, const char *file, const sq_ingest_re
   else sqlite3_bind_null(st, 5);
   sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
   if( !r->raw ){
-    sqlite3_bind_null(st, 7);   /* not held any more (a row the table refused) */
+    sqlite3_bind_null(st, 7);   /* none given */
   }else if( rej_utf8((const unsigned char*)r->raw, r->nraw) ){
     sqlite3_bind_text64(st, 7, r->raw, (sqlite3_uint64)r->nraw, SQLITE_STATIC, SQLITE_UTF8);
   }else{

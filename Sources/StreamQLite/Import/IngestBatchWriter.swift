@@ -32,13 +32,24 @@ struct IngestWriteFailure: Error {
 /// are bound from there. The savepoint is the import's.
 final class IngestBatchWriter {
     /// A row of the batch being bound: its values (the core's whole row: a slot row,
-    /// or an item held in the pipe) and where its record starts.
+    /// or an item held in the pipe), where its record starts and, when the import rejects
+    /// refused rows (`sq_ingest_set_row_raw`), its record's raw text (in the arena, or in
+    /// the pipe's item; nil otherwise), kept as long as the values.
     struct Row {
         var values: UnsafePointer<sq_ingest_value>
         var record: Int
         var offset: Int
         var line: Int
         var column: Int
+        var raw: UnsafeRawPointer?
+        var nraw: Int
+        var rawTruncated: Bool
+
+        /// The raw text as ``IngestRejecter/take(record:line:offset:column:reason:raw:)``
+        /// takes it (nil: not kept).
+        var rawText: (bytes: UnsafeRawBufferPointer, truncated: Bool)? {
+            raw.map { (UnsafeRawBufferPointer(start: $0, count: nraw), rawTruncated) }
+        }
     }
 
     let db: Database
@@ -142,8 +153,11 @@ final class IngestBatchWriter {
         if batcher == nil { try start(values) }
         guard let active, slots != nil else { return }
         let width = activeCount
-        let r = Row(values: pipe != nil ? values : copy(values, toSlot: batcher!.pending.count),
-                    record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
+        let held = pipe != nil
+        let r = Row(values: held ? values : copy(values, toSlot: batcher!.pending.count),
+                    record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column),
+                    raw: held ? UnsafeRawPointer(row.raw) : copy(raw: row.raw, row.nraw), nraw: row.nraw,
+                    rawTruncated: row.raw_truncated != 0)
         do {
             try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
         } catch {
@@ -181,6 +195,13 @@ final class IngestBatchWriter {
         return UnsafePointer(row)
     }
 
+    /// A row's raw text copied into the arena (nil: none).
+    @inline(__always)
+    private func copy(raw: UnsafePointer<CChar>?, _ n: Int) -> UnsafeRawPointer? {
+        guard let raw else { return nil }
+        return UnsafeRawPointer(arena!._withUnsafeGuaranteedRef { $0.copy(UnsafeRawPointer(raw), n) })
+    }
+
     /// The pending rows held in the pipe copied into their slot rows and bound again
     /// into the batch statement where they were bound (the pipe's items go away).
     private func detach() {
@@ -189,6 +210,8 @@ final class IngestBatchWriter {
         let mine = UnsafePointer(slots)..<UnsafePointer(slots + slotCount)
         for i in batcher!.pending.indices where !mine.contains(batcher!.pending[i].values) {
             batcher!.pending[i].values = copy(batcher!.pending[i].values, toSlot: i)
+            batcher!.pending[i].raw = copy(raw: batcher!.pending[i].raw?.assumingMemoryBound(to: CChar.self),
+                                           batcher!.pending[i].nraw)
             Self.bind(batcher!.pending[i].values, active, activeCount, session.batch,
                       Int32(truncatingIfNeeded: i) &* session.width)
         }

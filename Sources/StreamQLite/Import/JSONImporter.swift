@@ -83,7 +83,10 @@ final class JSONImporter: ChunkedImporter {
         route = ImportRoute(writer: writer, rejecter: rejecter)
         try configure(chosen)
         sq_ingest_set_row_callback(ingest, ImportRoute.rowCallback, route.context)
-        if rejecter != nil { sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, route.context) }
+        if rejecter != nil {
+            sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, route.context)
+            sq_ingest_set_row_raw(ingest, 1)   // a row the table refuses is rejected with its raw text
+        }
     }
 
     func setInputFile(_ path: String) {
