@@ -290,7 +290,7 @@ typedef struct sq_ingest_row {
   const sq_ingest_value *values;
   const char *raw;       /* sq_ingest_set_row_raw: the record's raw text, as its */
   size_t nraw;           /* reject would carry it (valid as the values); else */
-  int raw_truncated;     /* NULL, 0, 0 */
+  int raw_truncated;     /* NULL (then nraw, raw_truncated are not set) */
 } sq_ingest_row;
 
 typedef int (*sq_ingest_row_callback)(void *user, const sq_ingest_row *row);

@@ -1352,6 +1352,13 @@ int sq_ingest_field_number(sq_ingest *g, int index, const char *z, size_t n,
   return sq_ingest_value_event(g, SQ_INGEST_K_STRING, z, n, pos);
 }
 
+/* The raw text of the row's record, ending at offset end
+** (sq_ingest_set_row_raw). */
+static void ing_row_raw(sq_ingest *g, sq_ingest_row *row, uint64_t end){
+  if( !g->on_reject || g->whole ) return;
+  row->raw = sq_ingest_rawtext_get(&g->raw, g->rec_pos.offset, end, &row->nraw, &row->raw_truncated);
+}
+
 /* Ends the record, whose bytes end at offset `end` (exclusive; its raw
 ** text with sq_ingest_set_row_raw): the row to the callback.  Returns
 ** SQ_INGEST_OK, SQ_INGEST_PAUSED or SQ_INGEST_ERROR. */
@@ -1387,13 +1394,8 @@ static int ing_end(sq_ingest *g, uint64_t end){
   row.column = g->rec_pos.column;
   row.ncol = n;
   row.values = g->slots;
-  if( g->row_raw && g->on_reject && !g->whole ){
-    row.raw = sq_ingest_rawtext_get(&g->raw, g->rec_pos.offset, end, &row.nraw, &row.raw_truncated);
-  }else{
-    row.raw = 0;
-    row.nraw = 0;
-    row.raw_truncated = 0;
-  }
+  row.raw = 0;
+  if( g->row_raw ) ing_row_raw(g, &row, end);
   rc = g->on_row ? g->on_row(g->user, &row) : SQ_INGEST_CONTINUE;
   if( rc!=SQ_INGEST_CONTINUE && rc!=SQ_INGEST_PAUSE ){
     ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");

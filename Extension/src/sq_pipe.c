@@ -61,6 +61,7 @@ struct sq_pipe {
   void *arg;
   /* the worker's */
   pipe_block *w;            /* the block being filled, or NULL */
+  uint64_t nhanded;         /* blocks handed over so far */
   int oom;
   int ended;                /* END or ERROR put */
   uint64_t bytes, raw;
@@ -74,7 +75,7 @@ struct sq_pipe {
 
 typedef struct pipe_hdr {
   uint32_t kind;
-  uint32_t flags;           /* PIPE_ROW_RAW */
+  uint32_t pad;
   uint64_t size;            /* header and payload, 8-aligned */
   uint64_t bytes, raw;
 } pipe_hdr;
@@ -86,9 +87,10 @@ typedef struct pipe_row {
   uint64_t ntext;
 } pipe_row;
 
-/* A row item with PIPE_ROW_RAW in its flags: after the row's text (at
-** ALIGN8 of the row item's size without it), the record's raw text. */
-#define PIPE_ROW_RAW 1u
+/* A row item of kind PIPE_ROW_RAW (sq_pipe_put_row_raw; given to the
+** caller as SQ_PIPE_ROW): the row's item as sq_pipe_put_row lays it out,
+** then the record's raw text (8-aligned) and, last, its pipe_row_raw. */
+#define PIPE_ROW_RAW 0x101
 typedef struct pipe_row_raw {
   uint64_t nraw;
   int64_t truncated;
@@ -201,6 +203,7 @@ static void pipe_publish(sq_pipe *p){
   if( p->cwaits ) pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);
   p->w = 0;
+  p->nhanded++;
 }
 
 void sq_pipe_flush(sq_pipe *p){
@@ -293,7 +296,7 @@ static unsigned char *pipe_reserve(sq_pipe *p, size_t size){
 static void pipe_commit(sq_pipe *p, unsigned char *at, uint32_t kind, size_t size){
   pipe_hdr *h = (pipe_hdr*)at;
   h->kind = kind;
-  h->flags = 0;
+  h->pad = 0;
   h->size = size;
   h->bytes = p->bytes;
   h->raw = p->raw;
@@ -338,35 +341,28 @@ int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
   return 0;
 }
 
-/* The size of row's item (sq_pipe_put_row), header included. */
-static size_t pipe_row_size(const sq_ingest_row *row){
-  size_t ntext = 0;
-  int i;
-  for(i=0; i<row->ncol; i++){
-    int t = row->values[i].type;
-    if( t==SQ_INGEST_V_TEXT || t==SQ_INGEST_V_JSON ) ntext += row->values[i].len;
-  }
-  return ALIGN8(sizeof(pipe_hdr) + sizeof(pipe_row) + sizeof(sq_ingest_value)*(size_t)row->ncol + ntext);
-}
-
 int sq_pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
-  size_t size, extra;
-  pipe_hdr *h;
+  uint64_t handed = p->nhanded;
+  size_t at = p->w ? p->w->used : 0, extra;
   pipe_row_raw *x;
   if( !row->raw ) return sq_pipe_put_row(p, row);
-  if( sq_pipe_stopped(p) || p->oom ) return 1;
-  size = pipe_row_size(row);
-  extra = ALIGN8(sizeof(pipe_row_raw) + row->nraw);
-  /* room for both in one block, so the row's item is put where the raw
-  ** text can follow it */
-  if( !pipe_reserve(p, size+extra) || sq_pipe_put_row(p, row) ) return 1;
-  h = (pipe_hdr*)(p->w->z + p->w->used - size);
-  x = (pipe_row_raw*)(p->w->z + p->w->used);
+  extra = ALIGN8(row->nraw) + sizeof(pipe_row_raw);
+  if( sq_pipe_put_row(p, row) ) return 1;
+  /* the row's item: where the block was filled to, or a new block's first */
+  if( p->nhanded!=handed ) at = 0;
+  if( p->w->used+extra>p->w->cap ){
+    /* no room for the raw text after it: the row again, where both fit */
+    size_t size = p->w->used - at;
+    p->w->used = at;
+    if( !pipe_reserve(p, size+extra) || sq_pipe_put_row(p, row) ) return 1;
+    at = p->w->used - size;
+  }
+  if( row->nraw ) memcpy(p->w->z + p->w->used, row->raw, row->nraw);
+  x = (pipe_row_raw*)(p->w->z + p->w->used + extra - sizeof(pipe_row_raw));
   x->nraw = row->nraw;
   x->truncated = row->raw_truncated;
-  if( row->nraw ) memcpy(x+1, row->raw, row->nraw);
-  h->flags = PIPE_ROW_RAW;
-  h->size += extra;
+  ((pipe_hdr*)(p->w->z + at))->kind = PIPE_ROW_RAW;
+  ((pipe_hdr*)(p->w->z + at))->size += extra;
   p->w->used += extra;
   return 0;
 }
@@ -522,7 +518,7 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   pipe_hdr *h = (pipe_hdr*)at;
   unsigned char *body = at+sizeof(pipe_hdr);
   /* a row (the many) sets what a row has; the others start from zero */
-  if( h->kind==SQ_PIPE_ROW ){
+  if( h->kind==SQ_PIPE_ROW || h->kind==PIPE_ROW_RAW ){
     it->message = 0;
     it->rc = 0;
   }else{
@@ -540,17 +536,22 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
       it->row.column = r->column;
       it->row.ncol = (int)r->ncol;
       it->row.values = (sq_ingest_value*)(r+1);
-      if( h->flags & PIPE_ROW_RAW ){
-        pipe_row_raw *x = (pipe_row_raw*)(at + ALIGN8(sizeof(pipe_hdr) + sizeof(pipe_row)
-                                         + sizeof(sq_ingest_value)*(size_t)r->ncol + r->ntext));
-        it->row.raw = (const char*)(x+1);
-        it->row.nraw = (size_t)x->nraw;
-        it->row.raw_truncated = (int)x->truncated;
-      }else{
-        it->row.raw = 0;
-        it->row.nraw = 0;
-        it->row.raw_truncated = 0;
-      }
+      it->row.raw = 0;
+      break;
+    }
+    case PIPE_ROW_RAW: {
+      pipe_row *r = (pipe_row*)body;
+      pipe_row_raw *x = (pipe_row_raw*)(at + h->size - sizeof(pipe_row_raw));
+      it->kind = SQ_PIPE_ROW;
+      it->row.index = r->index;
+      it->row.offset = r->offset;
+      it->row.line = r->line;
+      it->row.column = r->column;
+      it->row.ncol = (int)r->ncol;
+      it->row.values = (sq_ingest_value*)(r+1);
+      it->row.raw = (const char*)x - ALIGN8((size_t)x->nraw);
+      it->row.nraw = (size_t)x->nraw;
+      it->row.raw_truncated = (int)x->truncated;
       break;
     }
     case SQ_PIPE_REJECT: {

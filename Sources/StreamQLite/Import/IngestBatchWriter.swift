@@ -32,24 +32,33 @@ struct IngestWriteFailure: Error {
 /// are bound from there. The savepoint is the import's.
 final class IngestBatchWriter {
     /// A row of the batch being bound: its values (the core's whole row: a slot row,
-    /// or an item held in the pipe), where its record starts and, when the import rejects
-    /// refused rows (`sq_ingest_set_row_raw`), its record's raw text (in the arena, or in
-    /// the pipe's item; nil otherwise), kept as long as the values.
+    /// or an item held in the pipe) and where its record starts.
     struct Row {
         var values: UnsafePointer<sq_ingest_value>
         var record: Int
         var offset: Int
         var line: Int
         var column: Int
-        var raw: UnsafeRawPointer?
-        var nraw: Int
-        var rawTruncated: Bool
+    }
 
-        /// The raw text as ``IngestRejecter/take(record:line:offset:column:reason:raw:)``
-        /// takes it (nil: not kept).
-        var rawText: (bytes: UnsafeRawBufferPointer, truncated: Bool)? {
-            raw.map { (UnsafeRawBufferPointer(start: $0, count: nraw), rawTruncated) }
-        }
+    /// A row SQLite refused (``onRefused``): where its record starts and its raw text as
+    /// the core gave it (`sq_ingest_set_row_raw`), in the form
+    /// ``IngestRejecter/take(record:line:offset:column:reason:raw:)`` takes (nil: none).
+    struct RefusedRow {
+        var record: Int
+        var offset: Int
+        var line: Int
+        var column: Int
+        var raw: (bytes: UnsafeRawBufferPointer, truncated: Bool)?
+    }
+
+    /// The raw text of a pending row (rows that carry one: the imports rejecting refused
+    /// rows), kept beside the batch (in the arena, or in the pipe's item) until it has run.
+    private struct RawText {
+        var record: Int
+        var bytes: UnsafeRawPointer
+        var count: Int
+        var truncated: Bool
     }
 
     let db: Database
@@ -79,6 +88,8 @@ final class IngestBatchWriter {
     @exclusivity(unchecked) private var slotCount = 0
     /// The pipe in hold mode whose items the rows point into (``hold(in:)``), or nil.
     @exclusivity(unchecked) private var pipe: OpaquePointer?
+    /// The raw texts of the pending rows that carry one, in their order.
+    @exclusivity(unchecked) private var rawTexts: [RawText] = []
 
     init(db: Database, table: String, columns: [String], insertOptions: InsertOptions, fileColumn: String? = nil) {
         self.db = db
@@ -106,7 +117,7 @@ final class IngestBatchWriter {
     /// With `onError: .skip`: takes a row SQLite refused for its values (a constraint, see
     /// ``InsertBatcher``) instead of failing the import; throws to stop it. Set before the
     /// first row.
-    var onRefused: ((Row, InsertError) throws -> Void)?
+    var onRefused: ((RefusedRow, InsertError) throws -> Void)?
 
     /// `onRefused` is set but cannot be used: the database has no rollback journal.
     private var refusedNeedsJournal = false
@@ -153,18 +164,34 @@ final class IngestBatchWriter {
         if batcher == nil { try start(values) }
         guard let active, slots != nil else { return }
         let width = activeCount
-        let held = pipe != nil
-        let r = Row(values: held ? values : copy(values, toSlot: batcher!.pending.count),
-                    record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column),
-                    raw: held ? UnsafeRawPointer(row.raw) : copy(raw: row.raw, row.nraw), nraw: row.nraw,
-                    rawTruncated: row.raw_truncated != 0)
+        let r = Row(values: pipe != nil ? values : copy(values, toSlot: batcher!.pending.count),
+                    record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
+        if let raw = row.raw { keepRawText(raw, row) }
         do {
             try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
         } catch {
             throw failure(error)
         }
-        // The batch ran: its rows' items are no longer needed.
-        if let pipe, batcher!.pending.isEmpty { sq_pipe_release(pipe) }
+        if batcher!.pending.isEmpty {
+            // The batch ran: its rows' items and raw texts are no longer needed.
+            if let pipe { sq_pipe_release(pipe) }
+            if !rawTexts.isEmpty { rawTexts.removeAll(keepingCapacity: true) }
+        }
+    }
+
+    /// Keeps the raw text of `row` (a pending row's) until its batch has run: where it lies
+    /// in the pipe, or copied into the arena.
+    @inline(never)
+    private func keepRawText(_ raw: UnsafePointer<CChar>, _ row: sq_ingest_row) {
+        let bytes = pipe != nil ? UnsafeRawPointer(raw) : copy(raw: UnsafeRawPointer(raw), row.nraw)
+        rawTexts.append(RawText(record: Int(row.index), bytes: bytes, count: row.nraw, truncated: row.raw_truncated != 0))
+    }
+
+    /// `row` with its raw text, if it kept one.
+    private func refused(_ row: Row) -> RefusedRow {
+        let text = rawTexts.last { $0.record == row.record }
+        return RefusedRow(record: row.record, offset: row.offset, line: row.line, column: row.column,
+                          raw: text.map { (UnsafeRawBufferPointer(start: $0.bytes, count: $0.count), $0.truncated) })
     }
 
     /// Stores the last rows; returns the number of rows stored (not counting refused ones).
@@ -195,23 +222,21 @@ final class IngestBatchWriter {
         return UnsafePointer(row)
     }
 
-    /// A row's raw text copied into the arena (nil: none).
-    @inline(__always)
-    private func copy(raw: UnsafePointer<CChar>?, _ n: Int) -> UnsafeRawPointer? {
-        guard let raw else { return nil }
-        return UnsafeRawPointer(arena!._withUnsafeGuaranteedRef { $0.copy(UnsafeRawPointer(raw), n) })
+    /// A row's raw text copied into the arena.
+    private func copy(raw: UnsafeRawPointer, _ n: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(arena!._withUnsafeGuaranteedRef { $0.copy(raw, n) })
     }
 
     /// The pending rows held in the pipe copied into their slot rows and bound again
     /// into the batch statement where they were bound (the pipe's items go away).
     private func detach() {
+        // (raw texts copied before the pipe are copied again: rare, and then only one batch's)
+        for i in rawTexts.indices { rawTexts[i].bytes = copy(raw: rawTexts[i].bytes, rawTexts[i].count) }
         guard batcher != nil, let slots, let active else { return }
         let session = batcher!.session
         let mine = UnsafePointer(slots)..<UnsafePointer(slots + slotCount)
         for i in batcher!.pending.indices where !mine.contains(batcher!.pending[i].values) {
             batcher!.pending[i].values = copy(batcher!.pending[i].values, toSlot: i)
-            batcher!.pending[i].raw = copy(raw: batcher!.pending[i].raw?.assumingMemoryBound(to: CChar.self),
-                                           batcher!.pending[i].nraw)
             Self.bind(batcher!.pending[i].values, active, activeCount, session.batch,
                       Int32(truncatingIfNeeded: i) &* session.width)
         }
@@ -231,7 +256,7 @@ final class IngestBatchWriter {
             if (try? db.scalarText("PRAGMA \(sqQuoteIdentifier(schema)).journal_mode"))??.lowercased() == "off" {
                 refusedNeedsJournal = true
             } else {
-                s.rejectRefused = { row, error in try onRefused(row as! Row, error) }
+                s.rejectRefused = { [unowned self] row, error in try onRefused(refused(row as! Row), error) }
             }
         }
         arena = Unmanaged.passUnretained(s.arena)
