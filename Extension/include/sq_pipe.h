@@ -127,6 +127,7 @@ extern "C" {
 #define SQ_PIPE_MARK    3   /* the worker's own: what, a, b */
 #define SQ_PIPE_END     4   /* the input ended (last item) */
 #define SQ_PIPE_ERROR   5   /* the worker stopped: rc, message (last item) */
+/* (6 is sq_pipe.c's own: a row with its raw text, given as SQ_PIPE_ROW) */
 
 /* sq_pipe_next results. */
 #define SQ_PIPE_OK          0

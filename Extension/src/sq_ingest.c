@@ -1961,16 +1961,17 @@ const char *sq_ingest_rawtext_get(sq_ingest_rawtext *w, uint64_t s, uint64_t end
                                   size_t *nraw, int *truncated){
   uint64_t want, cur;
   IngBuf *o = &w->out;
+  if( w->z && s>=w->base && end>=s && end<=w->base+w->n && end-s<=SQ_INGEST_RAW_MAX ){
+    /* all in the chunk, whole: no copy */
+    *nraw = (size_t)(end - s);
+    *truncated = 0;
+    return (const char*)w->z + (s - w->base);
+  }
   o->n = 0;
   if( end<s ) end = s;
   want = end - s;
   *truncated = want > SQ_INGEST_RAW_MAX;
   if( *truncated ) want = SQ_INGEST_RAW_MAX;
-  else if( w->z && s>=w->base && end<=w->base+w->n ){
-    /* all in the chunk, whole: no copy */
-    *nraw = (size_t)want;
-    return (const char*)w->z + (s - w->base);
-  }
   if( w->pre_on && s>=w->pre_start && s<w->pre_start+(uint64_t)w->pre.n ){
     int64_t at = (int64_t)(s - w->pre_start);
     int64_t k = w->pre.n - at < (int64_t)want ? w->pre.n - at : (int64_t)want;

@@ -33,6 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+# define PIPE_INLINE   static inline __attribute__((always_inline))
+# define PIPE_NOINLINE static __attribute__((noinline))
+#else
+# define PIPE_INLINE   static inline
+# define PIPE_NOINLINE static
+#endif
+
 #define PIPE_WAIT_MS          100   /* longest wait between interrupt checks */
 #define PIPE_BLOCKS_PER_CHECK 16    /* blocks between checks when rows flow */
 
@@ -90,7 +98,7 @@ typedef struct pipe_row {
 /* A row item of kind PIPE_ROW_RAW (sq_pipe_put_row_raw; given to the
 ** caller as SQ_PIPE_ROW): the row's item as sq_pipe_put_row lays it out,
 ** then the record's raw text (8-aligned) and, last, its pipe_row_raw. */
-#define PIPE_ROW_RAW 0x101
+#define PIPE_ROW_RAW 6
 typedef struct pipe_row_raw {
   uint64_t nraw;
   int64_t truncated;
@@ -341,11 +349,11 @@ int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
   return 0;
 }
 
-int sq_pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
+/* sq_pipe_put_row_raw of a row with a raw text. */
+PIPE_NOINLINE int pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
   uint64_t handed = p->nhanded;
   size_t at = p->w ? p->w->used : 0, extra;
   pipe_row_raw *x;
-  if( !row->raw ) return sq_pipe_put_row(p, row);
   extra = ALIGN8(row->nraw) + sizeof(pipe_row_raw);
   if( sq_pipe_put_row(p, row) ) return 1;
   /* the row's item: where the block was filled to, or a new block's first */
@@ -365,6 +373,10 @@ int sq_pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
   ((pipe_hdr*)(p->w->z + at))->size += extra;
   p->w->used += extra;
   return 0;
+}
+
+int sq_pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
+  return row->raw ? pipe_put_row_raw(p, row) : sq_pipe_put_row(p, row);
 }
 
 int sq_pipe_put_reject(sq_pipe *p, const sq_ingest_reject *x, const char *reason){
@@ -512,6 +524,16 @@ void sq_pipe_read_run(sq_pipe *p, void *arg){
 
 /* ------------------------------------------------------------ the caller */
 
+/* A row item's row (its raw text aside) into *it. */
+PIPE_INLINE void pipe_read_row(sq_pipe_item *it, const pipe_row *r){
+  it->row.index = r->index;
+  it->row.offset = r->offset;
+  it->row.line = r->line;
+  it->row.column = r->column;
+  it->row.ncol = (int)r->ncol;
+  it->row.values = (const sq_ingest_value*)(r+1);
+}
+
 /* The item at rpos of the caller's block into *it. */
 static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   unsigned char *at = p->cur->z + p->rpos;
@@ -529,29 +551,8 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   it->raw_bytes = h->raw;
   switch( h->kind ){
     case SQ_PIPE_ROW: {
-      pipe_row *r = (pipe_row*)body;
-      it->row.index = r->index;
-      it->row.offset = r->offset;
-      it->row.line = r->line;
-      it->row.column = r->column;
-      it->row.ncol = (int)r->ncol;
-      it->row.values = (sq_ingest_value*)(r+1);
+      pipe_read_row(it, (pipe_row*)body);
       it->row.raw = 0;
-      break;
-    }
-    case PIPE_ROW_RAW: {
-      pipe_row *r = (pipe_row*)body;
-      pipe_row_raw *x = (pipe_row_raw*)(at + h->size - sizeof(pipe_row_raw));
-      it->kind = SQ_PIPE_ROW;
-      it->row.index = r->index;
-      it->row.offset = r->offset;
-      it->row.line = r->line;
-      it->row.column = r->column;
-      it->row.ncol = (int)r->ncol;
-      it->row.values = (sq_ingest_value*)(r+1);
-      it->row.raw = (const char*)x - ALIGN8((size_t)x->nraw);
-      it->row.nraw = (size_t)x->nraw;
-      it->row.raw_truncated = (int)x->truncated;
       break;
     }
     case SQ_PIPE_REJECT: {
@@ -592,6 +593,15 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
     }
     default: {
       pipe_err *e = (pipe_err*)body;
+      if( h->kind==PIPE_ROW_RAW ){
+        pipe_row_raw *x = (pipe_row_raw*)(at + h->size - sizeof(pipe_row_raw));
+        it->kind = SQ_PIPE_ROW;
+        pipe_read_row(it, (pipe_row*)body);
+        it->row.raw = (const char*)x - ALIGN8((size_t)x->nraw);
+        it->row.nraw = (size_t)x->nraw;
+        it->row.raw_truncated = (int)x->truncated;
+        break;
+      }
       it->rc = (int)e->rc;
       it->message = e->has_msg ? (const char*)(e+1) : 0;
       break;

@@ -88,8 +88,10 @@ final class IngestBatchWriter {
     @exclusivity(unchecked) private var slotCount = 0
     /// The pipe in hold mode whose items the rows point into (``hold(in:)``), or nil.
     @exclusivity(unchecked) private var pipe: OpaquePointer?
-    /// The raw texts of the pending rows that carry one, in their order.
-    @exclusivity(unchecked) private var rawTexts: [RawText] = []
+    /// The raw texts of the pending rows that carry one, in their order
+    /// (`rawTexts[0..<rawCount]`, room for a batch).
+    @exclusivity(unchecked) private var rawTexts: UnsafeMutablePointer<RawText>?
+    @exclusivity(unchecked) private var rawCount = 0
 
     init(db: Database, table: String, columns: [String], insertOptions: InsertOptions, fileColumn: String? = nil) {
         self.db = db
@@ -110,6 +112,7 @@ final class IngestBatchWriter {
 
     deinit {
         free(fileText)
+        rawTexts?.deallocate()
         slots?.deallocate()
         active?.deallocate()
     }
@@ -150,7 +153,7 @@ final class IngestBatchWriter {
     /// A completed row from the core (its values are valid during the call).
     func take(_ row: UnsafePointer<sq_ingest_row>) -> Int32 {
         do {
-            try add(row.pointee)
+            try add(row)
             return SQ_INGEST_CONTINUE
         } catch {
             failure = error
@@ -160,13 +163,19 @@ final class IngestBatchWriter {
 
     /// Binds one row (its values kept until its batch has run).
     func add(_ row: sq_ingest_row) throws {
-        guard let values = row.values else { return }
+        try withUnsafePointer(to: row) { try add($0) }
+    }
+
+    /// Binds one row (its values kept until its batch has run).
+    func add(_ row: UnsafePointer<sq_ingest_row>) throws {
+        guard let values = row.pointee.values else { return }
         if batcher == nil { try start(values) }
         guard let active, slots != nil else { return }
         let width = activeCount
         let r = Row(values: pipe != nil ? values : copy(values, toSlot: batcher!.pending.count),
-                    record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
-        if let raw = row.raw { keepRawText(raw, row) }
+                    record: Int(row.pointee.index), offset: Int(row.pointee.offset), line: Int(row.pointee.line),
+                    column: Int(row.pointee.column))
+        if let raw = row.pointee.raw { keepRawText(raw, row) }
         do {
             try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
         } catch {
@@ -175,21 +184,27 @@ final class IngestBatchWriter {
         if batcher!.pending.isEmpty {
             // The batch ran: its rows' items and raw texts are no longer needed.
             if let pipe { sq_pipe_release(pipe) }
-            if !rawTexts.isEmpty { rawTexts.removeAll(keepingCapacity: true) }
+            rawCount = 0
         }
     }
 
     /// Keeps the raw text of `row` (a pending row's) until its batch has run: where it lies
     /// in the pipe, or copied into the arena.
     @inline(never)
-    private func keepRawText(_ raw: UnsafePointer<CChar>, _ row: sq_ingest_row) {
-        let bytes = pipe != nil ? UnsafeRawPointer(raw) : copy(raw: UnsafeRawPointer(raw), row.nraw)
-        rawTexts.append(RawText(record: Int(row.index), bytes: bytes, count: row.nraw, truncated: row.raw_truncated != 0))
+    private func keepRawText(_ raw: UnsafePointer<CChar>, _ row: UnsafePointer<sq_ingest_row>) {
+        let n = row.pointee.nraw
+        let bytes = pipe != nil ? UnsafeRawPointer(raw) : copy(raw: UnsafeRawPointer(raw), n)
+        let batchRows = batcher!.session.batchRows
+        if rawTexts == nil { rawTexts = .allocate(capacity: batchRows) }
+        guard rawCount < batchRows else { return }
+        (rawTexts! + rawCount).initialize(to: RawText(record: Int(row.pointee.index), bytes: bytes, count: n,
+                                                      truncated: row.pointee.raw_truncated != 0))
+        rawCount += 1
     }
 
     /// `row` with its raw text, if it kept one.
     private func refused(_ row: Row) -> RefusedRow {
-        let text = rawTexts.last { $0.record == row.record }
+        let text = UnsafeBufferPointer(start: rawTexts, count: rawCount).last { $0.record == row.record }
         return RefusedRow(record: row.record, offset: row.offset, line: row.line, column: row.column,
                           raw: text.map { (UnsafeRawBufferPointer(start: $0.bytes, count: $0.count), $0.truncated) })
     }
@@ -231,7 +246,7 @@ final class IngestBatchWriter {
     /// into the batch statement where they were bound (the pipe's items go away).
     private func detach() {
         // (raw texts copied before the pipe are copied again: rare, and then only one batch's)
-        for i in rawTexts.indices { rawTexts[i].bytes = copy(raw: rawTexts[i].bytes, rawTexts[i].count) }
+        for i in 0..<rawCount { rawTexts![i].bytes = copy(raw: rawTexts![i].bytes, rawTexts![i].count) }
         guard batcher != nil, let slots, let active else { return }
         let session = batcher!.session
         let mine = UnsafePointer(slots)..<UnsafePointer(slots + slotCount)
