@@ -540,7 +540,7 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   pipe_hdr *h = (pipe_hdr*)at;
   unsigned char *body = at+sizeof(pipe_hdr);
   /* a row (the many) sets what a row has; the others start from zero */
-  if( h->kind==SQ_PIPE_ROW || h->kind==PIPE_ROW_RAW ){
+  if( h->kind==SQ_PIPE_ROW ){
     it->message = 0;
     it->rc = 0;
   }else{
