@@ -93,6 +93,21 @@ void sq_reject_budget_clear(sq_reject_budget *b);
 ** user's INSERT … SELECT, one SQLite statement. */
 int sq_reject_refused_row(int rc);
 
+/* Whether SQLite itself undoes an INSERT it refuses (sq_reject_refused_row)
+** on this connection, so that a driver need not wrap each INSERT in a
+** savepoint to take a refused row back: 1 when no FAIL conflict resolution
+** can apply — the word FAIL (an ON CONFLICT FAIL clause, RAISE(FAIL, …),
+** INSERT OR FAIL in a trigger) appears in no table's or trigger's SQL of any
+** schema of the connection (a trigger may write to any table).  Then a
+** refused INSERT (or INSERT OR REPLACE, or an upsert) ends as ABORT: SQLite
+** rolls the statement back whole, the rows of a multi-row INSERT before the
+** refused one and what triggers did included, with no ROLLBACK TO (which,
+** after a table was created in the transaction, makes SQLite prepare every
+** statement of the connection again).  0 when FAIL may leave a failed
+** statement's earlier changes in place, or the schema cannot be read.
+** The Swift imports' onError: .skip asks it when they start. */
+int sq_reject_refusal_undone(sqlite3 *db);
+
 #ifdef __cplusplus
 }
 #endif

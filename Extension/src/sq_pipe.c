@@ -543,6 +543,9 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   if( h->kind==SQ_PIPE_ROW ){
     it->message = 0;
     it->rc = 0;
+  }else if( h->kind==PIPE_ROW_RAW ){
+    it->message = 0;
+    it->rc = 0;
   }else{
     memset(it, 0, sizeof(*it));
   }

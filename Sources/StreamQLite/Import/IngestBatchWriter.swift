@@ -272,6 +272,7 @@ final class IngestBatchWriter {
                 refusedNeedsJournal = true
             } else {
                 s.rejectRefused = { [unowned self] row, error in try onRefused(refused(row as! Row), error) }
+                s.refusalUndone = sq_reject_refusal_undone(db.handle) != 0
             }
         }
         arena = Unmanaged.passUnretained(s.arena)
