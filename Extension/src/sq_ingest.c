@@ -225,6 +225,7 @@ struct sq_ingest {
   char *rejmsg, *rejkey;
   sq_ingest_rawtext raw;      /* the bytes of the record in progress, for a reject's raw text */
   int row_raw;                /* rows carry their raw text too (sq_ingest_set_row_raw) */
+  sq_ingest_row row;          /* the row given to on_row (its raw text 0 unless row_raw) */
   uint64_t jabs;              /* absolute offset of the next byte fed (JSON, rejecting) */
 };
 
@@ -1354,16 +1355,20 @@ int sq_ingest_field_number(sq_ingest *g, int index, const char *z, size_t n,
 
 /* The raw text of the row's record, ending at offset end
 ** (sq_ingest_set_row_raw). */
-static void ing_row_raw(sq_ingest *g, sq_ingest_row *row, uint64_t end){
-  if( !g->on_reject || g->whole ) return;
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))   /* (off the path of the rows without it) */
+#endif
+static void ing_row_raw(sq_ingest *g, uint64_t end){
+  sq_ingest_row *row = &g->row;
+  if( !g->on_reject || g->whole ){ row->raw = 0; return; }
   row->raw = sq_ingest_rawtext_get(&g->raw, g->rec_pos.offset, end, &row->nraw, &row->raw_truncated);
 }
 
-/* Ends the record, whose bytes end at offset `end` (exclusive; its raw
-** text with sq_ingest_set_row_raw): the row to the callback.  Returns
-** SQ_INGEST_OK, SQ_INGEST_PAUSED or SQ_INGEST_ERROR. */
-static int ing_end(sq_ingest *g, uint64_t end){
-  sq_ingest_row row;
+/* Ends the record: the row to the callback (with sq_ingest_set_row_raw
+** its raw text, set by the caller: ing_row_raw).  Returns SQ_INGEST_OK,
+** SQ_INGEST_PAUSED or SQ_INGEST_ERROR. */
+static int ing_end(sq_ingest *g){
+  sq_ingest_row *row = &g->row;
   int i, n, rc;
   if( g->whole ){
     sq_ingest_value *v = &g->slots[0];
@@ -1388,15 +1393,13 @@ static int ing_end(sq_ingest *g, uint64_t end){
     }
     n = g->ncol;
   }
-  row.index = g->nrec;
-  row.offset = g->rec_pos.offset;
-  row.line = g->rec_pos.line;
-  row.column = g->rec_pos.column;
-  row.ncol = n;
-  row.values = g->slots;
-  row.raw = 0;
-  if( g->row_raw ) ing_row_raw(g, &row, end);
-  rc = g->on_row ? g->on_row(g->user, &row) : SQ_INGEST_CONTINUE;
+  row->index = g->nrec;
+  row->offset = g->rec_pos.offset;
+  row->line = g->rec_pos.line;
+  row->column = g->rec_pos.column;
+  row->ncol = n;
+  row->values = g->slots;
+  rc = g->on_row ? g->on_row(g->user, row) : SQ_INGEST_CONTINUE;
   if( rc!=SQ_INGEST_CONTINUE && rc!=SQ_INGEST_PAUSE ){
     ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");
     g->in_record = 0;
@@ -1412,7 +1415,8 @@ int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos){
   if( g->err.code ) return SQ_INGEST_ERROR;
   if( g->rec_bad ) return sq_ingest_end_bad_record(g, pos ? pos->offset : g->rec_pos.offset);
   if( !g->in_record || g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record ends outside a record");
-  return ing_end(g, pos ? pos->offset : g->rec_pos.offset);
+  if( g->row_raw ) ing_row_raw(g, pos ? pos->offset : g->rec_pos.offset);
+  return ing_end(g);
 }
 
 int sq_ingest_fail(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos){
@@ -1670,7 +1674,9 @@ static ING_NOINLINE int ing_tok_nested(sq_ingest *g, const sq_json_token *t){
 
 /* The record's END_OBJECT, t. */
 static ING_NOINLINE int ing_tok_end_record(sq_ingest *g, const sq_json_token *t){
-  int rc = ing_end(g, t->offset+1);
+  int rc;
+  if( g->row_raw ) ing_row_raw(g, t->offset+1);
+  rc = ing_end(g);
   return ING_JSON_STATUS(rc);
 }
 
@@ -1700,7 +1706,7 @@ static ING_NOINLINE int ing_whole_token(sq_ingest *g, const sq_json_token *t){
   int rc = ing_json_token(&g->arena, &g->wsep, t, g->max_rec);
   if( rc ){ ing_buf_fail(g, rc, ING_TOK); return 2; }
   if( t->depth==g->row_depth && (t->type==SQ_JSON_END_OBJECT || t->type==SQ_JSON_END_ARRAY) ){
-    rc = ing_end(g, t->offset+1);
+    rc = ing_end(g);
     return ING_JSON_STATUS(rc);
   }
   return SQ_JSON_CONTINUE;
@@ -1719,7 +1725,7 @@ static int ing_record_start(sq_ingest *g, const sq_json_token *t){
     rc = ing_json_token(&g->arena, &g->wsep, t, g->max_rec);
     if( rc ){ ing_buf_fail(g, rc, &pos_); return 2; }
     if( ty==SQ_JSON_BEGIN_OBJECT || ty==SQ_JSON_BEGIN_ARRAY ) return SQ_JSON_CONTINUE;
-    rc = ing_end(g, t->offset);   /* (whole values carry no raw text) */
+    rc = ing_end(g);
     return ING_JSON_STATUS(rc);
   }
   if( ty!=SQ_JSON_BEGIN_OBJECT ){
@@ -1862,7 +1868,10 @@ void sq_ingest_set_reject_callback(sq_ingest *g, sq_ingest_reject_callback cb, v
 }
 
 int sq_ingest_rejecting(const sq_ingest *g){ return g->on_reject!=0; }
-void sq_ingest_set_row_raw(sq_ingest *g, int on){ g->row_raw = on!=0; }
+void sq_ingest_set_row_raw(sq_ingest *g, int on){
+  g->row_raw = on!=0;
+  g->row.raw = 0;
+}
 int64_t sq_ingest_rejected(const sq_ingest *g){ return g->nrej; }
 int sq_ingest_record_bad(const sq_ingest *g){ return g->rec_bad; }
 
