@@ -524,8 +524,15 @@ void sq_pipe_read_run(sq_pipe *p, void *arg){
 
 /* ------------------------------------------------------------ the caller */
 
-/* A row item's row (its raw text aside) into *it. */
-PIPE_INLINE void pipe_read_row(sq_pipe_item *it, const pipe_row *r){
+/* A row item's row (its raw text aside) into *it, as an SQ_PIPE_ROW (a
+** row sets what a row has; the other fields are left as they were). */
+PIPE_INLINE void pipe_read_row(sq_pipe_item *it, const pipe_hdr *h){
+  const pipe_row *r = (const pipe_row*)(h+1);
+  it->kind = SQ_PIPE_ROW;
+  it->message = 0;
+  it->rc = 0;
+  it->bytes = h->bytes;
+  it->raw_bytes = h->raw;
   it->row.index = r->index;
   it->row.offset = r->offset;
   it->row.line = r->line;
@@ -534,30 +541,35 @@ PIPE_INLINE void pipe_read_row(sq_pipe_item *it, const pipe_row *r){
   it->row.values = (const sq_ingest_value*)(r+1);
 }
 
+/* A PIPE_ROW_RAW item into *it: the row and its raw text. */
+PIPE_NOINLINE void pipe_read_row_raw(sq_pipe_item *it, const pipe_hdr *h){
+  const pipe_row_raw *x = (const pipe_row_raw*)((const unsigned char*)h + h->size - sizeof(pipe_row_raw));
+  pipe_read_row(it, h);
+  it->row.raw = (const char*)x - ALIGN8((size_t)x->nraw);
+  it->row.nraw = (size_t)x->nraw;
+  it->row.raw_truncated = (int)x->truncated;
+}
+
 /* The item at rpos of the caller's block into *it. */
 static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   unsigned char *at = p->cur->z + p->rpos;
   pipe_hdr *h = (pipe_hdr*)at;
   unsigned char *body = at+sizeof(pipe_hdr);
-  /* a row (the many) sets what a row has; the others start from zero */
-  if( h->kind==SQ_PIPE_ROW ){
-    it->message = 0;
-    it->rc = 0;
-  }else if( h->kind==PIPE_ROW_RAW ){
-    it->message = 0;
-    it->rc = 0;
-  }else{
-    memset(it, 0, sizeof(*it));
+  if( h->kind==SQ_PIPE_ROW ){   /* the many */
+    pipe_read_row(it, h);
+    it->row.raw = 0;
+    return;
   }
+  if( h->kind==PIPE_ROW_RAW ){
+    pipe_read_row_raw(it, h);
+    return;
+  }
+  /* the others start from zero */
+  memset(it, 0, sizeof(*it));
   it->kind = (int)h->kind;
   it->bytes = h->bytes;
   it->raw_bytes = h->raw;
   switch( h->kind ){
-    case SQ_PIPE_ROW: {
-      pipe_read_row(it, (pipe_row*)body);
-      it->row.raw = 0;
-      break;
-    }
     case SQ_PIPE_REJECT: {
       pipe_rej *r = (pipe_rej*)body;
       const char *s = (const char*)(r+1);
@@ -596,15 +608,6 @@ static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
     }
     default: {
       pipe_err *e = (pipe_err*)body;
-      if( h->kind==PIPE_ROW_RAW ){
-        pipe_row_raw *x = (pipe_row_raw*)(at + h->size - sizeof(pipe_row_raw));
-        it->kind = SQ_PIPE_ROW;
-        pipe_read_row(it, (pipe_row*)body);
-        it->row.raw = (const char*)x - ALIGN8((size_t)x->nraw);
-        it->row.nraw = (size_t)x->nraw;
-        it->row.raw_truncated = (int)x->truncated;
-        break;
-      }
       it->rc = (int)e->rc;
       it->message = e->has_msg ? (const char*)(e+1) : 0;
       break;
