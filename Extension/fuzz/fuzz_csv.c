@@ -15,6 +15,7 @@
 ** ingest core (sq_csv_ingest.h: header names, coercion into INTEGER, REAL,
 ** DATE and TEXT columns, a field required to fit INTEGER, names feeding two
 ** columns or one column fed by two names), whole and cut: the same rows
+** (rejecting, with their raw text: sq_ingest_set_row_raw, the input's bytes)
 ** and the same error; and through type inference (sq_csv_infer, skipping
 ** bad records when the driver rejects them), whole and cut: the same
 ** columns and types, or the same error.  The whole input (up to 79 bytes) also goes through
@@ -142,6 +143,13 @@ static int on_row(void *u, const sq_ingest_row *row){
       if( v->len ) rec_add(r, v->text, v->len);
     }
   }
+  if( row->raw ){
+    /* (rejecting, sq_ingest_set_row_raw) the record's raw text, as a reject's */
+    if( row->nraw>SQ_INGEST_RAW_MAX || row->offset>r->ndoc || row->nraw>r->ndoc-row->offset ) abort();
+    if( row->nraw && memcmp(row->raw, r->doc+row->offset, row->nraw)!=0 ) abort();
+    rec_add(r, &row->raw_truncated, sizeof row->raw_truncated);
+    rec_add(r, row->raw, row->nraw);
+  }
   return (++r->records & 1) ? SQ_INGEST_PAUSE : SQ_INGEST_CONTINUE;
 }
 
@@ -204,7 +212,7 @@ static void drive(Rec *r, const uint8_t *doc, size_t n, uint8_t a, uint8_t b, in
   d = sq_csv_ingest_new(g, &o);
   if( !d ){ sq_ingest_free(g); return; }
   if( a & 0x80 ) sq_csv_ingest_require(d, 1, SQ_CSV_T_INTEGER, 3);
-  if( a & 0x08 ) sq_csv_ingest_set_reject_callback(d, on_reject, r);
+  if( a & 0x08 ){ sq_csv_ingest_set_reject_callback(d, on_reject, r); sq_ingest_set_row_raw(g, 1); }
   while( rc!=SQ_INGEST_ERROR && pos<n ){
     size_t k = cut ? (size_t)(a + doc[pos] + pos) % 11 + 1 : n-pos;
     if( k>n-pos ) k = n-pos;

@@ -12,7 +12,8 @@
 ** column's normalized text normalizes to itself.  Every input runs once
 ** more rejecting records (sq_ingest_set_reject_callback; arrays, paths and
 ** NDJSON): the rejects are compared too, errors included, and a reject's
-** raw text must be the input's bytes at its offset.
+** raw text must be the input's bytes at its offset; so must each row's
+** (sq_ingest_set_row_raw), to its closing brace.
 */
 #include "sq_internal.h"
 #include "sq_ingest.h"
@@ -48,6 +49,8 @@ static void check_json(const char *z, size_t n){
 }
 
 static int g_date_col = -1;
+static const uint8_t *g_doc;   /* the document (rows' and rejects' raw text) */
+static size_t g_ndoc;
 
 static int on_row(void *u, const sq_ingest_row *row){
   Rec *r = (Rec*)u;
@@ -81,6 +84,15 @@ static int on_row(void *u, const sq_ingest_row *row){
         break;
       default: break;
     }
+  }
+  if( row->raw ){
+    /* (rejecting, sq_ingest_set_row_raw) the record's raw text: the input's
+    ** bytes at its offset, up to its closing brace unless cut */
+    if( row->nraw>SQ_INGEST_RAW_MAX || row->offset>g_ndoc || row->nraw>g_ndoc-row->offset ) abort();
+    if( row->nraw && memcmp(row->raw, g_doc+row->offset, row->nraw)!=0 ) abort();
+    if( !row->raw_truncated && (row->nraw==0 || row->raw[row->nraw-1]!='}') ) abort();
+    rec_add(r, &row->raw_truncated, sizeof row->raw_truncated);
+    rec_add(r, row->raw, row->nraw);
   }
   r->rows++;
   if( r->pause_mod && r->rows % (unsigned long)r->pause_mod==0 ) return SQ_INGEST_PAUSE;
@@ -123,8 +135,6 @@ static void setup(sq_ingest *g, unsigned cfg){
 ** for the comparison of whole and cut, its error included (message and
 ** position); its raw text must be the input's bytes at its offset, at
 ** most SQ_INGEST_RAW_MAX. */
-static const uint8_t *g_doc;
-static size_t g_ndoc;
 static int on_reject(void *u, const sq_ingest_reject *x){
   Rec *r = (Rec*)u;
   if( x->nraw>SQ_INGEST_RAW_MAX || x->offset>g_ndoc || x->nraw>g_ndoc-x->offset ) abort();
@@ -193,7 +203,7 @@ static void run_once(const uint8_t *data, size_t size, int reject){
   g = sq_ingest_new(on_row, &whole);
   if( !g ) return;
   setup(g, cfg);
-  if( reject ) sq_ingest_set_reject_callback(g, on_reject, &whole);
+  if( reject ){ sq_ingest_set_reject_callback(g, on_reject, &whole); sq_ingest_set_row_raw(g, 1); }
   rc = sq_ingest_error_info(g)->code ? SQ_INGEST_ERROR : sq_ingest_json_feed(g, doc, n);
   if( rc==SQ_INGEST_PAUSED ) abort();
   finish_rec(&whole, g, rc);
@@ -202,7 +212,7 @@ static void run_once(const uint8_t *data, size_t size, int reject){
   g = sq_ingest_new(on_row, &cut);
   if( !g ){ free(whole.b); return; }
   setup(g, cfg);
-  if( reject ) sq_ingest_set_reject_callback(g, on_reject, &cut);
+  if( reject ){ sq_ingest_set_reject_callback(g, on_reject, &cut); sq_ingest_set_row_raw(g, 1); }
   cut.pause_mod = 2;
   rc = sq_ingest_error_info(g)->code ? SQ_INGEST_ERROR : SQ_INGEST_OK;
   while( rc==SQ_INGEST_OK && pos<n ){

@@ -300,6 +300,9 @@ typedef struct sq_ingest_row {
   uint64_t column;       /* 1-based byte column */
   int ncol;              /* values: one per column (whole values: 1) */
   const sq_ingest_value *values;
+  const char *raw;       /* sq_ingest_set_row_raw: the record's raw text, as its */
+  size_t nraw;           /* reject would carry it (valid as the values); else */
+  int raw_truncated;     /* NULL (then nraw, raw_truncated are not set) */
 } sq_ingest_row;
 
 typedef int (*sq_ingest_row_callback)(void *user, const sq_ingest_row *row);
@@ -449,6 +452,13 @@ typedef int (*sq_ingest_reject_callback)(void *user, const sq_ingest_reject *r);
 ** default).  Set before the first input. */
 void sq_ingest_set_reject_callback(sq_ingest *g, sq_ingest_reject_callback cb, void *user);
 int sq_ingest_rejecting(const sq_ingest *g);
+/* With a reject callback: every row carries the raw text its record
+** would have as a reject (raw, nraw, raw_truncated: the same bytes, limit
+** and cut), so that a driver that finds out later that the row cannot be
+** stored (a constraint of its table) rejects it with its text.  Off by
+** default (the text costs a copy per row); rows of column records only
+** (not whole values). */
+void sq_ingest_set_row_raw(sq_ingest *g, int on);
 /* Records rejected so far. */
 int64_t sq_ingest_rejected(const sq_ingest *g);
 
@@ -519,8 +529,9 @@ void sq_ingest_rawtext_chunk(sq_ingest_rawtext *w, const void *bytes, size_t n, 
 ** is forgotten. */
 void sq_ingest_rawtext_keep(sq_ingest_rawtext *w, size_t consumed, uint64_t start);
 /* The raw text of the record [start, end): the bytes kept, then the
-** chunk's.  *nraw bytes at the result (valid until the next call; never
-** NULL), *truncated set when the record is longer than them. */
+** chunk's.  *nraw bytes at the result (valid until the next call, and
+** while the chunk is: it may point into it; never NULL), *truncated set
+** when the record is longer than them. */
 const char *sq_ingest_rawtext_get(sq_ingest_rawtext *w, uint64_t start, uint64_t end,
                                   size_t *nraw, int *truncated);
 /* The byte at absolute offset i when held (kept or in the chunk), else -1. */

@@ -144,6 +144,7 @@ extern "C" {
 #define SQ_PIPE_MARK    3   /* the worker's own: what, a, b */
 #define SQ_PIPE_END     4   /* the input ended (last item) */
 #define SQ_PIPE_ERROR   5   /* the worker stopped: rc, message (last item) */
+/* (6 is sq_pipe.c's own: a row with its raw text, given as SQ_PIPE_ROW) */
 
 /* sq_pipe_next results. */
 #define SQ_PIPE_OK          0
@@ -153,7 +154,7 @@ typedef struct sq_pipe sq_pipe;
 
 typedef struct sq_pipe_item {
   int kind;                   /* SQ_PIPE_* */
-  sq_ingest_row row;          /* ROW: values and their bytes in the pipe */
+  sq_ingest_row row;          /* ROW: values, their bytes and raw text in the pipe */
   sq_ingest_reject reject;    /* REJECT: error, field, raw, reason (= message) in the pipe */
   sq_ingest_error error;      /* REJECT: what reject.error points to */
   const char *message;        /* REJECT: the reason; ERROR: the message or NULL */
@@ -198,6 +199,10 @@ uint64_t sq_pipe_workers_started(void);
 /* ---- the worker's side: 0, or nonzero when stopped (or out of memory:
 ** then END/ERROR is still put, as SQLITE_NOMEM if nothing else) */
 int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row);
+/* sq_pipe_put_row, and the row's raw text when it has one (row->raw, see
+** sq_ingest_set_row_raw): the item gives it back as row.raw (NULL for a
+** row put without). */
+int sq_pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row);
 int sq_pipe_put_reject(sq_pipe *p, const sq_ingest_reject *r, const char *reason);
 int sq_pipe_put_mark(sq_pipe *p, int what, int64_t a, int64_t b);
 int sq_pipe_put_end(sq_pipe *p);
@@ -242,7 +247,8 @@ void sq_pipe_read_run(sq_pipe *p, void *reader);
 ** the middle of its input (CSV inference reads the first records on the
 ** caller's thread).  Set pipe before sq_pipe_start, clear it after
 ** sq_pipe_stop.  A reject's reason (r->reason) travels with it and comes
-** back as reject.reason. */
+** back as reject.reason; a row's raw text (sq_ingest_set_row_raw) as
+** row.raw. */
 typedef struct sq_pipe_route {
   sq_ingest_row_callback row;
   void *row_user;

@@ -24,9 +24,7 @@
 **            element: to its closing brace; NDJSON and CSV: to the line
 **            end, not included), at most 4096 bytes, cut before a UTF-8
 **            character, never inside one; a BLOB when they are not UTF-8;
-**            NULL when the bytes are not held any more (raw NULL in the
-**            sq_ingest_reject: a row the table refused, see
-**            sq_reject_refused_row)
+**            NULL when the sq_ingest_reject has none (raw NULL)
 **   raw_truncated  1 when raw is shorter than the record
 **
 ** sq_reject_sink_open makes the table when it is missing (in schema, e.g.
@@ -94,6 +92,21 @@ void sq_reject_budget_clear(sq_reject_budget *b);
 ** .skip uses it; the typed tables cannot: their rows are stored by the
 ** user's INSERT … SELECT, one SQLite statement. */
 int sq_reject_refused_row(int rc);
+
+/* Whether SQLite itself undoes an INSERT it refuses (sq_reject_refused_row)
+** on this connection, so that a driver need not wrap each INSERT in a
+** savepoint to take a refused row back: 1 when no FAIL conflict resolution
+** can apply — the word FAIL (an ON CONFLICT FAIL clause, RAISE(FAIL, …),
+** INSERT OR FAIL in a trigger) appears in no table's or trigger's SQL of any
+** schema of the connection (a trigger may write to any table).  Then a
+** refused INSERT (or INSERT OR REPLACE, or an upsert) ends as ABORT: SQLite
+** rolls the statement back whole, the rows of a multi-row INSERT before the
+** refused one and what triggers did included, with no ROLLBACK TO (which,
+** after a table was created in the transaction, makes SQLite prepare every
+** statement of the connection again).  0 when FAIL may leave a failed
+** statement's earlier changes in place, or the schema cannot be read.
+** The Swift imports' onError: .skip asks it when they start. */
+int sq_reject_refusal_undone(sqlite3 *db);
 
 #ifdef __cplusplus
 }

@@ -228,6 +228,8 @@ struct sq_ingest {
   sq_ingest_error rej;        /* why the current record is skipped */
   char *rejmsg, *rejkey;
   sq_ingest_rawtext raw;      /* the bytes of the record in progress, for a reject's raw text */
+  int row_raw;                /* rows carry their raw text too (sq_ingest_set_row_raw) */
+  sq_ingest_row row;          /* the row given to on_row (its raw text 0 unless row_raw) */
   uint64_t jabs;              /* absolute offset of the next byte fed (JSON, rejecting) */
 };
 
@@ -1392,10 +1394,22 @@ int sq_ingest_field_number(sq_ingest *g, int index, const char *z, size_t n,
   return sq_ingest_value_event(g, SQ_INGEST_K_STRING, z, n, pos);
 }
 
-/* Ends the record: the row to the callback.  Returns SQ_INGEST_OK,
+/* The raw text of the row's record, ending at offset end
+** (sq_ingest_set_row_raw). */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))   /* (off the path of the rows without it) */
+#endif
+static void ing_row_raw(sq_ingest *g, uint64_t end){
+  sq_ingest_row *row = &g->row;
+  if( !g->on_reject || g->whole ){ row->raw = 0; return; }
+  row->raw = sq_ingest_rawtext_get(&g->raw, g->rec_pos.offset, end, &row->nraw, &row->raw_truncated);
+}
+
+/* Ends the record: the row to the callback (with sq_ingest_set_row_raw
+** its raw text, set by the caller: ing_row_raw).  Returns SQ_INGEST_OK,
 ** SQ_INGEST_PAUSED or SQ_INGEST_ERROR. */
 static int ing_end(sq_ingest *g){
-  sq_ingest_row row;
+  sq_ingest_row *row = &g->row;
   int i, n, rc;
   if( g->whole ){
     sq_ingest_value *v = &g->slots[0];
@@ -1420,13 +1434,13 @@ static int ing_end(sq_ingest *g){
     }
     n = g->ncol;
   }
-  row.index = g->nrec;
-  row.offset = g->rec_pos.offset;
-  row.line = g->rec_pos.line;
-  row.column = g->rec_pos.column;
-  row.ncol = n;
-  row.values = g->slots;
-  rc = g->on_row ? g->on_row(g->user, &row) : SQ_INGEST_CONTINUE;
+  row->index = g->nrec;
+  row->offset = g->rec_pos.offset;
+  row->line = g->rec_pos.line;
+  row->column = g->rec_pos.column;
+  row->ncol = n;
+  row->values = g->slots;
+  rc = g->on_row ? g->on_row(g->user, row) : SQ_INGEST_CONTINUE;
   if( rc!=SQ_INGEST_CONTINUE && rc!=SQ_INGEST_PAUSE ){
     ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");
     g->in_record = 0;
@@ -1442,6 +1456,7 @@ int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos){
   if( g->err.code ) return SQ_INGEST_ERROR;
   if( g->rec_bad ) return sq_ingest_end_bad_record(g, pos ? pos->offset : g->rec_pos.offset);
   if( !g->in_record || g->whole ) return ing_fail_pos(g, SQ_INGEST_E_MISUSE, pos, 0, 0, "a record ends outside a record");
+  if( g->row_raw ) ing_row_raw(g, pos ? pos->offset : g->rec_pos.offset);
   return ing_end(g);
 }
 
@@ -1699,9 +1714,11 @@ static ING_NOINLINE int ing_tok_nested(sq_ingest *g, const sq_json_token *t){
   return SQ_JSON_CONTINUE;
 }
 
-/* The record's END_OBJECT. */
-static ING_NOINLINE int ing_tok_end_record(sq_ingest *g){
-  int rc = ing_end(g);
+/* The record's END_OBJECT, t. */
+static ING_NOINLINE int ing_tok_end_record(sq_ingest *g, const sq_json_token *t){
+  int rc;
+  if( g->row_raw ) ing_row_raw(g, t->offset+1);
+  rc = ing_end(g);
   return ING_JSON_STATUS(rc);
 }
 
@@ -1722,7 +1739,7 @@ ING_INLINE int ing_object_token(sq_ingest *g, const sq_json_token *t){
       default:             return g->cap_on ? ing_tok_nest_end(g, t) : SQ_JSON_CONTINUE;
     }
   }
-  if( d==rd ) return ing_tok_end_record(g);
+  if( d==rd ) return ing_tok_end_record(g, t);
   return g->cap_on ? ing_tok_nested(g, t) : SQ_JSON_CONTINUE;
 }
 
@@ -1893,6 +1910,10 @@ void sq_ingest_set_reject_callback(sq_ingest *g, sq_ingest_reject_callback cb, v
 }
 
 int sq_ingest_rejecting(const sq_ingest *g){ return g->on_reject!=0; }
+void sq_ingest_set_row_raw(sq_ingest *g, int on){
+  g->row_raw = on!=0;
+  g->row.raw = 0;
+}
 int64_t sq_ingest_rejected(const sq_ingest *g){ return g->nrej; }
 int sq_ingest_record_bad(const sq_ingest *g){ return g->rec_bad; }
 
@@ -1991,6 +2012,12 @@ const char *sq_ingest_rawtext_get(sq_ingest_rawtext *w, uint64_t s, uint64_t end
                                   size_t *nraw, int *truncated){
   uint64_t want, cur;
   IngBuf *o = &w->out;
+  if( w->z && s>=w->base && end>=s && end<=w->base+w->n && end-s<=SQ_INGEST_RAW_MAX ){
+    /* all in the chunk, whole: no copy */
+    *nraw = (size_t)(end - s);
+    *truncated = 0;
+    return (const char*)w->z + (s - w->base);
+  }
   o->n = 0;
   if( end<s ) end = s;
   want = end - s;

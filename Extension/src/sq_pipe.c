@@ -33,6 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#if defined(__GNUC__) || defined(__clang__)
+# define PIPE_INLINE   static inline __attribute__((always_inline))
+# define PIPE_NOINLINE static __attribute__((noinline))
+#else
+# define PIPE_INLINE   static inline
+# define PIPE_NOINLINE static
+#endif
+
 #define PIPE_WAIT_MS          100   /* longest wait between interrupt checks */
 #define PIPE_BLOCKS_PER_CHECK 16    /* blocks between checks when rows flow */
 
@@ -63,6 +71,7 @@ struct sq_pipe {
   /* the worker's */
   pipe_block *w;            /* the block being filled, or NULL */
   size_t early;             /* hand the block over at this many bytes while the caller waits */
+  uint64_t nhanded;         /* blocks handed over so far */
   int oom;
   int ended;                /* END or ERROR put */
   uint64_t bytes, raw;
@@ -87,6 +96,15 @@ typedef struct pipe_row {
   int64_t ncol;
   uint64_t ntext;
 } pipe_row;
+
+/* A row item of kind PIPE_ROW_RAW (sq_pipe_put_row_raw; given to the
+** caller as SQ_PIPE_ROW): the row's item as sq_pipe_put_row lays it out,
+** then the record's raw text (8-aligned) and, last, its pipe_row_raw. */
+#define PIPE_ROW_RAW 6
+typedef struct pipe_row_raw {
+  uint64_t nraw;
+  int64_t truncated;
+} pipe_row_raw;
 
 typedef struct pipe_rej {
   int64_t index;
@@ -202,6 +220,7 @@ static void pipe_publish(sq_pipe *p){
   if( __atomic_load_n(&p->cwaits, __ATOMIC_RELAXED) ) pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);
   p->w = 0;
+  p->nhanded++;
 }
 
 void sq_pipe_flush(sq_pipe *p){
@@ -299,16 +318,21 @@ static void pipe_commit(sq_pipe *p, unsigned char *at, uint32_t kind, size_t siz
   h->bytes = p->bytes;
   h->raw = p->raw;
   p->w->used += size;
-  /* the stream's start, the caller waiting: what there is goes over at
-  ** PIPE_EARLY bytes, then at twice as many each time, up to whole blocks
-  ** (the first rows without a block's wait; no wake-up a few rows later on) */
-  if( p->early<p->block && p->w->used>=p->early && __atomic_load_n(&p->cwaits, __ATOMIC_RELAXED) ){
+}
+
+/* After a whole item (a row with its raw text, a reject): at the stream's
+** start, the caller waiting, what there is goes over at PIPE_EARLY bytes,
+** then at twice as many each time, up to whole blocks (the first rows
+** without a block's wait; no wake-up a few rows later on). */
+static void pipe_early(sq_pipe *p){
+  if( p->early<p->block && p->w && p->w->used>=p->early && __atomic_load_n(&p->cwaits, __ATOMIC_RELAXED) ){
     p->early *= 2;
     pipe_publish(p);
   }
 }
 
-int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
+/* A row's item (sq_pipe_put_row without the early hand-over). */
+static int pipe_put_row_item(sq_pipe *p, const sq_ingest_row *row){
   size_t ntext = 0, size;
   unsigned char *at, *text;
   pipe_row *r;
@@ -344,6 +368,43 @@ int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
   }
   pipe_commit(p, at, SQ_PIPE_ROW, size);
   return 0;
+}
+
+int sq_pipe_put_row(sq_pipe *p, const sq_ingest_row *row){
+  if( pipe_put_row_item(p, row) ) return 1;
+  pipe_early(p);
+  return 0;
+}
+
+/* sq_pipe_put_row_raw of a row with a raw text. */
+PIPE_NOINLINE int pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
+  uint64_t handed = p->nhanded;
+  size_t at = p->w ? p->w->used : 0, extra;
+  pipe_row_raw *x;
+  extra = ALIGN8(row->nraw) + sizeof(pipe_row_raw);
+  if( pipe_put_row_item(p, row) ) return 1;
+  /* the row's item: where the block was filled to, or a new block's first */
+  if( p->nhanded!=handed ) at = 0;
+  if( p->w->used+extra>p->w->cap ){
+    /* no room for the raw text after it: the row again, where both fit */
+    size_t size = p->w->used - at;
+    p->w->used = at;
+    if( !pipe_reserve(p, size+extra) || pipe_put_row_item(p, row) ) return 1;
+    at = p->w->used - size;
+  }
+  if( row->nraw ) memcpy(p->w->z + p->w->used, row->raw, row->nraw);
+  x = (pipe_row_raw*)(p->w->z + p->w->used + extra - sizeof(pipe_row_raw));
+  x->nraw = row->nraw;
+  x->truncated = row->raw_truncated;
+  ((pipe_hdr*)(p->w->z + at))->kind = PIPE_ROW_RAW;
+  ((pipe_hdr*)(p->w->z + at))->size += extra;
+  p->w->used += extra;
+  pipe_early(p);
+  return 0;
+}
+
+int sq_pipe_put_row_raw(sq_pipe *p, const sq_ingest_row *row){
+  return row->raw ? pipe_put_row_raw(p, row) : sq_pipe_put_row(p, row);
 }
 
 int sq_pipe_put_reject(sq_pipe *p, const sq_ingest_reject *x, const char *reason){
@@ -393,6 +454,7 @@ int sq_pipe_put_reject(sq_pipe *p, const sq_ingest_reject *x, const char *reason
   s += nfield;
   if( x->nraw ) memcpy(s, x->raw, x->nraw);
   pipe_commit(p, at, SQ_PIPE_REJECT, size);
+  pipe_early(p);
   return 0;
 }
 
@@ -447,7 +509,7 @@ int sq_pipe_put_error(sq_pipe *p, int rc, const char *message){
 
 int sq_pipe_route_row(void *route, const sq_ingest_row *row){
   sq_pipe_route *r = (sq_pipe_route*)route;
-  if( r->pipe ) return sq_pipe_put_row(r->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
+  if( r->pipe ) return sq_pipe_put_row_raw(r->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
   return r->row(r->row_user, row);
 }
 
@@ -491,32 +553,52 @@ void sq_pipe_read_run(sq_pipe *p, void *arg){
 
 /* ------------------------------------------------------------ the caller */
 
+/* A row item's row (its raw text aside) into *it, as an SQ_PIPE_ROW (a
+** row sets what a row has; the other fields are left as they were). */
+PIPE_INLINE void pipe_read_row(sq_pipe_item *it, const pipe_hdr *h){
+  const pipe_row *r = (const pipe_row*)(h+1);
+  it->kind = SQ_PIPE_ROW;
+  it->message = 0;
+  it->rc = 0;
+  it->bytes = h->bytes;
+  it->raw_bytes = h->raw;
+  it->row.index = r->index;
+  it->row.offset = r->offset;
+  it->row.line = r->line;
+  it->row.column = r->column;
+  it->row.ncol = (int)r->ncol;
+  it->row.values = (const sq_ingest_value*)(r+1);
+}
+
+/* A PIPE_ROW_RAW item into *it: the row and its raw text. */
+PIPE_NOINLINE void pipe_read_row_raw(sq_pipe_item *it, const pipe_hdr *h){
+  const pipe_row_raw *x = (const pipe_row_raw*)((const unsigned char*)h + h->size - sizeof(pipe_row_raw));
+  pipe_read_row(it, h);
+  it->row.raw = (const char*)x - ALIGN8((size_t)x->nraw);
+  it->row.nraw = (size_t)x->nraw;
+  it->row.raw_truncated = (int)x->truncated;
+}
+
 /* The item at rpos of the caller's block into *it. */
 static void pipe_read_item(sq_pipe *p, sq_pipe_item *it){
   unsigned char *at = p->cur->z + p->rpos;
   pipe_hdr *h = (pipe_hdr*)at;
   unsigned char *body = at+sizeof(pipe_hdr);
-  /* a row (the many) sets what a row has; the others start from zero */
-  if( h->kind==SQ_PIPE_ROW ){
-    it->message = 0;
-    it->rc = 0;
-  }else{
-    memset(it, 0, sizeof(*it));
+  if( h->kind==SQ_PIPE_ROW ){   /* the many */
+    pipe_read_row(it, h);
+    it->row.raw = 0;
+    return;
   }
+  if( h->kind==PIPE_ROW_RAW ){
+    pipe_read_row_raw(it, h);
+    return;
+  }
+  /* the others start from zero */
+  memset(it, 0, sizeof(*it));
   it->kind = (int)h->kind;
   it->bytes = h->bytes;
   it->raw_bytes = h->raw;
   switch( h->kind ){
-    case SQ_PIPE_ROW: {
-      pipe_row *r = (pipe_row*)body;
-      it->row.index = r->index;
-      it->row.offset = r->offset;
-      it->row.line = r->line;
-      it->row.column = r->column;
-      it->row.ncol = (int)r->ncol;
-      it->row.values = (sq_ingest_value*)(r+1);
-      break;
-    }
     case SQ_PIPE_REJECT: {
       pipe_rej *r = (pipe_rej*)body;
       const char *s = (const char*)(r+1);

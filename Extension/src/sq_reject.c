@@ -136,7 +136,7 @@ int sq_reject_sink_write(sq_reject_sink *s, const char *file, const sq_ingest_re
   else sqlite3_bind_null(st, 5);
   sqlite3_bind_text(st, 6, reason, -1, SQLITE_STATIC);
   if( !r->raw ){
-    sqlite3_bind_null(st, 7);   /* not held any more (a row the table refused) */
+    sqlite3_bind_null(st, 7);   /* none given */
   }else if( rej_utf8((const unsigned char*)r->raw, r->nraw) ){
     sqlite3_bind_text64(st, 7, r->raw, (sqlite3_uint64)r->nraw, SQLITE_STATIC, SQLITE_UTF8);
   }else{
@@ -207,6 +207,48 @@ void sq_reject_budget_clear(sq_reject_budget *b){
 
 int sq_reject_refused_row(int rc){
   return (rc & 0xff)==SQLITE_CONSTRAINT || (rc & 0xff)==SQLITE_MISMATCH;
+}
+
+/* A byte of an SQL name (or a non-ASCII one). */
+static int rej_name_byte(unsigned char c){
+  return c>=0x80 || c=='_' || c=='$' || (c>='0' && c<='9') || ((c|0x20)>='a' && (c|0x20)<='z');
+}
+
+/* z holds the word FAIL (any case), not as a part of a longer name. */
+static int rej_says_fail(const char *z){
+  const unsigned char *s = (const unsigned char*)z;
+  size_t i;
+  for(i=0; s[i]; i++){
+    if( (s[i]|0x20)=='f' && (s[i+1]|0x20)=='a' && (s[i+2]|0x20)=='i' && (s[i+3]|0x20)=='l' ){
+      unsigned char b = i>0 ? s[i-1] : ' ', a = s[i+4];
+      if( !rej_name_byte(b) && !rej_name_byte(a) ) return 1;
+    }
+  }
+  return 0;
+}
+
+int sq_reject_refusal_undone(sqlite3 *db){
+  sqlite3_stmt *schemas = 0;
+  int undone = 1;
+  if( sqlite3_prepare_v2(db, "SELECT name FROM pragma_database_list", -1, &schemas, 0)!=SQLITE_OK ) return 0;
+  while( undone && sqlite3_step(schemas)==SQLITE_ROW ){
+    sqlite3_stmt *st = 0;
+    char *sql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type IN ('table','trigger') "
+                                "AND sql IS NOT NULL", (const char*)sqlite3_column_text(schemas, 0));
+    if( !sql || sqlite3_prepare_v2(db, sql, -1, &st, 0)!=SQLITE_OK ){
+      undone = 0;
+    }else{
+      int rc;
+      while( (rc = sqlite3_step(st))==SQLITE_ROW ){
+        if( rej_says_fail((const char*)sqlite3_column_text(st, 0)) ){ undone = 0; break; }
+      }
+      if( rc!=SQLITE_ROW && rc!=SQLITE_DONE ) undone = 0;
+    }
+    sqlite3_finalize(st);
+    sqlite3_free(sql);
+  }
+  sqlite3_finalize(schemas);
+  return undone;
 }
 
 /* ------------------------------------------------------------ the typed file tables */

@@ -1,7 +1,8 @@
 /*
 ** test_pipe.c — the second core (sq_pipe.h): the ring at every size
 ** boundary (items smaller than, equal to and larger than a block, rings of
-** 2 and 3 blocks) gives every item back in order with its bytes; an error
+** 2 and 3 blocks) gives every item back in order with its bytes (a row's
+** raw text too: sq_pipe_put_row_raw); an error
 ** after N rows comes after those N rows; stopping mid-stream joins a worker
 ** waiting on a full ring; sq_pipe_next's interrupt check ends a wait for a
 ** worker that gives nothing.  Then the typed tables through SQLite: every
@@ -42,7 +43,9 @@ static double now_s(void){
 /* ------------------------------------------------------------ the ring */
 
 /* Item i of the synthetic stream: a row, a reject every 7th, a mark every
-** 11th; row texts of lengths crossing the block size. */
+** 11th; row texts of lengths crossing the block size; every 5th row (from
+** 2) with a raw text of such a length too (sq_pipe_put_row_raw), every 5th
+** (from 4) put by it without one. */
 typedef struct Gen {
   int nitems;
   int fail_at;          /* put an ERROR instead of item fail_at, or -1 */
@@ -115,8 +118,15 @@ static void gen_run(sq_pipe *p, void *arg){
       row.column = 1;
       row.ncol = 3;
       row.values = v;
+      if( i%5==2 ){
+        size_t n = gen_len(g, i, 0), k;
+        for(k=0; k<n; k++) buf[k] = gen_ch(i, 0, k);
+        row.raw = buf;
+        row.nraw = n;
+        row.raw_truncated = i%2;
+      }
       sq_pipe_progress(p, (uint64_t)i*10, (uint64_t)i*3);
-      c = sq_pipe_put_row(p, &row);
+      c = i%5==2 || i%5==4 ? sq_pipe_put_row_raw(p, &row) : sq_pipe_put_row(p, &row);
       free(t[0]);
       free(t[1]);
       if( c ) break;
@@ -152,7 +162,10 @@ static int item_ok(const Gen *g, int i, const sq_pipe_item *it){
         || v[0].type!=SQ_INGEST_V_TEXT || v[1].type!=SQ_INGEST_V_JSON
         || !text_is(v[0].text, v[0].len, i, 1, gen_len(g, i, 1))
         || !text_is(v[1].text, v[1].len, i, 2, gen_len(g, i, 2))
-        || (i%3==0 ? v[2].type!=SQ_INGEST_V_NULL : (v[2].type!=SQ_INGEST_V_INTEGER || v[2].i!=(int64_t)i*1000003)) ){
+        || (i%3==0 ? v[2].type!=SQ_INGEST_V_NULL : (v[2].type!=SQ_INGEST_V_INTEGER || v[2].i!=(int64_t)i*1000003))
+        || (i%5==2 ? !it->row.raw || it->row.raw_truncated!=i%2
+                     || !text_is(it->row.raw, it->row.nraw, i, 0, gen_len(g, i, 0))
+                   : it->row.raw!=0) ){
       bad = 1;
     }
   }

@@ -28,8 +28,9 @@ import Testing
                 == "importCSV: line 3, byte 10: NOT NULL constraint failed: t.n | "
                 + "importCSV: line 4, byte 13: CHECK constraint failed: n >= 0 | "
                 + "importCSV: line 5, byte 18: UNIQUE constraint failed: t.id")
-        // The record's bytes are not held when SQLite runs the batch: raw NULL, truncated.
-        #expect(try text("SELECT count(*) FROM rej WHERE raw IS NULL AND raw_truncated = 1 AND file IS NULL") == "3")
+        // Each with its record's text, as a format reject would have it.
+        #expect(try text("SELECT group_concat(raw || '/' || raw_truncated || '/' || ifnull(file, '-'), ' | ') FROM rej")
+                == "2,/0/- | 3,-5/0/- | 1,7/0/-")
     }
 
     @Test func theAbortDefaultStillStopsAndStoresNothing() throws {
@@ -145,7 +146,7 @@ import Testing
         #expect(rejects.map(\.record) == [1, 2, 3])
         #expect(rejects[1].reason == "importJSON: line 3, column 1 (byte 32), element 2, key 'id': UNIQUE constraint failed: t.id")
         #expect(rejects[1].column == "id")
-        #expect(rejects[1].raw.isEmpty && rejects[1].rawTruncated)
+        #expect(String(decoding: rejects[1].raw, as: UTF8.self) == "{\"id\":1,\"n\":3}" && !rejects[1].rawTruncated)
         #expect(rejects[2].column == "n")
     }
 

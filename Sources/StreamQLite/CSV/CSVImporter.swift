@@ -151,7 +151,10 @@ final class CSVImporter: ProgressCountingImporter {
             guard let d = sq_csv_ingest_new(core, &o) else { throw CSVImportError(message: "out of memory") }
             return d
         }
-        if rejecter != nil { sq_csv_ingest_set_reject_callback(driver, ImportRoute.rejectCallback, router.context) }
+        if rejecter != nil {
+            sq_csv_ingest_set_reject_callback(driver, ImportRoute.rejectCallback, router.context)
+            sq_ingest_set_row_raw(core, 1)   // a row the table refuses is rejected with its raw text
+        }
         for (i, c) in chosen.enumerated() where c.inferred != 0 {
             _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, inferredFrom)
         }

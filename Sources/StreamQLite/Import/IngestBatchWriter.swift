@@ -41,6 +41,26 @@ final class IngestBatchWriter {
         var column: Int
     }
 
+    /// A row SQLite refused (``onRefused``): where its record starts and its raw text as
+    /// the core gave it (`sq_ingest_set_row_raw`), in the form
+    /// ``IngestRejecter/take(record:line:offset:column:reason:raw:)`` takes (nil: none).
+    struct RefusedRow {
+        var record: Int
+        var offset: Int
+        var line: Int
+        var column: Int
+        var raw: (bytes: UnsafeRawBufferPointer, truncated: Bool)?
+    }
+
+    /// The raw text of a pending row (rows that carry one: the imports rejecting refused
+    /// rows), kept beside the batch (in the arena, or in the pipe's item) until it has run.
+    private struct RawText {
+        var record: Int
+        var bytes: UnsafeRawPointer
+        var count: Int
+        var truncated: Bool
+    }
+
     let db: Database
     let table: String
     /// The core's columns, in its order.
@@ -68,6 +88,10 @@ final class IngestBatchWriter {
     @exclusivity(unchecked) private var slotCount = 0
     /// The pipe in hold mode whose items the rows point into (``hold(in:)``), or nil.
     @exclusivity(unchecked) private var pipe: OpaquePointer?
+    /// The raw texts of the pending rows that carry one, in their order
+    /// (`rawTexts[0..<rawCount]`, room for a batch).
+    @exclusivity(unchecked) private var rawTexts: UnsafeMutablePointer<RawText>?
+    @exclusivity(unchecked) private var rawCount = 0
 
     init(db: Database, table: String, columns: [String], insertOptions: InsertOptions, fileColumn: String? = nil) {
         self.db = db
@@ -88,6 +112,7 @@ final class IngestBatchWriter {
 
     deinit {
         free(fileText)
+        rawTexts?.deallocate()
         slots?.deallocate()
         active?.deallocate()
     }
@@ -95,7 +120,7 @@ final class IngestBatchWriter {
     /// With `onError: .skip`: takes a row SQLite refused for its values (a constraint, see
     /// ``InsertBatcher``) instead of failing the import; throws to stop it. Set before the
     /// first row.
-    var onRefused: ((Row, InsertError) throws -> Void)?
+    var onRefused: ((RefusedRow, InsertError) throws -> Void)?
 
     /// `onRefused` is set but cannot be used: the database has no rollback journal.
     private var refusedNeedsJournal = false
@@ -128,7 +153,7 @@ final class IngestBatchWriter {
     /// A completed row from the core (its values are valid during the call).
     func take(_ row: UnsafePointer<sq_ingest_row>) -> Int32 {
         do {
-            try add(row.pointee)
+            try add(row)
             return SQ_INGEST_CONTINUE
         } catch {
             failure = error
@@ -138,19 +163,50 @@ final class IngestBatchWriter {
 
     /// Binds one row (its values kept until its batch has run).
     func add(_ row: sq_ingest_row) throws {
-        guard let values = row.values else { return }
+        try withUnsafePointer(to: row) { try add($0) }
+    }
+
+    /// Binds one row (its values kept until its batch has run).
+    func add(_ row: UnsafePointer<sq_ingest_row>) throws {
+        guard let values = row.pointee.values else { return }
         if batcher == nil { try start(values) }
         guard let active, slots != nil else { return }
         let width = activeCount
         let r = Row(values: pipe != nil ? values : copy(values, toSlot: batcher!.pending.count),
-                    record: Int(row.index), offset: Int(row.offset), line: Int(row.line), column: Int(row.column))
+                    record: Int(row.pointee.index), offset: Int(row.pointee.offset), line: Int(row.pointee.line),
+                    column: Int(row.pointee.column))
+        if let raw = row.pointee.raw { keepRawText(raw, row) }
         do {
             try batcher!.add(r, into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
         } catch {
             throw failure(error)
         }
-        // The batch ran: its rows' items are no longer needed.
-        if let pipe, batcher!.pending.isEmpty { sq_pipe_release(pipe) }
+        if batcher!.pending.isEmpty {
+            // The batch ran: its rows' items and raw texts are no longer needed.
+            if let pipe { sq_pipe_release(pipe) }
+            rawCount = 0
+        }
+    }
+
+    /// Keeps the raw text of `row` (a pending row's) until its batch has run: where it lies
+    /// in the pipe, or copied into the arena.
+    @inline(never)
+    private func keepRawText(_ raw: UnsafePointer<CChar>, _ row: UnsafePointer<sq_ingest_row>) {
+        let n = row.pointee.nraw
+        let bytes = pipe != nil ? UnsafeRawPointer(raw) : copy(raw: UnsafeRawPointer(raw), n)
+        let batchRows = batcher!.session.batchRows
+        if rawTexts == nil { rawTexts = .allocate(capacity: batchRows) }
+        guard rawCount < batchRows else { return }
+        (rawTexts! + rawCount).initialize(to: RawText(record: Int(row.pointee.index), bytes: bytes, count: n,
+                                                      truncated: row.pointee.raw_truncated != 0))
+        rawCount += 1
+    }
+
+    /// `row` with its raw text, if it kept one.
+    private func refused(_ row: Row) -> RefusedRow {
+        let text = UnsafeBufferPointer(start: rawTexts, count: rawCount).last { $0.record == row.record }
+        return RefusedRow(record: row.record, offset: row.offset, line: row.line, column: row.column,
+                          raw: text.map { (UnsafeRawBufferPointer(start: $0.bytes, count: $0.count), $0.truncated) })
     }
 
     /// Stores the last rows; returns the number of rows stored (not counting refused ones).
@@ -181,9 +237,16 @@ final class IngestBatchWriter {
         return UnsafePointer(row)
     }
 
+    /// A row's raw text copied into the arena.
+    private func copy(raw: UnsafeRawPointer, _ n: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(arena!._withUnsafeGuaranteedRef { $0.copy(raw, n) })
+    }
+
     /// The pending rows held in the pipe copied into their slot rows and bound again
     /// into the batch statement where they were bound (the pipe's items go away).
     private func detach() {
+        // (raw texts copied before the pipe are copied again: rare, and then only one batch's)
+        for i in 0..<rawCount { rawTexts![i].bytes = copy(raw: rawTexts![i].bytes, rawTexts![i].count) }
         guard batcher != nil, let slots, let active else { return }
         let session = batcher!.session
         let mine = UnsafePointer(slots)..<UnsafePointer(slots + slotCount)
@@ -208,7 +271,8 @@ final class IngestBatchWriter {
             if (try? db.scalarText("PRAGMA \(sqQuoteIdentifier(schema)).journal_mode"))??.lowercased() == "off" {
                 refusedNeedsJournal = true
             } else {
-                s.rejectRefused = { row, error in try onRefused(row as! Row, error) }
+                s.rejectRefused = { [unowned self] row, error in try onRefused(refused(row as! Row), error) }
+                s.refusalUndone = sq_reject_refusal_undone(db.handle) != 0
             }
         }
         arena = Unmanaged.passUnretained(s.arena)

@@ -109,7 +109,10 @@ final class JSONImporter: ProgressCountingImporter {
         route = ImportRoute(writer: writer, rejecter: rejecter)
         try configure(chosen)
         sq_ingest_set_row_callback(ingest, ImportRoute.rowCallback, route.context)
-        if rejecter != nil { sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, route.context) }
+        if rejecter != nil {
+            sq_ingest_set_reject_callback(ingest, ImportRoute.rejectCallback, route.context)
+            sq_ingest_set_row_raw(ingest, 1)   // a row the table refuses is rejected with its raw text
+        }
     }
 
     /// Inference is done: creates the table from its columns, sets up the core and feeds

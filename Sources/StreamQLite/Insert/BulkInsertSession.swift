@@ -37,6 +37,10 @@ final class BulkInsertSession {
     @usableFromInline @exclusivity(unchecked) var rejectRefused: ((Any, InsertError) throws -> Void)?
     /// Rows ``rejectRefused`` took.
     @usableFromInline @exclusivity(unchecked) var rejected = 0
+    /// With ``rejectRefused``: SQLite undoes a statement it refuses whole by itself
+    /// (`sq_reject_refusal_undone`, `sq_reject.h`: no FAIL conflict resolution can apply),
+    /// so the batches run without a savepoint of their own.
+    @usableFromInline @exclusivity(unchecked) var refusalUndone = false
     private var statements: [Int: OpaquePointer] = [:]
 
     /// Prepares the full-batch statement (so a bad table, column or RETURNING clause fails here, before any row).

@@ -15,11 +15,13 @@ import CStreamQLite
 /// The savepoint around the whole write is the driver's (``BulkInsertSession/begin()``,
 /// or the import's own): on any error nothing of the write stays.
 ///
-/// Rejecting refused rows (an import's `onError: .skip`, ``BulkInsertSession/rejectRefused``): each batch
-/// runs in a savepoint of its own; when SQLite refuses it, the savepoint undoes whatever
-/// the statement left (also what a constraint or trigger `ON CONFLICT FAIL` keeps), the
-/// rows are stored again one by one, each in a savepoint, and a row SQLite refuses for
-/// its values (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
+/// Rejecting refused rows (an import's `onError: .skip`, ``BulkInsertSession/rejectRefused``): when
+/// SQLite refuses a batch, nothing of it stays: SQLite rolls the statement back itself
+/// (ABORT, ``BulkInsertSession/refusalUndone``) or, where a constraint or trigger
+/// `ON CONFLICT FAIL` could keep what the statement did before the refused row, each batch
+/// runs in a savepoint of its own that undoes it. Then the rows are stored again one by
+/// one (each in a savepoint where needed), and a row SQLite refuses for its values
+/// (`sq_reject_refused_row`: a constraint, a datatype mismatch) goes to
 /// ``BulkInsertSession/rejectRefused`` instead of failing the write; the others are stored.
 @usableFromInline
 struct InsertBatcher<Element> {
@@ -98,12 +100,10 @@ struct InsertBatcher<Element> {
         session.arena.reset()
     }
 
-    /// ``execute(_:into:bind:)`` rejecting refused rows: the batch in a savepoint; when it
-    /// fails, undone and its rows stored one by one, each in the savepoint: a row SQLite
-    /// refuses goes to ``BulkInsertSession/rejectRefused``. (One by one, not in halves: a
-    /// `ROLLBACK TO` after the import created its reject table makes SQLite prepare every
-    /// statement again, so the fewest rollbacks cost least.) Not inlined into the per-row
-    /// path of the writes that do not reject.
+    /// ``execute(_:into:bind:)`` rejecting refused rows: the batch undoable
+    /// (``runUndoable(_:into:)``); when it fails, its rows stored one by one, each
+    /// undoable: a row SQLite refuses goes to ``BulkInsertSession/rejectRefused``. Not
+    /// inlined into the per-row path of the writes that do not reject.
     @inlinable @inline(never)
     mutating func executeRejecting<Sink: RowSink>(
         _ stmt: OpaquePointer, into sink: inout Sink, bind: (Element, OpaquePointer, Int32) throws -> Void
@@ -128,13 +128,20 @@ struct InsertBatcher<Element> {
         }
     }
 
-    /// Runs `stmt` in the batch savepoint: nil when it succeeded (the savepoint released),
-    /// else SQLite's code and message, the savepoint undone.
+    /// Runs `stmt` so that nothing of it stays when it fails: nil when it succeeded, else
+    /// SQLite's code and message. Where SQLite undoes a refused statement itself
+    /// (``BulkInsertSession/refusalUndone``) it just runs; else in the batch savepoint
+    /// (released, or undone on failure: a `ROLLBACK TO`, which after a table was created in
+    /// the transaction makes SQLite prepare every statement of the connection again).
     @inlinable
     func runUndoable<Sink: RowSink>(
         _ stmt: OpaquePointer, into sink: inout Sink
     ) throws -> (code: Int32, message: String)? {
         let session = self.session
+        if session.refusalUndone {
+            let rc = try session.run(stmt, into: &sink)
+            return rc == SQLITE_OK ? nil : (rc, session.lastMessage)
+        }
         try session.batchSavepoint(.begin)
         let rc: Int32
         do { rc = try session.run(stmt, into: &sink) } catch { session.batchSavepointRollback(); throw error }
