@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import StreamQLite
 
@@ -21,6 +22,34 @@ import StreamQLite
         #expect(value == .some(nil))  // bindings cleared: NULL
         #expect(db.cacheStatistics.hits == 1)
         #expect(db.cacheStatistics.misses == 1)
+    }
+
+    /// A bulk insert's `INSERT … VALUES` statements come from the cache: the next write of
+    /// the same shape (each file of an import of several, the next import) prepares none,
+    /// and each gets its own values and file name (bindings cleared, the file bound again).
+    @Test func bulkInsertStatementsComeFromTheCacheWithTheirOwnValues() throws {
+        let db = try makeDB(capacity: 8)
+        try db.execute("CREATE TABLE t(id INTEGER, title TEXT, file TEXT)")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sq-cache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for f in 0..<3 {
+            // 120 rows: two statements of 50 rows, one of 20
+            let lines = (0..<120).map { #"{"id": \#(f * 1000 + $0), "title": "f\#(f)-\#($0)"}"# }
+            try Data(lines.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("p\(f).ndjson"))
+        }
+        let options = JSONImportOptions(layout: .ndjson, batchSize: 50, filenameColumn: "file")
+        #expect(try db.importJSON(contentsOfFiles: [dir.path + "/p0.ndjson"], into: "t", options: options) == 120)
+        let misses = db.cacheStatistics.misses, hits = db.cacheStatistics.hits
+        #expect(try db.importJSON(contentsOfFiles: [dir.path + "/p*.ndjson"], into: "t", options: options) == 360)
+        #expect(db.cacheStatistics.misses == misses)
+        #expect(db.cacheStatistics.hits >= hits + 6)
+        let wrong = try db.scalarText("""
+            SELECT count(*) FROM t WHERE title <> 'f' || (id / 1000) || '-' || (id % 1000)
+               OR file NOT LIKE '%/p' || (id / 1000) || '.ndjson'
+            """)
+        #expect(wrong == "0")
+        #expect(try db.scalarText("SELECT count(*) || ' ' || count(DISTINCT file) FROM t") == "480 3")
     }
 
     @Test func theCacheNeverHoldsMoreThanItsCapacityAndEvictsTheLeastRecentlyUsed() throws {

@@ -207,6 +207,34 @@ public final class Database {
         return store(try makeStatement(sql, retainsDatabase: false), for: sql)
     }
 
+    /// The library's own statements (a bulk insert's `INSERT … VALUES` of N rows) from the
+    /// same cache: a write that makes the same statement again (each file of an import of
+    /// several, each `insert(contentsOf:)`) does not prepare it again. `prepare` prepares it
+    /// when the cache has none free (its errors are thrown as they are). Release the
+    /// statement to give it back; it is reset and its bindings cleared when handed out.
+    func cachedStatement(_ sql: String, preparingWith prepare: () throws -> OpaquePointer) throws -> Statement {
+        try checkOpen(sql)
+        useClock &+= 1
+        if let entry = cache[sql] {
+            if isKnownUniquelyReferenced(&entry.statement) {
+                cacheStatistics.hits += 1
+                entry.lastUse = useClock
+                lastEntry = entry
+                return checkOut(entry.statement)
+            }
+            cacheStatistics.misses += 1
+            return Statement(database: self, handle: try prepare(), sql: sql, retainsDatabase: true)
+        }
+        cacheStatistics.misses += 1
+        guard configuration.statementCacheCapacity > 0 else {
+            return Statement(database: self, handle: try prepare(), sql: sql, retainsDatabase: true)
+        }
+        return store(Statement(database: self, handle: try prepare(), sql: sql, retainsDatabase: false), for: sql)
+    }
+
+    /// Whether the cache holds `statement` (so that releasing it gives it back, not finalizes it).
+    func cacheHolds(_ statement: Statement) -> Bool { cache[statement.sql]?.statement === statement }
+
     /// Puts a freshly prepared statement (not retaining its `Database`) in the cache under `sql`.
     func store(_ statement: Statement, for sql: String) -> Statement {
         guard configuration.statementCacheCapacity > 0 else { return statement }

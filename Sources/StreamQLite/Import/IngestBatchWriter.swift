@@ -214,7 +214,10 @@ final class IngestBatchWriter {
         guard batcher != nil, let active else { return 0 }
         let width = activeCount
         do {
-            return try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
+            let stored = try batcher!.finish(into: &noRows) { r, stmt, p in Self.bind(r.values, active, width, stmt, p) }
+            // the next file of the import (an importer of its own) takes them from the cache
+            batcher!.session.giveBackStatements()
+            return stored
         } catch {
             throw failure(error)
         }

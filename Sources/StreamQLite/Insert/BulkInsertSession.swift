@@ -41,7 +41,9 @@ final class BulkInsertSession {
     /// (`sq_reject_refusal_undone`, `sq_reject.h`: no FAIL conflict resolution can apply),
     /// so the batches run without a savepoint of their own.
     @usableFromInline @exclusivity(unchecked) var refusalUndone = false
-    private var statements: [Int: OpaquePointer] = [:]
+    /// The statements of each row count, from the connection's statement cache (given back
+    /// when the session ends: the next write of the same shape finds them prepared).
+    private var statements: [Int: Statement] = [:]
 
     /// Prepares the full-batch statement (so a bad table, column or RETURNING clause fails here, before any row).
     @usableFromInline
@@ -56,26 +58,39 @@ final class BulkInsertSession {
         let variableLimit = Int(sqlite3_limit(db.handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         batchRows = max(1, min(options.batchSize, variableLimit / max(columns.count, 1)))
         width = Int32(columns.count)
-        batch = try db.sqPrepare(Self.sql(table: table, columns: columns, rowCount: batchRows,
-                                          onConflict: options.onConflict, returning: returning))
-        statements[batchRows] = batch
+        let sql = Self.sql(table: table, columns: columns, rowCount: batchRows, onConflict: options.onConflict,
+                           returning: returning)
+        let statement = try db.cachedStatement(sql) { try db.sqPrepare(sql) }
+        batch = statement.handle
+        statements[batchRows] = statement
         bindConstantLast(batch, rows: batchRows)
     }
 
     deinit {
-        for s in statements.values { sqlite3_finalize(s) }
+        for s in statements.values { sqlite3_reset(s.handle) }
         for s in batchSavepointStatements { sqlite3_finalize(s) }
+    }
+
+    /// The write is over: its statements the cache holds go back to it (their bindings
+    /// are cleared when handed out), so that the next write of the same shape (the next
+    /// file of an import) finds them free; the others (prepared because the cache's was in
+    /// use) stay until the session ends, so no handle of it is ever finalized before.
+    func giveBackStatements() {
+        for (rows, s) in statements {
+            sqlite3_reset(s.handle)
+            if db.cacheHolds(s) { statements[rows] = nil }
+        }
     }
 
     /// The statement inserting `rows` rows (prepared once per row count).
     @usableFromInline
     func statement(rows: Int) throws -> OpaquePointer {
-        if let s = statements[rows] { return s }
-        let s = try db.sqPrepare(Self.sql(table: table, columns: columns, rowCount: rows, onConflict: onConflict,
-                                          returning: returning))
+        if let s = statements[rows] { return s.handle }
+        let sql = Self.sql(table: table, columns: columns, rowCount: rows, onConflict: onConflict, returning: returning)
+        let s = try db.cachedStatement(sql) { try db.sqPrepare(sql) }
         statements[rows] = s
-        bindConstantLast(s, rows: rows)
-        return s
+        bindConstantLast(s.handle, rows: rows)
+        return s.handle
     }
 
     /// Binds ``constantLast`` (if set) into the last parameter of each of the `rows` rows of `stmt`.
