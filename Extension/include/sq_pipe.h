@@ -195,6 +195,10 @@ long long sq_pipe_file_left(const struct sq_file *f);
 /* Workers started by this thread (sq_pipe_start that made a thread), for
 ** tests that check the rule. */
 uint64_t sq_pipe_workers_started(void);
+/* Ring blocks allocated in this process (not taken from the spare blocks
+** ended pipes leave: at most SQ_PIPE_BLOCKS of SQ_PIPE_BLOCK bytes), for
+** tests. */
+uint64_t sq_pipe_blocks_allocated(void);
 
 /* ---- the worker's side: 0, or nonzero when stopped (or out of memory:
 ** then END/ERROR is still put, as SQLITE_NOMEM if nothing else) */

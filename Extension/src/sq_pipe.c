@@ -207,6 +207,55 @@ uint64_t sq_pipe_workers_started(void){
   return pipe_started_here;
 }
 
+/* ------------------------------------------------------------ spare blocks
+** Blocks of the default size (SQ_PIPE_BLOCK) that ended pipes gave back,
+** kept for the next pipe, at most one ring's worth (SQ_PIPE_BLOCKS): pipe
+** after pipe (a Swift import of many files has one a file) the ring is
+** memory already in use, not the allocator's, whose freed pages a worker
+** thread's arena may have handed back to the system, to be faulted in again
+** by the next. */
+
+static pthread_mutex_t pipe_cache_mu = PTHREAD_MUTEX_INITIALIZER;
+static pipe_block *pipe_cache;     /* under pipe_cache_mu */
+static int pipe_cache_n;
+static uint64_t pipe_blocks_made;  /* atomic */
+
+uint64_t sq_pipe_blocks_allocated(void){
+  return __atomic_load_n(&pipe_blocks_made, __ATOMIC_RELAXED);
+}
+
+/* A spare block for a pipe of `block`-byte blocks, or NULL. */
+static pipe_block *pipe_cache_take(size_t block){
+  pipe_block *b = 0;
+  if( block!=SQ_PIPE_BLOCK ) return 0;
+  pthread_mutex_lock(&pipe_cache_mu);
+  if( pipe_cache ){
+    b = pipe_cache;
+    pipe_cache = b->next;
+    pipe_cache_n--;
+  }
+  pthread_mutex_unlock(&pipe_cache_mu);
+  return b;
+}
+
+/* A block a pipe no longer needs: kept as a spare (of the default size,
+** while there is room), else freed. */
+static void pipe_block_free(pipe_block *b){
+  if( b->z && b->cap==SQ_PIPE_BLOCK ){
+    pthread_mutex_lock(&pipe_cache_mu);
+    if( pipe_cache_n<SQ_PIPE_BLOCKS ){
+      b->next = pipe_cache;
+      pipe_cache = b;
+      pipe_cache_n++;
+      pthread_mutex_unlock(&pipe_cache_mu);
+      return;
+    }
+    pthread_mutex_unlock(&pipe_cache_mu);
+  }
+  sqlite3_free(b->z);
+  sqlite3_free(b);
+}
+
 /* ------------------------------------------------------------ the worker */
 
 /* Hands the block being filled over (when it holds anything). */
@@ -283,7 +332,9 @@ static unsigned char *pipe_reserve(sq_pipe *p, size_t size){
     blk = p->spare;
     if( blk ) p->spare = blk->next; else p->nalloc++;
     pthread_mutex_unlock(&p->mu);
+    if( !blk ) blk = pipe_cache_take(p->block);
     if( !blk ){
+      __atomic_fetch_add(&pipe_blocks_made, 1, __ATOMIC_RELAXED);
       blk = sqlite3_malloc64(sizeof(*blk));
       if( !blk ){
         pthread_mutex_lock(&p->mu);
@@ -658,8 +709,7 @@ static void pipe_recycle(sq_pipe *p, pipe_block *blk){
   pipe_poison(blk);
   if( p->nalloc>p->n ){
     p->nalloc--;
-    sqlite3_free(blk->z);
-    sqlite3_free(blk);
+    pipe_block_free(blk);
   }else{
     blk->next = p->spare;
     p->spare = blk;
@@ -762,8 +812,7 @@ static void pipe_free_list(pipe_block *blk){
   while( blk ){
     pipe_block *next = blk->next;
     pipe_poison(blk);
-    sqlite3_free(blk->z);
-    sqlite3_free(blk);
+    pipe_block_free(blk);
     blk = next;
   }
 }

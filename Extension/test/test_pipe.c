@@ -200,6 +200,23 @@ static int check_stream(size_t block, int nblocks, Gen *g){
   return i;
 }
 
+/* Pipe after pipe of the default ring (a Swift import of many files: one a
+** file) the blocks are the spares the last one left, not new allocations. */
+static void test_spare_blocks_reused(void){
+  Gen g = { 3000, -1, 900, 0 };
+  uint64_t before, after;
+  int k;
+  check_stream(0, 0, &g);            /* fills the spares (a ring or more of blocks) */
+  before = sq_pipe_blocks_allocated();
+  for(k=0; k<5; k++) check_stream(0, 0, &g);
+  after = sq_pipe_blocks_allocated();
+  SQ_CHECK_MSG(after==before, "%llu blocks allocated by 5 more pipes", (unsigned long long)(after-before));
+  /* other block sizes are the pipe's own */
+  before = sq_pipe_blocks_allocated();
+  check_stream(4096, 4, &g);
+  SQ_CHECK(sq_pipe_blocks_allocated()>before);
+}
+
 static void test_ring_sizes(void){
   /* the smallest row item is ~32+48+3*40 = 200 bytes: blocks of 200..2 KiB
   ** meet items smaller, equal and larger; texts up to 3 KiB exceed them */
@@ -1108,6 +1125,7 @@ int main(void){
   test_stop_mid_stream();
   test_interrupt_wait();
   test_early_first_rows();
+  test_spare_blocks_reused();
   if( !sq_pipe_worth_it() ) fprintf(stderr, "test_pipe: one CPU: the tables read on one thread\n");
   snprintf(DIR, sizeof DIR, "%s/sq-pipe-test-%d", tmp, (int)getpid());
   mkdir(DIR, 0700);
