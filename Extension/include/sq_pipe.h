@@ -52,7 +52,9 @@
 ** records larger than a block (at most nblocks of them, each bounded by
 ** the core's record limit).  When every block is full the worker waits;
 ** the caller releases a block when it asks for the item after the
-** block's last.
+** block's last.  A pipe that ends leaves its blocks of the default size
+** as spares for the next pipe (at most SQ_PIPE_BLOCKS of them, kept for
+** the process): a file after file reuses memory already touched.
 **
 ** HOLDING ITEMS
 **
