@@ -183,6 +183,24 @@ public final class Database {
     /// it is yours: asking for the same SQL again (a nested query) prepares a
     /// separate statement. Release it and it goes back to the cache.
     public func cachedStatement(_ sql: String) throws -> Statement {
+        try cachedStatement(sql) { retainsDatabase in try makeStatement(sql, retainsDatabase: retainsDatabase) }
+    }
+
+    /// The library's own statements (a bulk insert's `INSERT … VALUES` of N rows) from the
+    /// same cache: a write that makes the same statement again (each file of an import of
+    /// several, each `insert(contentsOf:)`) does not prepare it again. `prepare` prepares it
+    /// when the cache has none free (its errors are thrown as they are). Release the
+    /// statement to give it back; it is reset and its bindings cleared when handed out.
+    func cachedStatement(_ sql: String, preparingWith prepare: () throws -> OpaquePointer) throws -> Statement {
+        try cachedStatement(sql) { retainsDatabase in
+            Statement(database: self, handle: try prepare(), sql: sql, retainsDatabase: retainsDatabase)
+        }
+    }
+
+    /// The cache's one lookup: a free cached statement for `sql`, else `make(retainsDatabase)`
+    /// (false: for the cache, which must not retain the `Database`), cached when it can be.
+    @inline(__always)
+    private func cachedStatement(_ sql: String, making make: (Bool) throws -> Statement) throws -> Statement {
         try checkOpen(sql)
         useClock &+= 1
         if let last = lastEntry, last.key == sql, isKnownUniquelyReferenced(&last.statement) {
@@ -200,36 +218,11 @@ public final class Database {
             }
             // In use (a nested query of the same SQL): a statement of its own, not cached.
             cacheStatistics.misses += 1
-            return try makeStatement(sql)
+            return try make(true)
         }
         cacheStatistics.misses += 1
-        guard configuration.statementCacheCapacity > 0 else { return try makeStatement(sql) }
-        return store(try makeStatement(sql, retainsDatabase: false), for: sql)
-    }
-
-    /// The library's own statements (a bulk insert's `INSERT … VALUES` of N rows) from the
-    /// same cache: a write that makes the same statement again (each file of an import of
-    /// several, each `insert(contentsOf:)`) does not prepare it again. `prepare` prepares it
-    /// when the cache has none free (its errors are thrown as they are). Release the
-    /// statement to give it back; it is reset and its bindings cleared when handed out.
-    func cachedStatement(_ sql: String, preparingWith prepare: () throws -> OpaquePointer) throws -> Statement {
-        try checkOpen(sql)
-        useClock &+= 1
-        if let entry = cache[sql] {
-            if isKnownUniquelyReferenced(&entry.statement) {
-                cacheStatistics.hits += 1
-                entry.lastUse = useClock
-                lastEntry = entry
-                return checkOut(entry.statement)
-            }
-            cacheStatistics.misses += 1
-            return Statement(database: self, handle: try prepare(), sql: sql, retainsDatabase: true)
-        }
-        cacheStatistics.misses += 1
-        guard configuration.statementCacheCapacity > 0 else {
-            return Statement(database: self, handle: try prepare(), sql: sql, retainsDatabase: true)
-        }
-        return store(Statement(database: self, handle: try prepare(), sql: sql, retainsDatabase: false), for: sql)
+        guard configuration.statementCacheCapacity > 0 else { return try make(true) }
+        return store(try make(false), for: sql)
     }
 
     /// Whether the cache holds `statement` (so that releasing it gives it back, not finalizes it).
