@@ -229,6 +229,7 @@ extern "C" {
 /* Row callback return values. */
 #define SQ_INGEST_CONTINUE 0
 #define SQ_INGEST_PAUSE    1
+#define SQ_INGEST_NOMEM    3   /* (row and reject callbacks) stops: out of memory (SQ_INGEST_E_NOMEM) */
 /* any other value stops (SQ_INGEST_E_ABORTED) */
 
 /* Affinities (sq_ingest_affinity). */

@@ -201,6 +201,9 @@ uint64_t sq_pipe_workers_started(void);
 ** ended pipes leave: at most SQ_PIPE_BLOCKS of SQ_PIPE_BLOCK bytes), for
 ** tests. */
 uint64_t sq_pipe_blocks_allocated(void);
+/* Frees the spare blocks (they are made again as pipes end), for tests that
+** count the bytes a scan gives back. */
+void sq_pipe_drop_spares(void);
 
 /* ---- the worker's side: 0, or nonzero when stopped (or out of memory:
 ** then END/ERROR is still put, as SQLITE_NOMEM if nothing else) */

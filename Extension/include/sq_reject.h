@@ -54,8 +54,8 @@ extern "C" {
 typedef struct sq_reject_sink sq_reject_sink;
 
 /* NULL when schema.table is missing or a table with the reject columns;
-** else the message ("reject_table main.v is a view, not a table"; free
-** with sqlite3_free). */
+** else the message ("reject_table main.v is a view, not a table"), or
+** SQ_ERR_NOMEM (sq_internal.h) when out of memory; free with sq_err_free. */
 char *sq_reject_table_check(sqlite3 *db, const char *schema, const char *table);
 /* Checks, creates when missing, prepares.  NULL and *pzErr on error. */
 sq_reject_sink *sq_reject_sink_open(sqlite3 *db, const char *schema, const char *table, char **pzErr);
@@ -76,10 +76,11 @@ typedef struct sq_reject_budget {
 ** 0, or 1 for anything else. */
 int sq_reject_parse_max(const char *value, int64_t *count, double *fraction);
 void sq_reject_budget_init(sq_reject_budget *b, int64_t max_count, double max_fraction, const char *option);
-/* One more reject: NULL, or the message stopping the import (sqlite3_free). */
-char *sq_reject_budget_add(sq_reject_budget *b, const char *reason);
-/* The input ended after `records` records: NULL or the message. */
-char *sq_reject_budget_end(sq_reject_budget *b, int64_t records);
+/* One more reject: 0 (go on), or 1 when the import stops, with *pzErr
+** the message (sqlite3_free; NULL when out of memory). */
+int sq_reject_budget_add(sq_reject_budget *b, const char *reason, char **pzErr);
+/* The input ended after `records` records: 0, or 1 and *pzErr as above. */
+int sq_reject_budget_end(sq_reject_budget *b, int64_t records, char **pzErr);
 void sq_reject_budget_clear(sq_reject_budget *b);
 
 /* A record SQLite refuses to store: 1 when an INSERT of one row failed

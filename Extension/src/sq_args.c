@@ -73,7 +73,7 @@ char *sq_arg_split(const char *z, const char *what, sq_arg_part_fn f, void *ctx)
         sqlite3_str_appendf(m, "%s: item %d is empty in ", what, item);
         sq_str_value(m, z, (sqlite3_int64)strlen(z), 1);
         sqlite3_str_appendall(m, " (a comma too many?)");
-        return sqlite3_str_finish(m);
+        return sq_err_msg(sqlite3_str_finish(m));
       }
       {
         char *err = f(ctx, b, (int)(e-b));

@@ -675,7 +675,7 @@ static int drv_reject(void *u, const sq_ingest_reject *r){
   x.name = drv_name(d, d->bad_field);
   text = sq_csv_error_text(&x);
   d->bad_field = -1;
-  if( !text ) return 1;
+  if( !text ) return SQ_INGEST_NOMEM;
   r2.reason = text;
   if( x.name ){ r2.field = x.name; r2.nfield = strlen(x.name); }
   rc = d->on_reject(d->ruser, &r2);

@@ -187,7 +187,7 @@ static char *cs_bad_option(const char *key, const char *value, const char *why){
   sqlite3_str_appendf(m, "csv_stream: option %s=", key);
   sq_str_value(m, value, (sqlite3_int64)strlen(value), 1);
   sqlite3_str_appendf(m, ": %s", why);
-  return sqlite3_str_finish(m);
+  return sq_err_msg(sqlite3_str_finish(m));
 }
 
 /* One key=value.  `typed`: the CREATE arguments (filename, columns, keys,
@@ -257,12 +257,12 @@ static char *cs_option(CsOpts *p, const char *key, char *value, int typed){
                 SQ_FT_REJECT_OPTIONS
               : "header, delimiter, quote, null, empty, ragged");
     sqlite3_free(value);
-    return m;
+    return sq_err_msg(m);
   }
   sqlite3_free(value);
   if( p->o.delimiter==p->o.quote ){
-    return sqlite3_mprintf("csv_stream: the delimiter and the quote are the same character '%c'",
-                           p->o.delimiter);
+    return sq_err_msg(sqlite3_mprintf("csv_stream: the delimiter and the quote are the same character '%c'",
+                                  p->o.delimiter));
   }
   return 0;
 }
@@ -273,9 +273,9 @@ static char *cs_option_part(void *ctx, const char *z, int n){
   CsOptCtx *x = (CsOptCtx*)ctx;
   char *key, *value, *err;
   int rc = sq_arg_keyvalue(z, n, &key, &value);
-  if( rc==1 ) return sqlite3_mprintf("csv_stream: expected key=value, got '%.*s'", n, z);
-  if( rc==3 || rc==4 ) return sqlite3_mprintf("csv_stream: option '%.*s': %s", n, z, sq_arg_value_error(rc));
-  if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
+  if( rc==1 ) return sq_err_msg(sqlite3_mprintf("csv_stream: expected key=value, got '%.*s'", n, z));
+  if( rc==3 || rc==4 ) return sq_err_msg(sqlite3_mprintf("csv_stream: option '%.*s': %s", n, z, sq_arg_value_error(rc)));
+  if( rc ) return SQ_ERR_NOMEM;
   err = cs_option(x->p, key, value, x->typed);
   sqlite3_free(key);
   return err;
@@ -298,9 +298,9 @@ static char *cs_add_column(void *ctx, const char *z, int n){
   char *name, *type;
   int rc = sq_arg_column(z, n, &name, &type);
   if( rc==1 || rc==5 ){
-    return sqlite3_mprintf("csv_stream: bad column definition '%.*s': %s", n, z, sq_arg_column_error(rc));
+    return sq_err_msg(sqlite3_mprintf("csv_stream: bad column definition '%.*s': %s", n, z, sq_arg_column_error(rc)));
   }
-  if( rc || !sq_ft_add_column(vt, name, type) ) return sqlite3_mprintf("csv_stream: out of memory");
+  if( rc || !sq_ft_add_column(vt, name, type) ) return SQ_ERR_NOMEM;
   return 0;
 }
 
@@ -310,14 +310,14 @@ static char *cs_check_key(void *ctx, const char *z, int n){
   sq_ft_vtab *vt = (sq_ft_vtab*)ctx;
   char *col, *key;
   int i, rc = sq_arg_keyvalue(z, n, &col, &key);
-  if( rc==1 ) return sqlite3_mprintf("csv_stream: keys: expected column=header name, got '%.*s'", n, z);
-  if( rc==3 || rc==4 ) return sqlite3_mprintf("csv_stream: keys: '%.*s': %s", n, z, sq_arg_value_error(rc));
-  if( rc ) return sqlite3_mprintf("csv_stream: out of memory");
+  if( rc==1 ) return sq_err_msg(sqlite3_mprintf("csv_stream: keys: expected column=header name, got '%.*s'", n, z));
+  if( rc==3 || rc==4 ) return sq_err_msg(sqlite3_mprintf("csv_stream: keys: '%.*s': %s", n, z, sq_arg_value_error(rc)));
+  if( rc ) return SQ_ERR_NOMEM;
   for(i=0; i<vt->nCol; i++) if( sqlite3_stricmp(vt->aCol[i].name, col)==0 ) break;
   sqlite3_free(key);
   if( i<vt->nCol ){ sqlite3_free(col); return 0; }
   {
-    char *err = sqlite3_mprintf("csv_stream: keys: no column named '%s'", col);
+    char *err = sq_err_msg(sqlite3_mprintf("csv_stream: keys: no column named '%s'", col));
     sqlite3_free(col);
     return err;
   }
@@ -350,7 +350,7 @@ static char *cs_infer(CsVtab *vt){
   buf = sqlite3_malloc(SQ_FT_CHUNK);
   if( !inf || !buf ){
     sq_csv_infer_free(inf); sqlite3_free(buf); sq_ft_peek_done(ft, 0);
-    return sqlite3_mprintf("csv_stream: out of memory");
+    return SQ_ERR_NOMEM;
   }
   for(;;){
     sqlite3_int64 n = sq_ft_peek_read(ft, buf, SQ_FT_CHUNK, &rc, &why);
@@ -367,19 +367,19 @@ static char *cs_infer(CsVtab *vt){
   if( rc!=SQLITE_OK || irc==SQ_INGEST_ERROR ){
     char *m;
     if( rc==SQLITE_INTERRUPT ) m = sqlite3_mprintf("interrupted");
-    else if( rc==SQLITE_NOMEM ) m = sqlite3_mprintf("csv_stream: out of memory");
+    else if( rc==SQLITE_NOMEM ) m = 0;
     else if( rc!=SQLITE_OK ) m = sq_ft_file_msg(ft->fmt, ft->zPeek, why ? why : "read error");
     else m = cs_error_msg(ft->zPeek, sq_csv_infer_error(inf));
     sqlite3_free(why);
     sq_csv_infer_free(inf);
     sq_ft_peek_done(ft, 0);
-    return m;
+    return sq_err_msg(m);
   }
   for(i=0; i<sq_csv_infer_count(inf); i++){
     int t = sq_csv_infer_type(inf, i);
     sq_ft_col *col = sq_ft_add_column(ft, sqlite3_mprintf("%s", sq_csv_infer_name(inf, i)),
                                       sqlite3_mprintf("%s", sq_csv_type_name(t)));
-    if( !col ){ sq_csv_infer_free(inf); sq_ft_peek_done(ft, 0); return sqlite3_mprintf("csv_stream: out of memory"); }
+    if( !col ){ sq_csv_infer_free(inf); sq_ft_peek_done(ft, 0); return SQ_ERR_NOMEM; }
     col->inferred = t;
   }
   vt->inferred_from = sq_csv_infer_records(inf);
@@ -403,10 +403,10 @@ static char *cs_configure(sq_ft_vtab *p, int argc, const char *const *argv){
   }
   p->zFile = vt->opt.file;       /* the driver's from here */
   vt->opt.file = 0;
-  if( !err && !p->zFile ) err = sqlite3_mprintf("csv_stream: missing filename= option");
+  if( !err && !p->zFile ) err = sq_err_msg(sqlite3_mprintf("csv_stream: missing filename= option"));
   if( !err && vt->opt.columns ){
     err = sq_arg_split(vt->opt.columns, "csv_stream: columns", cs_add_column, p);
-    if( !err && p->nCol==0 ) err = sqlite3_mprintf("csv_stream: columns= declares no column");
+    if( !err && p->nCol==0 ) err = sq_err_msg(sqlite3_mprintf("csv_stream: columns= declares no column"));
   }else if( !err ){
     err = cs_infer(vt);
   }
@@ -621,6 +621,7 @@ static int cs_make_driver(CsCursor *c, char **pzErr){
   if( !c->ft.g ) return SQLITE_NOMEM;
   for(i=0; i<ft->nCol; i++){
     if( sq_ingest_add_column(c->ft.g, ft->aCol[i].name, -1, ft->aCol[i].type, -1, 0)<0 ){
+      if( sq_ingest_error_info(c->ft.g)->code==SQ_INGEST_E_NOMEM ) return SQLITE_NOMEM;
       *pzErr = sqlite3_mprintf("csv_stream: bad column '%s'", ft->aCol[i].name);
       return SQLITE_ERROR;
     }

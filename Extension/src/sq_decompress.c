@@ -15,6 +15,7 @@
 ** optional CRC-16 of a member's header (FHCRC, which gzip never writes) is
 ** not checked.
 */
+#include "sq_internal.h"
 #include "sq_decompress.h"
 
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY   /* ZSTD_createDStream_advanced: our allocator */
 #include <zstd.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -69,9 +71,22 @@ const char *sq_dz_kind_name(int kind){
   }
 }
 
+/* zlib's and zstd's own allocations go through SQLite's allocator too (one
+** hook for all the extension's memory: sqlite3_config(SQLITE_CONFIG_MALLOC)). */
+static voidpf dz_zalloc(voidpf opaque, uInt items, uInt size){
+  (void)opaque;
+  return sqlite3_malloc64((sqlite3_uint64)items*size);
+}
+static void dz_zfree(voidpf opaque, voidpf p){ (void)opaque; sqlite3_free(p); }
+static void *dz_zstd_alloc(void *opaque, size_t n){ (void)opaque; return sqlite3_malloc64(n); }
+static void dz_zstd_free(void *opaque, void *p){ (void)opaque; sqlite3_free(p); }
+
 sq_dz *sq_dz_new(int kind){
-  sq_dz *z = calloc(1, sizeof(*z));
-  if( z ) z->kind = kind;
+  sq_dz *z = sqlite3_malloc64(sizeof(*z));
+  if( z ){
+    memset(z, 0, sizeof(*z));
+    z->kind = kind;
+  }
   return z;
 }
 
@@ -79,7 +94,7 @@ void sq_dz_free(sq_dz *z){
   if( !z ) return;
   if( z->started && z->kind==SQ_DZ_GZIP ) inflateEnd(&z->zs);
   if( z->ds ) ZSTD_freeDStream(z->ds);
-  free(z);
+  sqlite3_free(z);
 }
 
 int sq_dz_kind(const sq_dz *z){ return z->kind; }
@@ -181,6 +196,8 @@ static int dz_start(sq_dz *z){
   z->started = 1;
   if( z->kind==SQ_DZ_GZIP ){
     memset(&z->zs, 0, sizeof z->zs);
+    z->zs.zalloc = dz_zalloc;
+    z->zs.zfree = dz_zfree;
     /* 16+MAX_WBITS: the gzip wrapper (header, CRC-32, length) is checked */
     if( inflateInit2(&z->zs, 16+MAX_WBITS)!=Z_OK ){
       z->started = 0;
@@ -189,7 +206,8 @@ static int dz_start(sq_dz *z){
     /* the trailer is checked in dz_step (sq_dz_crc32) */
     inflateValidate(&z->zs, 0);
   }else if( z->kind==SQ_DZ_ZSTD ){
-    z->ds = ZSTD_createDStream();
+    ZSTD_customMem mem = { dz_zstd_alloc, dz_zstd_free, 0 };
+    z->ds = ZSTD_createDStream_advanced(mem);
     if( !z->ds || ZSTD_isError(ZSTD_initDStream(z->ds)) ) return dz_fail(z, "out of memory", 0);
   }
   return SQ_DZ_OK;

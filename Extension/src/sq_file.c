@@ -112,6 +112,14 @@ int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr){
   return SQLITE_OK;
 }
 
+/* A read fails with msg (taken): SQLITE_ERROR, or SQLITE_NOMEM when the
+** message could not be made (*pzErr NULL); -1. */
+static sqlite3_int64 file_fail(int *rc, char **pzErr, char *msg){
+  *pzErr = msg;
+  *rc = msg ? SQLITE_ERROR : SQLITE_NOMEM;
+  return -1;
+}
+
 /* One read() of the file, waiting interruptibly. */
 static sqlite3_int64 file_read_raw(sq_file *f, void *buf, size_t n, int *rc, char **pzErr){
   *rc = SQLITE_OK;
@@ -140,9 +148,7 @@ static sqlite3_int64 file_read_raw(sq_file *f, void *buf, size_t n, int *rc, cha
     f->nraw += k;
     return (sqlite3_int64)k;
   }
-  *rc = SQLITE_ERROR;
-  *pzErr = sqlite3_mprintf("cannot read: %s", strerror(errno));
-  return -1;
+  return file_fail(rc, pzErr, sqlite3_mprintf("cannot read: %s", strerror(errno)));
 }
 
 /* Decompressed bytes into buf: at least one, or 0 at the end of the
@@ -159,10 +165,8 @@ static sqlite3_int64 file_read_dz(sq_file *f, unsigned char *buf, size_t n, int 
       if( made>0 ) return (sqlite3_int64)made;
       if( f->rawpos<f->rawlen ){
         if( used>0 ) continue;
-        *rc = SQLITE_ERROR;
-        *pzErr = sqlite3_mprintf("%s: the decoder stopped after %llu compressed bytes",
-                                 sq_dz_kind_name(sq_dz_kind(f->dz)), sq_dz_bytes_in(f->dz));
-        return -1;
+        return file_fail(rc, pzErr, sqlite3_mprintf("%s: the decoder stopped after %llu compressed bytes",
+                         sq_dz_kind_name(sq_dz_kind(f->dz)), sq_dz_bytes_in(f->dz)));
       }
     }
     if( f->raw_eof ){
@@ -177,9 +181,7 @@ static sqlite3_int64 file_read_dz(sq_file *f, unsigned char *buf, size_t n, int 
       if( k==0 ) f->raw_eof = 1;
     }
   }
-  *rc = SQLITE_ERROR;
-  *pzErr = sqlite3_mprintf("%s", sq_dz_error(f->dz));
-  return -1;
+  return file_fail(rc, pzErr, sqlite3_mprintf("%s", sq_dz_error(f->dz)));
 }
 
 /* ---- the read-ahead thread */
@@ -225,13 +227,13 @@ static void *ahead_main(void *p){
 
 static void ahead_free(sq_ahead *a){
   int i;
-  for(i=0; i<SQ_AHEAD_SLOTS; i++) free(a->slot[i]);
+  for(i=0; i<SQ_AHEAD_SLOTS; i++) sqlite3_free(a->slot[i]);
   sq_dz_free(a->src.dz);
   sqlite3_free(a->src.raw);
   sqlite3_free(a->err);
   pthread_cond_destroy(&a->cv);
   pthread_mutex_destroy(&a->mu);
-  free(a);
+  sqlite3_free(a);
 }
 
 /* Hands f's decoder and raw buffer to a new read-ahead thread: 0, or 1
@@ -240,12 +242,13 @@ static int ahead_start(sq_file *f){
   sq_ahead *a;
   int i;
   if( !sqlite3_threadsafe() ) return 1;
-  a = calloc(1, sizeof(*a));
+  a = sqlite3_malloc64(sizeof(*a));
+  if( a ) memset(a, 0, sizeof(*a));
   if( !a ) return 1;
   pthread_mutex_init(&a->mu, 0);
   pthread_cond_init(&a->cv, 0);
   for(i=0; i<SQ_AHEAD_SLOTS; i++){
-    a->slot[i] = malloc(SQ_AHEAD_CHUNK);
+    a->slot[i] = sqlite3_malloc64(SQ_AHEAD_CHUNK);
     if( !a->slot[i] ) break;
   }
   a->src = *f;

@@ -49,7 +49,10 @@ char *sq_ft_file_msg(const sq_ft_format *fmt, const char *file, const char *msg)
 ** on with the rest of the chunk. */
 static int ft_on_row(void *user, const sq_ingest_row *row){
   sq_ft_cursor *c = (sq_ft_cursor*)user;
-  if( c->pipe ) return sq_pipe_put_row(c->pipe, row) ? 1 : SQ_INGEST_CONTINUE;
+  if( c->pipe ){
+    if( !sq_pipe_put_row(c->pipe, row) ) return SQ_INGEST_CONTINUE;
+    return sq_pipe_stopped(c->pipe) ? 1 : SQ_INGEST_NOMEM;
+  }
   c->idx = row->index;
   c->line = (sqlite3_int64)row->line;
   c->offset = (sqlite3_int64)row->offset;
@@ -277,13 +280,12 @@ int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr){
   }
   sq_files_clear(&f);
   if( rc!=SQ_FILES_OK ){
-    *pzErr = rc==SQ_FILES_NOMEM ? 0 : sqlite3_mprintf("%s: %s", vt->fmt->zName, why);
-    if( !*pzErr ) *pzErr = sqlite3_mprintf("%s: out of memory", vt->fmt->zName);
+    *pzErr = rc==SQ_FILES_NOMEM ? SQ_ERR_NOMEM : sq_err_msg(sqlite3_mprintf("%s: %s", vt->fmt->zName, why));
     sqlite3_free(why);
     return SQLITE_ERROR;
   }
   if( sq_file_open(&vt->pending.file, vt->db, vt->zPeek, &why)!=SQLITE_OK ){
-    *pzErr = sq_ft_file_msg(vt->fmt, vt->zPeek, why ? why : "cannot open");
+    *pzErr = sq_err_msg(sq_ft_file_msg(vt->fmt, vt->zPeek, why ? why : "cannot open"));
     sqlite3_free(why);
     return SQLITE_ERROR;
   }
@@ -352,10 +354,10 @@ static char *ft_schema_error(const sq_ft_format *fmt, const char *const *argv){
   const char *zName = fmt->zName;
   sqlite3_str *m;
   if( fmt->plainTableNames ){
-    return sqlite3_mprintf("%s: table %s.%s: %s tables read "
+    return sq_err_msg(sqlite3_mprintf("%s: table %s.%s: %s tables read "
         "files, so they can only live in the temp schema, never in a database "
         "file: CREATE VIRTUAL TABLE temp.%s USING %s(...)",
-        zName, argv[1], argv[2], zName, argv[2], zName);
+        zName, argv[1], argv[2], zName, argv[2], zName));
   }
   /* (the names come from the database file: written through sq_str_value) */
   m = sqlite3_str_new(0);
@@ -367,7 +369,7 @@ static char *ft_schema_error(const sq_ft_format *fmt, const char *const *argv){
                          "the temp schema, never in a database file: CREATE VIRTUAL TABLE temp.", zName);
   sq_str_value(m, argv[2], (sqlite3_int64)strlen(argv[2]), 0);
   sqlite3_str_appendf(m, " USING %s(...)", zName);
-  return sqlite3_str_finish(m);
+  return sq_err_msg(sqlite3_str_finish(m));
 }
 
 /* CREATE TABLE x("name" KIND, …, filename HIDDEN): the type as written
@@ -386,9 +388,9 @@ static char *ft_declare(sq_ft_vtab *vt){
   if( vt->iFileCol>=0 ) sqlite3_str_appendall(s, ", filename HIDDEN");
   sqlite3_str_appendall(s, ")");
   zSql = sqlite3_str_finish(s);
-  if( !zSql ) return sqlite3_mprintf("%s: out of memory", vt->fmt->zName);
+  if( !zSql ) return SQ_ERR_NOMEM;
   if( sqlite3_declare_vtab(vt->db, zSql)!=SQLITE_OK ){
-    err = sqlite3_mprintf("%s: %s (%s)", vt->fmt->zName, vt->fmt->zBadColumns, sqlite3_errmsg(vt->db));
+    err = sq_err_msg(sqlite3_mprintf("%s: %s (%s)", vt->fmt->zName, vt->fmt->zBadColumns, sqlite3_errmsg(vt->db)));
   }
   sqlite3_free(zSql);
   return err;
@@ -401,8 +403,7 @@ static int ft_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
   int rc;
   if( sqlite3_stricmp(argv[1], "temp")!=0
       && !(argc==3 && sqlite3_stricmp(argv[2], fmt->zName)==0) ){
-    *pzErr = ft_schema_error(fmt, argv);
-    return SQLITE_ERROR;
+    return sq_err_rc(ft_schema_error(fmt, argv), pzErr);
   }
   vt = sqlite3_malloc64(fmt->szVtab);
   if( !vt ) return SQLITE_NOMEM;
@@ -418,9 +419,8 @@ static int ft_connect(sqlite3 *db, void *pAux, int argc, const char *const *argv
     if( !err ) err = sq_ft_reject_check(vt);
     if( !err ) err = ft_declare(vt);
     if( err ){
-      *pzErr = err;
       ft_vtab_free(vt);
-      return SQLITE_ERROR;
+      return sq_err_rc(err, pzErr);
     }
   }else{
     char *zSql = sqlite3_mprintf("CREATE TABLE x(value, idx INTEGER, line INTEGER, offset INTEGER,"
@@ -510,11 +510,11 @@ static int ft_close(sqlite3_vtab_cursor *cur){
   return SQLITE_OK;
 }
 
-/* msg as the statement's error (taken; NULL: out of memory). */
+/* msg as the statement's error (taken; NULL or SQ_ERR_NOMEM: out of memory). */
 static int ft_set_error(sq_ft_cursor *c, char *msg){
   sqlite3_vtab *tab = &c->vt->base;
   c->eof = 1;
-  if( !msg ) return SQLITE_NOMEM;
+  if( !msg || msg==SQ_ERR_NOMEM ) return SQLITE_NOMEM;
   sqlite3_free(tab->zErrMsg);
   tab->zErrMsg = msg;
   return SQLITE_ERROR;
@@ -562,7 +562,7 @@ static int ft_read(sq_ft_cursor *c){
   n = sq_file_read(&c->file, c->chunk, SQ_FT_CHUNK, &rc, &why);
   if( n<0 ){
     c->eof = 1;
-    if( rc==SQLITE_INTERRUPT ) return SQLITE_INTERRUPT;
+    if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){ sqlite3_free(why); return rc; }
     rc = ft_file_error(c, c->zFile, why ? why : "read error");
     sqlite3_free(why);
     return rc;
@@ -718,8 +718,7 @@ static int ft_start_file(sq_ft_cursor *c){
   if( rc==SQLITE_OK && vt->typed ) rc = sq_ft_reject_begin(c, &err);
   if( rc!=SQLITE_OK ){
     if( !err ){ c->eof = 1; return rc; }
-    ft_set_error(c, err);
-    return rc;
+    return ft_set_error(c, err)==SQLITE_NOMEM ? SQLITE_NOMEM : rc;
   }
   rc = ft_open_input(c, &once, &err);
   if( rc!=SQLITE_OK ){
@@ -742,13 +741,19 @@ static int ft_start_file(sq_ft_cursor *c){
 #define FT_MARK_END   3   /* a: the file index, b: its records; it ended */
 
 int sq_ft_pipe_reject(sq_ft_cursor *c, const sq_ingest_reject *r, const char *reason){
-  return sq_pipe_put_reject(c->pipe, r, reason) ? 1 : SQ_INGEST_CONTINUE;
+  if( !sq_pipe_put_reject(c->pipe, r, reason) ) return SQ_INGEST_CONTINUE;
+  return sq_pipe_stopped(c->pipe) ? 1 : SQ_INGEST_NOMEM;
 }
 
 /* The worker's message for the reader's error (NULL: no memory). */
 static int ft_pipe_reader_error(sq_ft_cursor *c, char **pzErr){
   int rc = SQLITE_NOMEM;
   if( sq_pipe_stopped(c->pipe) ) return SQLITE_INTERRUPT;
+  if( c->zRejErr ){          /* the reject path stopped the reader */
+    *pzErr = c->zRejErr;
+    c->zRejErr = 0;
+    return SQLITE_ERROR;
+  }
   *pzErr = c->vt->fmt->xError(c, &rc);
   return *pzErr ? SQLITE_ERROR : rc;
 }
@@ -791,7 +796,7 @@ static int ft_pipe_file(sq_ft_cursor *c, char **pzErr){
     if( !c->file.regular ) sq_pipe_flush(p);
     n = sq_file_read(&c->file, c->chunk, SQ_FT_CHUNK, &rc, &why);
     if( n<0 ){
-      if( rc==SQLITE_INTERRUPT ){ sqlite3_free(why); return SQLITE_INTERRUPT; }
+      if( rc==SQLITE_INTERRUPT || rc==SQLITE_NOMEM ){ sqlite3_free(why); return rc; }
       *pzErr = sq_ft_file_msg(fmt, c->zFile, why ? why : "read error");
       sqlite3_free(why);
       return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
@@ -813,6 +818,9 @@ static void ft_pipe_run(sq_pipe *p, void *arg){
   for(c->iFile=0; c->iFile<c->files.n && rc==SQLITE_OK; c->iFile++){
     rc = ft_pipe_file(c, &err);
   }
+  if( err==SQ_ERR_NOMEM ){ err = 0; rc = SQLITE_NOMEM; }
+  /* (a put refused while the pipe was not stopped: out of memory) */
+  if( rc==SQLITE_INTERRUPT && !sq_pipe_stopped(p) ) rc = SQLITE_NOMEM;
   if( rc==SQLITE_OK ) sq_pipe_put_end(p);
   else if( rc!=SQLITE_INTERRUPT || !sq_pipe_stopped(p) ) sq_pipe_put_error(p, rc, err);
   sqlite3_free(err);

@@ -1442,7 +1442,8 @@ static int ing_end(sq_ingest *g){
   row->values = g->slots;
   rc = g->on_row ? g->on_row(g->user, row) : SQ_INGEST_CONTINUE;
   if( rc!=SQ_INGEST_CONTINUE && rc!=SQ_INGEST_PAUSE ){
-    ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");
+    if( rc==SQ_INGEST_NOMEM ) ing_nomem(g);
+    else ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the row callback");
     g->in_record = 0;
     return SQ_INGEST_ERROR;
   }
@@ -2088,6 +2089,7 @@ int sq_ingest_end_bad_record(sq_ingest *g, uint64_t end){
   if( g->nrow==0 && g->prepared ) memset(g->named0, 0, (size_t)g->ncol);
   rc = g->on_reject(g->ruser, &r);
   if( rc!=SQ_INGEST_CONTINUE ){
+    if( rc==SQ_INGEST_NOMEM ) return ing_nomem(g);
     ing_fail_pos(g, SQ_INGEST_E_ABORTED, &g->rec_pos, 0, 0, "stopped by the reject callback");
     return SQ_INGEST_ERROR;
   }

@@ -70,6 +70,19 @@ void sq_str_value(sqlite3_str *s, const char *v, sqlite3_int64 n, int quoted);
 /* The same, unquoted, as a new string (sqlite3_free; NULL if out of memory). */
 char *sq_value_text(const char *v, sqlite3_int64 n);
 
+/* Error messages returned as `char *`, NULL meaning no error (the option
+** and CREATE chains of the file tables, sq_arg_split and its callbacks,
+** the reject options).  A message that cannot be allocated must not read
+** as success: sq_err_msg(m) is m, or SQ_ERR_NOMEM (a static "out of memory")
+** when m is NULL.  sq_err_free() frees either; sq_err_rc() hands one to
+** SQLite: SQLITE_NOMEM and no message for SQ_ERR_NOMEM, else SQLITE_ERROR
+** and *pzErr = err (sq_text.c). */
+extern char sq_err_nomem[];
+#define SQ_ERR_NOMEM sq_err_nomem
+char *sq_err_msg(char *msg);
+void sq_err_free(char *err);
+int sq_err_rc(char *err, char **pzErr);
+
 #define SQ_VERSION "0.1.0"
 
 #endif

@@ -177,7 +177,7 @@ static char *js_msg(const char *before, const char *v, sqlite3_int64 n, const ch
   sqlite3_str_appendf(m, "json_stream: %s", before);
   sq_str_value(m, v, n<0 ? (sqlite3_int64)strlen(v) : n, 1);
   sqlite3_str_appendall(m, after);
-  return sqlite3_str_finish(m);
+  return sq_err_msg(sqlite3_str_finish(m));
 }
 
 static char *js_add_column(void *ctx, const char *z, int n){
@@ -186,11 +186,11 @@ static char *js_add_column(void *ctx, const char *z, int n){
   int rc = sq_arg_column(z, n, &name, &type);
   if( rc==1 || rc==5 ){
     char *m = js_msg("bad column definition ", z, n, ": ");
-    char *err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_column_error(rc));
-    sqlite3_free(m);
+    char *err = m==SQ_ERR_NOMEM ? m : sq_err_msg(sqlite3_mprintf("%s%s", m, sq_arg_column_error(rc)));
+    sq_err_free(m);
     return err;
   }
-  if( rc || !sq_ft_add_column(vt, name, type) ) return sqlite3_mprintf("json_stream: out of memory");
+  if( rc || !sq_ft_add_column(vt, name, type) ) return SQ_ERR_NOMEM;
   return 0;
 }
 
@@ -203,7 +203,7 @@ static char *js_add_rename(void *ctx, const char *z, int n){
   if( !eq ) return js_msg("keys: expected column=key, got ", z, n, "");
   col = sq_arg_unquote(z, (int)(eq-z));
   key = sq_arg_unquote(eq+1, (int)(z+n-eq-1));
-  if( !col || !key ){ sqlite3_free(col); sqlite3_free(key); return sqlite3_mprintf("json_stream: out of memory"); }
+  if( !col || !key ){ sqlite3_free(col); sqlite3_free(key); return SQ_ERR_NOMEM; }
   for(i=0; i<vt->nCol; i++){
     if( sqlite3_stricmp(vt->aCol[i].name, col)==0 ){
       if( vt->aCol[i].key ){
@@ -235,7 +235,7 @@ static void js_free_vtab(sq_ft_vtab *p){
 static sq_ingest *js_make_core(JsVtab *vt, sq_ft_cursor *c, const char *zPath, char **pzErr){
   sq_ingest *g = c ? sq_ft_core_new(c) : sq_ingest_new(0, 0);
   int i;
-  if( !g ){ *pzErr = sqlite3_mprintf("json_stream: out of memory"); return 0; }
+  if( !g ){ *pzErr = SQ_ERR_NOMEM; return 0; }
   if( vt->ft.typed ){
     for(i=0; i<vt->ft.nCol; i++) sq_ingest_add_column(g, vt->ft.aCol[i].name, -1, vt->ft.aCol[i].type, -1, 0);
     for(i=0; i<vt->ft.nCol; i++){
@@ -249,7 +249,8 @@ static sq_ingest *js_make_core(JsVtab *vt, sq_ft_cursor *c, const char *zPath, c
   /* (a scan may run on a worker: the limit its cursor read) */
   sq_ingest_set_max_record(g, c ? c->max_record : sq_ft_max_record(vt->ft.db));
   if( sq_ingest_error_info(g)->code ){
-    *pzErr = sqlite3_mprintf("json_stream: %s", sq_ingest_error_info(g)->message);
+    *pzErr = sq_ingest_error_info(g)->code==SQ_INGEST_E_NOMEM ? SQ_ERR_NOMEM
+           : sq_err_msg(sqlite3_mprintf("json_stream: %s", sq_ingest_error_info(g)->message));
     sq_ingest_free(g);
     return 0;
   }
@@ -272,11 +273,11 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
     rc = sq_arg_value(eq+1, (int)strlen(eq+1), &v);
     if( rc==3 || rc==4 ){
       char *m = js_msg("option ", a, -1, ": ");
-      err = sqlite3_mprintf("%s%s", m ? m : "", sq_arg_value_error(rc));
-      sqlite3_free(m);
+      err = m==SQ_ERR_NOMEM ? m : sq_err_msg(sqlite3_mprintf("%s%s", m, sq_arg_value_error(rc)));
+      sq_err_free(m);
       break;
     }
-    if( rc ){ err = sqlite3_mprintf("json_stream: out of memory"); break; }
+    if( rc ){ err = SQ_ERR_NOMEM; break; }
     if( nk==8 && sqlite3_strnicmp(a, "filename", 8)==0 ){ sqlite3_free(p->zFile); p->zFile = v; }
     else if( nk==7 && sqlite3_strnicmp(a, "columns", 7)==0 ){ sqlite3_free(zColumns); zColumns = v; }
     else if( nk==4 && sqlite3_strnicmp(a, "path", 4)==0 ){ sqlite3_free(vt->zPath); vt->zPath = v; }
@@ -289,7 +290,8 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
     }
     else{
       char *key = sqlite3_mprintf("%.*s", nk, a);
-      if( !key || !sq_ft_reject_option(p, key, v, &err) ){
+      if( !key ) err = SQ_ERR_NOMEM;
+      else if( !sq_ft_reject_option(p, key, v, &err) ){
         err = js_msg("unknown option ", a, nk, " (expected filename, columns, path, keys, strict, "
                      SQ_FT_REJECT_OPTIONS ")");
       }
@@ -297,10 +299,10 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
       sqlite3_free(v);
     }
   }
-  if( !err && !p->zFile ) err = sqlite3_mprintf("json_stream: missing filename= option");
-  if( !err && !zColumns ) err = sqlite3_mprintf("json_stream: missing columns= option");
+  if( !err && !p->zFile ) err = sq_err_msg(sqlite3_mprintf("json_stream: missing filename= option"));
+  if( !err && !zColumns ) err = sq_err_msg(sqlite3_mprintf("json_stream: missing columns= option"));
   if( !err ) err = sq_arg_split(zColumns, "json_stream: columns", js_add_column, p);
-  if( !err && p->nCol==0 ) err = sqlite3_mprintf("json_stream: columns= declares no column");
+  if( !err && p->nCol==0 ) err = sq_err_msg(sqlite3_mprintf("json_stream: columns= declares no column"));
   if( !err && zKeys ) err = sq_arg_split(zKeys, "json_stream: keys", js_add_rename, p);
   if( !err ){
     /* the core checks the path and the columns now, not at the first scan */

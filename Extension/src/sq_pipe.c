@@ -256,6 +256,21 @@ static void pipe_block_free(pipe_block *b){
   sqlite3_free(b);
 }
 
+void sq_pipe_drop_spares(void){
+  pipe_block *b;
+  pthread_mutex_lock(&pipe_cache_mu);
+  b = pipe_cache;
+  pipe_cache = 0;
+  pipe_cache_n = 0;
+  pthread_mutex_unlock(&pipe_cache_mu);
+  while( b ){
+    pipe_block *next = b->next;
+    sqlite3_free(b->z);
+    sqlite3_free(b);
+    b = next;
+  }
+}
+
 /* ------------------------------------------------------------ the worker */
 
 /* Hands the block being filled over (when it holds anything). */

@@ -30,11 +30,11 @@ char *sq_reject_table_check(sqlite3 *db, const char *schema, const char *table){
   char *zSql, *err = 0;
   int rc, i, have[REJ_NCOL];
   zSql = sqlite3_mprintf("SELECT type, sql FROM \"%w\".sqlite_schema WHERE name=?1 COLLATE NOCASE", schema);
-  if( !zSql ) return sqlite3_mprintf("out of memory");
+  if( !zSql ) return SQ_ERR_NOMEM;
   rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
   sqlite3_free(zSql);
   if( rc!=SQLITE_OK ){
-    err = sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db));
+    err = rc==SQLITE_NOMEM ? SQ_ERR_NOMEM : sq_err_msg(sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db)));
     sqlite3_finalize(st);
     return err;
   }
@@ -44,28 +44,34 @@ char *sq_reject_table_check(sqlite3 *db, const char *schema, const char *table){
     const char *type = (const char*)sqlite3_column_text(st, 0);
     const char *sql = (const char*)sqlite3_column_text(st, 1);
     if( !type || strcmp(type, "table")!=0 || (sql && sqlite3_strnicmp(sql, "CREATE VIRTUAL", 14)==0) ){
-      err = sqlite3_mprintf("reject_table %s.%s is a %s, not a table", schema, table,
-                            type && strcmp(type, "table")!=0 ? type : "virtual table");
+      err = sq_err_msg(sqlite3_mprintf("reject_table %s.%s is a %s, not a table", schema, table,
+                                   type && strcmp(type, "table")!=0 ? type : "virtual table"));
     }
   }else if( rc!=SQLITE_DONE ){
-    err = sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db));
+    err = rc==SQLITE_NOMEM ? SQ_ERR_NOMEM : sq_err_msg(sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db)));
   }
   sqlite3_finalize(st);
   if( err || rc==SQLITE_DONE ) return err;   /* missing: sq_reject_sink_open makes it */
   memset(have, 0, sizeof(have));
   rc = sqlite3_prepare_v2(db, "SELECT name FROM pragma_table_xinfo(?1, ?2)", -1, &st, 0);
-  if( rc!=SQLITE_OK ) return sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db));
+  if( rc!=SQLITE_OK ){
+    return rc==SQLITE_NOMEM ? SQ_ERR_NOMEM : sq_err_msg(sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errmsg(db)));
+  }
   sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
-  while( sqlite3_step(st)==SQLITE_ROW ){
+  while( (rc = sqlite3_step(st))==SQLITE_ROW ){
     const char *c = (const char*)sqlite3_column_text(st, 0);
-    for(i=0; c && i<REJ_NCOL; i++) if( sqlite3_stricmp(c, rej_cols[i])==0 ) have[i] = 1;
+    if( !c ){ rc = SQLITE_NOMEM; break; }
+    for(i=0; i<REJ_NCOL; i++) if( sqlite3_stricmp(c, rej_cols[i])==0 ) have[i] = 1;
   }
   sqlite3_finalize(st);
+  if( rc!=SQLITE_DONE ){
+    return rc==SQLITE_NOMEM ? SQ_ERR_NOMEM : sq_err_msg(sqlite3_mprintf("reject_table %s.%s: %s", schema, table, sqlite3_errstr(rc)));
+  }
   for(i=0; i<REJ_NCOL; i++){
     if( !have[i] ){
-      return sqlite3_mprintf("reject_table %s.%s has no column %s (a reject table has file, line, "
-                             "offset, record, column, reason, raw, raw_truncated)", schema, table, rej_cols[i]);
+      return sq_err_msg(sqlite3_mprintf("reject_table %s.%s has no column %s (a reject table has file, line, "
+                                    "offset, record, column, reason, raw, raw_truncated)", schema, table, rej_cols[i]));
     }
   }
   return 0;
@@ -76,7 +82,10 @@ sq_reject_sink *sq_reject_sink_open(sqlite3 *db, const char *schema, const char 
   char *zSql;
   int rc;
   *pzErr = sq_reject_table_check(db, schema, table);
-  if( *pzErr ) return 0;
+  if( *pzErr ){
+    if( *pzErr==SQ_ERR_NOMEM ) *pzErr = 0;     /* NULL: out of memory */
+    return 0;
+  }
   s = sqlite3_malloc(sizeof(*s));
   if( !s ){ *pzErr = sqlite3_mprintf("out of memory"); return 0; }
   memset(s, 0, sizeof(*s));
@@ -178,23 +187,28 @@ void sq_reject_budget_init(sq_reject_budget *b, int64_t max_count, double max_fr
   b->option = option;
 }
 
-char *sq_reject_budget_add(sq_reject_budget *b, const char *reason){
+int sq_reject_budget_add(sq_reject_budget *b, const char *reason, char **pzErr){
+  *pzErr = 0;
   sqlite3_free(b->last);
   b->last = sqlite3_mprintf("%s", reason);
+  if( !b->last ) return 1;
   b->rejected++;
   if( b->max_count>=0 && b->rejected>b->max_count ){
-    return sqlite3_mprintf("more than %lld record%s rejected (%s=%lld); the last: %s",
-                           (long long)b->max_count, b->max_count==1 ? "" : "s", b->option,
-                           (long long)b->max_count, reason);
+    *pzErr = sqlite3_mprintf("more than %lld record%s rejected (%s=%lld); the last: %s",
+                             (long long)b->max_count, b->max_count==1 ? "" : "s", b->option,
+                             (long long)b->max_count, reason);
+    return 1;
   }
   return 0;
 }
 
-char *sq_reject_budget_end(sq_reject_budget *b, int64_t records){
+int sq_reject_budget_end(sq_reject_budget *b, int64_t records, char **pzErr){
+  *pzErr = 0;
   if( b->max_fraction>0 && (double)b->rejected > b->max_fraction*(double)records ){
-    return sqlite3_mprintf("%lld of %lld records rejected, more than %s=%g of them; the last: %s",
-                           (long long)b->rejected, (long long)records, b->option, b->max_fraction,
-                           b->last ? b->last : "");
+    *pzErr = sqlite3_mprintf("%lld of %lld records rejected, more than %s=%g of them; the last: %s",
+                             (long long)b->rejected, (long long)records, b->option, b->max_fraction,
+                             b->last ? b->last : "");
+    return 1;
   }
   return 0;
 }
@@ -259,15 +273,15 @@ int sq_ft_reject_option(sq_ft_vtab *vt, const char *key, const char *value, char
   if( sqlite3_stricmp(key, "on_error")==0 ){
     if( sqlite3_stricmp(value, "skip")==0 ) vt->skip = 1;
     else if( sqlite3_stricmp(value, "abort")==0 ) vt->skip = 0;
-    else *pzErr = sqlite3_mprintf("%s: on_error: expected abort or skip, got '%q'", zName, value);
+    else *pzErr = sq_err_msg(sqlite3_mprintf("%s: on_error: expected abort or skip, got '%q'", zName, value));
     return 1;
   }
   if( sqlite3_stricmp(key, "max_errors")==0 ){
     int64_t n = -1;
     double f = 0;
     if( sq_reject_parse_max(value, &n, &f) ){
-      *pzErr = sqlite3_mprintf("%s: max_errors: expected a count of records (0, 1, 2…) or a "
-                               "fraction of the records read (0 < F < 1), got '%q'", zName, value);
+      *pzErr = sq_err_msg(sqlite3_mprintf("%s: max_errors: expected a count of records (0, 1, 2…) or a "
+                                      "fraction of the records read (0 < F < 1), got '%q'", zName, value));
     }
     vt->max_errors = n;
     vt->max_frac = f;
@@ -286,9 +300,9 @@ int sq_ft_reject_option(sq_ft_vtab *vt, const char *key, const char *value, char
       vt->zRejTable = sqlite3_mprintf("%s", value);
     }
     if( !vt->zRejSchema || !vt->zRejTable ){
-      *pzErr = sqlite3_mprintf("%s: out of memory", zName);
+      *pzErr = SQ_ERR_NOMEM;
     }else if( !vt->zRejSchema[0] || !vt->zRejTable[0] ){
-      *pzErr = sqlite3_mprintf("%s: reject_table: expected name or schema.name, got '%q'", zName, value);
+      *pzErr = sq_err_msg(sqlite3_mprintf("%s: reject_table: expected name or schema.name, got '%q'", zName, value));
     }
     return 1;
   }
@@ -299,19 +313,19 @@ char *sq_ft_reject_check(sq_ft_vtab *vt){
   const char *zName = vt->fmt->zName;
   char *m, *err;
   if( !vt->skip ){
-    if( vt->zRejTable ) return sqlite3_mprintf("%s: reject_table needs on_error='skip'", zName);
-    if( vt->max_errors_set ) return sqlite3_mprintf("%s: max_errors needs on_error='skip'", zName);
+    if( vt->zRejTable ) return sq_err_msg(sqlite3_mprintf("%s: reject_table needs on_error='skip'", zName));
+    if( vt->max_errors_set ) return sq_err_msg(sqlite3_mprintf("%s: max_errors needs on_error='skip'", zName));
     return 0;
   }
   if( !vt->zRejTable ){
-    return sqlite3_mprintf("%s: on_error='skip' needs reject_table='name': every skipped "
-                           "record gets a row there", zName);
+    return sq_err_msg(sqlite3_mprintf("%s: on_error='skip' needs reject_table='name': every skipped "
+                                  "record gets a row there", zName));
   }
   if( !vt->max_errors_set ) vt->max_errors = -1;
   m = sq_reject_table_check(vt->db, vt->zRejSchema, vt->zRejTable);
   if( !m ) return 0;
-  err = sqlite3_mprintf("%s: %s", zName, m);
-  sqlite3_free(m);
+  err = m==SQ_ERR_NOMEM ? m : sq_err_msg(sqlite3_mprintf("%s: %s", zName, m));
+  sq_err_free(m);
   return err;
 }
 
@@ -334,29 +348,28 @@ int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r){
   sq_ft_cursor *c = (sq_ft_cursor*)cursor;
   char *reason = c->vt->fmt->xReason(c, r);
   int rc;
-  if( !reason ) return 1;
+  if( !reason ) return SQ_INGEST_NOMEM;
   rc = c->pipe ? sq_ft_pipe_reject(c, r, reason) : sq_ft_reject_take(c, c->zFile, r, reason);
   sqlite3_free(reason);
   return rc;
 }
 
 int sq_ft_reject_take(sq_ft_cursor *c, const char *file, const sq_ingest_reject *r, const char *reason){
-  char *m = sq_reject_budget_add(&c->rejBudget, reason);
-  if( !m ) sq_reject_sink_write(c->rejSink, file, r, reason, &m);
-  if( m ){
-    c->zRejErr = sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m);
-    sqlite3_free(m);
-    return 1;
-  }
-  return SQ_INGEST_CONTINUE;
+  char *m = 0;
+  int stop = sq_reject_budget_add(&c->rejBudget, reason, &m);
+  if( !stop ) stop = sq_reject_sink_write(c->rejSink, file, r, reason, &m)!=SQLITE_OK;
+  if( !stop ) return SQ_INGEST_CONTINUE;
+  sq_err_free(c->zRejErr);
+  c->zRejErr = m ? sq_err_msg(sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m)) : SQ_ERR_NOMEM;
+  sqlite3_free(m);
+  return 1;
 }
 
 int sq_ft_reject_end(sq_ft_cursor *c, sqlite3_int64 records){
-  char *m;
-  if( !c->vt->skip ) return SQLITE_OK;
-  m = sq_reject_budget_end(&c->rejBudget, records);
-  if( !m ) return SQLITE_OK;
-  c->zRejErr = sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m);
+  char *m = 0;
+  if( !c->vt->skip || !sq_reject_budget_end(&c->rejBudget, records, &m) ) return SQLITE_OK;
+  sq_err_free(c->zRejErr);
+  c->zRejErr = m ? sq_err_msg(sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m)) : SQ_ERR_NOMEM;
   sqlite3_free(m);
   return SQLITE_ERROR;
 }
@@ -365,7 +378,7 @@ void sq_ft_reject_reset(sq_ft_cursor *c){
   sq_reject_sink_close(c->rejSink);
   c->rejSink = 0;
   sq_reject_budget_clear(&c->rejBudget);
-  sqlite3_free(c->zRejErr);
+  sq_err_free(c->zRejErr);
   c->zRejErr = 0;
 }
 
@@ -384,10 +397,10 @@ char *sq_ft_reject_function_option(const char *zName, const char *key, int nkey)
   while( nkey>0 && (key[nkey-1]==' ' || key[nkey-1]=='\t') ) nkey--;
   for(i=0; i<3; i++){
     if( nkey==(int)strlen(opts[i]) && sqlite3_strnicmp(key, opts[i], nkey)==0 ){
-      return sqlite3_mprintf("%s: %s is an option of the typed table (CREATE VIRTUAL TABLE "
+      return sq_err_msg(sqlite3_mprintf("%s: %s is an option of the typed table (CREATE VIRTUAL TABLE "
                              "temp.name USING %s(filename=…, on_error=skip, reject_table=…)), "
                              "not of the function: a SELECT writes no table, and a function's "
-                             "arguments may come from the rows of a table", zName, opts[i], zName);
+                             "arguments may come from the rows of a table", zName, opts[i], zName));
     }
   }
   return 0;

@@ -81,3 +81,19 @@ char *sq_value_text(const char *v, sqlite3_int64 n){
   sq_str_value(s, v, n, 0);
   return sqlite3_str_finish(s);
 }
+
+char sq_err_nomem[] = "out of memory";
+
+char *sq_err_msg(char *msg){
+  return msg ? msg : SQ_ERR_NOMEM;
+}
+
+void sq_err_free(char *err){
+  if( err!=SQ_ERR_NOMEM ) sqlite3_free(err);
+}
+
+int sq_err_rc(char *err, char **pzErr){
+  if( err==SQ_ERR_NOMEM ){ *pzErr = 0; return SQLITE_NOMEM; }
+  *pzErr = err;
+  return SQLITE_ERROR;
+}

@@ -158,12 +158,14 @@ final class IngestRejecter {
     }
 
     private func take(_ r: UnsafePointer<sq_ingest_reject>, reason: String) -> Int32 {
-        var message: UnsafeMutablePointer<CChar>? = sq_reject_budget_add(&budget, reason)
-        if message == nil, let sink {
-            _ = sq_reject_sink_write(sink, file, r, reason, &message)
+        var message: UnsafeMutablePointer<CChar>?
+        var stop = sq_reject_budget_add(&budget, reason, &message) != 0
+        if !stop, let sink {
+            stop = sq_reject_sink_write(sink, file, r, reason, &message) != SQLITE_OK
         }
-        if let message {
-            failure = makeError(String(cString: message))
+        if stop {
+            // (no message: the allocation of one failed)
+            failure = makeError(message.map { String(cString: $0) } ?? "out of memory")
             sqlite3_free(message)
             return 1
         }
@@ -181,9 +183,10 @@ final class IngestRejecter {
 
     /// The input has ended after `records` records: the fraction budget.
     func end(records: Int) throws {
-        if let m = sq_reject_budget_end(&budget, Int64(records)) {
+        var m: UnsafeMutablePointer<CChar>?
+        if sq_reject_budget_end(&budget, Int64(records), &m) != 0 {
             defer { sqlite3_free(m) }
-            throw makeError(String(cString: m))
+            throw makeError(m.map { String(cString: $0) } ?? "out of memory")
         }
     }
 }

@@ -1,0 +1,444 @@
+/*
+** test_oom.c — every failed allocation gives a clean error, never a crash,
+** a leak, a wrong answer or half a statement.
+**
+** As SQLite's own tests do (test_malloc.c), the allocator SQLite and the
+** extension share is replaced through sqlite3_config(SQLITE_CONFIG_MALLOC)
+** by one that wraps the default and can be told to fail:
+**
+**   transient    the Nth allocation fails, the ones after it succeed;
+**   persistent   the Nth allocation and every one after it fail.
+**
+** For each workload (every SQL function and table of the extension: weeks
+** with and without zones and labels, locale_weeks, fiscal and MySQL
+** functions, format_date, json_stream/csv_stream functions and typed tables
+** over plain, gzip and zstd files, globs, rejects into a table, the second
+** core's worker), N runs 1, 2, 3 … until the workload runs to its end
+** without reaching its Nth allocation, in both modes.  Each run must:
+**
+**   - end in success with exactly the rows of the run without failures, or
+**     in an error (SQLITE_NOMEM, or an error whose message says "out of
+**     memory": a failed allocation is never reported as something else);
+**   - leave the database passing PRAGMA integrity_check and holding the
+**     whole statement's effect or none of it (the workload's `state` query
+**     gives the one or the other);
+**   - give back every byte (sqlite3_memory_used() after the connection is
+**     closed is what it was before it was opened, spare pipe blocks dropped).
+**
+** Allocations made by the extension's own threads (the pipe's worker, the
+** read-ahead thread, the decompressor) go through the same allocator and
+** fail the same way.  The number of failure points exercised per workload
+** is printed.  STREAMQLITE_OOM_STEP=k runs every kth N only (a quick look);
+** the default is every N.
+*/
+#include "sqlite3.h"
+#include "sq_test.h"
+#include "sq_pipe.h"
+
+#include <stdint.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <zlib.h>
+#include <zstd.h>
+
+int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
+
+/* ------------------------------------------------------------ the allocator */
+
+static sqlite3_mem_methods real_mem;
+static int fail_armed;          /* atomic: 1 while a workload runs under the countdown */
+static long long fail_at;       /* atomic: allocations left before the first failure */
+static int fail_persist;        /* after the first failure: fail every one */
+static long long fail_hits;     /* atomic: allocations refused this run */
+
+static int should_fail(void){
+  long long left;
+  if( !__atomic_load_n(&fail_armed, __ATOMIC_ACQUIRE) ) return 0;
+  left = __atomic_sub_fetch(&fail_at, 1, __ATOMIC_ACQ_REL);
+  if( left==0 || (left<0 && fail_persist) ){
+    __atomic_add_fetch(&fail_hits, 1, __ATOMIC_ACQ_REL);
+    return 1;
+  }
+  return 0;
+}
+
+static void *fm_malloc(int n){ return should_fail() ? 0 : real_mem.xMalloc(n); }
+static void fm_free(void *p){ real_mem.xFree(p); }
+static void *fm_realloc(void *p, int n){ return should_fail() ? 0 : real_mem.xRealloc(p, n); }
+static int fm_size(void *p){ return real_mem.xSize(p); }
+static int fm_roundup(int n){ return real_mem.xRoundup(n); }
+static int fm_init(void *a){ return real_mem.xInit(a); }
+static void fm_shutdown(void *a){ real_mem.xShutdown(a); }
+
+static void install_allocator(void){
+  static sqlite3_mem_methods m;
+  if( sqlite3_config(SQLITE_CONFIG_GETMALLOC, &real_mem)!=SQLITE_OK ){
+    fprintf(stderr, "test_oom: SQLITE_CONFIG_GETMALLOC failed\n"); exit(2);
+  }
+  m = real_mem;
+  m.xMalloc = fm_malloc; m.xFree = fm_free; m.xRealloc = fm_realloc;
+  m.xSize = fm_size; m.xRoundup = fm_roundup; m.xInit = fm_init; m.xShutdown = fm_shutdown;
+  if( sqlite3_config(SQLITE_CONFIG_MALLOC, &m)!=SQLITE_OK
+   || sqlite3_config(SQLITE_CONFIG_LOOKASIDE, 0, 0)!=SQLITE_OK
+   || sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1)!=SQLITE_OK
+   || sqlite3_initialize()!=SQLITE_OK ){
+    fprintf(stderr, "test_oom: the failing allocator could not be installed\n"); exit(2);
+  }
+}
+
+/* ------------------------------------------------------------ the files */
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text){
+  char path[256];
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  f = fopen(path, "wb");
+  if( !f || fwrite(text, 1, strlen(text), f)!=strlen(text) || fclose(f)!=0 ){
+    fprintf(stderr, "test_oom: cannot write %s\n", path); exit(2);
+  }
+}
+
+static void write_gzip(const char *name, const char *text){
+  char path[256];
+  gzFile g;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  g = gzopen(path, "wb");
+  if( !g || gzwrite(g, text, (unsigned)strlen(text))!=(int)strlen(text) || gzclose(g)!=Z_OK ){
+    fprintf(stderr, "test_oom: cannot write %s\n", path); exit(2);
+  }
+}
+
+static void write_zstd(const char *name, const char *text){
+  size_t cap = ZSTD_compressBound(strlen(text));
+  char *buf = malloc(cap);
+  size_t n = ZSTD_compress(buf, cap, text, strlen(text), 3);
+  char path[256];
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  f = fopen(path, "wb");
+  if( ZSTD_isError(n) || !f || fwrite(buf, 1, n, f)!=n || fclose(f)!=0 ){
+    fprintf(stderr, "test_oom: cannot write %s\n", path); exit(2);
+  }
+  free(buf);
+}
+
+/* A CSV of `rows` people, one of them (id 7) with a score that is no number. */
+static char *people_csv(int rows){
+  char *s = 0; size_t n = 0, cap = 0;
+  int i;
+  sq_test_log_printf(&s, &n, &cap, "id,name,score\n");
+  for(i=1; i<=rows; i++){
+    if( i==7 ) sq_test_log_printf(&s, &n, &cap, "%d,\"Person, %d\",x%d\n", i, i, i);
+    else sq_test_log_printf(&s, &n, &cap, "%d,Person %d,%d.5\n", i, i, i);
+  }
+  return s;
+}
+
+static char *people_ndjson(int rows){
+  char *s = 0; size_t n = 0, cap = 0;
+  int i;
+  for(i=1; i<=rows; i++){
+    sq_test_log_printf(&s, &n, &cap, "{\"id\":%d,\"name\":\"P\\u00e9 %d\",\"tags\":[%d,{\"k\":true}]}\n", i, i, i);
+  }
+  return s;
+}
+
+static void make_files(void){
+  char *csv = people_csv(40), *nd = people_ndjson(30);
+  char sub[128];
+  int i;
+  snprintf(dir, sizeof dir, "/tmp/sq_oom_XXXXXX");
+  if( !mkdtemp(dir) ){ perror("mkdtemp"); exit(2); }
+  write_file("people.csv", csv);
+  write_gzip("people.csv.gz", csv);
+  write_zstd("people.ndjson.zst", nd);
+  write_file("people.ndjson", nd);
+  write_file("array.json", "{\"data\":[{\"id\":1,\"when\":\"2024-03-10\"},{\"id\":2,\"when\":\"2024-12-30\"},"
+                           "{\"id\":\"three\",\"when\":null},{\"id\":4,\"when\":\"2025-01-05\"}]}");
+  snprintf(sub, sizeof sub, "%s/many", dir);
+  if( mkdir(sub, 0700)!=0 ){ perror("mkdir"); exit(2); }
+  for(i=0; i<12; i++){
+    char name[64], text[64];
+    snprintf(name, sizeof name, "many/part%02d.csv", i);
+    snprintf(text, sizeof text, "a,b\n%d,x\n%d,y\n", i, i*10);
+    write_file(name, text);
+  }
+  free(csv); free(nd);
+}
+
+static void remove_files(void){
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if( system(cmd)!=0 ) fprintf(stderr, "test_oom: could not remove %s\n", dir);
+}
+
+/* ------------------------------------------------------------ the workloads */
+
+typedef struct workload {
+  const char *name;
+  const char *setup;     /* run before, without failures */
+  const char *sql;       /* run with the countdown */
+  const char *state;     /* the database's state afterwards (NULL: no writes) */
+  const char *cleanup;   /* run after, without failures */
+  int threads;           /* STREAMQLITE_THREADS for this workload (-1: unset) */
+} workload;
+
+static const workload workloads[] = {
+  { "weeks",
+    0,
+    "SELECT locale_week('2024-03-10', 'de_DE'), locale_week_start('2024-03-10', 'en_US'),"
+    " locale_week_number('2024-01-01', 'en_US'), locale_week_year('2024-12-30', 'de_DE'),"
+    " locale_weekday('2024-03-10', 'fr_FR'), locale_week_rules('ar_SA'), locale_week('2024-03-10');",
+    0, 0, -1 },
+  { "weeks with zones",
+    0,
+    "SELECT locale_week('2024-03-10T03:30:00Z', 'en_US', 'America/New_York'),"
+    " locale_week_start(1710041400, 'de_DE', 'Europe/Berlin'),"
+    " locale_week_end('2024-12-31 23:59:59+05:00', 'en_GB', 'Asia/Tokyo');",
+    0, 0, -1 },
+  { "labels and parsing",
+    0,
+    "SELECT locale_week_label('2024-03-10', 'de_DE'), locale_week_label('2024-03-10', 'ja_JP', 'UTC', 'long'),"
+    " locale_week_parse('2024-W10', 'de_DE'), locale_week_of_month('2024-03-10', 'en_US'),"
+    " format_date('EEEE d MMMM y', '2024-03-10', 'fr_FR'), format_date('yyyy-MM-dd HH:mm', 1710041400, 'en_US', 'Asia/Kolkata');",
+    0, 0, -1 },
+  { "locale_weeks series",
+    0,
+    "SELECT count(*), min(week), max(week), group_concat(label, '|') FROM"
+    " locale_weeks('2023-12-01', '2024-02-29', 'en_US', 'UTC', 'medium');",
+    0, 0, -1 },
+  { "fiscal and MySQL",
+    0,
+    "SELECT fiscal_year('2023-06-01', '4-4-5, last saturday of december'),"
+    " fiscal_period('2023-06-01', '4-5-4, saturday nearest end of january'),"
+    " fiscal_week('2023-06-01', '4-4-5, last saturday of december'),"
+    " fiscal_year_start('2024-06-01', '5-4-4, last saturday of january'),"
+    " mysql_week('2011-01-02', 3), mysql_yearweek('2011-01-02', 0);",
+    0, 0, -1 },
+  { "csv_stream function, plain and gzip",
+    0,
+    "SELECT count(*), sum(value->>'id') FROM csv_stream('people.csv');"
+    "SELECT line, value->>'name' FROM csv_stream('people.csv.gz') WHERE line IN (2, 8, 41);",
+    0, 0, -1 },
+  { "csv_stream glob of 12 files",
+    0,
+    "SELECT count(*), sum(value->>'a') FROM csv_stream('many/*.csv');",
+    0, 0, -1 },
+  { "json_stream function, array and zstd NDJSON",
+    0,
+    "SELECT idx, value FROM json_stream('array.json', '$.data');"
+    "SELECT count(*), sum(value->>'id') FROM json_stream('people.ndjson.zst');",
+    0, 0, -1 },
+  { "typed json_stream table",
+    0,
+    "CREATE VIRTUAL TABLE temp.j USING json_stream(filename='people.ndjson.zst', columns='id INTEGER, name TEXT, tags');"
+    "SELECT id, name, tags FROM j WHERE id IN (1, 30);",
+    0, "DROP TABLE IF EXISTS temp.j;", -1 },
+  { "typed csv_stream over gzip into a table, rejects into a table",
+    "CREATE TABLE t(id INTEGER, name TEXT, score REAL);"
+    "CREATE TABLE rej(file TEXT, line INTEGER, \"offset\" INTEGER, record INTEGER, \"column\" TEXT, reason TEXT, raw TEXT, raw_truncated INTEGER);",
+    "CREATE VIRTUAL TABLE temp.c USING csv_stream(filename='people.csv.gz', columns='id INTEGER, name TEXT, score REAL',"
+    " strict=1, on_error=skip, reject_table=rej);"
+    "INSERT INTO t SELECT * FROM c;",
+    "SELECT (SELECT count(*) || '/' || total(score) FROM t),"
+    " (SELECT count(*) FROM rej);",
+    "DROP TABLE IF EXISTS temp.c; DROP TABLE IF EXISTS rej; DELETE FROM t;", -1 },
+  { "inferred csv_stream table over a glob",
+    0,
+    "CREATE VIRTUAL TABLE temp.g USING csv_stream(filename='many/*.csv');"
+    "SELECT count(*), sum(a), typeof(a) FROM g;",
+    0, "DROP TABLE IF EXISTS temp.g;", -1 },
+  { "the second core: typed tables through the worker",
+    "CREATE TABLE t(id INTEGER, name TEXT, tags TEXT);"
+    "CREATE TABLE wrej(file TEXT, line INTEGER, \"offset\" INTEGER, record INTEGER, \"column\" TEXT, reason TEXT, raw TEXT, raw_truncated INTEGER);",
+    "CREATE VIRTUAL TABLE temp.w USING json_stream(filename='people.ndjson', columns='id INTEGER, name TEXT, tags',"
+    " on_error=skip, reject_table=wrej);"
+    "INSERT INTO t SELECT * FROM w;"
+    "CREATE VIRTUAL TABLE temp.w2 USING csv_stream(filename='people.csv.gz', columns='id INTEGER, name TEXT, score');"
+    "SELECT count(*), total(id) FROM w2;",
+    "SELECT (SELECT count(*) || '/' || total(id) FROM t),"
+    " (SELECT count(*) FROM wrej);",
+    "DROP TABLE IF EXISTS temp.w; DROP TABLE IF EXISTS temp.w2; DROP TABLE IF EXISTS wrej; DELETE FROM t;", 2 },
+};
+
+/* ------------------------------------------------------------ one run */
+
+typedef struct text { char *s; size_t n, cap; } text;
+
+static int collect(void *arg, int n, char **v, char **names){
+  text *t = arg;
+  int i;
+  (void)names;
+  for(i=0; i<n; i++) log_printf(t, "%s%s", i ? "|" : "", v[i] ? v[i] : "NULL");
+  log_add(t, "\n", 1);
+  return 0;
+}
+
+static char dbpath[128];
+
+static sqlite3 *open_db(void){
+  sqlite3 *db = 0;
+  if( sqlite3_open(dbpath, &db)!=SQLITE_OK
+   || sqlite3_streamqlite_init(db, 0, 0)!=SQLITE_OK ){
+    fprintf(stderr, "test_oom: cannot open %s: %s\n", dbpath, db ? sqlite3_errmsg(db) : "?");
+    exit(2);
+  }
+  sqlite3_busy_timeout(db, 1000);
+  return db;
+}
+
+static void exec_or_die(sqlite3 *db, const char *sql, text *out){
+  char *err = 0;
+  if( sql && sqlite3_exec(db, sql, out ? collect : 0, out, &err)!=SQLITE_OK ){
+    fprintf(stderr, "test_oom: %s: %s\n", sql, err ? err : "?");
+    exit(2);
+  }
+  sqlite3_free(err);
+}
+
+static void set_threads(int threads){
+  if( threads<0 ) unsetenv("STREAMQLITE_THREADS");
+  else{ char v[16]; snprintf(v, sizeof v, "%d", threads); setenv("STREAMQLITE_THREADS", v, 1); }
+}
+
+typedef struct outcome {
+  int rc;
+  char *err;
+  text rows;
+  text state;
+  sqlite3_int64 leaked;
+  long long hits;
+} outcome;
+
+/* Runs a workload with the countdown at `n` (0: no failures). */
+static void run_once(const workload *w, long long n, int persist, outcome *o){
+  sqlite3 *db;
+  sqlite3_int64 before;
+  text integrity = {0};
+  char *err = 0;
+  memset(o, 0, sizeof *o);
+  sq_pipe_drop_spares();
+  before = sqlite3_memory_used();
+  db = open_db();
+  exec_or_die(db, w->setup, 0);
+  set_threads(w->threads);
+  __atomic_store_n(&fail_hits, 0, __ATOMIC_RELEASE);
+  fail_persist = persist;
+  __atomic_store_n(&fail_at, n, __ATOMIC_RELEASE);
+  __atomic_store_n(&fail_armed, n>0, __ATOMIC_RELEASE);
+  o->rc = sqlite3_exec(db, w->sql, collect, &o->rows, &err);
+  __atomic_store_n(&fail_armed, 0, __ATOMIC_RELEASE);
+  o->hits = __atomic_load_n(&fail_hits, __ATOMIC_ACQUIRE);
+  if( err ){ o->err = strdup(err); sqlite3_free(err); }
+  set_threads(-1);
+  exec_or_die(db, "PRAGMA integrity_check;", &integrity);
+  SQ_CHECK_MSG(integrity.s && strcmp(integrity.s, "ok\n")==0, "%s, N=%lld%s: integrity_check: %s",
+               w->name, n, persist ? " (persistent)" : "", integrity.s ? integrity.s : "?");
+  free(integrity.s);
+  if( w->state ) exec_or_die(db, w->state, &o->state);
+  exec_or_die(db, w->cleanup, 0);
+  exec_or_die(db, "DROP TABLE IF EXISTS main.t;", 0);
+  if( sqlite3_close(db)!=SQLITE_OK ){
+    SQ_CHECK_MSG(0, "%s, N=%lld: the connection does not close: %s (a statement left open)",
+                 w->name, n, sqlite3_errmsg(db));
+    sqlite3_close_v2(db);
+  }
+  sq_pipe_drop_spares();
+  o->leaked = sqlite3_memory_used() - before;
+}
+
+static void outcome_free(outcome *o){
+  free(o->err);
+  free(o->rows.s);
+  free(o->state.s);
+}
+
+static int is_nomem_error(const outcome *o){
+  if( o->rc==SQLITE_NOMEM ) return 1;
+  return o->err && strstr(o->err, "out of memory")!=0;
+}
+
+static const char *str0(const char *s){ return s ? s : ""; }
+
+/* Every N for one workload in one mode; returns the failure points run. */
+static long long sweep(const workload *w, const outcome *clean, const char *state0, int persist, long long step){
+  long long n, points = 0;
+  for(n=1; ; n+=step){
+    outcome o;
+    run_once(w, n, persist, &o);
+    if( o.hits==0 ){
+      /* The workload ran to its end before its Nth allocation. */
+      SQ_CHECK_MSG(o.rc==SQLITE_OK && strcmp(str0(o.rows.s), str0(clean->rows.s))==0,
+                   "%s, N=%lld: no failure, yet: rc %d %s", w->name, n, o.rc, str0(o.err));
+      outcome_free(&o);
+      break;
+    }
+    points++;
+    if( o.rc==SQLITE_OK ){
+      SQ_CHECK_MSG(strcmp(str0(o.rows.s), str0(clean->rows.s))==0,
+                   "%s, N=%lld%s: success with other rows:\n%s\nwant:\n%s", w->name, n,
+                   persist ? " (persistent)" : "", str0(o.rows.s), str0(clean->rows.s));
+    }else{
+      SQ_CHECK_MSG(is_nomem_error(&o), "%s, N=%lld%s: a failed allocation reported as: rc %d: %s",
+                   w->name, n, persist ? " (persistent)" : "", o.rc, str0(o.err));
+    }
+    if( w->state ){
+      const char *s = str0(o.state.s);
+      SQ_CHECK_MSG(strcmp(s, str0(clean->state.s))==0 || strcmp(s, state0)==0,
+                   "%s, N=%lld%s: half a statement stored: %s(whole: %s, none: %s)", w->name, n,
+                   persist ? " (persistent)" : "", s, str0(clean->state.s), state0);
+      if( o.rc==SQLITE_OK ) SQ_CHECK_MSG(strcmp(s, str0(clean->state.s))==0,
+                   "%s, N=%lld: success, yet the database holds %s", w->name, n, s);
+    }
+    SQ_CHECK_MSG(o.leaked==0, "%s, N=%lld%s: %lld bytes not given back", w->name, n,
+                 persist ? " (persistent)" : "", (long long)o.leaked);
+    outcome_free(&o);
+    if( sq_test_failed>50 ){ fprintf(stderr, "test_oom: too many failures, stopping\n"); break; }
+  }
+  return points;
+}
+
+int main(void){
+  size_t i;
+  long long step = 1, total = 0;
+  const char *s = getenv("STREAMQLITE_OOM_STEP");
+  if( s && atoll(s)>0 ) step = atoll(s);
+  install_allocator();
+  make_files();
+  if( chdir(dir)!=0 ){ perror("chdir"); return 2; }
+  snprintf(dbpath, sizeof dbpath, "%s/oom.db", dir);
+  for(i=0; i<sizeof(workloads)/sizeof(workloads[0]); i++){
+    const workload *w = &workloads[i];
+    outcome clean, warm;
+    char *state0 = 0;
+    long long t, p;
+    run_once(w, 0, 0, &warm);     /* caches the process keeps (ICU, zones) warmed */
+    outcome_free(&warm);
+    run_once(w, 0, 0, &clean);
+    SQ_CHECK_MSG(clean.rc==SQLITE_OK, "%s: fails without failures: %s", w->name, str0(clean.err));
+    SQ_CHECK_MSG(clean.leaked==0, "%s: %lld bytes not given back without failures", w->name, (long long)clean.leaked);
+    if( w->state ){
+      /* The state with none of the statement: the setup alone. */
+      sqlite3 *db = open_db();
+      text st = {0};
+      exec_or_die(db, w->setup, 0);
+      exec_or_die(db, w->state, &st);
+      exec_or_die(db, w->cleanup, 0);
+      exec_or_die(db, "DROP TABLE IF EXISTS main.t;", 0);
+      sqlite3_close(db);
+      state0 = st.s;
+    }
+    t = sweep(w, &clean, str0(state0), 0, step);
+    p = sweep(w, &clean, str0(state0), 1, step);
+    printf("test_oom: %-62s %5lld transient, %5lld persistent failure points\n", w->name, t, p);
+    total += t + p;
+    free(state0);
+    outcome_free(&clean);
+    if( sq_test_failed>50 ) break;
+  }
+  printf("test_oom: %lld failure points in all\n", total);
+  remove_files();
+  return sq_test_done("test_oom");
+}
