@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Crash points: an import killed with SIGKILL at a random moment leaves the
+database intact, holding the import whole or not at all, and every import
+that was acknowledged (its process exited 0) whole.
+
+Each trial starts one import in a process of its own and kills it (kill -9)
+after a random delay drawn from the import's own duration (measured once per
+kind), so that kills land before, inside and after its transaction.  The
+kinds:
+
+  sql        sqlite3 shell: INSERT INTO t SELECT FROM a typed csv_stream table
+  sql-rejects  the same with strict=1, on_error=skip, reject_table=rej (1 % of the
+               records are rejected): t and rej both whole, or both untouched
+  cli-csv    the streamqlite tool (the Swift importCSV), a new table per trial
+  cli-ndjson the same for NDJSON (the Swift importJSON)
+
+on two databases, one in rollback-journal mode and one in WAL mode.  After
+every trial the database is opened by Python's sqlite3 (a new process's
+view: a hot journal is rolled back): PRAGMA integrity_check must say ok, and
+each trial's rows must number 0 or all of them (all of them if it exited 0).
+
+Seeded and bounded in time: --seed N (default 1), --seconds S (default 60),
+--trials N (at most; default 400).  Prints the trials per kind and how many
+kills landed before the end of the import, and `crash-points: N passed, N
+failed`.
+
+Usage: check-crash-points.py build/streamqlite.so [--cli PATH] [--seed N] [--seconds S]
+"""
+import argparse
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+ROWS = 60_000
+BAD_EVERY = 100          # every 100th record has a score that is no number
+
+
+def write_data(tmp):
+    csv_path = os.path.join(tmp, "data.csv")
+    nd_path = os.path.join(tmp, "data.ndjson")
+    with open(csv_path, "w") as c, open(nd_path, "w") as n:
+        c.write("id,name,score\n")
+        for i in range(1, ROWS + 1):
+            score = f"x{i}" if i % BAD_EVERY == 0 else f"{i}.25"
+            c.write(f'{i},"Person {i}, the {i % 7}th",{score}\n')
+            n.write(f'{{"id":{i},"name":"Person {i}","score":{i}.25}}\n')
+    return csv_path, nd_path
+
+
+REJ = ('CREATE TABLE IF NOT EXISTS rej(file TEXT, line INTEGER, "offset" INTEGER, record INTEGER, '
+       '"column" TEXT, reason TEXT, raw TEXT, raw_truncated INTEGER)')
+
+
+def setup_db(path, wal):
+    con = sqlite3.connect(path)
+    if wal:
+        con.execute("PRAGMA journal_mode=WAL")
+    con.execute("CREATE TABLE IF NOT EXISTS t(batch INTEGER, id INTEGER, name TEXT, score)")
+    con.execute("CREATE INDEX IF NOT EXISTS t_batch ON t(batch)")
+    con.execute(REJ)
+    con.commit()
+    con.close()
+
+
+def link(tmp, src, k, ext):
+    """A name of the trial's own for the data file (the reject table's file column)."""
+    name = os.path.join(tmp, f"trial{k}.{ext}")
+    os.symlink(src, name)
+    return name
+
+
+def command(kind, k, db, ext, cli, files):
+    csv_path, nd_path = files
+    if kind in ("sql", "sql-rejects"):
+        opts = ", strict=1, on_error=skip, reject_table=rej" if kind == "sql-rejects" else ""
+        sql = (f"CREATE VIRTUAL TABLE temp.c USING csv_stream(filename='{csv_path}', "
+               f"columns='id INTEGER, name TEXT, score REAL'{opts}); "
+               f"INSERT INTO t SELECT {k}, * FROM c;")
+        return ["sqlite3", db, "-cmd", f".load {ext[:-3]}", sql]
+    src = csv_path if kind == "cli-csv" else nd_path
+    return [cli, "import", db, src, "--table", f"b{k}", "--create", "--quiet"]
+
+
+def expected_rows(kind):
+    return ROWS - ROWS // BAD_EVERY if kind == "sql-rejects" else ROWS
+
+
+def state(db, kind, k, csv_path):
+    """(rows of the trial, its rejects) as a new connection sees them; integrity first."""
+    con = sqlite3.connect(db)
+    try:
+        ok = con.execute("PRAGMA integrity_check").fetchone()[0]
+        if kind in ("sql", "sql-rejects"):
+            n = con.execute("SELECT count(*) FROM t WHERE batch=?", (k,)).fetchone()[0]
+            r = con.execute("SELECT count(*) FROM rej WHERE file=?", (csv_path,)).fetchone()[0]
+        else:
+            has = con.execute("SELECT count(*) FROM sqlite_master WHERE name=?", (f"b{k}",)).fetchone()[0]
+            n = con.execute(f"SELECT count(*) FROM b{k}").fetchone()[0] if has else 0
+            r = 0
+        return ok, n, r
+    finally:
+        con.close()
+
+
+def forget(db, kind, k, csv_path):
+    """Removes a checked trial's rows: every trial is checked against a small database."""
+    con = sqlite3.connect(db)
+    with con:
+        if kind in ("sql", "sql-rejects"):
+            con.execute("DELETE FROM t WHERE batch=?", (k,))
+            con.execute("DELETE FROM rej WHERE file=?", (csv_path,))
+        else:
+            con.execute(f"DROP TABLE IF EXISTS b{k}")
+    con.close()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("ext")
+    ap.add_argument("--cli")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--trials", type=int, default=400)
+    a = ap.parse_args()
+    ext = os.path.abspath(a.ext)
+    rng = random.Random(a.seed)
+    kinds = ["sql", "sql-rejects"] + (["cli-csv", "cli-ndjson"] if a.cli else [])
+    passed = failed = 0
+    counts = {k: [0, 0] for k in kinds}     # trials, kills before the end
+
+    def check(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print("FAIL", what)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        data = write_data(tmp)
+        dbs = [os.path.join(tmp, "rollback.db"), os.path.join(tmp, "wal.db")]
+        setup_db(dbs[0], False)
+        setup_db(dbs[1], True)
+        # each kind once to the end: its duration, and that it works at all
+        duration = {}
+        k = 0
+        for kind in kinds:
+            k += 1
+            files = (link(tmp, data[0], k, "csv"), link(tmp, data[1], k, "ndjson"))
+            t0 = time.monotonic()
+            p = subprocess.run(command(kind, k, dbs[0], ext, a.cli, files), capture_output=True, text=True)
+            duration[kind] = time.monotonic() - t0
+            check(p.returncode == 0, f"{kind}: the import without a kill fails: {p.stderr.strip()}")
+            ok, n, r = state(dbs[0], kind, k, files[0])
+            check(ok == "ok" and n == expected_rows(kind), f"{kind}: {n} rows after a whole import, integrity {ok}")
+            if kind == "sql-rejects":
+                check(r == ROWS // BAD_EVERY, f"{kind}: {r} rejects after a whole import")
+        deadline = time.monotonic() + a.seconds
+        trials = 0
+        while trials < a.trials and time.monotonic() < deadline:
+            k += 1
+            trials += 1
+            kind = rng.choice(kinds)
+            db = rng.choice(dbs)
+            files = (link(tmp, data[0], k, "csv"), link(tmp, data[1], k, "ndjson"))
+            delay = rng.uniform(0, duration[kind] * 1.1)
+            p = subprocess.Popen(command(kind, k, db, ext, a.cli, files),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            try:
+                p.wait(timeout=delay)
+            except subprocess.TimeoutExpired:
+                p.send_signal(signal.SIGKILL)
+                p.wait()
+            counts[kind][0] += 1
+            killed = p.returncode == -signal.SIGKILL
+            if killed:
+                counts[kind][1] += 1
+            acknowledged = p.returncode == 0
+            if not killed and not acknowledged:
+                check(False, f"trial {k} ({kind}): exit {p.returncode}: {p.stderr.read().decode()[-300:]}")
+            p.stderr.close()
+            ok, n, r = state(db, kind, k, files[0])
+            want = expected_rows(kind)
+            where = f"trial {k} ({kind}, {os.path.basename(db)}, kill after {delay:.3f}s)"
+            check(ok == "ok", f"{where}: integrity_check: {ok}")
+            check(n in (0, want), f"{where}: {n} of {want} rows stored (half an import)")
+            if acknowledged:
+                check(n == want, f"{where}: acknowledged, yet {n} of {want} rows")
+            if kind == "sql-rejects":
+                rw = ROWS // BAD_EVERY
+                check((n, r) in ((0, 0), (want, rw)), f"{where}: {n} rows and {r} rejects (not one statement)")
+            forget(db, kind, k, files[0])
+        for kind in kinds:
+            print(f"crash-points: {kind:11} {counts[kind][0]:4} trials, {counts[kind][1]:4} killed "
+                  f"before the end (import {duration[kind]:.2f}s)")
+    print(f"crash-points: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
