@@ -8,8 +8,9 @@
 #                   the thread sanitizer: test-swift-tsan), and a new
 #                   package depending on this one by version (test-package), and the
 #                   tasks server example over HTTP (test-server); make release's checks
-#                   (test-release), a three-node dqlite cluster (test-cluster), and every
-#                   code block of README.md and docs/ (test-docs)
+#                   (test-release), a three-node dqlite cluster (test-cluster), every
+#                   code block of README.md and docs/ (test-docs), and imports killed
+#                   at random points (test-crash; allocation and I/O failures: test_faults)
 #   make install    the extension and headers into PREFIX (default /usr/local)
 #   make docs       the Swift API reference (DocC) as static HTML in build/docs
 #   make release VERSION=x.y.z   checks, tests and tags a release
@@ -55,7 +56,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: test-docs install release test-release preload test-cluster docs
+.PHONY: test-docs install release test-release preload test-cluster docs test-crash
 .PHONY: all ext demo test test-c test-c-tsan test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli
 
@@ -87,7 +88,7 @@ demo:
 	@bash sql/demo/run-demo.sh $(EXT)
 
 test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-c-tsan test-fuzz test-release test-cluster \
-      test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli
+      test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli test-crash
 	@echo "make test: all suites passed"
 
 test-c: $(CTESTS)
@@ -269,6 +270,13 @@ test-cli: cli $(PYTHON)
 	@$(MAKE) --no-print-directory install-cli PREFIX=$(CURDIR)/$(BUILD)/cli-install > /dev/null
 	@test "$$(env -i $(BUILD)/cli-install/bin/streamqlite --version)" = "streamqlite 0.1.0" && \
 	  test -s $(BUILD)/cli-install/share/zsh/site-functions/_streamqlite && echo "install-cli: ok"
+
+# Imports killed with SIGKILL at random points (seeded, 60 s): through the sqlite3 shell
+# (with and without a reject table) and the streamqlite tool (importCSV, importJSON), on a
+# rollback-journal and a WAL database; each must be whole or absent (scripts/check-crash-points.py).
+CRASH_SECONDS ?= 60
+test-crash: ext cli $(PYTHON)
+	$(PYTHON) scripts/check-crash-points.py $(EXT) --cli $(CLI_BIN) --seconds $(CRASH_SECONDS)
 
 # The tasks backend with 10,000 sample tasks in build/tasks.db: PORT=8080 by default.
 PORT ?= 8080
