@@ -77,8 +77,11 @@ $(BUILD)/core/%.o: Extension/src/%.c $(HDR) Makefile
 	@mkdir -p $(BUILD)/core
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -DSQ_PIPE_POISON -c -o $@ $<
 
-$(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h
-	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -o $@ $< $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm
+# test_faults also has the failing VFS the Swift fault tests use (Tests/CFaultVFS).
+FAULT_VFS = Tests/CFaultVFS/fault_vfs.c
+$(BUILD)/test_%: Extension/test/test_%.c $(CORE_OBJ) Extension/test/sq_test.h $(FAULT_VFS)
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -IExtension/test -ITests/CFaultVFS/include -o $@ $< \
+	  $(if $(filter faults,$*),$(FAULT_VFS)) $(CORE_OBJ) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm
 
 # Needs only the C build and sqlite3 (ensure-deps --demo), then a new make for the
 # pkg-config flags of what it may just have installed.

@@ -82,9 +82,15 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The failing VFS of the fault tests (make test-c's test_faults uses it too).
+        .target(
+            name: "CFaultVFS",
+            dependencies: ["CSQLite"],
+            path: "Tests/CFaultVFS"
+        ),
         .testTarget(
             name: "StreamQLiteTests",
-            dependencies: ["StreamQLite"],
+            dependencies: ["StreamQLite", "CFaultVFS"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -40,6 +40,7 @@
 #include "sqlite3.h"
 #include "sq_test.h"
 #include "sq_pipe.h"
+#include "fault_vfs.h"
 
 #include <stdint.h>
 #include <unistd.h>
@@ -49,20 +50,20 @@
 
 int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
 
-/* ------------------------------------------------------------ the countdown */
+/* ------------------------------------------------------------ the allocator */
 
 #define FAULT_ALLOC 1
 #define FAULT_IO    2
 static const char *const fault_name[] = { "", "allocation", "I/O" };
 
-static int fail_armed;          /* atomic: the kind of fault a workload runs under, 0: none */
-static long long fail_at;       /* atomic: opportunities left before the first fault */
-static int fail_persist;        /* after the first fault: every one */
-static long long fail_hits;     /* atomic: faults injected this run */
+static int fail_armed;          /* atomic: 1 while a workload runs under the allocation countdown */
+static long long fail_at;       /* atomic: allocations left before the first failure */
+static int fail_persist;        /* after the first failure: every one */
+static long long fail_hits;     /* atomic: allocations refused this run */
 
-static int should_fail(int kind){
+static int should_fail(void){
   long long left;
-  if( __atomic_load_n(&fail_armed, __ATOMIC_ACQUIRE)!=kind ) return 0;
+  if( !__atomic_load_n(&fail_armed, __ATOMIC_ACQUIRE) ) return 0;
   left = __atomic_sub_fetch(&fail_at, 1, __ATOMIC_ACQ_REL);
   if( left==0 || (left<0 && fail_persist) ){
     __atomic_add_fetch(&fail_hits, 1, __ATOMIC_ACQ_REL);
@@ -71,13 +72,11 @@ static int should_fail(int kind){
   return 0;
 }
 
-/* ------------------------------------------------------------ the allocator */
-
 static sqlite3_mem_methods real_mem;
 
-static void *fm_malloc(int n){ return should_fail(FAULT_ALLOC) ? 0 : real_mem.xMalloc(n); }
+static void *fm_malloc(int n){ return should_fail() ? 0 : real_mem.xMalloc(n); }
 static void fm_free(void *p){ real_mem.xFree(p); }
-static void *fm_realloc(void *p, int n){ return should_fail(FAULT_ALLOC) ? 0 : real_mem.xRealloc(p, n); }
+static void *fm_realloc(void *p, int n){ return should_fail() ? 0 : real_mem.xRealloc(p, n); }
 static int fm_size(void *p){ return real_mem.xSize(p); }
 static int fm_roundup(int n){ return real_mem.xRoundup(n); }
 static int fm_init(void *a){ return real_mem.xInit(a); }
@@ -96,92 +95,6 @@ static void install_allocator(void){
    || sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 1)!=SQLITE_OK
    || sqlite3_initialize()!=SQLITE_OK ){
     fprintf(stderr, "test_faults: the failing allocator could not be installed\n"); exit(2);
-  }
-}
-
-/* ------------------------------------------------------------ the VFS
-** "faulty": the default VFS, with xRead, xWrite, xSync and xTruncate
-** failing on the countdown (rollback journal, no memory mapping: the
-** version 1 file methods). */
-
-typedef struct FaultFile {
-  sqlite3_file base;
-  sqlite3_file *real;           /* the default VFS's file, right after this */
-} FaultFile;
-
-static sqlite3_vfs *real_vfs;
-static sqlite3_vfs fault_vfs;
-
-#define REAL(f) (((FaultFile*)(f))->real)
-
-static int ff_close(sqlite3_file *f){ return REAL(f)->pMethods->xClose(REAL(f)); }
-static int ff_read(sqlite3_file *f, void *b, int n, sqlite3_int64 off){
-  return should_fail(FAULT_IO) ? SQLITE_IOERR_READ : REAL(f)->pMethods->xRead(REAL(f), b, n, off);
-}
-static int ff_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 off){
-  return should_fail(FAULT_IO) ? SQLITE_FULL : REAL(f)->pMethods->xWrite(REAL(f), b, n, off);
-}
-static int ff_truncate(sqlite3_file *f, sqlite3_int64 size){
-  return should_fail(FAULT_IO) ? SQLITE_IOERR_TRUNCATE : REAL(f)->pMethods->xTruncate(REAL(f), size);
-}
-static int ff_sync(sqlite3_file *f, int flags){
-  return should_fail(FAULT_IO) ? SQLITE_IOERR_FSYNC : REAL(f)->pMethods->xSync(REAL(f), flags);
-}
-static int ff_size(sqlite3_file *f, sqlite3_int64 *size){ return REAL(f)->pMethods->xFileSize(REAL(f), size); }
-static int ff_lock(sqlite3_file *f, int l){ return REAL(f)->pMethods->xLock(REAL(f), l); }
-static int ff_unlock(sqlite3_file *f, int l){ return REAL(f)->pMethods->xUnlock(REAL(f), l); }
-static int ff_reserved(sqlite3_file *f, int *out){ return REAL(f)->pMethods->xCheckReservedLock(REAL(f), out); }
-static int ff_control(sqlite3_file *f, int op, void *arg){ return REAL(f)->pMethods->xFileControl(REAL(f), op, arg); }
-static int ff_sector(sqlite3_file *f){ return REAL(f)->pMethods->xSectorSize(REAL(f)); }
-static int ff_device(sqlite3_file *f){ return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f)); }
-
-static const sqlite3_io_methods ff_methods = {
-  .iVersion = 1, .xClose = ff_close, .xRead = ff_read, .xWrite = ff_write, .xTruncate = ff_truncate,
-  .xSync = ff_sync, .xFileSize = ff_size, .xLock = ff_lock, .xUnlock = ff_unlock,
-  .xCheckReservedLock = ff_reserved, .xFileControl = ff_control, .xSectorSize = ff_sector,
-  .xDeviceCharacteristics = ff_device,
-};
-
-static int fv_open(sqlite3_vfs *v, const char *name, sqlite3_file *f, int flags, int *out){
-  FaultFile *p = (FaultFile*)f;
-  int rc;
-  (void)v;
-  p->real = (sqlite3_file*)&p[1];
-  rc = real_vfs->xOpen(real_vfs, name, p->real, flags, out);
-  p->base.pMethods = rc==SQLITE_OK && p->real->pMethods ? &ff_methods : 0;
-  return rc;
-}
-static int fv_delete(sqlite3_vfs *v, const char *name, int sync){ (void)v; return real_vfs->xDelete(real_vfs, name, sync); }
-static int fv_access(sqlite3_vfs *v, const char *name, int flags, int *out){
-  (void)v; return real_vfs->xAccess(real_vfs, name, flags, out);
-}
-static int fv_full(sqlite3_vfs *v, const char *name, int n, char *out){
-  (void)v; return real_vfs->xFullPathname(real_vfs, name, n, out);
-}
-static int fv_random(sqlite3_vfs *v, int n, char *out){ (void)v; return real_vfs->xRandomness(real_vfs, n, out); }
-static int fv_sleep(sqlite3_vfs *v, int us){ (void)v; return real_vfs->xSleep(real_vfs, us); }
-static int fv_time(sqlite3_vfs *v, double *t){ (void)v; return real_vfs->xCurrentTime(real_vfs, t); }
-static int fv_lasterr(sqlite3_vfs *v, int n, char *out){ (void)v; return real_vfs->xGetLastError(real_vfs, n, out); }
-static int fv_time64(sqlite3_vfs *v, sqlite3_int64 *t){ (void)v; return real_vfs->xCurrentTimeInt64(real_vfs, t); }
-
-static void install_vfs(void){
-  real_vfs = sqlite3_vfs_find(0);
-  memset(&fault_vfs, 0, sizeof fault_vfs);
-  fault_vfs.iVersion = 2;
-  fault_vfs.szOsFile = (int)sizeof(FaultFile) + real_vfs->szOsFile;
-  fault_vfs.mxPathname = real_vfs->mxPathname;
-  fault_vfs.zName = "faulty";
-  fault_vfs.xOpen = fv_open;
-  fault_vfs.xDelete = fv_delete;
-  fault_vfs.xAccess = fv_access;
-  fault_vfs.xFullPathname = fv_full;
-  fault_vfs.xRandomness = fv_random;
-  fault_vfs.xSleep = fv_sleep;
-  fault_vfs.xCurrentTime = fv_time;
-  fault_vfs.xGetLastError = fv_lasterr;
-  fault_vfs.xCurrentTimeInt64 = fv_time64;
-  if( sqlite3_vfs_register(&fault_vfs, 0)!=SQLITE_OK ){
-    fprintf(stderr, "test_faults: the faulty VFS could not be registered\n"); exit(2);
   }
 }
 
@@ -441,10 +354,11 @@ static void run_once(const workload *w, int kind, long long n, int persist, outc
   __atomic_store_n(&fail_hits, 0, __ATOMIC_RELEASE);
   fail_persist = persist;
   __atomic_store_n(&fail_at, n, __ATOMIC_RELEASE);
-  __atomic_store_n(&fail_armed, n>0 ? kind : 0, __ATOMIC_RELEASE);
+  if( kind==FAULT_ALLOC ) __atomic_store_n(&fail_armed, n>0, __ATOMIC_RELEASE);
+  if( kind==FAULT_IO ) sq_fault_vfs_arm(n, persist);
   o->rc = sqlite3_exec(db, w->sql, collect, &o->rows, &err);
   __atomic_store_n(&fail_armed, 0, __ATOMIC_RELEASE);
-  o->hits = __atomic_load_n(&fail_hits, __ATOMIC_ACQUIRE);
+  o->hits = kind==FAULT_IO ? sq_fault_vfs_disarm() : __atomic_load_n(&fail_hits, __ATOMIC_ACQUIRE);
   if( err ){ o->err = strdup(err); sqlite3_free(err); }
   set_threads(-1);
   if( sqlite3_close(db)!=SQLITE_OK ){
@@ -529,7 +443,7 @@ int main(void){
   const char *s = getenv("STREAMQLITE_FAULT_STEP");
   if( s && atoll(s)>0 ) step = atoll(s);
   install_allocator();
-  install_vfs();
+  if( sq_fault_vfs_register()!=SQLITE_OK ){ fprintf(stderr, "test_faults: no faulty VFS\n"); return 2; }
   make_files();
   if( chdir(dir)!=0 ){ perror("chdir"); return 2; }
   snprintf(dbpath, sizeof dbpath, "%s/faults.db", dir);

@@ -48,8 +48,8 @@ final class CSVImporter: ProgressCountingImporter {
                 reason: { r in "importCSV: " + (r.pointee.reason.map { String(cString: $0) } ?? String(cString: r.pointee.error.pointee.message)) },
                 makeError: { CSVImportError(message: $0) })
         }
-        let exists = tableExists()
-        if options.createTable && !exists {
+        let existing = try db.sqTableColumnsIfExists(table, function: "importCSV")
+        if options.createTable && existing == nil {
             inference = try withReaderOptions { o in
                 guard let f = sq_csv_infer_new(&o, Int32(clamping: max(options.inferRecords, 1))) else {
                     throw CSVImportError(message: "out of memory")
@@ -62,8 +62,10 @@ final class CSVImporter: ProgressCountingImporter {
             self.inferred = inferred
             try setUp(columns: inferred.columns, inferredFrom: inferred.records, made: true)
         } else {
-            try setUp(columns: try db.sqTableColumns(table, function: "importCSV").map { ($0.name, $0.declaredType, 0) },
-                      inferredFrom: 0, made: false)
+            guard let existing else {
+                throw DatabaseError(code: SQLITE_ERROR, message: "importCSV: no such table: \(table)")
+            }
+            try setUp(columns: existing.map { ($0.name, $0.declaredType, 0) }, inferredFrom: 0, made: false)
         }
     }
 
@@ -84,10 +86,6 @@ final class CSVImporter: ProgressCountingImporter {
     private var maxRecord: Int {
         let length = Int(sqlite3_limit(db.handle, SQLITE_LIMIT_LENGTH, -1))
         return min(64 << 20, max(length, 1))
-    }
-
-    private func tableExists() -> Bool {
-        (try? db.sqTableColumns(table, function: "importCSV")) != nil
     }
 
     /// The core and driver for the table's columns: (name, declared type, inferred SQ_CSV_T_* or 0);

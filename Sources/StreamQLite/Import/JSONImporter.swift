@@ -38,7 +38,7 @@ final class JSONImporter: ProgressCountingImporter {
         self.table = table
         self.options = options
         counter = ImportProgressCounter(progress)
-        if options.createTable, created == nil, (try? db.sqTableColumns(table, function: "importJSON")) == nil {
+        if options.createTable, created == nil, try db.sqTableColumnsIfExists(table, function: "importJSON") == nil {
             if options.columns != nil {
                 throw JSONImportError(message: "createTable: the columns of table \(table) are inferred from the keys, "
                                       + "so columns cannot be given (create the table to choose them)",

@@ -23,6 +23,15 @@ struct TableColumn {
 extension Database {
     /// The columns of `table` (`schema.table` allowed), or an error if there is no such table.
     func sqTableColumns(_ table: String, function: String) throws -> [TableColumn] {
+        guard let columns = try sqTableColumnsIfExists(table, function: function) else {
+            throw DatabaseError(code: SQLITE_ERROR, message: "\(function): no such table: \(table)")
+        }
+        return columns
+    }
+
+    /// The columns of `table`, or nil when there is no such table; an error reading the
+    /// schema (I/O, memory) is thrown, never taken for a missing table.
+    func sqTableColumnsIfExists(_ table: String, function: String) throws -> [TableColumn]? {
         var stmt: OpaquePointer?
         let (schema, name) = sqSplitQualifiedName(table)
         let sql = "SELECT name, type, \"notnull\", pk, dflt_value IS NOT NULL FROM pragma_table_info(?1, ?2)"
@@ -33,18 +42,25 @@ extension Database {
         sqBindText(stmt, 1, name)
         if let schema { sqBindText(stmt, 2, schema) } else { sqlite3_bind_null(stmt, 2) }
         var columns: [TableColumn] = []
-        while sqlite3_step(stmt) == SQLITE_ROW {
+        var rc = sqlite3_step(stmt)
+        while rc == SQLITE_ROW {
+            guard let columnName = sqlite3_column_text(stmt, 0) else { rc = SQLITE_NOMEM; break }
             columns.append(TableColumn(
-                name: String(cString: sqlite3_column_text(stmt, 0)),
+                name: String(cString: columnName),
                 declaredType: sqlite3_column_text(stmt, 1).map { String(cString: $0) } ?? "",
                 notNull: sqlite3_column_int(stmt, 2) != 0,
                 primaryKey: Int(sqlite3_column_int(stmt, 3)),
                 hasDefault: sqlite3_column_int(stmt, 4) != 0))
+            rc = sqlite3_step(stmt)
         }
-        if columns.isEmpty {
-            throw DatabaseError(code: SQLITE_ERROR, message: "\(function): no such table: \(table)")
+        // (an I/O error reading the schema is that error, not "no such table")
+        if rc != SQLITE_DONE {
+            let code = rc == SQLITE_NOMEM ? rc : sqlite3_extended_errcode(handle)
+            throw DatabaseError(code: code & 0xff, extendedCode: code,
+                                message: "\(function): reading the columns of \(table): \(String(cString: sqlite3_errstr(code)))",
+                                sql: sql)
         }
-        return columns
+        return columns.isEmpty ? nil : columns
     }
 }
 
