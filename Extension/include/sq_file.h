@@ -56,6 +56,8 @@ typedef struct sq_file {
   size_t rawpos, rawlen;
   int raw_eof, full;             /* read() gave 0; the last output filled the buffer */
   long long nraw;                /* bytes read from the file (compressed ones when compressed) */
+  long long size;                /* a regular file: its size when opened (reading ends before: an
+                                 ** error, the file shrank under the reader), else -1 */
   struct sq_ahead *ah;           /* compressed: the read-ahead thread, else NULL */
   long long nout;                /* compressed: bytes decompressed here */
   int ahead_asked;               /* compressed: times the rule was asked for the thread (0-2) */

@@ -109,6 +109,7 @@ int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr){
     }
     f->regular = S_ISREG(st.st_mode);
   }
+  f->size = f->regular ? (long long)st.st_size : -1;
   return SQLITE_OK;
 }
 
@@ -145,6 +146,11 @@ static sqlite3_int64 file_read_raw(sq_file *f, void *buf, size_t n, int *rc, cha
     k = read(f->fd, buf, n);
     if( k<0 && (errno==EAGAIN || errno==EWOULDBLOCK || errno==EINTR) ) continue;
     if( k<0 ) break;
+    if( k==0 && f->nraw<f->size ){
+      /* truncated (or rewritten) while read: what is left is not the file that was opened */
+      return file_fail(rc, pzErr, sqlite3_mprintf("the file shrank while it was read: %lld bytes when "
+                                                  "opened, it ended after %lld", f->size, f->nraw));
+    }
     f->nraw += k;
     return (sqlite3_int64)k;
   }

@@ -382,6 +382,39 @@ static void test_stalled_pipe_close(void){
   free(p); free(gz.b);
 }
 
+/* A regular file truncated while it is read: an error saying so, not a
+** short input taken for the whole file (plain and compressed). */
+static void test_shrinking_file(void){
+  size_t n = 300000;
+  unsigned char *p = sample(n);
+  Buf gz = gzip_of(p, n);
+  int form;
+  for(form=0; form<2; form++){
+    char path[] = "/tmp/sq_test_shrinkXXXXXX";
+    int fd = mkstemp(path);
+    const unsigned char *b = form ? gz.b : p;
+    size_t nb = form ? gz.n : n;
+    sq_file f;
+    char *why = 0;
+    int rc = SQLITE_OK;
+    unsigned char chunk[4096];
+    long long k, got = 0;
+    SQ_CHECK(write(fd, b, nb)==(ssize_t)nb);
+    SQ_CHECK(sq_file_open(&f, 0, path, &why)==SQLITE_OK);
+    k = sq_file_read(&f, chunk, sizeof chunk, &rc, &why);
+    SQ_CHECK(k>0);
+    SQ_CHECK(ftruncate(fd, (off_t)(nb*2/3))==0);
+    while( (k = sq_file_read(&f, chunk, sizeof chunk, &rc, &why))>0 ) got += k;
+    SQ_CHECK_MSG(k<0 && rc==SQLITE_ERROR && why && strstr(why, "the file shrank while it was read"),
+                 "%s: k=%lld rc=%d why=%s", form ? "gzip" : "plain", k, rc, why ? why : "(none)");
+    sqlite3_free(why);
+    sq_file_close(&f);
+    close(fd);
+    unlink(path);
+  }
+  free(p); free(gz.b);
+}
+
 int main(void){
   test_detect();
   test_plain_through_auto();
@@ -396,5 +429,6 @@ int main(void){
   test_sq_file();
   unsetenv("STREAMQLITE_THREADS");
   test_stalled_pipe_close();
+  test_shrinking_file();
   return sq_test_done("test_decompress");
 }
