@@ -152,4 +152,19 @@ import Testing
         }
         #expect(points > 10)
     }
+
+    /// Output to a full disk (`/dev/full`: every write fails with ENOSPC), small results that
+    /// fit the sink's buffer and large ones: the write throws the sink's error, the
+    /// statement is reset, the connection usable.
+    @Test func writeJSONAndWriteCSVToAFullDisk() throws {
+        let db = try FaultsAboveSQLiteTests.makeDatabase()
+        for limit in [3, FaultsAboveSQLiteTests.rows] {
+            let sql = "SELECT id, title, done FROM t ORDER BY id LIMIT \(limit)"
+            var json = try FileDescriptorSink(path: "/dev/full")
+            #expect(throws: ByteSinkError.writeFailed(errno: ENOSPC)) { try db.writeJSON(sql, to: &json) }
+            var csv = try FileDescriptorSink(path: "/dev/full")
+            #expect(throws: ByteSinkError.writeFailed(errno: ENOSPC)) { try db.writeCSV(sql, to: &csv) }
+            try FaultsAboveSQLiteTests.expectClean(db, "after writing \(limit) rows to a full disk")
+        }
+    }
 }
