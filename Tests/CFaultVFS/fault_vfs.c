@@ -66,8 +66,19 @@ static int ff_control(sqlite3_file *f, int op, void *arg){ return REAL(f)->pMeth
 static int ff_sector(sqlite3_file *f){ return REAL(f)->pMethods->xSectorSize(REAL(f)); }
 static int ff_device(sqlite3_file *f){ return REAL(f)->pMethods->xDeviceCharacteristics(REAL(f)); }
 
+/* WAL's shared memory, passed through (no faults: SQLite's own tests fail it apart). */
+static int ff_shm_map(sqlite3_file *f, int pg, int sz, int extend, void volatile **pp){
+  return REAL(f)->pMethods->xShmMap(REAL(f), pg, sz, extend, pp);
+}
+static int ff_shm_lock(sqlite3_file *f, int offset, int n, int flags){
+  return REAL(f)->pMethods->xShmLock(REAL(f), offset, n, flags);
+}
+static void ff_shm_barrier(sqlite3_file *f){ REAL(f)->pMethods->xShmBarrier(REAL(f)); }
+static int ff_shm_unmap(sqlite3_file *f, int del){ return REAL(f)->pMethods->xShmUnmap(REAL(f), del); }
+
 static const sqlite3_io_methods ff_methods = {
-  .iVersion = 1, .xClose = ff_close, .xRead = ff_read, .xWrite = ff_write, .xTruncate = ff_truncate,
+  .iVersion = 2, .xShmMap = ff_shm_map, .xShmLock = ff_shm_lock, .xShmBarrier = ff_shm_barrier,
+  .xShmUnmap = ff_shm_unmap, .xClose = ff_close, .xRead = ff_read, .xWrite = ff_write, .xTruncate = ff_truncate,
   .xSync = ff_sync, .xFileSize = ff_size, .xLock = ff_lock, .xUnlock = ff_unlock,
   .xCheckReservedLock = ff_reserved, .xFileControl = ff_control, .xSectorSize = ff_sector,
   .xDeviceCharacteristics = ff_device,

@@ -44,11 +44,11 @@ import Testing
         """
 
     /// The workload's (rows, rejects) as a new connection without faults sees them.
-    static func state(_ path: String) throws -> (String, Int, Int) {
+    static func state(_ path: String, hasRejects: Bool = true) throws -> (String, Int, Int) {
         let db = try Database(path: path)
         let ok = try db.value(String.self, "PRAGMA integrity_check") ?? "?"
         return (ok, try db.value(Int.self, "SELECT count(*) FROM t") ?? -1,
-                try db.value(Int.self, "SELECT count(*) FROM rej") ?? -1)
+                hasRejects ? try db.value(Int.self, "SELECT count(*) FROM rej") ?? -1 : 0)
     }
 
     /// Runs `work` under I/O faults at every N, in both modes; returns the failure points.
@@ -166,5 +166,53 @@ import Testing
             #expect(throws: ByteSinkError.writeFailed(errno: ENOSPC)) { try db.writeCSV(sql, to: &csv) }
             try FaultsAboveSQLiteTests.expectClean(db, "after writing \(limit) rows to a full disk")
         }
+    }
+
+    /// A `DatabasePool` writer inserting under readers, through "faulty" (the pool's path as a
+    /// `file:` URI naming the VFS; Debian's SQLite reads URIs in every open): the write is all
+    /// or nothing, and no reader ever sees part of it.
+    @Test func aPoolWriterUnderReadersUnderIOErrors() async throws {
+        #expect(sq_fault_vfs_register() == SQLITE_OK)
+        let people = (1...Self.rows).map { Person(id: $0, name: "P \($0)", score: Double($0) + 0.5) }
+        var points = 0
+        for persist in [false, true] {
+            var n = 1
+            while true {
+                let dir = FileManager.default.temporaryDirectory.appendingPathComponent("iofault-pool-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: dir) }
+                let path = dir.appendingPathComponent("p.db").path
+                try Database(path: path).execute("""
+                    PRAGMA journal_mode=WAL;
+                    CREATE TABLE t(id INTEGER PRIMARY KEY, name TEXT, score REAL);
+                    INSERT INTO t VALUES (-1, 'there before', 0)
+                    """)
+                let pool = try DatabasePool(path: "file:\(path)?vfs=faulty", readers: 2)
+                sq_fault_vfs_arm(Int64(n), persist ? 1 : 0)
+                async let written: Void = pool.write { db in _ = try db.insert(contentsOf: people, into: "t") }
+                var seen: Set<Int> = []
+                for _ in 0..<20 {
+                    if let c = try? await pool.read({ db in try db.value(Int.self, "SELECT count(*) FROM t") }) {
+                        seen.insert(c)
+                    }
+                }
+                let result: Result<Void, any Error>
+                do { try await written; result = .success(()) } catch { result = .failure(error) }
+                let hits = sq_fault_vfs_disarm()
+                let how = "pool, N=\(n)\(persist ? " (persistent)" : "")"
+                #expect(seen.isSubset(of: [1, Self.rows + 1]), "\(how): a reader saw \(seen)")
+                let s = try Self.state(path, hasRejects: false)
+                #expect(s.0 == "ok", "\(how): integrity_check: \(s.0)")
+                switch result {
+                case .success: #expect(s.1 == Self.rows + 1, "\(how): success, yet \(s.1) rows")
+                case .failure(let error):
+                    #expect(s.1 == 1, "\(how): an error (\(error)), yet \(s.1 - 1) rows stored")
+                }
+                if hits == 0 { break }
+                points += 1
+                n += 1
+            }
+        }
+        #expect(points > 5)
     }
 }

@@ -12,10 +12,9 @@
 **   … the workload …
 **   hits = sq_fault_vfs_disarm();       the failures injected since sq_fault_vfs_arm
 **
-** Files are opened with the version 1 methods: rollback journals and WAL
-** without shared memory are fine; WAL mode needs PRAGMA locking_mode=EXCLUSIVE
-** through this VFS.  The countdown is one for the process (atomic): one
-** armed workload at a time.
+** Files get the version 2 methods (WAL's shared memory passed through, no
+** memory-mapped reads: every read is an xRead).  The countdown is one for the
+** process (atomic): one armed workload at a time.
 */
 #ifndef FAULT_VFS_H
 #define FAULT_VFS_H
