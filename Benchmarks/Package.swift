@@ -24,7 +24,7 @@ let package = Package(
     dependencies: [
         .package(path: "..", traits: macroPlugin == nil ? ["Macros"] : []),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-        // CSVBenchmarks compares with these (without GitHub access: see BENCHMARKS.md, CSV, for a local mirror)
+        // CSVBenchmarks compares with these (without GitHub access: see BENCHMARKS.md, "CSV in Swift", for a local mirror)
         .package(url: "https://github.com/swiftcsv/SwiftCSV", exact: "0.10.0"),
         .package(url: "https://github.com/yaslab/CSV.swift", exact: "2.5.2"),
     ],

@@ -13,6 +13,9 @@ kinds:
                records are rejected): t and rej both whole, or both untouched
   cli-csv    the streamqlite tool (the Swift importCSV), a new table per trial
   cli-ndjson the same for NDJSON (the Swift importJSON)
+  server     the tasks service (Examples/TasksServer): a bulk POST of 2,000 tasks, the
+             server killed during it and started again; every POST answered 201 is
+             stored whole, every other one whole or not at all
 
 on two databases, one in rollback-journal mode and one in WAL mode.  After
 every trial the database is opened by Python's sqlite3 (a new process's
@@ -24,10 +27,14 @@ Seeded and bounded in time: --seed N (default 1), --seconds S (default 60),
 kills landed before the end of the import, and `crash-points: N passed, N
 failed`.
 
-Usage: check-crash-points.py build/streamqlite.so [--cli PATH] [--seed N] [--seconds S]
+Usage: check-crash-points.py build/streamqlite.so [--cli PATH] [--server PATH] [--seed N] [--seconds S]
 """
 import argparse
+import http.client
+import json
 import os
+import re
+import threading
 import random
 import signal
 import sqlite3
@@ -119,10 +126,96 @@ def forget(db, kind, k, csv_path):
     con.close()
 
 
+class Server:
+    """The tasks service on a free port of 127.0.0.1, on its own database file."""
+
+    def __init__(self, binary, db, log):
+        self.binary, self.db, self.log = binary, db, log
+        self.proc = None
+        self.port = None
+
+    def start(self):
+        out = open(self.log, "w")
+        self.proc = subprocess.Popen([self.binary, "--port", "0", "--db", self.db], stdout=out, stderr=out)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            m = re.search(r"listening on http://127\.0\.0\.1:(\d+)", open(self.log).read())
+            if m:
+                self.port = int(m.group(1))
+                return
+            if self.proc.poll() is not None:
+                raise RuntimeError("the tasks server exited: " + open(self.log).read()[-500:])
+            time.sleep(0.05)
+        raise RuntimeError("the tasks server did not listen within 30 s")
+
+    def kill(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+
+SERVER_BATCH = 2000
+
+
+def post_batch(port, k, outcome):
+    """POSTs trial k's tasks; outcome['status'] is the answer's status, or None."""
+    body = json.dumps([{"title": f"trial{k}-{i}", "done": i % 2 == 0} for i in range(SERVER_BATCH)])
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        c.request("POST", "/tasks", body=body, headers={"Content-Type": "application/json"})
+        r = c.getresponse()
+        r.read()
+        outcome["status"] = r.status
+    except (OSError, http.client.HTTPException):
+        outcome["status"] = None
+
+
+def server_trials(binary, rng, seconds, tmp, check):
+    """Bulk POSTs, the server killed during them; returns (trials, killed during a POST)."""
+    db = os.path.join(tmp, "server.db")
+    server = Server(binary, db, os.path.join(tmp, "server.log"))
+    server.start()
+    # the POST's duration, once without a kill
+    t0 = time.monotonic()
+    outcome = {}
+    post_batch(server.port, 0, outcome)
+    duration = time.monotonic() - t0
+    check(outcome.get("status") == 201, f"server: a bulk POST without a kill answered {outcome.get('status')}")
+    trials = killed_during = 0
+    deadline = time.monotonic() + seconds
+    k = 0
+    try:
+        while time.monotonic() < deadline:
+            k += 1
+            trials += 1
+            outcome = {}
+            t = threading.Thread(target=post_batch, args=(server.port, k, outcome))
+            t.start()
+            t.join(timeout=rng.uniform(0, duration * 1.2))
+            during = t.is_alive()
+            server.kill()
+            t.join()
+            killed_during += during
+            con = sqlite3.connect(db)
+            ok = con.execute("PRAGMA integrity_check").fetchone()[0]
+            n = con.execute("SELECT count(*) FROM tasks WHERE title LIKE ?", (f"trial{k}-%",)).fetchone()[0]
+            con.close()
+            where = f"server trial {k} (answer {outcome.get('status')})"
+            check(ok == "ok", f"{where}: integrity_check: {ok}")
+            check(n in (0, SERVER_BATCH), f"{where}: {n} of {SERVER_BATCH} tasks stored (half a POST)")
+            if outcome.get("status") == 201:
+                check(n == SERVER_BATCH, f"{where}: answered 201, yet {n} of {SERVER_BATCH} tasks stored")
+            server.start()
+    finally:
+        server.kill()
+    return trials, killed_during, duration
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("ext")
     ap.add_argument("--cli")
+    ap.add_argument("--server")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--trials", type=int, default=400)
@@ -198,6 +291,10 @@ def main():
                 rw = ROWS // BAD_EVERY
                 check((n, r) in ((0, 0), (want, rw)), f"{where}: {n} rows and {r} rejects (not one statement)")
             forget(db, kind, k, files[0])
+        if a.server:
+            n, during, d = server_trials(a.server, rng, max(a.seconds / 4, 5), tmp, check)
+            print(f"crash-points: server      {n:4} trials, {during:4} killed during the POST "
+                  f"(a {SERVER_BATCH}-task POST: {d:.2f}s)")
         for kind in kinds:
             print(f"crash-points: {kind:11} {counts[kind][0]:4} trials, {counts[kind][1]:4} killed "
                   f"before the end, {counts[kind][2]:4} inside the write transaction (a hot journal "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench-refused.sh — rows the table refuses in the Swift imports (BENCHMARKS.md, "Rows the
-# table refuses, in the Swift imports"): instructions per row of one importCSV (callgrind,
+# bench-refused.sh — rows the table refuses in the Swift imports (BENCHMARKS.md, "Imports
+# at scale", rows the table refuses): instructions per row of one importCSV (callgrind,
 # the whole process, all threads, minus the same process importing nothing) of the
 # 100,000-row mixed file, for each revision given, each mode of refused/main.swift.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench-scale.sh — issue 22's speed table in one run: every way in to 1,000,000 CSV rows
 # and 1,000,000 JSON tasks, each against its baseline in A/B pairs, with ratios, medians
-# and peak memory (BENCHMARKS.md, "Ingest at scale: the issue 22 table").
+# and peak memory (BENCHMARKS.md, "Imports at scale").
 #
 #   bash Extension/bench/bench-scale.sh build/streamqlite.so
 #   IMPORT_ONCE=.build-bench/release/ImportOnce bash Extension/bench/bench-scale.sh build/streamqlite.so
