@@ -276,10 +276,15 @@ test-cli: cli $(PYTHON)
 
 # Imports killed with SIGKILL at random points (seeded, 60 s): through the sqlite3 shell
 # (with and without a reject table) and the streamqlite tool (importCSV, importJSON), on a
-# rollback-journal and a WAL database; each must be whole or absent (scripts/check-crash-points.py).
+# rollback-journal and a WAL database, and the tasks server killed during bulk POSTs (its
+# debug build, as test-server makes it); each must be whole or absent, and every write
+# acknowledged present (scripts/check-crash-points.py).
 CRASH_SECONDS ?= 60
+TASKS_SERVER_BUILD = swift build --package-path Examples/TasksServer --scratch-path Examples/TasksServer/.build
 test-crash: ext cli $(PYTHON)
-	$(PYTHON) scripts/check-crash-points.py $(EXT) --cli $(CLI_BIN) --seconds $(CRASH_SECONDS)
+	$(TASKS_SERVER_BUILD) --product TasksServer 2>&1 | tail -1
+	$(PYTHON) scripts/check-crash-points.py $(EXT) --cli $(CLI_BIN) --seconds $(CRASH_SECONDS) \
+	  --server "$$($(TASKS_SERVER_BUILD) --show-bin-path)/TasksServer"
 
 # The tasks backend with 10,000 sample tasks in build/tasks.db: PORT=8080 by default.
 PORT ?= 8080
