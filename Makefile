@@ -11,6 +11,8 @@
 #                   (test-release), a three-node dqlite cluster (test-cluster), every
 #                   code block of README.md and docs/ (test-docs), and imports killed
 #                   at random points (test-crash; allocation and I/O failures: test_faults)
+#   make quick      the everyday loop (about 1.5 minutes after a change): the extension, the C
+#                   tests, the SQL tests once, the Swift tests (debug, in parallel)
 #   make install    the extension and headers into PREFIX (default /usr/local)
 #   make docs       the Swift API reference (DocC) as static HTML in build/docs
 #   make release VERSION=x.y.z   checks, tests and tags a release
@@ -56,7 +58,7 @@ SAN       = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_SRC := $(sort $(wildcard Extension/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 20
 
-.PHONY: test-docs install release test-release preload test-cluster docs test-crash
+.PHONY: test-docs install release test-release preload test-cluster docs test-crash quick
 .PHONY: all ext demo test test-c test-c-tsan test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan \
         swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli
 
@@ -93,6 +95,12 @@ demo:
 test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-c-tsan test-fuzz test-release test-cluster \
       test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli test-crash
 	@echo "make test: all suites passed"
+
+# The everyday loop: what most changes break, in about 1.5 minutes (make test: everything).
+quick: ext test-c $(PYTHON) swift-toolchain
+	$(PYTHON) sql/run-tests.py --ext $(EXT) sql/tests/*.sql
+	swift build --build-tests
+	swift test --skip-build --parallel
 
 test-c: $(CTESTS)
 	@set -e; for t in $(CTESTS); do echo "== $$t"; $$t; done
