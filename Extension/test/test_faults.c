@@ -56,27 +56,13 @@ int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg, const void *pApi);
 #define FAULT_IO    2
 static const char *const fault_name[] = { "", "allocation", "I/O" };
 
-static int fail_armed;          /* atomic: 1 while a workload runs under the allocation countdown */
-static long long fail_at;       /* atomic: allocations left before the first failure */
-static int fail_persist;        /* after the first failure: every one */
-static long long fail_hits;     /* atomic: allocations refused this run */
-
-static int should_fail(void){
-  long long left;
-  if( !__atomic_load_n(&fail_armed, __ATOMIC_ACQUIRE) ) return 0;
-  left = __atomic_sub_fetch(&fail_at, 1, __ATOMIC_ACQ_REL);
-  if( left==0 || (left<0 && fail_persist) ){
-    __atomic_add_fetch(&fail_hits, 1, __ATOMIC_ACQ_REL);
-    return 1;
-  }
-  return 0;
-}
+static sq_fault_countdown allocs;    /* the allocator's countdown (fault_vfs.h) */
 
 static sqlite3_mem_methods real_mem;
 
-static void *fm_malloc(int n){ return should_fail() ? 0 : real_mem.xMalloc(n); }
+static void *fm_malloc(int n){ return sq_fault_now(&allocs) ? 0 : real_mem.xMalloc(n); }
 static void fm_free(void *p){ real_mem.xFree(p); }
-static void *fm_realloc(void *p, int n){ return should_fail() ? 0 : real_mem.xRealloc(p, n); }
+static void *fm_realloc(void *p, int n){ return sq_fault_now(&allocs) ? 0 : real_mem.xRealloc(p, n); }
 static int fm_size(void *p){ return real_mem.xSize(p); }
 static int fm_roundup(int n){ return real_mem.xRoundup(n); }
 static int fm_init(void *a){ return real_mem.xInit(a); }
@@ -351,14 +337,10 @@ static void run_once(const workload *w, int kind, long long n, int persist, outc
   db = open_db();
   exec_or_die(db, w->setup, 0);
   set_threads(w->threads);
-  __atomic_store_n(&fail_hits, 0, __ATOMIC_RELEASE);
-  fail_persist = persist;
-  __atomic_store_n(&fail_at, n, __ATOMIC_RELEASE);
-  if( kind==FAULT_ALLOC ) __atomic_store_n(&fail_armed, n>0, __ATOMIC_RELEASE);
+  if( kind==FAULT_ALLOC ) sq_fault_arm(&allocs, n, persist);
   if( kind==FAULT_IO ) sq_fault_vfs_arm(n, persist);
   o->rc = sqlite3_exec(db, w->sql, collect, &o->rows, &err);
-  __atomic_store_n(&fail_armed, 0, __ATOMIC_RELEASE);
-  o->hits = kind==FAULT_IO ? sq_fault_vfs_disarm() : __atomic_load_n(&fail_hits, __ATOMIC_ACQUIRE);
+  o->hits = kind==FAULT_IO ? sq_fault_vfs_disarm() : sq_fault_disarm(&allocs);
   if( err ){ o->err = strdup(err); sqlite3_free(err); }
   set_threads(-1);
   if( sqlite3_close(db)!=SQLITE_OK ){

@@ -6,34 +6,36 @@
 #include <sqlite3.h>
 #include <string.h>
 
-static int armed;               /* atomic: 1 while the countdown runs */
-static long long left_;         /* atomic: calls left before the first failure */
-static int persist_;            /* after the first failure: every one */
-static long long hits;          /* atomic: failures injected since sq_fault_vfs_arm */
+void sq_fault_arm(sq_fault_countdown *c, long long n, int persist){
+  __atomic_store_n(&c->armed, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&c->hits, 0, __ATOMIC_RELEASE);
+  c->persist = persist;
+  __atomic_store_n(&c->left, n, __ATOMIC_RELEASE);
+  __atomic_store_n(&c->armed, n>0, __ATOMIC_RELEASE);
+}
 
-static int vfs_should_fail(void){
+long long sq_fault_disarm(sq_fault_countdown *c){
+  __atomic_store_n(&c->armed, 0, __ATOMIC_RELEASE);
+  return __atomic_load_n(&c->hits, __ATOMIC_ACQUIRE);
+}
+
+int sq_fault_now(sq_fault_countdown *c){
   long long left;
-  if( !__atomic_load_n(&armed, __ATOMIC_ACQUIRE) ) return 0;
-  left = __atomic_sub_fetch(&left_, 1, __ATOMIC_ACQ_REL);
-  if( left==0 || (left<0 && persist_) ){
-    __atomic_add_fetch(&hits, 1, __ATOMIC_ACQ_REL);
+  if( !__atomic_load_n(&c->armed, __ATOMIC_ACQUIRE) ) return 0;
+  left = __atomic_sub_fetch(&c->left, 1, __ATOMIC_ACQ_REL);
+  if( left==0 || (left<0 && c->persist) ){
+    __atomic_add_fetch(&c->hits, 1, __ATOMIC_ACQ_REL);
     return 1;
   }
   return 0;
 }
 
-void sq_fault_vfs_arm(long long n, int persist){
-  __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
-  __atomic_store_n(&hits, 0, __ATOMIC_RELEASE);
-  persist_ = persist;
-  __atomic_store_n(&left_, n, __ATOMIC_RELEASE);
-  __atomic_store_n(&armed, n>0, __ATOMIC_RELEASE);
-}
+/* The VFS's countdown. */
+static sq_fault_countdown io;
 
-long long sq_fault_vfs_disarm(void){
-  __atomic_store_n(&armed, 0, __ATOMIC_RELEASE);
-  return __atomic_load_n(&hits, __ATOMIC_ACQUIRE);
-}
+void sq_fault_vfs_arm(long long n, int persist){ sq_fault_arm(&io, n, persist); }
+long long sq_fault_vfs_disarm(void){ return sq_fault_disarm(&io); }
+
 
 typedef struct FaultFile {
   sqlite3_file base;
@@ -47,16 +49,16 @@ static sqlite3_vfs fault_vfs;
 
 static int ff_close(sqlite3_file *f){ return REAL(f)->pMethods->xClose(REAL(f)); }
 static int ff_read(sqlite3_file *f, void *b, int n, sqlite3_int64 off){
-  return vfs_should_fail() ? SQLITE_IOERR_READ : REAL(f)->pMethods->xRead(REAL(f), b, n, off);
+  return sq_fault_now(&io) ? SQLITE_IOERR_READ : REAL(f)->pMethods->xRead(REAL(f), b, n, off);
 }
 static int ff_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 off){
-  return vfs_should_fail() ? SQLITE_FULL : REAL(f)->pMethods->xWrite(REAL(f), b, n, off);
+  return sq_fault_now(&io) ? SQLITE_FULL : REAL(f)->pMethods->xWrite(REAL(f), b, n, off);
 }
 static int ff_truncate(sqlite3_file *f, sqlite3_int64 size){
-  return vfs_should_fail() ? SQLITE_IOERR_TRUNCATE : REAL(f)->pMethods->xTruncate(REAL(f), size);
+  return sq_fault_now(&io) ? SQLITE_IOERR_TRUNCATE : REAL(f)->pMethods->xTruncate(REAL(f), size);
 }
 static int ff_sync(sqlite3_file *f, int flags){
-  return vfs_should_fail() ? SQLITE_IOERR_FSYNC : REAL(f)->pMethods->xSync(REAL(f), flags);
+  return sq_fault_now(&io) ? SQLITE_IOERR_FSYNC : REAL(f)->pMethods->xSync(REAL(f), flags);
 }
 static int ff_size(sqlite3_file *f, sqlite3_int64 *size){ return REAL(f)->pMethods->xFileSize(REAL(f), size); }
 static int ff_lock(sqlite3_file *f, int l){ return REAL(f)->pMethods->xLock(REAL(f), l); }

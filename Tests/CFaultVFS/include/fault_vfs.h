@@ -23,4 +23,18 @@ int sq_fault_vfs_register(void);
 void sq_fault_vfs_arm(long long n, int persist);
 long long sq_fault_vfs_disarm(void);
 
+/* The countdown itself, for other kinds of faults (test_faults.c's failing
+** allocator has one of its own): sq_fault_now() says whether this call is the
+** one to fail (the nth since sq_fault_arm, or any after it when persistent);
+** atomic, so calls from several threads count once each. */
+typedef struct sq_fault_countdown {
+  int armed;
+  long long left;
+  int persist;
+  long long hits;
+} sq_fault_countdown;
+void sq_fault_arm(sq_fault_countdown *c, long long n, int persist);
+long long sq_fault_disarm(sq_fault_countdown *c);
+int sq_fault_now(sq_fault_countdown *c);
+
 #endif
