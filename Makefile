@@ -247,6 +247,7 @@ test-docs: ext swift-toolchain cli
 # Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),
 # started on a free 127.0.0.1 port, every route exercised over HTTP, stopped by its PID.
 test-server: swift-toolchain
+	@EXTRA_DEBS="chromium" bash scripts/ensure-deps.sh
 	@bash scripts/check-tasks-server.sh
 
 # streamqlite, the command-line tool (Tools/streamqlite, docs/cli.md), built with the Swift

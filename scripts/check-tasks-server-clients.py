@@ -83,7 +83,8 @@ class Server:
     def req(self, method, path, body=None, raw=None, timeout=CLIENT_TIMEOUT + 4):
         """(status, headers, body); status None when no answer came within `timeout`."""
         data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
-        r = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        r = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
+                                   headers={"Content-Type": "application/json"} if data is not None else {})
         try:
             with urllib.request.urlopen(r, timeout=timeout) as resp:
                 return resp.status, resp.headers, resp.read()
@@ -413,7 +414,7 @@ def sigterm():
     s = Server("term-stalled", sample=100_000)
     c = s.raw(b"GET /tasks HTTP/1.1\r\nHost: x\r\n\r\n", rcvbuf=4096)
     c.recv(1024)
-    body = s.raw(b"POST /tasks HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+    body = s.raw(b"POST /tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
     time.sleep(0.3)
     t0 = time.time()
     status = s.stop(signal.SIGTERM)

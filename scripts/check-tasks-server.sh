@@ -5,7 +5,8 @@
 # exercises every route with real HTTP requests (Python's urllib), checks status codes
 # and bodies against the database read with Python's sqlite3 and the weekly report
 # against PyICU when it is installed, then stops the server by its PID; then
-# scripts/check-tasks-server-clients.py: hostile clients against servers of its own.
+# scripts/check-tasks-server-clients.py: hostile clients against servers of its own;
+# scripts/check-tasks-server-csrf.py: no page of another origin can write (headless Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKG=${TASKS_SERVER_PACKAGE:-Examples/TasksServer}   # another checkout of the example, for a run against it
@@ -151,6 +152,10 @@ check(get_json("POST", "/tasks", [], status=201)[0] == [], "POST [] gives []")
 before = count()
 error("POST", "/tasks", 400, "malformed JSON", "line 1, column", "byte offset", raw=b'{"title": "x" "done": true}')
 error("POST", "/tasks", 400, "malformed JSON", "line 2", raw=b'[{"title": "a"},\n {"title": "b"')
+# one rule for every body (RFC 8259): a trailing comma is malformed, object, array or patch
+error("POST", "/tasks", 400, "malformed JSON", raw=b'{"title":"x",}')
+error("POST", "/tasks", 400, "malformed JSON", raw=b'[{"title":"a"},]')
+error("POST", "/tasks", 400, "malformed JSON", raw=b'[{"title":"a",}]')
 error("POST", "/tasks", 400, "unknown field 'colour'", body={"title": "x", "colour": "red"})
 error("POST", "/tasks", 400, "$.done", "Bool", "string", body={"title": "x", "done": "yes"})
 error("POST", "/tasks", 400, "$.title", "String", body={"title": 5})
@@ -175,6 +180,7 @@ check(same == patched, "PATCH {} changes nothing")
 error("PATCH", "/tasks/1", 400, "unknown field 'titel'", body={"titel": "x"})
 error("PATCH", "/tasks/1", 400, "$.done", "null", body={"done": None})
 error("PATCH", "/tasks/1", 400, "malformed JSON", raw=b"{")
+error("PATCH", "/tasks/1", 400, "malformed JSON", raw=b'{"done":true,}')
 error("PATCH", "/tasks/1", 400, "empty request body", raw=b"")
 error("PATCH", "/tasks/999999", 404, "no task with id 999999", body={"done": True})
 check(rows("WHERE id = 1")[0] == patched, "refused patches changed nothing")
@@ -424,3 +430,4 @@ echo "== TasksServer stopped"
 
 echo "== hostile clients: stalled and slow readers, hang-ups, retried deletes, SIGTERM, kill -9 (about a minute)"
 timeout 300 "$PY" scripts/check-tasks-server-clients.py "$BIN"
+timeout 300 "$PY" scripts/check-tasks-server-csrf.py "$BIN"

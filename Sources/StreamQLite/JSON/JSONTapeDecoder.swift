@@ -125,10 +125,11 @@ final class JSONTapeDecoder: Decoder {
     }
 
     /// Parses `bytes` (a whole document given to ``JSONValueDecoder``) onto the tape and
-    /// points the decoder at it. Trailing commas are accepted, as `JSONDecoder` accepts them.
+    /// points the decoder at it. Trailing commas as the options say (accepted by default, as
+    /// `JSONDecoder` accepts them).
     func parse(_ bytes: UnsafeRawBufferPointer, options: JSONValueDecoder.Options) throws {
         do {
-            try tape.parse(bytes, trailingCommas: true)
+            try tape.parse(bytes, trailingCommas: options.trailingCommas)
         } catch let failure as JSONParseFailure {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: [],

@@ -21,7 +21,7 @@ final class JSONTopArrayDecoder: Decoder {
     init(bytes: UnsafeRawBufferPointer, options: JSONValueDecoder.Options) throws {
         self.bytes = bytes
         self.options = options
-        reader = try JSONElementReader(whole: bytes, layout: .array, options: options, trailingCommas: true)
+        reader = try JSONElementReader(whole: bytes, layout: .array, options: options, trailingCommas: options.trailingCommas)
     }
 
     deinit { JSONTapeDecoder.pool.give(&whole) }

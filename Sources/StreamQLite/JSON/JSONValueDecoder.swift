@@ -113,6 +113,11 @@ public struct JSONValueDecoder: Sendable {
     public var nonConformingFloatDecodingStrategy: NonConformingFloatDecodingStrategy = .throw
     /// Values handed to `init(from:)` as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    /// Whether `decode(_:from:)` accepts a comma after the last element or member
+    /// (`[1,]`, `{"a":1,}`), as `JSONDecoder` does: true by default. Set it to false to read
+    /// documents as RFC 8259 writes them, as ``elements(of:in:)`` and the SQL functions do (a
+    /// service that answers malformed JSON with an error, whatever the shape of the body).
+    public var allowsTrailingCommas = true
 
     /// Creates a decoder with the default options.
     public init() {}
@@ -142,7 +147,7 @@ public struct JSONValueDecoder: Sendable {
     /// The document is UTF-8, or UTF-16 or UTF-32 (either byte order) with or without a byte
     /// order mark, told apart by its first four bytes as `JSONDecoder` does (RFC 4627, section 3).
     /// A comma after the last element or member (`[1,]`, `{"a":1,}`) is accepted, as
-    /// `JSONDecoder` accepts it.
+    /// `JSONDecoder` accepts it, unless ``allowsTrailingCommas`` is false.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
         if let utf8 = try Self.utf8(of: bytes) {
             return try utf8.withUnsafeBytes { try decodeUTF8(type, from: $0) }
@@ -209,6 +214,7 @@ public struct JSONValueDecoder: Sendable {
         var data: DataDecodingStrategy
         var nonConforming: NonConformingFloatDecodingStrategy
         var userInfo: [CodingUserInfoKey: Any]
+        var trailingCommas: Bool
         init(_ d: JSONValueDecoder) {
             switch d.keyDecodingStrategy {
             case .useDefaultKeys: keys = JSONKeyConversion(.none)
@@ -218,6 +224,7 @@ public struct JSONValueDecoder: Sendable {
             date = d.dateDecodingStrategy
             data = d.dataDecodingStrategy
             nonConforming = d.nonConformingFloatDecodingStrategy
+            trailingCommas = d.allowsTrailingCommas
             var info: [CodingUserInfoKey: Any] = [:]
             for (k, v) in d.userInfo { info[k] = v }
             userInfo = info

@@ -22,9 +22,11 @@ import TasksAPI
 ///
 /// With `corsOrigins` (`--cors-origin`), browsers on those origins (`*`: any) may call every
 /// route: the `OPTIONS` preflight is answered and responses carry `Access-Control-Allow-Origin`.
+/// Writes from any other web page are refused (``WriteGuard``: a JSON body, an allowed `Origin`).
 func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: EventLoopProbe, corsOrigins: [String] = []) {
     if !corsOrigins.isEmpty { router.add(middleware: AllowedOrigins(corsOrigins)) }
     router.add(middleware: JSONErrorMiddleware())
+    router.add(middleware: WriteGuard(allowedOrigins: corsOrigins))
 
     getAndHead(router, "/tasks") { request, _ in
         try await store.list(TaskListQuery(request), urlBase: taskURLBase(request))
@@ -57,7 +59,7 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
         let body = try await request.body.collect(upTo: maxBodyBytes)
         let patch = try body.withUnsafeReadableBytes { bytes throws -> TaskPatch in
             _ = try TaskBodyShape.of(bytes)  // an empty body gets its own message
-            do { return try JSONValueDecoder().decode(TaskPatch.self, from: bytes) } catch { throw badBody(error) }
+            do { return try bodyDecoder.decode(TaskPatch.self, from: bytes) } catch { throw badBody(error) }
         }
         guard let task = try await store.update(id, patch, urlBase: taskURLBase(request)) else { throw APIError.notFound("no task with id \(id)") }
         return JSONBody.response(.ok, task)
@@ -115,6 +117,14 @@ func addRoutes(to router: Router<BasicRequestContext>, store: TaskStore, probe: 
     }
 }
 
+/// Every request body is read by one rule, RFC 8259's: a trailing comma (`{"title":"x",}`,
+/// `[{…},]`) is malformed JSON, a 400, whether the body is one object, an array or a patch.
+let bodyDecoder: JSONValueDecoder = {
+    var decoder = JSONValueDecoder()
+    decoder.allowsTrailingCommas = false
+    return decoder
+}()
+
 /// The body of `POST /tasks`: one task object, decoded here, or an array of them, checked
 /// here as far as its first byte and decoded during the insert (``NewTasks``).
 func newTasks(_ request: Request) async throws -> NewTasks {
@@ -122,8 +132,8 @@ func newTasks(_ request: Request) async throws -> NewTasks {
     return try body.withUnsafeReadableBytes { bytes throws -> NewTasks in
         do {
             switch try TaskBodyShape.of(bytes) {
-            case .array: return .array(try JSONValueDecoder().elements(of: NewTask.self, in: bytes))
-            case .object: return .one(try JSONValueDecoder().decode(NewTask.self, from: bytes))
+            case .array: return .array(try bodyDecoder.elements(of: NewTask.self, in: bytes))
+            case .object: return .one(try bodyDecoder.decode(NewTask.self, from: bytes))
             }
         } catch let error as APIError {
             throw error
