@@ -381,6 +381,21 @@ class CLITest(unittest.TestCase):
         self.assertEqual(p.stderr, b"")
         self.assertEqual(rows(db, "SELECT count(*) FROM big"), [(1_500_000,)])
 
+    def test_messages_to_a_full_disk_do_not_end_the_tool(self):
+        # /dev/full fails every write with ENOSPC: progress lines and the error message are
+        # dropped, the import runs to its end (or fails) with its own exit status, never
+        # SIGILL (FileHandle.write traps on a failed write).
+        db = self.path("full-disk.db")
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([CLI, "import", db, self.big_csv, "--create", "--progress-interval", "0.05"],
+                               stdout=full, stderr=full)
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual(rows(db, "SELECT count(*) FROM big"), [(1_500_000,)])
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([CLI, "import", db, os.path.join(self.tmp, "no-such-file.csv"), "--table", "big"],
+                               stdout=full, stderr=full)
+        self.assertEqual(p.returncode, 1)
+
     def interrupt_import(self, db, *args):
         p = subprocess.Popen([CLI, "import", db, self.big_csv, *args, "--progress-interval", "0.05"],
                              stderr=subprocess.PIPE)

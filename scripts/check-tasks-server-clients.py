@@ -564,6 +564,47 @@ def bulk_memory():
     check(s.stop() == 0, "the server stops cleanly after the bulk POSTs")
 
 
+def full_disk_log():
+    """Standard output and error on a full disk (/dev/full: every write fails with ENOSPC), the
+    log at its most talkative: the server starts, answers, logs its client errors and stops on
+    SIGTERM with status 0 (a failed write of its port line or of a log line ended it with
+    SIGILL: FileHandle.write traps on a failed write)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    db = os.path.join(TMP, "full-disk.db")
+    full = open("/dev/full", "wb")
+    proc = subprocess.Popen([BIN, "--port", str(port), "--db", db, "--log-level", "trace"], stdout=full, stderr=full)
+    full.close()
+    deadline, code = time.time() + 60, None
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/tasks", timeout=5) as resp:
+                code = resp.status
+                break
+        except (urllib.error.URLError, ConnectionError, socket.timeout):
+            time.sleep(0.1)
+    check(code == 200, f"a server logging to a full disk answers (status {code}, exit {proc.poll()})")
+    r = urllib.request.Request(f"http://127.0.0.1:{port}/tasks", data=b"{", method="POST",
+                               headers={"Content-Type": "application/json"})
+    try:
+        urllib.request.urlopen(r, timeout=5)
+        bad = 200
+    except urllib.error.HTTPError as e:
+        bad = e.code
+    except (urllib.error.URLError, ConnectionError, socket.timeout):
+        bad = None
+    check(bad == 400, f"a server logging to a full disk answers a malformed body with 400 (got {bad})")
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+    try:
+        status = proc.wait(timeout=GRACE + 8)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        status = "still running"
+    check(status == 0, f"a server logging to a full disk stops on SIGTERM with status 0, not {status}")
+
+
 def proc_kib(server, field):
     for line in open(f"/proc/{server.proc.pid}/status"):
         if line.startswith(field + ":"):
@@ -586,7 +627,8 @@ def section(part, *args):
 
 
 try:
-    for part in (stalled_and_slow_readers, others, bulk_memory, internal_error, older_table, cors, sigterm, kill_and_restart):
+    for part in (stalled_and_slow_readers, others, bulk_memory, internal_error, older_table, cors, sigterm, kill_and_restart,
+                 full_disk_log):
         section(part)
 finally:
     for s in servers:

@@ -49,7 +49,7 @@ public struct ServerOptions: Sendable {
     public init(arguments: [String]) {
         var it = arguments.makeIterator()
         func fail(_ message: String) -> Never {
-            FileHandle.standardError.write(Data("\(message)\n\(Self.usage)\n".utf8))
+            Console.error("\(message)\n\(Self.usage)")
             exit(2)
         }
         func value(_ option: String) -> String {

@@ -11,6 +11,9 @@ import TasksAPI
 // TasksServer: the tasks backend served straight from SQLite (StreamQLite + Hummingbird 2).
 // Prints "TasksServer listening on http://HOST:PORT" once it accepts connections.
 
+// A standard output or error whose reader went away must not end the server (SIGPIPE);
+// such a write then fails and is dropped (Console).
+signal(SIGPIPE, SIG_IGN)
 let options = ServerOptions(arguments: Array(CommandLine.arguments.dropFirst()))
 var logger = Logger(label: "TasksServer")
 logger.logLevel = Logger.Level(rawValue: options.logLevel) ?? .warning
@@ -21,10 +24,10 @@ do {
                                 clientTimeout: options.clientTimeout, readerWait: options.readerWait)
     if options.sample > 0 {
         let inserted = try await store.seed(options.sample)
-        if inserted > 0 { FileHandle.standardOutput.write(Data("inserted \(inserted) sample tasks into \(options.databasePath)\n".utf8)) }
+        if inserted > 0 { Console.out("inserted \(inserted) sample tasks into \(options.databasePath)") }
     }
 } catch {
-    FileHandle.standardError.write(Data("TasksServer: \(error)\n".utf8))
+    Console.error("TasksServer: \(error)")
     exit(1)
 }
 
@@ -45,7 +48,7 @@ let app = Application(
     onServerRunning: { channel in
         let port = channel.localAddress?.port ?? options.port
         // Unbuffered: the test scripts read the port from this line while the server runs.
-        FileHandle.standardOutput.write(Data("TasksServer listening on http://\(options.host):\(port) (database \(options.databasePath), pid \(getpid()))\n".utf8))
+        Console.out("TasksServer listening on http://\(options.host):\(port) (database \(options.databasePath), pid \(getpid()))")
     },
     eventLoopGroupProvider: .shared(group),
     logger: logger
@@ -76,6 +79,6 @@ do {
 do {
     try await store.checkpoint()
 } catch {
-    FileHandle.standardError.write(Data("TasksServer: checkpoint on exit failed, the WAL file still holds the latest writes: \(error)\n".utf8))
+    Console.error("TasksServer: checkpoint on exit failed, the WAL file still holds the latest writes: \(error)")
     exit(1)
 }

@@ -223,7 +223,7 @@ let app = Application(
     onServerRunning: { channel in
         let port = channel.localAddress?.port ?? options.port
         // Unbuffered: the test scripts read the port from this line while the server runs.
-        FileHandle.standardOutput.write(Data("TasksServerGRDB listening on http://\(options.host):\(port) (database \(options.databasePath), pid \(getpid()))\n".utf8))
+        Console.out("TasksServerGRDB listening on http://\(options.host):\(port) (database \(options.databasePath), pid \(getpid()))")
     },
     eventLoopGroupProvider: .shared(group),
     logger: logger

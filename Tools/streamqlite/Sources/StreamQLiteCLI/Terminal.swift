@@ -12,8 +12,21 @@ enum Terminal {
         return Int(size.ws_col)
     }
 
-    /// Writes `text` to standard error, unbuffered.
+    /// Writes `text` to standard error, unbuffered. A write that fails (a full disk, a closed
+    /// pipe) is dropped: `FileHandle.write` would end the tool (SIGILL) in the middle of an
+    /// import whose progress or messages cannot be written.
     static func error(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        var text = text
+        text.withUTF8 { bytes in
+            var p = bytes.baseAddress
+            var left = bytes.count
+            while left > 0, let start = p {
+                let n = write(STDERR_FILENO, start, left)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                p = start + n
+                left -= n
+            }
+        }
     }
 }
