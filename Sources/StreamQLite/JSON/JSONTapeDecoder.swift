@@ -972,12 +972,15 @@ private let powersOfTen: [Double] = [
 ]
 
 extension FixedWidthInteger {
-    /// `JSONDecoder`'s Decimal → integer conversion: the fraction is truncated; nil when it does not fit.
+    /// `JSONDecoder`'s Decimal → integer conversion: exact, so nil for a number with a
+    /// fraction (`9223372036854775807.5`) as for one that does not fit.
     init?(jsonDecimal decimal: Decimal) {
         guard decimal.isFinite else { return nil }
         // The description is plain digits ("-12345678901234567.5", no exponent).
         let text = decimal.description
-        let integral = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count == 2 && parts[1].contains(where: { $0 != "0" }) { return nil }
+        let integral = parts[0]
         if integral == "-0" { self = 0; return }
         guard let v = Self(integral) else { return nil }
         self = v
