@@ -49,12 +49,14 @@
 **   INTEGER  every value is an integer written canonically: -?[1-9][0-9]*
 **            or 0, within 64 bits (so '007', '+1', '1.0', '-0' are not:
 **            a ZIP code keeps its zeros)
-**   REAL     every value is a number (JSON number syntax: -?, no leading
-**            zeros, optional .fraction and exponent) with at most 15
-**            significant digits and within a REAL's normal range (no
-**            overflow to infinity, no underflow of 1e-400 to 0): the
-**            number is then kept exactly (only its spelling is not:
-**            '1.50' is stored 1.5)
+**   REAL     every value is a decimal number (JSON number syntax: -?, no
+**            leading zeros, a .fraction or an exponent) within a REAL's
+**            range (no overflow to infinity, no underflow of 1e-400 to 0),
+**            stored as its nearest double whatever its number of digits
+**            (R and Python write a double with up to 17 significant digits:
+**            '48.053808600000004' is that double again), or an integer a
+**            double holds exactly (at most 2^53); only the spelling is not
+**            kept ('1.50' is stored 1.5)
 **   TEXT     anything else, and columns with no value in those records
 ** Dates and timestamps are TEXT, as written (declare a DATE/DATETIME column
 ** to have them validated and normalized).  Because the rest of the file

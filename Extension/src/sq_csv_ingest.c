@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ options */
@@ -45,22 +46,40 @@ int sq_csv_options_apply(sq_csv_parser *p, const sq_csv_options *o, const char *
 
 /* ------------------------------------------------------------ values */
 
+/* An integer whose double is itself (REAL holds it unchanged). */
+static int int_is_double(int64_t i){
+  double d = (double)i;
+  if( d>=9223372036854775808.0 ) return 0;       /* 2^63: no int64 */
+  return (int64_t)d==i;
+}
+
+/* An integer text beyond 64 bits whose double is that integer exactly. */
+static int big_int_is_double(const char *s, size_t n, double d){
+  char buf[400];
+  int k;
+  if( !isfinite(d) || n>=sizeof buf ) return 0;
+  k = snprintf(buf, sizeof buf, "%.0f", d);
+  return k>0 && (size_t)k==n && memcmp(buf, s, n)==0;
+}
+
 /* Which inferred types a value fits, by the one number rule (sq_number.h):
 ** INTEGER when it is an integer written canonically (02134 is not: ZIP
-** codes stay TEXT); REAL when it is a number whose double keeps every digit
-** (at most 15 significant, a normal double or zero) — not beyond the range
-** of a double, not a negative zero.  The typed table and
-** importCSV call this once per value of an inferred INTEGER/REAL column. */
+** codes stay TEXT); REAL when it is a decimal number (a fraction or an
+** exponent) whose double is finite and normal (or zero for a zero): the
+** nearest double, whatever the number of digits (a double written with 17
+** significant digits is that double again; SQLite's REAL affinity, DuckDB
+** and Python's float() read it so), or an integer a double holds exactly
+** (any up to 2^53; past it only those the double does not change) — not
+** beyond the range of a double, not a subnormal, not a negative zero.  The typed table and importCSV call this
+** once per value of an inferred INTEGER/REAL column. */
 unsigned sq_csv_value_fits(const char *s, size_t n){
   unsigned r = 1u<<SQ_CSV_T_TEXT;
   sq_number v;
   int k;
   if( sq_number_small_integer(s, n, &v.i) ){
-    /* at most 18 digits: REAL when at most 15 are significant */
-    size_t a = s[0]=='-', j = n;
+    size_t a = s[0]=='-';
     if( s[a]=='0' && n-a>1 ) return r;                 /* leading zeros */
-    while( j>a+1 && s[j-1]=='0' ) j--;
-    return r | (1u<<SQ_CSV_T_INTEGER) | (j-a<=DBL_DIG ? 1u<<SQ_CSV_T_REAL : 0);
+    return r | (1u<<SQ_CSV_T_INTEGER) | (int_is_double(v.i) ? 1u<<SQ_CSV_T_REAL : 0);
   }
   if( sq_number_small_decimal(s, n, &v.r) ) return r | (1u<<SQ_CSV_T_REAL);
   if( n>=10 && s[4]=='-' && s[7]=='-' && (unsigned)(s[0]-'0')<=9 && (unsigned)(s[5]-'0')<=9 ){
@@ -73,10 +92,13 @@ unsigned sq_csv_value_fits(const char *s, size_t n){
     return r;
   }
   k = sq_number_text(s, n, &v);
-  if( k==SQ_NUMBER_INTEGER && v.canonical ) r |= 1u<<SQ_CSV_T_INTEGER;
-  if( (k==SQ_NUMBER_INTEGER || k==SQ_NUMBER_REAL) && v.canonical && v.digits<=DBL_DIG
-      && (v.r==0.0 || fabs(v.r)>=DBL_MIN) ){
-    r |= 1u<<SQ_CSV_T_REAL;
+  if( k==SQ_NUMBER_INTEGER && v.canonical ){
+    r |= 1u<<SQ_CSV_T_INTEGER;
+    if( int_is_double(v.i) ) r |= 1u<<SQ_CSV_T_REAL;
+  }else if( k==SQ_NUMBER_REAL && (v.r==0.0 || fabs(v.r)>=DBL_MIN) ){
+    if( memchr(s, '.', n) || memchr(s, 'e', n) || memchr(s, 'E', n) || big_int_is_double(s, n, v.r) ){
+      r |= 1u<<SQ_CSV_T_REAL;
+    }
   }
   return r;
 }
@@ -572,7 +594,7 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
                       "%lld records (declare the column's type to accept such values)",
                       d->req[e->field]==SQ_CSV_T_INTEGER
                         ? "an integer written canonically (no leading zeros, no sign +, within 64 bits)"
-                      : d->req[e->field]==SQ_CSV_T_REAL ? "a number of at most 15 significant digits"
+                      : d->req[e->field]==SQ_CSV_T_REAL ? "a number a REAL holds"
                       : d->req[e->field]==SQ_CSV_T_DATE ? "a date YYYY-MM-DD"
                       : "a date or date-time starting YYYY-MM-DD",
                       sq_csv_type_name(d->req[e->field]), (long long)d->inferred_from);

@@ -103,7 +103,8 @@
 **   (infer=N, default 1000, and at most the first 16 MiB), by the rule of
 **   sq_csv_ingest.h (TYPE INFERENCE): INTEGER when every value is an
 **   integer written canonically ('007' is not: a ZIP code stays TEXT),
-**   REAL when every value is a number of at most 15 significant digits,
+**   REAL when every value is a decimal number a REAL holds (its nearest
+**   double, whatever its digits) or an integer a double holds exactly,
 **   else TEXT (dates too).  A later value that does not fit its inferred
 **   column is an error naming its line, byte and field — never a silently
 **   changed value; declare columns= to accept it.  With on_error='skip',

@@ -691,9 +691,11 @@ static void test_value_fits(void){
   static const struct { const char *v; unsigned want; } cases[] = {
     /* T=TEXT 2, I=INTEGER 4, R=REAL 8 */
     {"0", 2|4|8}, {"12", 2|4|8}, {"-12", 2|4|8}, {"9223372036854775807", 2|4},
-    {"-9223372036854775808", 2|4}, {"9223372036854775808", 2}, {"007", 2}, {"+1", 2},
+    {"-9223372036854775808", 2|4|8}, {"9223372036854775808", 2|8}, {"007", 2}, {"+1", 2},
     {"-0", 2}, {"-0.0", 2}, {"-0e3", 2}, {"0e3", 2|8}, {"1.0", 2|8}, {"1.50", 2|8}, {"12.5e3", 2|8}, {"1E-5", 2|8},
-    {"123456789012345", 2|4|8}, {"1234567890123456", 2|4}, {"0.1234567890123456", 2},
+    {"123456789012345", 2|4|8}, {"1234567890123456", 2|4|8}, {"0.1234567890123456", 2|8},
+    {"48.053808600000004", 2|8}, {"9007199254740992", 2|4|8}, {"9007199254740993", 2|4},
+    {"123456789012345678901", 2}, {"0.30000000000000004", 2|8}, {"-174.11362", 2|8},
     {"100000000000000000000", 2|8}, {"1e400", 2}, {"1e-400", 2}, {"0.0", 2|8},
     {".5", 2}, {"5.", 2}, {"1,5", 2}, {" 1", 2}, {"1 ", 2}, {"", 2}, {"NaN", 2},
     {"Infinity", 2}, {"0x10", 2}, {"-", 2}, {"1e", 2},
@@ -708,9 +710,9 @@ static void test_value_fits(void){
     SQ_CHECK_MSG(got==cases[i].want, "sq_csv_value_fits('%s') = %u, want %u", cases[i].v, got, cases[i].want);
   }
   /* long plain decimals: 0.000…1 with 297 zeros is 1e-298 (REAL), with 320
-  ** it underflows; 1 and 298 zeros is 1e298 (REAL), with 308 zeros 1e308
-  ** (past 300 characters: checked with strtod, finite), with 319 zeros it
-  ** overflows */
+  ** it underflows; 1 and 298 zeros is an integer no double holds exactly
+  ** (1e298 is not 10^298: TEXT, though "1e298" is a REAL), likewise with 308
+  ** zeros, and with 319 zeros it overflows */
   memset(longv, '0', sizeof longv);
   longv[1] = '.'; longv[299] = '1';
   SQ_CHECK(sq_csv_value_fits(longv, 300)==(2|8));
@@ -718,8 +720,10 @@ static void test_value_fits(void){
   SQ_CHECK(sq_csv_value_fits(longv, 323)==2);
   memset(longv, '0', sizeof longv);
   longv[0] = '1';
-  SQ_CHECK(sq_csv_value_fits(longv, 299)==(2|8));
-  SQ_CHECK(sq_csv_value_fits(longv, 309)==(2|8));
+  SQ_CHECK(sq_csv_value_fits(longv, 299)==2);
+  SQ_CHECK(sq_csv_value_fits(longv, 309)==2);
+  SQ_CHECK(sq_csv_value_fits("1e298", 5)==(2|8));
+  SQ_CHECK(sq_csv_value_fits("1267650600228229401496703205376", 31)==(2|8));   /* 2^100: exact */
   SQ_CHECK(sq_csv_value_fits(longv, 320)==2);
 }
 
@@ -750,20 +754,27 @@ static unsigned ref_value_fits(const char *s, size_t n){
     integer = 0;
   }
   if( i!=n ) return r;
-  if( integer && !(neg && b-a==1 && s[a]=='0') ){
-    int64_t v;
-    if( sq_json_number_int64(s, n, &v) ) r |= 1u<<SQ_CSV_T_INTEGER;
-  }
   for(k=a; k<b; k++){
     if( s[k]>='1' && s[k]<='9' ){ if( first==(size_t)-1 ) first = k; last = k; }
   }
-  if( first!=(size_t)-1 ){
-    for(k=first; k<=last; k++) if( s[k]!='.' ) sig++;
-  }
-  if( sig>DBL_DIG ) return r;
+  (void)sig; (void)last;
   if( neg && first==(size_t)-1 ) return r;    /* a negative zero: SQLite would keep 0 */
-  if( b==n && n<300 ) return r | (1u<<SQ_CSV_T_REAL);
   d = sq_json_number_double(s, n);
+  if( integer ){
+    /* INTEGER within 64 bits; REAL when the double is the integer itself (long double
+    ** holds every int64 and every double exactly) */
+    int64_t v;
+    char z[64];
+    (void)z;
+    if( sq_json_number_int64(s, n, &v) ){
+      r |= 1u<<SQ_CSV_T_INTEGER;
+      if( (long double)d==(long double)v ) r |= 1u<<SQ_CSV_T_REAL;   /* both exact in a long double */
+    }else if( isfinite(d) ){
+      char buf[400];
+      if( n<sizeof buf && snprintf(buf, sizeof buf, "%.0f", d)==(int)n && memcmp(buf, s, n)==0 ) r |= 1u<<SQ_CSV_T_REAL;
+    }
+    return r;
+  }
   if( isfinite(d) && (first==(size_t)-1 ? d==0.0 : fabs(d)>=DBL_MIN) ) r |= 1u<<SQ_CSV_T_REAL;
   return r;
 }

@@ -269,8 +269,9 @@ SELECT sold_at, day FROM sold ORDER BY sold_at;
 SELECT count(*) FROM sold WHERE sold_at >= '2025-01-01 05:00:00.000';
 -- => 1
 
--- never lossy: zip codes with leading zeros, long integers, many digits stay TEXT;
--- so does a negative zero (SQLite keeps no sign on a zero in a table)
+-- never lossy: zip codes with leading zeros and integers no INTEGER or REAL holds exactly stay
+-- TEXT, and so does a negative zero (SQLite keeps no sign on a zero in a table); a decimal is a
+-- REAL, its nearest double, whatever its number of digits (as SQLite's REAL affinity reads it)
 SELECT writefile('zip.csv', 'zip,big,pi,n,neg
 02134,12345678901234567890,3.14159265358979323,1,-0
 90210,1,2,2,-1
@@ -279,13 +280,32 @@ SELECT writefile('zip.csv', 'zip,big,pi,n,neg
 CREATE VIRTUAL TABLE temp.zip USING csv_stream(filename='zip.csv'); SELECT name, type FROM pragma_table_info('zip');
 -- => zip|TEXT
 -- => big|TEXT
--- => pi|TEXT
+-- => pi|REAL
 -- => n|INTEGER
 -- => neg|TEXT
-SELECT zip, big, pi FROM zip WHERE n = 1;
--- => 02134|12345678901234567890|3.14159265358979323
+SELECT zip, big, pi = CAST('3.14159265358979323' AS REAL) FROM zip WHERE n = 1;
+-- => 02134|12345678901234567890|1
 CREATE TABLE zipped AS SELECT * FROM zip; SELECT neg, typeof(neg) FROM zipped WHERE n = 1;
 -- => -0|text
+
+-- doubles as R and Python write them (up to 17 significant digits, the shortest text that is
+-- the double again) are REAL columns, each value the double SQLite's own REAL conversion gives
+SELECT writefile('airports.csv', 'faa,lat,lon,alt
+04G,41.1304722,-80.6195833,1044
+06A,32.4605722,-85.6800278,264
+0G6,41.432908900000004,-84.06712029999999,6
+1C9,37.003334999999996,-121.56666699999999,9
+ZYZ,-17.58333,174.11362,0
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.airports USING csv_stream(filename='airports.csv'); SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('airports');
+-- => faa TEXT, lat REAL, lon REAL, alt INTEGER
+SELECT count(*) FROM airports a JOIN (SELECT 1) WHERE a.lat IS NOT NULL;
+-- => 5
+SELECT max(lon), min(lat), typeof(max(lon)) FROM airports;
+-- => 174.11362|-17.58333|real
+SELECT faa FROM airports WHERE lat = CAST('41.432908900000004' AS REAL) AND lon = CAST('-84.06712029999999' AS REAL);
+-- => 0G6
 
 -- a later value that does not fit its inferred column: an error with its line
 SELECT writefile('late.csv', 'id,qty

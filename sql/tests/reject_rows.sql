@@ -175,7 +175,7 @@ SELECT * FROM inf;
 -- => 4|40.0|c
 -- => 5|5.5|d
 SELECT file, line, offset, record, raw, reason FROM infrej ORDER BY rowid;
--- => inf.csv|3|14|1|2,x,b,extra|csv_stream: inf.csv: line 3, byte 16, field 2 (n): 'x' is not a number of at most 15 significant digits, and the column's type REAL was inferred from the first 3 records (declare the column's type to accept such values)
+-- => inf.csv|3|14|1|2,x,b,extra|csv_stream: inf.csv: line 3, byte 16, field 2 (n): 'x' is not a number a REAL holds, and the column's type REAL was inferred from the first 3 records (declare the column's type to accept such values)
 -- => inf.csv|4|26|2|3|csv_stream: inf.csv: line 4, byte 27, field 2 (n): record has 1 field, the first record has 3
 -- without on_error=skip the same record stops the CREATE, as it would stop the read
 CREATE VIRTUAL TABLE temp.inf_abort USING csv_stream(filename='inf.csv');

@@ -40,7 +40,8 @@ public struct CSVImportOptions: Sendable {
     /// When the table does not exist, create it from the header with column types
     /// inferred from the first ``inferRecords`` records (the rule of
     /// `sq_csv_ingest.h`: INTEGER when every value is a canonically written 64-bit
-    /// integer, REAL when every value is a number of at most 15 significant digits,
+    /// integer, REAL when every value is a decimal number a REAL holds (its nearest double,
+    /// whatever its number of digits) or an integer a double holds exactly,
     /// DATE or DATETIME when every value is a date or a date-time, else TEXT). A later value that does not fit its inferred column is an error
     /// naming its line — never a silently changed value. Default `false`.
     public var createTable: Bool
