@@ -373,6 +373,11 @@ int sq_ingest_name_field(sq_ingest *g, int index, const char *name, int nname);
 ** name ignoring case only: feeding the field says so). */
 int sq_ingest_field_columns(sq_ingest *g, int index, const int **cols);
 
+/* 0: lenient; 1: strict (an unknown key or field, and a value its column
+** would change, are record errors); SQ_INGEST_STRICT_VALUES: only the
+** values (what asking for rejects implies: a value that does not fit its
+** column is a reject, a key no column takes is still ignored). */
+#define SQ_INGEST_STRICT_VALUES 2
 void sq_ingest_set_strict(sq_ingest *g, int strict);
 void sq_ingest_set_whole_values(sq_ingest *g, int whole);
 void sq_ingest_set_max_record(sq_ingest *g, int64_t max_bytes);

@@ -96,7 +96,8 @@
 **     - a value is coerced by the column's declared type: INTEGER '12' →
 **       12, REAL '1.5' → 1.5, a DATE/DATETIME/TIMESTAMP column normalizes
 **       dates to 'YYYY-MM-DD HH:MM:SS.SSS' UTC (sq_date.h), TEXT keeps the
-**       text; what does not fit is kept as text (strict=1: an error)
+**       text; what does not fit is kept as text (strict=1: an error; with
+**       on_error='skip' a reject, unless strict=0 is said)
 **
 **   Without columns=, the columns are the header names (or c1, c2, … with
 **   header=0) and their types are inferred from the first records
@@ -172,6 +173,7 @@ typedef struct CsOpts {
 static void cs_opts_init(CsOpts *p){
   memset(p, 0, sizeof(*p));
   sq_csv_options_init(&p->o);
+  p->strict = -1;            /* not said: lenient, or the values' strictness with on_error='skip' */
 }
 
 static void cs_opts_free(CsOpts *p){
@@ -412,6 +414,8 @@ static char *cs_configure(sq_ft_vtab *p, int argc, const char *const *argv){
     err = cs_infer(vt);
   }
   if( !err && vt->opt.keys ) err = sq_arg_split(vt->opt.keys, "csv_stream: keys", cs_check_key, p);
+  /* asking for rejects: a value that does not fit its column is one (unless strict=0) */
+  if( vt->opt.strict<0 ) vt->opt.strict = p->skip ? SQ_INGEST_STRICT_VALUES : 0;
   return err;
 }
 

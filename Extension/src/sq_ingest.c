@@ -170,6 +170,7 @@ struct sq_ingest {
   char **fnames; int *fnlen; int *ftarget; int nfield;   /* named fields (CSV headers) */
   int *fcol;                  /* per named field: its one column once resolved, else -1 (the plan) */
   int strict, whole;
+  int strict_values;              /* lossy values are refused (strict, or SQ_INGEST_STRICT_VALUES) */
   int64_t max_rec;
   int layout;                 /* SQ_INGEST_LAYOUT_*, or 0: a path */
   char *path_text;            /* as given to sq_ingest_json_path, for messages */
@@ -552,7 +553,10 @@ int sq_ingest_name_field(sq_ingest *g, int index, const char *name, int nname){
   return SQ_INGEST_OK;
 }
 
-void sq_ingest_set_strict(sq_ingest *g, int strict){ g->strict = strict!=0; }
+void sq_ingest_set_strict(sq_ingest *g, int strict){
+  g->strict = strict==1;
+  g->strict_values = strict!=0;
+}
 void sq_ingest_set_whole_values(sq_ingest *g, int whole){ if( !g->prepared ) g->whole = whole!=0; }
 void sq_ingest_set_max_record(sq_ingest *g, int64_t max_bytes){
   if( max_bytes<1 ) max_bytes = 1;
@@ -1141,7 +1145,7 @@ ING_INLINE int ing_set(sq_ingest *g, int col, int kind, int integer, const char 
                        const sq_ingest_pos *pos){
   sq_ingest_value *sl = &g->slots[col];
   int aff = g->cols[col].aff;
-  int strict = g->strict;
+  int strict = g->strict_values;
   switch( kind ){
     case SQ_INGEST_K_NULL:
       sl->type = SQ_INGEST_V_NULL;
@@ -1674,7 +1678,7 @@ static ING_NOINLINE int ing_tok_nest_begin(sq_ingest *g, const sq_json_token *t)
       return 2;
     }
   }
-  if( g->strict ){
+  if( g->strict_values ){
     for(j=0; j<g->ncur; j++){
       int aff = g->cols[g->cur[j]].aff;
       if( aff==SQ_INGEST_AFF_INTEGER || aff==SQ_INGEST_AFF_REAL ){

@@ -262,6 +262,7 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
   JsVtab *vt = (JsVtab*)p;
   char *zColumns = 0, *zKeys = 0, *err = 0;
   int i, rc;
+  vt->strict = -1;           /* not said: lenient, or the values' strictness with on_error='skip' */
   for(i=3; i<argc && !err; i++){
     const char *a = argv[i];
     const char *eq = strchr(a, '=');
@@ -303,6 +304,8 @@ static char *js_configure(sq_ft_vtab *p, int argc, const char *const *argv){
   if( !err && !zColumns ) err = sq_err_msg(sqlite3_mprintf("json_stream: missing columns= option"));
   if( !err ) err = sq_arg_split(zColumns, "json_stream: columns", js_add_column, p);
   if( !err && p->nCol==0 ) err = sq_err_msg(sqlite3_mprintf("json_stream: columns= declares no column"));
+  /* asking for rejects: a value that does not fit its column is one (unless strict=0) */
+  if( vt->strict<0 ) vt->strict = p->skip ? SQ_INGEST_STRICT_VALUES : 0;
   if( !err && zKeys ) err = sq_arg_split(zKeys, "json_stream: keys", js_add_rename, p);
   if( !err ){
     /* the core checks the path and the columns now, not at the first scan */

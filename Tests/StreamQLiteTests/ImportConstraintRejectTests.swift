@@ -104,9 +104,11 @@ import Testing
                                  options: .init(onError: .skip, rejectTable: "rej"))
         #expect(n == 2)
         #expect(try text("SELECT group_concat(id, ' ') FROM child") == "1 4")
-        #expect(try text("SELECT group_concat(record || ': ' || reason, ' | ') FROM rej")
-                == "1: importCSV: line 3, byte 20: FOREIGN KEY constraint failed | "
-                + "2: importCSV: line 4, byte 26: cannot store TEXT value in INTEGER column child.qty")
+        let reasons = try text("SELECT group_concat(record || ': ' || reason, ' | ') FROM rej")
+        // (the import's own strict conversion refuses 'lots' before SQLite's STRICT table does:
+        // asking for rejects makes a value that does not fit its column a reject)
+        #expect(reasons.contains("1: importCSV: line 3, byte 20: FOREIGN KEY constraint failed")
+                && reasons.contains("2: importCSV: line 4, byte 30, field 3 (qty): 'lots' is not an integer"), "\(reasons)")
     }
 
     @Test func constraintRejectsCountAgainstMaxErrors() throws {

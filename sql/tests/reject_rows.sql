@@ -252,3 +252,37 @@ SELECT count(*) FROM sqlite_schema WHERE name = 'stolen';
 -- => 0
 CREATE VIRTUAL TABLE main.mine USING csv_stream(filename='a.csv', on_error=skip, reject_table=r9);
 -- error: csv_stream: table main.mine: csv_stream tables read files, so they can only live in the temp schema
+
+-- asking for rejects makes a value that does not fit its column a reject (not TEXT in an
+-- INTEGER column), unless strict=0 is said; the same for json_stream
+SELECT writefile('fit.csv', 'a,b
+1,x
+x50,y
+3,z
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.fit USING csv_stream(filename='fit.csv', columns='a INTEGER, b TEXT', on_error=skip, reject_table=fitrej); SELECT a, typeof(a), b FROM fit;
+-- => 1|integer|x
+-- => 3|integer|z
+SELECT line, reason FROM fitrej;
+-- => 3|csv_stream: fit.csv: line 3, byte 8, field 1 (a): 'x50' is not an integer, column a is INTEGER (strict mode)
+CREATE VIRTUAL TABLE temp.fit0 USING csv_stream(filename='fit.csv', columns='a INTEGER, b TEXT', on_error=skip, reject_table=fitrej0, strict=0); SELECT a, typeof(a) FROM fit0;
+-- => 1|integer
+-- => x50|text
+-- => 3|integer
+SELECT writefile('fit.csv', 'a,b,extra
+1,x,ignored
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.fitx USING csv_stream(filename='fit.csv', columns='a INTEGER, b TEXT', on_error=skip, reject_table=fitrejx); SELECT a, b FROM fitx;
+-- => 1|x
+SELECT writefile('fit.ndjson', '{"a":1,"b":"x"}
+{"a":"x50","b":"y"}
+{"a":3,"b":"z","extra":true}
+') > 0;
+-- => 1
+CREATE VIRTUAL TABLE temp.jfit USING json_stream(filename='fit.ndjson', columns='a INTEGER, b TEXT', on_error=skip, reject_table=jfitrej); SELECT a, typeof(a), b FROM jfit;
+-- => 1|integer|x
+-- => 3|integer|z
+SELECT count(*) FROM jfitrej;
+-- => 1

@@ -55,6 +55,8 @@ public struct CSVImportOptions: Sendable {
     public var chunkSize: Int
     /// What a record that cannot be stored does: stop the import (``ImportErrorPolicy/abort``,
     /// the default) or be rejected (``ImportErrorPolicy/skip``, see `docs/swift/import.md`).
+    /// With `.skip` a value its column cannot hold unchanged (`x50` in an INTEGER column) is a
+    /// reject, not stored as text, as ``strict`` would make it an error.
     public var onError: ImportErrorPolicy
     /// With ``ImportErrorPolicy/skip``: how many records may be rejected; nil: any number.
     public var maxErrors: ImportErrorLimit?

@@ -140,7 +140,8 @@ final class CSVImporter: ProgressCountingImporter {
         for (header, column) in options.renames.sorted(by: { $0.key < $1.key }) {
             _ = sq_ingest_map_key(core, header, -1, column, -1)
         }
-        sq_ingest_set_strict(core, options.strict ? 1 : 0)
+        // Rejecting: a value that does not fit its column is a reject, not kept as text.
+        sq_ingest_set_strict(core, options.strict ? 1 : options.onError == .skip ? SQ_INGEST_STRICT_VALUES : 0)
         sq_ingest_set_max_record(core, Int64(maxRecord))
         if sq_ingest_error_info(core).pointee.code != SQ_INGEST_E_NONE {
             throw CSVImportError(message: String(cString: sq_ingest_error_info(core).pointee.message))

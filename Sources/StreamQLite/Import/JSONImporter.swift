@@ -167,7 +167,8 @@ final class JSONImporter: ProgressCountingImporter {
         }
         // A created table's columns came from the sample: a later key without a column, or
         // a value its column would not keep, is an error (or a reject), never dropped.
-        sq_ingest_set_strict(ingest, options.strict || created != nil ? 1 : 0)
+        // Rejecting: a value that does not fit its column is a reject, not kept as text.
+        sq_ingest_set_strict(ingest, options.strict || created != nil ? 1 : options.onError == .skip ? SQ_INGEST_STRICT_VALUES : 0)
         Self.configure(ingest, layout: options.layout, maxRecord: maxRecord)
         if sq_ingest_error_info(ingest).pointee.code != SQ_INGEST_E_NONE { throw ingestError() }
     }
