@@ -233,6 +233,9 @@ release:
 	@bash scripts/release.sh "$(VERSION)"
 test-release:
 	@bash scripts/check-release.sh
+	@m=$$(bash scripts/fresh-machine-check.sh --print-mirror) && echo "fresh-machine-check's mirror, the host's own: $$m"
+	@if git grep -nE 'deb\.debian\.org|pypi\.org|files\.pythonhosted\.org' -- . ; then \
+	  echo "test-release: a package-registry host is named in the repository (take it from the machine)"; exit 1; fi
 
 # Every fenced block of README.md and docs/**/*.md, run as the text shows it
 # (scripts/check-docs.py; its header has the conventions): SQL through sqlite3 with the

@@ -13,15 +13,30 @@
 #   sudo NO_SWIFT=1 bash scripts/fresh-machine-check.sh  # without a toolchain: make test must say
 #                                                        # what to install, run the rest, and fail
 # Settings (environment): WORK=folder for the root and logs (default
-# /var/tmp/streamqlite-fresh), MIRROR=Debian mirror (default
-# http://deb.debian.org/debian), SWIFT_HOME=the host's toolchain (default
+# /var/tmp/streamqlite-fresh), MIRROR=Debian mirror (default: the host's own, from its apt
+# sources; `--print-mirror` prints it), SWIFT_HOME=the host's toolchain (default
 # /opt/swift), KEEP=1 keeps the root afterwards (it is deleted otherwise).
 # Exit status: 0 when both commands passed (with NO_SWIFT=1: when `make demo`
 # passed and `make test` failed only at the toolchain check).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WORK:-/var/tmp/streamqlite-fresh}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
+# The host's Debian mirror: the first archive ending in /debian in its apt sources (one-line
+# .list files or deb822 .sources), the machine's own choice (no mirror is named here).
+host_mirror() {
+  local u
+  u=$( { grep -hsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+           | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }'
+         grep -hsE '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources | awk '{ for (i = 2; i <= NF; i++) print $i }'
+       } | sed 's:/*$::' | grep -E '/debian$' | head -n 1)
+  printf '%s' "$u"
+}
+MIRROR=${MIRROR:-$(host_mirror)}
+if [ "${1:-}" = --print-mirror ]; then
+  [ -n "$MIRROR" ] && printf '%s\n' "$MIRROR" && exit 0
+  echo "fresh-machine-check: no Debian mirror in the host's apt sources (set MIRROR=…)" >&2; exit 2
+fi
+[ -n "$MIRROR" ] || { echo "fresh-machine-check: no Debian mirror in the host's apt sources (set MIRROR=…)" >&2; exit 2; }
 SWIFT_HOME=${SWIFT_HOME:-/opt/swift}
 root="$WORK/root"
 log="$WORK/check.log"

@@ -51,3 +51,13 @@ import StreamQLite
         }
     }
 }
+
+/// The output options carry Foundation's bits, so a value moved between the two means the same.
+@Suite struct JSONOutputFormattingBitsTests {
+    @Test func theBitsAreFoundations() {
+        #expect(JSONValueEncoder.OutputFormatting.prettyPrinted.rawValue == JSONEncoder.OutputFormatting.prettyPrinted.rawValue)
+        #expect(JSONValueEncoder.OutputFormatting.sortedKeys.rawValue == JSONEncoder.OutputFormatting.sortedKeys.rawValue)
+        #expect(JSONValueEncoder.OutputFormatting.withoutEscapingSlashes.rawValue
+                == JSONEncoder.OutputFormatting.withoutEscapingSlashes.rawValue)
+    }
+}

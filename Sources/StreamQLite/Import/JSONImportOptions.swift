@@ -93,7 +93,7 @@ public struct JSONImportOptions: Sendable {
     /// Bytes read per chunk from a file; default 256 KiB.
     public var chunkSize: Int
     /// What a record that cannot be stored does: stop the import (``ImportErrorPolicy/abort``,
-    /// the default) or be rejected (``ImportErrorPolicy/skip``, see `docs/swift/import.md`).
+    /// the default) or be rejected (``ImportErrorPolicy/skip``, see docs/sql/rejects.md).
     /// With `.skip` a value its column cannot hold unchanged (`x50` in an INTEGER column) is a
     /// reject, not stored as text, as ``strict`` would make it an error.
     public var onError: ImportErrorPolicy

@@ -33,8 +33,9 @@ public struct JSONValueEncoder: Sendable {
         public static let prettyPrinted = OutputFormatting(rawValue: 1)
         /// Object keys in the order of their UTF-8 bytes.
         public static let sortedKeys = OutputFormatting(rawValue: 2)
-        /// `/` as it is (by default it is written `\/`, as `JSONEncoder` does).
-        public static let withoutEscapingSlashes = OutputFormatting(rawValue: 4)
+        /// `/` as it is (by default it is written `\/`, as `JSONEncoder` does); the same bit as
+        /// `JSONEncoder.OutputFormatting.withoutEscapingSlashes`.
+        public static let withoutEscapingSlashes = OutputFormatting(rawValue: 8)
     }
 
     /// How coding keys become JSON keys.
