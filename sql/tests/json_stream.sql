@@ -403,3 +403,19 @@ SELECT * FROM json_stream(NULL);
 CREATE VIEW v AS SELECT value FROM json_stream('tasks.json');
 SELECT count(*) FROM v;
 -- error: unsafe use of virtual table "json_stream"
+
+-- a file with no JSON value (empty, whitespace, a BOM alone): no rows, as NDJSON with no
+-- line (docs/sql/json.md says so; JSONTestSuite's n_structure_no_data and friends); with a
+-- path: an error
+SELECT writefile('nothing.json', '') >= 0, writefile('blank.json', '  ' || char(10)) > 0, writefile('bomonly.json', x'efbbbf') > 0;
+-- => 1|1|1
+SELECT count(*) FROM json_stream('nothing.json');
+-- => 0
+SELECT count(*) FROM json_stream('blank.json');
+-- => 0
+SELECT count(*) FROM json_stream('bomonly.json');
+-- => 0
+CREATE VIRTUAL TABLE temp.nothing USING json_stream(filename='blank.json', columns='a'); SELECT count(*) FROM nothing;
+-- => 0
+SELECT count(*) FROM json_stream('nothing.json', '$.a');
+-- error: empty input (expected a JSON value)
