@@ -415,7 +415,7 @@ SELECT count(*) FROM json_stream('blank.json');
 -- => 0
 SELECT count(*) FROM json_stream('bomonly.json');
 -- => 0
-CREATE VIRTUAL TABLE temp.nothing USING json_stream(filename='blank.json', columns='a'); SELECT count(*) FROM nothing;
+CREATE VIRTUAL TABLE temp.blankt USING json_stream(filename='blank.json', columns='a'); SELECT count(*) FROM blankt;
 -- => 0
 SELECT count(*) FROM json_stream('nothing.json', '$.a');
 -- error: empty input (expected a JSON value)
