@@ -231,7 +231,12 @@ void sq_fiscal_of(const SqFiscalCal *cal, int64_t day, SqFiscalDay *o){
   if( day > end ){ y++; end = fiscal_end(cal, y); }
   start = fiscal_end(cal, y - 1) + 1;
   if( day < start ){ y--; end = start - 1; start = fiscal_end(cal, y - 1) + 1; }
-  o->year = cal->named_by_start ? y - 1 : y;
+  o->year = y;
+  if( cal->named_by_start ){
+    /* the calendar year in which the fiscal year starts (NRF's words) */
+    int sm, sd;
+    sq_civil_from_days(start, &o->year, &sm, &sd);
+  }
   o->year_start = start;
   o->year_end = end;
   o->weeks_in_year = (int)((end - start + 1) / 7);

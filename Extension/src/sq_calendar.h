@@ -35,7 +35,7 @@ typedef struct SqFiscalCal {
   int end_month;        /* 1..12 */
   int end_wday;         /* 1 = Sunday .. 7 = Saturday */
   int nearest;          /* 1: the weekday nearest the month's last day; 0: the last one in it */
-  int named_by_start;   /* 1: year named for the year before the end month's */
+  int named_by_start;   /* 1: year named for the calendar year in which it starts */
 } SqFiscalCal;
 
 /* Parses a calendar spec ('nrf', or '4-5-4, saturday nearest end of

@@ -47,7 +47,8 @@
 **       '<weekday> nearest end of <month>' on that weekday within 3 days
 **                                          of the month's last day
 **       'named by start year' | 'named by end year' (default): a year
-**                                          ending in <month> of Y is Y-1 | Y
+**                                          is named by the calendar year of
+**                                          its first day | of its end month
 **       '53rd week in q1'..'q4' (default q4): the quarter whose last
 **                                          period gets the 53rd week
 **     'nrf' = '4-5-4, saturday nearest end of january, named by start

@@ -312,3 +312,12 @@ SELECT mysql_week('2011-01-01', 1.5);
 
 SELECT locale_week_of_month('2011-01-01', 5);
 -- error: locale_week_of_month: locale must be TEXT, got integer
+
+-- named by start year: the calendar year of the fiscal year's first day (NRF's wording), for
+-- a year starting on 1 January as for one starting in the last days of December
+SELECT fiscal_year('2023-06-01', '4-4-5, last saturday of december, named by start year'), fiscal_year_start('2023-06-01', '4-4-5, last saturday of december');
+-- => 2023|2023-01-01
+SELECT fiscal_year('2022-06-01', '4-4-5, last saturday of december, named by start year'), fiscal_year_start('2022-06-01', '4-4-5, last saturday of december');
+-- => 2021|2021-12-26
+SELECT fiscal_year('2023-06-01', '4-4-5, last saturday of december'), fiscal_year('2023-06-01', 'nrf'), fiscal_year('2024-01-15', 'nrf');
+-- => 2023|2023|2023
