@@ -61,3 +61,22 @@ import StreamQLite
                 == JSONEncoder.OutputFormatting.withoutEscapingSlashes.rawValue)
     }
 }
+
+/// A date's seconds that are not finite are an error under every non-conforming strategy, as
+/// JSONEncoder's (dates always throw), not the strategy's "inf" string.
+@Suite struct JSONNonFiniteDateTests {
+    @Test(arguments: [0, 1]) func nonFiniteDateSecondsThrowEvenWithConvertToString(_ which: Int) throws {
+        // seconds: an infinite date; milliseconds: the largest finite one, whose 1000× is not
+        let date = Date(timeIntervalSinceReferenceDate: which == 0 ? .infinity : .greatestFiniteMagnitude)
+        var ours = JSONValueEncoder()
+        ours.dateEncodingStrategy = which == 0 ? .secondsSince1970 : .millisecondsSince1970
+        ours.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        let foundation = JSONEncoder()
+        foundation.dateEncodingStrategy = which == 0 ? .secondsSince1970 : .millisecondsSince1970
+        foundation.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        #expect(throws: EncodingError.self) { _ = try foundation.encode([date]) }
+        #expect(throws: EncodingError.self) { _ = try ours.encode([date]) }
+        // A finite date is written as before.
+        #expect(String(decoding: try ours.encode([Date(timeIntervalSince1970: 2)]), as: UTF8.self) == (which == 0 ? "[2]" : "[2000]"))
+    }
+}

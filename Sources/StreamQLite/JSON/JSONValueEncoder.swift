@@ -213,6 +213,13 @@ public struct JSONValueEncoder: Sendable {
             throw EncodingError.invalidValue(v, .init(codingPath: path, debugDescription: "Unable to encode \(description) directly in JSON."))
         }
 
+        /// A date's seconds as a scalar, or an error when they are not finite: dates never take
+        /// the non-conforming strategy's strings (as `JSONEncoder`: they always throw).
+        func dateNumber(_ v: Double, path: [any CodingKey]) throws -> JSONScalar {
+            if _fastPath(v.isFinite) { return .double(v) }
+            throw EncodingError.invalidValue(v, .init(codingPath: path, debugDescription: "Unable to encode Double.\(v) directly in JSON."))
+        }
+
         /// How the values `JSONEncoder` treats specially are written: a scalar, or through
         /// the encoder (a deferred or custom strategy). nil for every other value.
         func special<T: Encodable>(_ value: T, path: @autoclosure () -> [any CodingKey]) throws -> JSONSpecial? {
@@ -221,8 +228,8 @@ public struct JSONValueEncoder: Sendable {
                 switch self.date {
                 case .databaseText: return .scalar(.string(sqliteDateString(date)))
                 case .deferredToDate: return .encode { try date.encode(to: $0) }
-                case .secondsSince1970: return .scalar(try number(date.timeIntervalSince1970, path: path()))
-                case .millisecondsSince1970: return .scalar(try number(1000.0 * date.timeIntervalSince1970, path: path()))
+                case .secondsSince1970: return .scalar(try dateNumber(date.timeIntervalSince1970, path: path()))
+                case .millisecondsSince1970: return .scalar(try dateNumber(1000.0 * date.timeIntervalSince1970, path: path()))
                 case .iso8601: return .scalar(.string(date.formatted(.iso8601)))
                 case .formatted(let formatter): return .scalar(.string(formatter.string(from: date)))
                 case .custom(let body): return .encode { try body(date, $0) }
