@@ -321,3 +321,8 @@ SELECT fiscal_year('2022-06-01', '4-4-5, last saturday of december, named by sta
 -- => 2021|2021-12-26
 SELECT fiscal_year('2023-06-01', '4-4-5, last saturday of december'), fiscal_year('2023-06-01', 'nrf'), fiscal_year('2024-01-15', 'nrf');
 -- => 2023|2023|2023
+
+-- where MySQL's exact results stop (docs/sql/weeks-reports.md): a number is a time as this
+-- extension reads one (Unix seconds here, where MySQL reads YYYYMMDD), an offset moves the day
+SELECT mysql_week(20110102, 0), mysql_week('2011-01-02', 0), mysql_week('2011-01-01 23:00:00-05:00', 0), mysql_week('2011-01-01 23:00:00', 0);
+-- => 33|1|1|0
