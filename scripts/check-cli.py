@@ -196,6 +196,30 @@ class CLITest(unittest.TestCase):
         self.assertRegex(err, rf"^streamqlite import: {re.escape(bad)}: .*line 3.*\nnothing was stored\n$")
         self.assertFalse(os.path.exists(db))
 
+    def test_table_names_compressed_files_nulls_and_missing_tables(self):
+        # R writes doubles with 17 significant digits and NA for a missing value: with --null NA
+        # the delays are INTEGER, lat/lon REAL; a name with dots names the table up to its first
+        # dot; .gz is read; a missing table is made without --create, and its CREATE printed.
+        db = self.path("nyc.db")
+        airports = os.path.join(self.tmp, "my.airports.csv")
+        with open(airports, "w") as f:
+            f.write("faa,lat,lon,delay\n04G,41.1304722,-80.6195833,3\n0G6,41.432908900000004,-84.06712029999999,NA\n"
+                    "ZYZ,-17.58333,174.11362,-2\n")
+        subprocess.run(["gzip", "-k", "-f", airports], check=True)
+        p = run("import", db, airports + ".gz", "--null", "NA")
+        self.assertIn(b'streamqlite import: created CREATE TABLE "my" ("faa" TEXT, "lat" REAL, "lon" REAL, "delay" INTEGER)',
+                      p.stderr)
+        self.assertEqual(rows(db, "SELECT faa, lat, lon, delay FROM my ORDER BY rowid"),
+                         [("04G", 41.1304722, -80.6195833, 3), ("0G6", float("41.432908900000004"),
+                           float("-84.06712029999999"), None), ("ZYZ", -17.58333, 174.11362, -2)])
+        self.assertEqual(rows(db, "SELECT max(lon), avg(delay) FROM my"), [(174.11362, 0.5)])
+        p = run("import", db, airports, "--create", "--null", "NA")
+        self.assertIn(b"streamqlite import: table my existed: the rows were appended to it", p.stderr)
+        self.assertEqual(rows(db, "SELECT count(*) FROM my"), [(6,)])
+        p = run("import", db, airports, "--table", "t2", "--null", "NA", "--quiet")
+        self.assertEqual(p.stderr, b"")
+        self.assertEqual(rows(db, "SELECT count(*) FROM t2"), [(3,)])
+
     def test_format_from_extension_or_option(self):
         db = self.path("fmt.db")
         odd = os.path.join(self.tmp, "usage.txt")
@@ -367,7 +391,8 @@ class CLITest(unittest.TestCase):
         self.assertTrue(any("ETA" in f for f in frames), frames)
         # the line is erased before the summary
         self.assertIn(f"\r\x1b[2K{self.big_csv}: 1,500,000 rows into big\r\n", text)
-        self.assertRegex(text, r"imported 1,500,000 rows from 1 file in [\d.]+ s\r\n$")
+        self.assertRegex(text, r"imported 1,500,000 rows from 1 file in [\d.]+ s\r\n"
+                               r"streamqlite import: created CREATE TABLE \"big\" \([^\r\n]*\)\r\n$")
 
     def test_plain_lines_when_piped_and_nothing_when_quiet(self):
         db = self.path("lines.db")

@@ -8,9 +8,13 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import CSV, JSON or NDJSON files into tables: all of them or, on an error or Ctrl-C, nothing.",
         discussion: """
-            Each file goes into --table, or into the table named after the file (orders.csv: orders).
-            The format comes from the extension (.csv; .json; .ndjson, .jsonl) unless --format says it.
-            Columns are matched by name; see docs/cli.md for the coercion rules.
+            Each file goes into --table, or into the table named after the file: its name up to the
+            first dot (orders.csv and orders.2024.csv.gz: orders). A missing table is created from the
+            CSV header or the JSON keys, its column types inferred from the first records, and the
+            statement that made it is printed; an existing table gets the rows appended.
+            The format comes from the extension (.csv; .json; .ndjson, .jsonl; then .gz or .zst for a
+            compressed file) unless --format says it. Columns are matched by name; see docs/cli.md
+            for the coercion rules.
 
             On a terminal a progress line shows bytes of the total, rows/s, the time left and the file;
             otherwise a plain line is printed every --progress-interval seconds; --quiet prints neither.
@@ -35,8 +39,12 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "The files' format: auto (from the extension), csv, json (an array of objects) or ndjson.")
     var format: ImportFormat = .auto
 
-    @Flag(help: "Create a missing table from the CSV header or the JSON keys, with column types inferred from the first records.")
+    @Flag(help: "Accepted for scripts written before missing tables were always created: a missing table is created either way; with --create, appending to an existing table is said.")
     var create = false
+
+    @Option(help: ArgumentHelp("A CSV field holding exactly TEXT is NULL (for example NA, as R writes a missing value).",
+                               valueName: "TEXT"))
+    var null: String?
 
     @Option(help: ArgumentHelp("Update the row with the same KEY instead of failing (repeat for a composite key).",
                                valueName: "KEY"))
@@ -58,9 +66,11 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let sources = try files.map { try ImportSource(path: $0, format: format, table: table) }
-        let options = ImportSettings(createTable: create, upsertKeys: upsert)
+        let options = ImportSettings(createTable: true, upsertKeys: upsert, nullText: null)
         let existed = FileManager.default.fileExists(atPath: database)
         let db = try Database(path: database)
+        // The tables there before: created ones are shown, existing ones appended to.
+        let before = Set(try db.values(String.self, "SELECT lower(name) FROM sqlite_master WHERE type = 'table'").collect().compactMap { $0 })
         let interruption = ImportInterruption(db)
         defer { interruption.remove() }
         let progress = ImportProgress(sources: sources, quiet: quiet, interval: progressInterval)
@@ -89,6 +99,15 @@ struct ImportCommand: ParsableCommand {
             throw ExitCode.failure
         }
         progress.summary(stored: stored)
+        guard !quiet else { return }
+        var seen = Set<String>()
+        for source in sources where seen.insert(source.table.lowercased()).inserted {
+            if before.contains(source.table.lowercased()) {
+                if create { Terminal.error("streamqlite import: table \(source.table) existed: the rows were appended to it\n") }
+            } else if let sql = try? db.value(String.self, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", source.table) {
+                Terminal.error("streamqlite import: created \(sql)\n")
+            }
+        }
     }
 
     /// A failed import into a database file it created leaves no empty file behind.
@@ -108,6 +127,7 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
 struct ImportSettings {
     var createTable: Bool
     var upsertKeys: [String]
+    var nullText: String?
 
     var onConflict: InsertOptions.Conflict { upsertKeys.isEmpty ? .abort : .update(target: upsertKeys) }
 
@@ -125,7 +145,12 @@ struct ImportSource {
     init(path: String, format requested: ImportFormat, table: String?) throws {
         self.path = path
         let name = (path as NSString).lastPathComponent
-        let ext = (name as NSString).pathExtension.lowercased()
+        // the extension that names the format: the one before .gz or .zst for a compressed file
+        var formatName = name
+        if ["gz", "zst", "zstd"].contains((formatName as NSString).pathExtension.lowercased()) {
+            formatName = (formatName as NSString).deletingPathExtension
+        }
+        let ext = (formatName as NSString).pathExtension.lowercased()
         if requested != .auto {
             format = requested
         } else {
@@ -137,7 +162,8 @@ struct ImportSource {
                 throw ValidationError("cannot tell the format of '\(path)' from its extension: give --format csv, json or ndjson")
             }
         }
-        self.table = table ?? (name as NSString).deletingPathExtension
+        // the name up to its first dot (a dot in a table name would read as schema.table)
+        self.table = table ?? String(name.prefix { $0 != "." })
         var info = stat()
         size = stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG ? Int(info.st_size) : nil
     }
@@ -146,7 +172,8 @@ struct ImportSource {
     func run(into db: Database, settings: ImportSettings, progress: ImportProgress) throws -> Int {
         switch format {
         case .csv:
-            let options = CSVImportOptions(createTable: settings.createTable, onConflict: settings.onConflict)
+            let options = CSVImportOptions(nullText: settings.nullText, createTable: settings.createTable,
+                                           onConflict: settings.onConflict)
             return try db.importCSV(contentsOfFile: path, into: table, options: options) {
                 progress.update(bytes: $0.bytes, rows: $0.rows)
             }
