@@ -43,6 +43,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extcheck import Tally  # noqa: E402
+
 ROWS = 200_000
 BAD_EVERY = 100          # every 100th record has a score that is no number
 
@@ -223,16 +226,9 @@ def main():
     ext = os.path.abspath(a.ext)
     rng = random.Random(a.seed)
     kinds = ["sql", "sql-rejects"] + (["cli-csv", "cli-ndjson"] if a.cli else [])
-    passed = failed = 0
+    tally = Tally("crash-points")
+    check = tally.check
     counts = {k: [0, 0, 0] for k in kinds}     # trials, kills before the end, hot journals left
-
-    def check(ok, what):
-        nonlocal passed, failed
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            print("FAIL", what)
 
     with tempfile.TemporaryDirectory() as tmp:
         data = write_data(tmp)
@@ -299,9 +295,8 @@ def main():
             print(f"crash-points: {kind:11} {counts[kind][0]:4} trials, {counts[kind][1]:4} killed "
                   f"before the end, {counts[kind][2]:4} inside the write transaction (a hot journal "
                   f"left; rollback database only) (import {duration[kind]:.2f}s)")
-    print(f"crash-points: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    tally.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -24,21 +24,16 @@ allow (Examples/TasksServer/Sources/TasksAPI/WriteGuard.swift).
 
 Prints `csrf: N passed, N failed`; exits 1 on a failure. Stops what it started by PID.
 """
-import http.client, http.server, json, os, re, shutil, sqlite3, subprocess, sys, tempfile, threading, time
+import http.client, http.server, os, re, shutil, sqlite3, subprocess, sys, tempfile, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extcheck import Tally  # noqa: E402
 
 BIN = sys.argv[1]
 TMP = tempfile.mkdtemp(prefix="tasks-csrf-")
-passed = failed = 0
+tally = Tally("csrf")
+check = tally.check
 procs = []
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
 
 
 def start_server(name, extra=()):
@@ -218,5 +213,4 @@ for p in procs:
         except subprocess.TimeoutExpired:
             p.kill()
 shutil.rmtree(TMP, ignore_errors=True)
-print(f"csrf: {passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+tally.finish()
