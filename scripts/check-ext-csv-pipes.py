@@ -4,7 +4,9 @@ sqlite3_interrupt(); data that comes late and in pieces is read completely;
 a typed table whose column types are inferred from a FIFO or /dev/stdin
 gets every record (the bytes read for inference are replayed by the first
 scan); a second scan of /dev/stdin (a join with itself, a second SELECT)
-is an error, for csv_stream and json_stream.
+is an error, for csv_stream and json_stream; a record (CSV line, JSON
+element) whose end has arrived comes out at once, before the next byte
+(`tail -f log.csv | sqlite3 … csv_stream('/dev/stdin')`).
 
 Host: Python's sqlite3 module (the system SQLite) for the FIFO checks, the
 sqlite3 shell for /dev/stdin.  Each interrupted query must end with an
@@ -112,6 +114,61 @@ def stdin_checks():
 
 
 
+def arrival_checks():
+    """Each record comes out once its last byte has arrived, while the writer
+    holds the pipe open and sends nothing more: the shell prints it (line
+    buffered by stdbuf) before the next record is written.  (Python's sqlite3
+    module steps a statement one row ahead of the row it returns, so from
+    there the newest row shows when the next one arrives: the shell shows
+    what the extension gives.)"""
+    import select
+    cases = (
+        ("csv_stream function", "SELECT value->>'a' FROM csv_stream('/dev/stdin');",
+         b"a,b\n", lambda i: b"%d,x\n" % i),
+        ("csv_stream typed table", "CREATE VIRTUAL TABLE temp.t USING csv_stream(filename='/dev/stdin', "
+         "columns='a INTEGER, b TEXT'); SELECT a FROM t;", b"a,b\n", lambda i: b"%d,x\n" % i),
+        ("csv_stream CRLF", "SELECT value->>'a' FROM csv_stream('/dev/stdin');",
+         b"a,b\r\n", lambda i: b"%d,x\r\n" % i),
+        ("json_stream NDJSON", "SELECT value->>'a' FROM json_stream('/dev/stdin');",
+         b"", lambda i: b'{"a":%d}\n' % i),
+        ("json_stream array", "SELECT value->>'a' FROM json_stream('/dev/stdin');",
+         b"[", lambda i: (b"" if i == 1 else b",") + b'{"a":%d}' % i),
+        ("json_stream typed table", "CREATE VIRTUAL TABLE temp.j USING json_stream(filename='/dev/stdin', "
+         "columns='a INTEGER'); SELECT a FROM j;", b"", lambda i: b'{"a":%d}\n' % i),
+    )
+    for label, sql, head, rec in cases:
+        proc = subprocess.Popen(["stdbuf", "-oL", "sqlite3", ":memory:", "-cmd", f".load {ext[:-3]}", sql],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        got, problem, buf, sent = [], None, b"", 0
+        try:
+            for burst in (1, 999, 1):
+                chunk = head if sent == 0 else b""
+                chunk += b"".join(rec(i) for i in range(sent + 1, sent + burst + 1))
+                proc.stdin.write(chunk)
+                proc.stdin.flush()
+                sent += burst
+                deadline = time.monotonic() + 10
+                while len(got) < sent and time.monotonic() < deadline:
+                    ready, _, _ = select.select([proc.stdout], [], [], 0.1)
+                    if ready:
+                        piece = os.read(proc.stdout.fileno(), 65536)
+                        if not piece:
+                            break
+                        buf += piece
+                        *lines, buf = buf.split(b"\n")
+                        got += lines
+                if len(got) < sent:
+                    problem = f"{sent} records sent, {len(got)} came out (last {got[-1:]!r})"
+                    break
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=30)
+        want = [b"%d" % i for i in range(1, sent + 1)]
+        if problem is None and got != want:
+            problem = f"rows {got[:3]!r}…{got[-3:]!r}, want 1..{sent}"
+        tally.check(problem is None, f"records as they arrive, {label}: {problem} "
+                    f"(stderr {proc.stderr.read()!r})")
+
 
 def main():
     import sqlite3
@@ -121,6 +178,7 @@ def main():
     else:
         print("csv-pipes: this Python's sqlite3 cannot load extensions; FIFO checks skipped")
     stdin_checks()
+    arrival_checks()
     tally.finish()
 
 
