@@ -1288,6 +1288,11 @@ static int week_label(sqlite3_context *ctx, SqKind k, SqWeekCache *c, const SqLo
   UChar u[128];
   int32_t ul, ol = 0;
   int i;
+  if( ws < SQ_FIRST_DAY || ws + 6 > SQ_LAST_DAY ){
+    /* as locale_week_start/locale_week_end for the same time */
+    sq_err_arg(ctx, k, "has a result out of range (years 0000-9999) for time", tv);
+    return -1;
+  }
   if( L->cal_kind != CAL_ICU && ws < SQ_DAY_1583 ){
     sq_err_arg(ctx, k, "cannot label a week before 1583-01-01 (ICU writes earlier days as "
                "Julian dates): time", tv);
@@ -1649,6 +1654,15 @@ static int lw_filter(sqlite3_vtab_cursor *p, int idxNum, const char *idxStr,
   if( !(cur->start_arg = sqlite3_value_dup(argv[0])) ) return SQLITE_NOMEM;
   cur->ws = week_start_of(d0, &cur->loc);
   cur->last = week_start_of(d1, &cur->loc);
+  /* every week of the series lies in years 0000..9999, or no row comes */
+  if( cur->ws < SQ_FIRST_DAY ){
+    sq_err_arg(0, K_SERIES, "its week starts before 0000-01-01 (years 0000-9999): time", argv[0]);
+    return lw_fail_time(p, "start_time");
+  }
+  if( cur->last + 6 > SQ_LAST_DAY ){
+    sq_err_arg(0, K_SERIES, "its week ends after 9999-12-31 (years 0000-9999): time", argv[1]);
+    return lw_fail_time(p, "end_time");
+  }
   return SQLITE_OK;
 }
 

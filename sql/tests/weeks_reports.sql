@@ -14,6 +14,16 @@ SELECT locale_week_end('2011-01-02T03:00Z', 'en_US', 'America/New_York'), locale
 SELECT locale_week_end('9999-12-31', 'de_DE');
 -- error: locale_week_end: has a result out of range (years 0000-9999) for time '9999-12-31'
 
+-- a label names the week's last day: a week that ends in year 10000 has none
+SELECT locale_week_label('9999-12-31', 'de_DE');
+-- error: locale_week_label: has a result out of range (years 0000-9999) for time '9999-12-31'
+
+SELECT locale_week_label('0000-01-01', 'en_US');
+-- error: locale_week_label: has a result out of range (years 0000-9999) for time '0000-01-01'
+
+SELECT locale_week_label('9999-12-24', 'en_US'), locale_week_label('9999-12-26', 'de_DE');
+-- => Dec 19 – 25, 9999|20.–26. Dez. 9999
+
 -- locale_week_parse: from a key back to the week's first day
 SELECT locale_week_parse('2011-02', 'en_US'), locale_week_parse('2010-52', 'de_DE'), locale_week_parse('2011-W02'), locale_week_parse('2011-W02', 'de_DE'), locale_week_parse('2011-01', 'ar_EG');
 -- => 2011-01-02|2010-12-27|2011-01-10|2011-01-10|2011-01-01
@@ -303,6 +313,13 @@ SELECT * FROM locale_weeks(x'00', '2011-01-01', 'en_US');
 
 SELECT * FROM locale_weeks('2011-01-01', '2011-13-01', 'en_US');
 -- error: locale_weeks: end_time: impossible date '2011-13-01'
+
+-- a series whose last week passes 9999-12-31 blames the end, and gives no row
+SELECT count(*) FROM locale_weeks('9999-12-20', '9999-12-31', 'en_US');
+-- error: locale_weeks: end_time: its week ends after 9999-12-31 (years 0000-9999): time '9999-12-31'
+
+SELECT count(*) FROM locale_weeks('0000-01-01', '0000-02-01', 'en_US');
+-- error: locale_weeks: start_time: its week starts before 0000-01-01 (years 0000-9999): time '0000-01-01'
 
 SELECT * FROM locale_weeks('2011-01-01', '9999-12-31T23:00Z', 'en_US', 'Asia/Tokyo');
 -- error: locale_weeks: end_time: time '9999-12-31T23:00Z' is out of range (years 0000-9999) in time zone 'Asia/Tokyo'
