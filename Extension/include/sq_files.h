@@ -11,8 +11,10 @@
 **   - a glob, when it contains '*', '?' or '[': libc glob() with no flags
 **     (a leading '.' is matched only by a '.'; '\' makes the next character
 **     literal: 'a\*.csv' names the file 'a*.csv'), the matches sorted by
-**     name byte by byte (as `LC_ALL=C ls`); matching nothing is an error
-**     ("no file matches");
+**     name byte by byte (as `LC_ALL=C ls`); matching nothing, it names
+**     the file of that very name when there is one (as a shell does:
+**     'q[1].csv' reads 'q[1].csv' unless 'q1.csv' exists), else it is an
+**     error ("no file matches", with how to escape);
 **   - else exactly that file, as before (no existence check here: opening
 **     it says what is wrong).
 ** Directories and unreadable files a glob matches are listed: opening

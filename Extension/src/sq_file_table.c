@@ -11,6 +11,7 @@
 #include <string.h>
 #include <stdlib.h>
 #include <glob.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------ helpers */
 
@@ -115,8 +116,12 @@ int sq_files_add(sq_files *f, const char *entry, char **pzErr){
   memset(&g, 0, sizeof g);
   rc = glob(entry, GLOB_NOSORT, 0, &g);
   if( rc==GLOB_NOMATCH || (rc==0 && g.gl_pathc==0) ){
+    struct stat st;
     globfree(&g);
-    return files_fail(pzErr, entry, strlen(entry), "no file matches");
+    /* as a shell does: a pattern that matches nothing is the name itself */
+    if( stat(entry, &st)==0 ) return files_push(f, entry, strlen(entry));
+    return files_fail(pzErr, entry, strlen(entry), "no file matches (a name holding '*', '?' or '[' "
+                      "is a pattern: write '\\*', '\\?' or '\\[' for the character itself)");
   }
   if( rc!=0 ){
     globfree(&g);

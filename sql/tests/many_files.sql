@@ -95,6 +95,23 @@ CREATE VIRTUAL TABLE temp.inferred4 USING csv_stream(filename='day-*.csv'); SELE
 SELECT writefile('day-4.csv', '') > 0;
 -- => 0
 
+-- a name holding '[', '*' or '?' that matches nothing as a pattern names
+-- the file of that very name, as a shell does; escaped, it always does
+SELECT writefile('q[1].csv', 'a
+1
+') + writefile('w*.csv', 'a
+2
+') > 0;
+-- => 1
+SELECT value FROM csv_stream('q[1].csv');
+-- => {"a":"1"}
+SELECT value FROM csv_stream('w\*.csv');
+-- => {"a":"2"}
+CREATE VIRTUAL TABLE temp.odd USING csv_stream(filename='q[1].csv', columns='a INTEGER'); SELECT a FROM odd;
+-- => 1
+SELECT count(*) FROM csv_stream('z[1].csv');
+-- error: csv_stream: z[1].csv: no file matches (a name holding '*', '?' or '[' is a pattern: write '\*', '\?' or '\[' for the character itself)
+
 -- ---------------------------------------------------------------- errors
 -- a glob matching nothing is an error, not zero rows
 SELECT count(*) FROM csv_stream('night-*.csv');
