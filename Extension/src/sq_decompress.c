@@ -53,11 +53,21 @@ struct sq_dz {
 static const unsigned char gz_magic[2] = {0x1f, 0x8b};
 static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
 
+/* A zstd skippable frame (0x184D2A50..5F, little-endian: pzstd's output
+** begins with one) in the first n bytes, or those n bytes could begin one. */
+static int zstd_skippable(const unsigned char *b, size_t n){
+  static const unsigned char rest[3] = {0x2a, 0x4d, 0x18};
+  if( n==0 ) return 1;
+  if( (b[0] & 0xf0)!=0x50 ) return 0;
+  return memcmp(b+1, rest, n>4 ? 3 : n-1)==0;
+}
+
 int sq_dz_detect(const void *p, size_t n, int at_end){
   const unsigned char *b = (const unsigned char*)p;
   if( n>=2 && memcmp(b, gz_magic, 2)==0 ) return SQ_DZ_GZIP;
-  if( n>=4 && memcmp(b, zstd_magic, 4)==0 ) return SQ_DZ_ZSTD;
-  if( !at_end && ((n<2 && memcmp(b, gz_magic, n)==0) || (n<4 && memcmp(b, zstd_magic, n)==0)) ){
+  if( n>=4 && (memcmp(b, zstd_magic, 4)==0 || zstd_skippable(b, 4)) ) return SQ_DZ_ZSTD;
+  if( !at_end && ((n<2 && memcmp(b, gz_magic, n)==0) || (n<4 && memcmp(b, zstd_magic, n)==0)
+                  || (n<4 && zstd_skippable(b, n))) ){
     return SQ_DZ_AUTO;
   }
   return SQ_DZ_PLAIN;
@@ -269,8 +279,12 @@ static int dz_step(sq_dz *z, const unsigned char *src, size_t nsrc, size_t *u,
     r = ZSTD_decompressStream(z->ds, &ob, &ib);
     *u = ib.pos;
     *m = ob.pos;
+    if( ZSTD_isError(r) ){
+      /* zstd does not say how far it got: the error lies in the bytes given */
+      z->nin += nsrc;
+      return dz_fail(z, "corrupt data", ZSTD_getErrorName(r));
+    }
     z->nin += *u;
-    if( ZSTD_isError(r) ) return dz_fail(z, "corrupt data", ZSTD_getErrorName(r));
     /* 0: a frame is decoded and given out whole (a call with nothing to
     ** take or give before a frame begins says nothing) */
     if( *u || *m || z->mid ) z->mid = r!=0;

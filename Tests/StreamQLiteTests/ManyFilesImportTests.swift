@@ -82,14 +82,14 @@ import Testing
     @Test func aGlobMatchingNothingIsAnError() throws {
         defer { cleanUp() }
         try db.execute("CREATE TABLE t(id INTEGER)")
-        #expect(throws: CSVImportError(message: "\(dir)/night-*.csv: no file matches")) {
+        #expect(throws: CSVImportError(message: "\(dir)/night-*.csv: no file matches\(noMatchHint)")) {
             try db.importCSV(contentsOfFiles: [dir + "/night-*.csv"], into: "t")
         }
         do {
             try db.importJSON(contentsOfFiles: [dir + "/night-*.json"], into: "t")
             Issue.record("expected an error")
         } catch let e as JSONImportError {
-            #expect(e.message == "\(dir)/night-*.json: no file matches")
+            #expect(e.message == "\(dir)/night-*.json: no file matches\(noMatchHint)")
         }
         #expect(throws: CSVImportError(message: "no file named")) { try db.importCSV(contentsOfFiles: [], into: "t") }
     }
@@ -162,8 +162,11 @@ import Testing
         } catch let e as CSVImportError {
             #expect(e.file == dir + "/c-2.csv" && e.line == 3)
         }
-        #expect(throws: CSVImportError(message: "\(dir)/none-*.csv: no file matches", function: "CSVDecodableCursor")) {
+        #expect(throws: CSVImportError(message: "\(dir)/none-*.csv: no file matches\(noMatchHint)", function: "CSVDecodableCursor")) {
             _ = try CSVDecodableCursor(Item.self, contentsOfFiles: [dir + "/none-*.csv"])
         }
     }
 }
+
+/// What a "no file matches" error adds: how to name a glob character itself.
+private let noMatchHint = " (a name holding '*', '?' or '[' is a pattern: write '\\*', '\\?' or '\\[' for the character itself)"

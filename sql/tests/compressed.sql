@@ -40,3 +40,15 @@ SELECT count(*) FROM json_stream('cut.ndjson.gz');
 
 SELECT count(*) FROM csv_stream('tail.csv.gz');
 -- error: csv_stream: tail.csv.gz: gzip: corrupt data after 45 compressed bytes: incorrect header check
+
+-- a zstd stream that begins with a skippable frame (as pzstd writes) is zstd
+SELECT writefile('skip.csv.zst', X'502A4D18040000006162636428B52FFD240C610000612C620A312C320A332C340AE1B3CB2E') > 0;
+-- => 1
+SELECT group_concat(value->>'b') FROM csv_stream('skip.csv.zst');
+-- => 2,4
+
+-- a corrupt small zstd file: the error counts the bytes it lies in
+SELECT writefile('bad.csv.zst', X'28B52FFD240C610000612C620A312C320A332C340AE1B3342E') > 0;
+-- => 1
+SELECT count(*) FROM csv_stream('bad.csv.zst');
+-- error: csv_stream: bad.csv.zst: zstd: corrupt data after 25 compressed bytes: Restored data doesn't match checksum
