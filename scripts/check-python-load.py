@@ -121,6 +121,31 @@ def run_sqlite3():
         c.execute("SELECT load_extension(?, ?)", (ext, NOREAD))
         return c
     run_host(sqlite3_host(), lambda path: connect_sqlite3(ext, path), load_noread, sqlite3.Error)
+    threads_env_checks()
+
+
+def threads_env_checks():
+    """STREAMQLITE_THREADS: 0, 2, empty or unset load; any other value is
+    refused by name when the extension loads (it used to be ignored), and the
+    no-read entry point, which reads no file, does not look at it."""
+    import subprocess
+    want = ("streamqlite: the environment variable STREAMQLITE_THREADS is '{}': it must be 0 (read on "
+            "the query's thread), 2 (a second thread for every scan), or unset (a second thread when "
+            "it is worth it)")
+    for value, ok in (("0", True), ("2", True), ("", True), ("1", False), ("3", False), (" 2", False),
+                      ("yes", False)):
+        env = dict(os.environ, STREAMQLITE_THREADS=value)
+        for entry in ("", NOREAD):
+            r = subprocess.run(["sqlite3", "-bail", ":memory:", f".load {ext[:-3]} {entry}".strip(),
+                                "SELECT locale_week('2011-01-02', 'en_US')"],
+                               env=env, capture_output=True, text=True, timeout=30)
+            loads = ok or entry == NOREAD
+            if loads:
+                tally.check(r.returncode == 0 and r.stdout == "2011-02\n",
+                            f"STREAMQLITE_THREADS={value!r} {entry}: rc={r.returncode} {r.stdout!r} {r.stderr!r}")
+            else:
+                tally.check(r.returncode != 0 and want.format(value) in r.stderr,
+                            f"STREAMQLITE_THREADS={value!r}: want a refusal, rc={r.returncode} {r.stderr!r}")
 
 
 def run_apsw():

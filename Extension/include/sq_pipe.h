@@ -177,6 +177,10 @@ void sq_pipe_free(sq_pipe *p);
 /* More than one CPU online (and SQLite thread safe): a worker can run
 ** beside the caller.  (STREAMQLITE_THREADS: see THREADS.) */
 int sq_pipe_worth_it(void);
+/* STREAMQLITE_THREADS unset, empty, 0 or 2: NULL; else what is wrong with
+** it (static text), for the extension to refuse to load rather than
+** ignore a value it does not know. */
+const char *sq_pipe_threads_env_error(void);
 
 /* The smallest input, in bytes as stored, that a worker is started for
 ** (THREADS). */

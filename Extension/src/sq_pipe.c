@@ -146,12 +146,20 @@ sq_pipe *sq_pipe_new(size_t block, int nblocks){
   return p;
 }
 
-/* STREAMQLITE_THREADS: 0 (never a worker), 2 (always), else -1 (the rule). */
+/* STREAMQLITE_THREADS: 0 (never a worker), 2 (always), else -1 (the rule;
+** any other value is refused when the extension loads). */
 static int pipe_threads_env(void){
   const char *env = getenv("STREAMQLITE_THREADS");
   if( env && strcmp(env, "0")==0 ) return 0;
   if( env && strcmp(env, "2")==0 ) return 2;
   return -1;
+}
+
+const char *sq_pipe_threads_env_error(void){
+  const char *env = getenv("STREAMQLITE_THREADS");
+  if( !env || env[0]==0 || strcmp(env, "0")==0 || strcmp(env, "2")==0 ) return 0;
+  return "it must be 0 (read on the query's thread), 2 (a second thread for every scan), "
+         "or unset (a second thread when it is worth it)";
 }
 
 /* The CPUs online, counted once (sysconf reads a file under /sys each

@@ -59,6 +59,9 @@
 #include "sq_internal.h"
 SQLITE_EXTENSION_INIT1
 
+#include "sq_pipe.h"
+
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -90,6 +93,18 @@ static const struct {
 static int sq_register_all(sqlite3 *db, char **pzErrMsg, int with_files){
   int rc = SQLITE_OK;
   size_t i;
+  const char *why = with_files ? sq_pipe_threads_env_error() : 0;
+  if( why ){
+    if( pzErrMsg ){
+      sqlite3_str *m = sqlite3_str_new(0);
+      const char *v = getenv("STREAMQLITE_THREADS");
+      sqlite3_str_appendall(m, "streamqlite: the environment variable STREAMQLITE_THREADS is ");
+      sq_str_value(m, v, (sqlite3_int64)strlen(v), 1);
+      sqlite3_str_appendf(m, ": %s", why);
+      *pzErrMsg = sqlite3_str_finish(m);
+    }
+    return SQLITE_ERROR;
+  }
   sq_pin_module();      /* ICU's caches survive connection closes */
   for(i=0; rc==SQLITE_OK && i<sizeof(sq_modules)/sizeof(sq_modules[0]); i++){
     if( sq_modules[i].reads_files && !with_files ) continue;
