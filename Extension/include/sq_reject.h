@@ -27,8 +27,10 @@
 **            NULL when the sq_ingest_reject has none (raw NULL)
 **   raw_truncated  1 when raw is shorter than the record
 **
-** sq_reject_sink_open makes the table when it is missing (in schema, e.g.
-** "main" or "temp") and prepares its INSERT; an existing table must be a
+** The typed tables make the table when they are made (CREATE VIRTUAL
+** TABLE), not while a scan runs; sq_reject_sink_open makes it again when
+** it has been dropped since (in schema, e.g. "main" or "temp") and
+** prepares its INSERT; an existing table must be a
 ** table (not a view or a virtual table) with these columns (more columns
 ** are fine: they get their DEFAULT).  sq_reject_table_check says so
 ** before anything is read.  Rows are written on the caller's connection,
@@ -57,6 +59,9 @@ typedef struct sq_reject_sink sq_reject_sink;
 ** else the message ("reject_table main.v is a view, not a table"), or
 ** SQ_ERR_NOMEM (sq_internal.h) when out of memory; free with sq_err_free. */
 char *sq_reject_table_check(sqlite3 *db, const char *schema, const char *table);
+/* CREATE TABLE IF NOT EXISTS schema.table with the reject columns: an
+** SQLite result code (the connection's message says what failed). */
+int sq_reject_table_make(sqlite3 *db, const char *schema, const char *table);
 /* Checks, creates when missing, prepares.  NULL and *pzErr on error. */
 sq_reject_sink *sq_reject_sink_open(sqlite3 *db, const char *schema, const char *table, char **pzErr);
 /* One reject (reason: its message).  SQLITE_OK, or an error and *pzErr. */

@@ -77,6 +77,15 @@ char *sq_reject_table_check(sqlite3 *db, const char *schema, const char *table){
   return 0;
 }
 
+int sq_reject_table_make(sqlite3 *db, const char *schema, const char *table){
+  char *zSql = sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w\"(file TEXT, line INTEGER, "
+                               "\"offset\" INTEGER, record INTEGER, \"column\" TEXT, reason TEXT, raw TEXT, "
+                               "raw_truncated INTEGER)", schema, table);
+  int rc = zSql ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
+  sqlite3_free(zSql);
+  return rc;
+}
+
 sq_reject_sink *sq_reject_sink_open(sqlite3 *db, const char *schema, const char *table, char **pzErr){
   sq_reject_sink *s;
   char *zSql;
@@ -91,11 +100,7 @@ sq_reject_sink *sq_reject_sink_open(sqlite3 *db, const char *schema, const char 
   memset(s, 0, sizeof(*s));
   s->db = db;
   s->name = sqlite3_mprintf("%s.%s", schema, table);
-  zSql = sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"%w\".\"%w\"(file TEXT, line INTEGER, "
-                         "\"offset\" INTEGER, record INTEGER, \"column\" TEXT, reason TEXT, raw TEXT, "
-                         "raw_truncated INTEGER)", schema, table);
-  rc = zSql && s->name ? sqlite3_exec(db, zSql, 0, 0, 0) : SQLITE_NOMEM;
-  sqlite3_free(zSql);
+  rc = s->name ? sq_reject_table_make(db, schema, table) : SQLITE_NOMEM;
   if( rc==SQLITE_OK ){
     zSql = sqlite3_mprintf("INSERT INTO \"%w\".\"%w\"(file, line, \"offset\", record, \"column\", "
                            "reason, raw, raw_truncated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", schema, table);
@@ -323,10 +328,29 @@ char *sq_ft_reject_check(sq_ft_vtab *vt){
   }
   if( !vt->max_errors_set ) vt->max_errors = -1;
   m = sq_reject_table_check(vt->db, vt->zRejSchema, vt->zRejTable);
-  if( !m ) return 0;
+  if( !m ){
+    /* a missing one is made now, with the virtual table: made while a scan
+    ** runs, it would change a schema under the statement that scans (a
+    ** CREATE TABLE … AS SELECT would fail, or make a second table of the
+    ** same name when it names the reject table) */
+    int rc = sq_reject_table_make(vt->db, vt->zRejSchema, vt->zRejTable);
+    if( rc==SQLITE_OK ) return 0;
+    if( rc==SQLITE_NOMEM ) return SQ_ERR_NOMEM;
+    return sq_err_msg(sqlite3_mprintf("%s: reject_table %s.%s: %s", zName, vt->zRejSchema, vt->zRejTable,
+                                      sqlite3_errmsg(vt->db)));
+  }
   err = m==SQ_ERR_NOMEM ? m : sq_err_msg(sqlite3_mprintf("%s: %s", zName, m));
   sq_err_free(m);
   return err;
+}
+
+/* A statement that writes is running on db. */
+static int rej_writer_busy(sqlite3 *db){
+  sqlite3_stmt *st = 0;
+  while( (st = sqlite3_next_stmt(db, st))!=0 ){
+    if( sqlite3_stmt_busy(st) && !sqlite3_stmt_readonly(st) ) return 1;
+  }
+  return 0;
 }
 
 int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr){
@@ -334,6 +358,16 @@ int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr){
   char *m = 0;
   if( !vt->skip ) return SQLITE_OK;
   sq_reject_budget_init(&c->rejBudget, vt->max_errors, vt->max_frac, "max_errors");
+  if( sqlite3_table_column_metadata(vt->db, vt->zRejSchema, vt->zRejTable, 0, 0, 0, 0, 0, 0)!=SQLITE_OK
+      && rej_writer_busy(vt->db) ){
+    /* dropped since the CREATE: making it now would change a schema under
+    ** the statement that writes (SQLite aborts a CREATE TABLE … AS SELECT) */
+    *pzErr = sqlite3_mprintf("%s: reject_table %s.%s was dropped after the virtual table was made: "
+                             "make the virtual table again (it makes the reject table) or the reject "
+                             "table itself before a statement that writes reads it", vt->fmt->zName,
+                             vt->zRejSchema, vt->zRejTable);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
   /* (checked again: the table may have been dropped or made since the CREATE) */
   c->rejSink = sq_reject_sink_open(vt->db, vt->zRejSchema, vt->zRejTable, &m);
   if( !c->rejSink ){
