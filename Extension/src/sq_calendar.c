@@ -13,15 +13,15 @@
 static int dig(char c){ return c >= '0' && c <= '9'; }
 
 int sq_week_key_parse(const char *z, int n, int *year, int *week, int *iso){
-  int i, w = 0;
-  if( n == 7 ) *iso = 0;
-  else if( n == 8 && z[5] == 'W' ) *iso = 1;
-  else return 0;
-  for(i = 0; i < 4; i++) if( !dig(z[i]) ) return 0;
-  if( z[4] != '-' || !dig(z[n-2]) || !dig(z[n-1]) ) return 0;
-  *year = (z[0]-'0')*1000 + (z[1]-'0')*100 + (z[2]-'0')*10 + (z[3]-'0');
-  w = (z[n-2]-'0')*10 + (z[n-1]-'0');
-  *week = w;
+  int i = 0, y = 0;
+  while( i < n && i < 6 && dig(z[i]) ) y = y*10 + (z[i++]-'0');
+  if( i < 4 || i >= n || z[i] != '-' || (i > 4 && z[0] == '0') ) return 0;
+  i++;
+  *iso = i < n && z[i] == 'W';
+  if( *iso ) i++;
+  if( n - i != 2 || !dig(z[i]) || !dig(z[i+1]) ) return 0;
+  *year = y;
+  *week = (z[i]-'0')*10 + (z[i+1]-'0');
   return 1;
 }
 

@@ -109,7 +109,9 @@
 **   Gregorian); format_date in them refuses days before 1583-01-01, which
 **   ICU would compute as Julian dates ("time before 1583-01-01 in the
 **   buddhist calendar …").  The other calendars (hebrew, islamic, persian,
-**   indian, chinese, …) count from the Julian day: no 1582 switch.  The
+**   indian, chinese, …) count from the Julian day: no 1582 switch; the
+**   report functions work in them too (keys, labels and the week of the
+**   month of that calendar, checked against PyICU).  The
 **   language must be known to ICU (ISO 639) and the region, if given, to
 **   ISO 3166 (or a 3-digit UN M.49 code).  Without a locale, ISO 8601 weeks
 **   (Monday, 4 days) and, for format_date, English names (en_US_POSIX).
@@ -1251,13 +1253,41 @@ static int64_t week_start_of(int64_t day, const SqLocale *L){
   return day - (sq_dow(day) - L->first_day + 7) % 7;
 }
 
-/* Refuses a locale whose weeks ICU counts in another calendar (hebrew, …):
-** the report functions work in Gregorian weeks and months. */
-static int gregorian_only(sqlite3_context *ctx, SqKind k, const SqLocale *L){
-  char what[160];
-  if( L->cal_kind != CAL_ICU ) return 1;
-  snprintf(what, sizeof what, "works in the Gregorian calendar, not %s: locale", L->calname);
-  sq_err(ctx, k, what, L->key);
+/* CAL_ICU: the week-year and week of `day` in cal (L's calendar, or a
+** copy of it): 1, or 0 when ICU fails. */
+static int icu_week_key(UCalendar *cal, int64_t day, int *wy, int *wn){
+  UErrorCode st = U_ZERO_ERROR;
+  ucal_setMillis(cal, (UDate)(day * 86400000.0), &st);
+  *wy = ucal_get(cal, UCAL_YEAR_WOY, &st);
+  *wn = ucal_get(cal, UCAL_WEEK_OF_YEAR, &st);
+  return U_SUCCESS(st);
+}
+
+/* CAL_ICU: the first day of week `week` of week-year `year` in cal: 1, or 0
+** when that calendar's year has no such week.  ICU resolves the fields to a
+** day; where its resolution misses (a few weeks of dangi's leap months) the
+** weeks beside that day are asked, so a key locale_week wrote always comes
+** back to its week. */
+static int icu_week_key_start(UCalendar *cal, const SqLocale *L, int year, int week, int64_t *start){
+  UErrorCode st = U_ZERO_ERROR;
+  UDate ms;
+  int64_t d;
+  int wy, wn, k;
+  ucal_clear(cal);
+  ucal_set(cal, UCAL_YEAR_WOY, year);
+  ucal_set(cal, UCAL_WEEK_OF_YEAR, week);
+  ucal_set(cal, UCAL_DAY_OF_WEEK, L->first_day);
+  ms = ucal_getMillis(cal, &st);
+  if( U_FAILURE(st) || ms != ms ) return 0;
+  d = (int64_t)(ms / 86400000.0);
+  if( (double)d * 86400000.0 > ms ) d--;                /* toward -infinity */
+  if( d < SQ_FIRST_DAY - 400 || d > SQ_LAST_DAY + 400 ) return 0;
+  d = week_start_of(d, L);
+  for(k = 0; k <= 16; k++){
+    int64_t t = d + (k & 1 ? 7 : -7) * (int64_t)((k + 1) / 2);
+    if( !icu_week_key(cal, t, &wy, &wn) ) return 0;
+    if( wy == year && wn == week ){ *start = t; return 1; }
+  }
   return 0;
 }
 
@@ -1353,7 +1383,7 @@ static void week_parse(sqlite3_context *ctx, SqWeekCache *c, int argc, sqlite3_v
   int64_t ws;
   if( t != SQLITE_TEXT ){ sq_type_err(ctx, K_PARSE, "key", "TEXT", t); return; }
   L = get_locale(ctx, c, K_PARSE, argv, argc > 1 ? 1 : -1);
-  if( !L || !gregorian_only(ctx, K_PARSE, L) ) return;
+  if( !L ) return;
   z = (const char*)sqlite3_value_text(argv[0]);
   if( !z ){ sq_fail_nomem(ctx); return; }
   if( !sq_week_key_parse(z, sqlite3_value_bytes(argv[0]), &y, &w, &iso) ){
@@ -1372,7 +1402,8 @@ static void week_parse(sqlite3_context *ctx, SqWeekCache *c, int argc, sqlite3_v
     if( m ){ sq_fail(ctx, m); sqlite3_free(m); } else sq_fail_nomem(ctx);
     return;
   }
-  if( !sq_week_key_start(y, w, L->first_day, L->min_days, &ws) ){
+  if( L->cal_kind == CAL_ICU ? !icu_week_key_start(L->cal, L, y, w, &ws)
+                             : !sq_week_key_start(y, w, L->first_day, L->min_days, &ws) ){
     sq_err_arg(ctx, K_PARSE, "no such week in its year: key", argv[0]);
     return;
   }
@@ -1486,12 +1517,20 @@ static void sq_report_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_valu
     default: fiscal(ctx, c, k, argc, argv); return;
   }
   L = get_locale(ctx, c, k, argv, argc > 1 ? 1 : -1);
-  if( !L || (k != K_END && !gregorian_only(ctx, k, L)) ) return;
+  if( !L ) return;
   if( argc > 2 && !(Z = get_zone(ctx, c, k, argv[2])) ) return;
   if( argc > 3 && (style = get_style(ctx, k, argv[3])) < 0 ) return;
   if( !get_time(ctx, k, argv[0], &T) || !local_day(ctx, k, &T, Z, argv[0], &day) ) return;
   if( k == K_END ){
     result_date(ctx, k, week_start_of(day, L) + 6, argv[0]);
+  }else if( k == K_OF_MONTH && L->cal_kind == CAL_ICU ){
+    /* the month of that calendar */
+    UErrorCode st = U_ZERO_ERROR;
+    int32_t n;
+    ucal_setMillis(L->cal, (UDate)(day * 86400000.0), &st);
+    n = ucal_get(L->cal, UCAL_WEEK_OF_MONTH, &st);
+    if( U_FAILURE(st) ){ sq_err(ctx, k, "calendar computation failed for locale", L->key); return; }
+    sqlite3_result_int(ctx, n);
   }else if( k == K_OF_MONTH ){
     sqlite3_result_int(ctx, sq_week_of_month(day, L->first_day, L->min_days));
   }else{
@@ -1519,7 +1558,8 @@ typedef struct LwTable {
 typedef struct LwCursor {
   sqlite3_vtab_cursor base;
   int64_t ws, last;              /* this week's first day; the last week's */
-  SqLocale loc;                  /* a copy: the cache may recycle its entry */
+  SqLocale loc;                  /* a copy: the cache may recycle its entry
+                                 ** (CAL_ICU: loc.cal is the cursor's own clone) */
   int style;
   sqlite3_value *start_arg;      /* for error messages */
 } LwCursor;
@@ -1567,7 +1607,10 @@ static int lw_best_index(sqlite3_vtab *tab, sqlite3_index_info *info){
   info->idxNum = mask;
   info->estimatedCost = 10;
   info->estimatedRows = 1000;
-  if( info->nOrderBy == 1 && info->aOrderBy[0].iColumn <= LW_END && !info->aOrderBy[0].desc ){
+  /* rows come in time order; week keys of another calendar may not sort
+  ** so as text (a 5-digit hebrew year), so ORDER BY week is SQLite's */
+  if( info->nOrderBy == 1 && info->aOrderBy[0].iColumn >= LW_START
+      && info->aOrderBy[0].iColumn <= LW_END && !info->aOrderBy[0].desc ){
     info->orderByConsumed = 1;
   }
   return SQLITE_OK;
@@ -1584,6 +1627,7 @@ static int lw_open(sqlite3_vtab *p, sqlite3_vtab_cursor **pp){
 
 static int lw_close(sqlite3_vtab_cursor *p){
   LwCursor *cur = (LwCursor*)p;
+  if( cur->loc.cal ) ucal_close(cur->loc.cal);
   sqlite3_value_free(cur->start_arg);
   sqlite3_free(cur);
   return SQLITE_OK;
@@ -1634,9 +1678,18 @@ static int lw_filter(sqlite3_vtab_cursor *p, int idxNum, const char *idxStr,
     }
   }
   L = get_locale(0, c, K_SERIES, argv, 2);
-  if( !L || !gregorian_only(0, K_SERIES, L) ) return lw_fail(p);
+  if( !L ) return lw_fail(p);
+  if( cur->loc.cal ) ucal_close(cur->loc.cal);
   cur->loc = *L;
-  cur->loc.cal = 0;                   /* not needed: no ICU calendar in a copy */
+  cur->loc.cal = 0;
+  if( L->cal_kind == CAL_ICU ){
+    UErrorCode st = U_ZERO_ERROR;
+    cur->loc.cal = ucal_clone(L->cal, &st);
+    if( U_FAILURE(st) || !cur->loc.cal ){
+      if( cur->loc.cal ){ ucal_close(cur->loc.cal); cur->loc.cal = 0; }
+      return st == U_MEMORY_ALLOCATION_ERROR || !cur->loc.cal ? SQLITE_NOMEM : SQLITE_ERROR;
+    }
+  }
   if( argc > 3 && !(Z = get_zone(0, c, K_SERIES, argv[3])) ) return lw_fail(p);
   cur->style = 1;
   if( argc > 4 && (cur->style = get_style(0, K_SERIES, argv[4])) < 0 ) return lw_fail(p);
@@ -1678,7 +1731,14 @@ static int lw_column(sqlite3_vtab_cursor *p, sqlite3_context *ctx, int col){
   int wy, wn, n;
   switch( col ){
     case LW_WEEK:
-      sq_week_of(cur->ws, cur->loc.first_day, cur->loc.min_days, &wy, &wn, 0);
+      if( cur->loc.cal_kind == CAL_ICU ){
+        if( !icu_week_key(cur->loc.cal, cur->ws, &wy, &wn) ){
+          sq_err(ctx, K_SERIES, "calendar computation failed for locale", cur->loc.key);
+          break;
+        }
+      }else{
+        sq_week_of(cur->ws, cur->loc.first_day, cur->loc.min_days, &wy, &wn, 0);
+      }
       o = put_num(buf, wy, 4);
       *o++ = '-';
       o = put_num(o, wn, 2);
@@ -1759,11 +1819,10 @@ static void sq_week_run(sqlite3_context *ctx, SqKind k, int argc, sqlite3_value 
   if( !local_day(ctx, k, &T, Z, argv[time_idx], &day) ) return;
   if( L->cal_kind == CAL_ICU && (k == K_WEEK || k == K_NUMBER || k == K_YEAR) ){
     /* an explicit non-Gregorian calendar: ICU computes the week fields */
-    UErrorCode st = U_ZERO_ERROR;
-    ucal_setMillis(L->cal, (UDate)(day * 86400000.0), &st);
-    wy = ucal_get(L->cal, UCAL_YEAR_WOY, &st);
-    wn = ucal_get(L->cal, UCAL_WEEK_OF_YEAR, &st);
-    if( U_FAILURE(st) ){ sq_err(ctx, k, "calendar computation failed for locale", L->key); return; }
+    if( !icu_week_key(L->cal, day, &wy, &wn) ){
+      sq_err(ctx, k, "calendar computation failed for locale", L->key);
+      return;
+    }
     if( k == K_NUMBER ) sqlite3_result_int(ctx, wn);
     else if( k == K_YEAR ) sqlite3_result_int(ctx, wy);
     else{

@@ -45,6 +45,13 @@ static void test_week_key_parse(void){
   SQ_CHECK(!sq_week_key_parse("2011/02", 7, &y, &w, &iso));
   SQ_CHECK(!sq_week_key_parse("2011-0x", 7, &y, &w, &iso));
   SQ_CHECK(!sq_week_key_parse("+011-02", 7, &y, &w, &iso));
+  SQ_CHECK(sq_week_key_parse("12038-45", 8, &y, &w, &iso) && y == 12038 && w == 45 && !iso);
+  SQ_CHECK(sq_week_key_parse("123456-W01", 10, &y, &w, &iso) && y == 123456 && w == 1 && iso);
+  SQ_CHECK(!sq_week_key_parse("1234567-01", 10, &y, &w, &iso));
+  SQ_CHECK(!sq_week_key_parse("02011-02", 8, &y, &w, &iso));
+  SQ_CHECK(!sq_week_key_parse("201-02", 6, &y, &w, &iso));
+  SQ_CHECK(!sq_week_key_parse("2011-02-", 8, &y, &w, &iso));
+  SQ_CHECK(!sq_week_key_parse("2011-", 5, &y, &w, &iso));
 }
 
 /* Week of month by hand: walk the month's days, a new week at each first day */

@@ -75,8 +75,12 @@ SELECT locale_week_parse('0000-01', 'de_DE'), locale_week_parse('9999-52', 'en_U
 SELECT locale_week_parse('0000-01', 'en_US');
 -- error: locale_week_parse: week key '0000-01' starts before 0000-01-01
 
-SELECT locale_week_parse('5771-01', 'he_IL@calendar=hebrew');
--- error: locale_week_parse: works in the Gregorian calendar, not hebrew: locale 'he_IL@calendar=hebrew'
+-- other calendars: the key is that calendar's week-year and week, as locale_week writes it
+SELECT locale_week('2010-09-05', 'he_IL@calendar=hebrew'), locale_week_parse('5771-01', 'he_IL@calendar=hebrew'), locale_week_parse('1403-02', 'fa_IR@calendar=persian');
+-- => 5771-01|2010-09-05|2024-03-23
+
+SELECT locale_week_parse('5771-56', 'he_IL@calendar=hebrew');
+-- error: locale_week_parse: no such week in its year: key '5771-56'
 
 SELECT locale_week_parse(NULL, 'en_US') IS NULL, locale_week_parse('2011-02', NULL) IS NULL;
 -- => 1|1
@@ -91,8 +95,15 @@ SELECT locale_week_of_month('2011-01-01', 'de_DE'), locale_week_of_month('2011-0
 SELECT locale_week_of_month('2011-05-01T02:00Z', 'en_US', 'America/Los_Angeles'), locale_week_of_month('2011-05-01T02:00Z', 'en_US');
 -- => 5|1
 
-SELECT locale_week_of_month('2011-01-01', 'he_IL@calendar=hebrew');
--- error: locale_week_of_month: works in the Gregorian calendar, not hebrew: locale 'he_IL@calendar=hebrew'
+-- in another calendar, the week of that calendar's month (2011-01-01 is 25 Tevet 5771)
+SELECT locale_week_of_month('2011-01-01', 'he_IL@calendar=hebrew'), locale_week_label('2024-03-25', 'en_US@calendar=persian');
+-- => 4|Farvardin 5 – 11, 1403 AP
+
+-- a report in the persian calendar: the series' keys and labels are persian
+SELECT week, week_start, label FROM locale_weeks('2024-03-10', '2024-03-24', 'en_US@calendar=persian');
+-- => 1402-52|2024-03-10|Esfand 20 – 26, 1402 AP
+-- => 1403-01|2024-03-17|Esfand 27, 1402 – Farvardin 4, 1403 AP
+-- => 1403-02|2024-03-24|Farvardin 5 – 11, 1403 AP
 
 -- locale_week_label: the week as the locale writes a date interval
 SELECT locale_week_label('2011-01-05', 'en_US'), locale_week_label('2011-01-05', 'de_DE'), locale_week_label('2011-01-05', 'fr_FR');
