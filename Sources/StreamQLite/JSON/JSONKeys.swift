@@ -114,6 +114,16 @@ struct JSONIndexKey: CodingKey {
     init?(intValue: Int) { self.intValue = intValue }
 }
 
+/// An `[Int: V]` key in a coding path: its name and its number, as the standard
+/// library's dictionary key has them (`[42]` in an error's path, as `JSONDecoder` prints it).
+struct JSONIntDictionaryKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+    init(_ s: String, _ n: Int?) { stringValue = s; intValue = n }
+    init?(stringValue: String) { self.stringValue = stringValue; intValue = Int(stringValue) }
+    init?(intValue: Int) { stringValue = String(intValue); self.intValue = intValue }
+}
+
 /// A key by name (dictionary keys, `super`).
 struct JSONStringKey: CodingKey {
     var stringValue: String

@@ -37,6 +37,9 @@ struct JSONOutput: ~Copyable {
         var keyByte: Int16
         /// Where the member starts (its indentation), after the separator.
         var start: Int
+        /// The member's coding key in ``originals`` when the name written does not say it
+        /// all (a key strategy converted it, or it has an `intValue`), else -1.
+        var slot: Int32 = -1
     }
 
     /// The document's bytes (it grows: the writer reads back what it wrote).
@@ -50,6 +53,9 @@ struct JSONOutput: ~Copyable {
     var capacity: Int { @inline(__always) get { output.capacity } }
     var frames = JSONStack<Frame>()
     var members = JSONStack<Member>()
+    /// Coding keys of open objects' members that their written name does not give back
+    /// (``Member/slot``), for coding paths; dropped as their objects close.
+    var originals: [any CodingKey] = []
     /// The members of objects written by hand (see ``Frame/hand``).
     var handKeys = JSONStack<JSONHandKey>()
     /// The encoder converts keys to snake_case (hand-written keys too; see ``handKey(_:_:)``).
@@ -86,6 +92,7 @@ struct JSONOutput: ~Copyable {
         count = 0
         frames.removeAll()
         members.removeAll()
+        originals.removeAll()
         handKeys.removeAll()
     }
 
@@ -231,6 +238,21 @@ struct JSONOutput: ~Copyable {
         if pretty { append(" : ") } else { append(UInt8(ascii: ":")) }
     }
 
+    /// ``key(_:byte:type:)`` for a key whose name as written does not give it back.
+    mutating func key(_ key: String, byte: Int16, type: ObjectIdentifier?, original: any CodingKey) {
+        self.key(key, byte: byte, type: type)
+        members[members.count &- 1].slot = Int32(truncatingIfNeeded: originals.count)
+        originals.append(original)
+    }
+
+    /// Drops the ``originals`` of members from `base` on (their object closes): the newest,
+    /// as members are written in order.
+    mutating func dropOriginals(from base: Int) {
+        var low = originals.count
+        for k in base..<members.count where members[k].slot >= 0 { low = min(low, Int(members[k].slot)) }
+        originals.removeSubrange(low...)
+    }
+
     /// Writes the separator and a prepared key (see ``JSONWrittenKey``).
     @inline(__always) mutating func key(written: JSONWrittenKey, byte: Int16, type: ObjectIdentifier) {
         let i = frames.count &- 1
@@ -267,6 +289,7 @@ struct JSONOutput: ~Copyable {
             handKeys.removeSuffix(from: f.memberBase)
         } else if f.isObject {
             if f.count > 1 && (sortedKeys || !f.distinct) { fixMembers(f) }
+            if _slowPath(!originals.isEmpty) { dropOriginals(from: f.memberBase) }
             members.removeSuffix(from: f.memberBase)
         }
         if pretty {

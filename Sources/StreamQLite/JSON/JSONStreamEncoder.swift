@@ -132,6 +132,7 @@ final class JSONStreamEncoder: Encoder {
             return JSONStringKey(String(decoding: UnsafeBufferPointer(start: k.key, count: k.length), as: UTF8.self))
         } else if f.isObject {
             let m = out.members[f.memberBase + f.count - 1]
+            if m.slot >= 0 { return out.originals[Int(m.slot)] }
             if m.keyByte >= 0, f.byteKeys, let type = f.keyType, let table = keyTables.first(where: { $0.type == type })?.table,
                let key = table[Int(m.keyByte)].key {
                 return key
@@ -408,14 +409,22 @@ final class JSONStreamEncoder: Encoder {
 
     func writeKeySlow<K: CodingKey>(_ key: K) {
         var name = key.stringValue
+        var converted = false
         if options.keys.converts && !out.frames[out.frames.count - 1].rawKeys {
-            if let c = convertedNames[name] { name = c } else {
-                let c = jsonName(name)
+            let c: String
+            if let known = convertedNames[name] { c = known } else {
+                c = jsonName(name)
                 convertedNames[name] = c
-                name = c
             }
+            converted = c != name
+            name = c
         }
-        out.key(name, byte: jsonKeyByte(key), type: ObjectIdentifier(K.self))
+        if _slowPath(converted || key.intValue != nil) {
+            // coding paths name the key itself: its name before conversion, its `intValue`
+            out.key(name, byte: jsonKeyByte(key), type: ObjectIdentifier(K.self), original: key)
+        } else {
+            out.key(name, byte: jsonKeyByte(key), type: ObjectIdentifier(K.self))
+        }
     }
 
 }

@@ -16,6 +16,8 @@ final class JSONTapeDecoder: Decoder {
     /// The objects being decoded as `[String: V]` under a key strategy: their keys are not
     /// converted, in coding paths either (see ``path(to:)``).
     var rawKeyObjects: [Int] = []
+    /// The objects being decoded as `[Int: V]`: their keys carry their number in coding paths.
+    var intKeyObjects: [Int] = []
     /// See ``location(of:)``.
     var lineMark: LineMark?
     /// Input bytes ``location(of:)`` has read for lines, in all (the work its tests count).
@@ -150,6 +152,7 @@ final class JSONTapeDecoder: Decoder {
         lineStartBase = 0
         lineMark = nil
         rawKeyObjects.removeAll()
+        intKeyObjects.removeAll()
         self.options = options
         basePath = []
         baseIndex = 0
@@ -311,7 +314,12 @@ final class JSONTapeDecoder: Decoder {
                     let after = next(j + 1)
                     if target <= j { return result }  // a key token: its object's path
                     if target < after {
-                        result.append(JSONStringKey(rawKeyObjects.contains(i) ? string(at: j) : keyString(at: j, in: result)))
+                        if _slowPath(intKeyObjects.contains(i)) {
+                            let name = string(at: j)
+                            result.append(JSONIntDictionaryKey(name, Int(name)))
+                        } else {
+                            result.append(JSONStringKey(rawKeyObjects.contains(i) ? string(at: j) : keyString(at: j, in: result)))
+                        }
                         i = j + 1
                         break
                     }
@@ -872,6 +880,9 @@ extension JSONTapeDecoder {
             if let dictionary = plan.dictionary {
                 return try nested { try decodeDictionaryOpened(dictionary, as: T.self, self, at: i) }
             }
+            if let dictionary = plan.intDictionary, !options.keys.converts {
+                return try nested { try decodeIntDictionaryOpened(dictionary, as: T.self, self, at: i) }
+            }
         }
         return try nested {
             current = i
@@ -1379,6 +1390,8 @@ struct JSONTypePlan: TypePlan {
     var array: (any JSONArrayDecodable.Type)?
     /// `[String: Value]`: the members straight from the tape.
     var dictionary: (any JSONStringDictionaryDecodable.Type)?
+    /// `[Int: Value]`: the members straight from the tape (without a key strategy).
+    var intDictionary: (any JSONIntDictionaryDecodable.Type)?
 
     init() {}
 
@@ -1386,10 +1399,12 @@ struct JSONTypePlan: TypePlan {
         hand = T.self as? any JSONDecodable.Type
         array = T.self as? any JSONArrayDecodable.Type
         dictionary = T.self as? any JSONStringDictionaryDecodable.Type
+        intDictionary = T.self as? any JSONIntDictionaryDecodable.Type
     }
 
-    /// Whether `init(from:)` is not called for these values.
-    var readsDirectly: Bool { hand != nil || array != nil || dictionary != nil }
+    /// Whether `init(from:)` is not called for these values (`[Int: V]`: unless a key
+    /// strategy applies to its keys).
+    var readsDirectly: Bool { hand != nil || array != nil || dictionary != nil || intDictionary != nil }
 }
 
 extension JSONTapeDecoder {
@@ -1408,6 +1423,48 @@ func decodeArrayOpened<A: JSONArrayDecodable, T>(_ array: A.Type, as type: T.Typ
 /// `D`'s members from the tape as a `T` known to be `D` (opened from a ``JSONTypePlan``).
 func decodeDictionaryOpened<D: JSONStringDictionaryDecodable, T>(_ dictionary: D.Type, as type: T.Type, _ decoder: JSONTapeDecoder, at i: Int) throws -> T {
     unsafeBitCast(try D.decodeKeepingKeys(from: decoder, at: i), to: T.self)
+}
+
+/// `D`'s members from the tape as a `T` known to be `D` (opened from a ``JSONTypePlan``).
+func decodeIntDictionaryOpened<D: JSONIntDictionaryDecodable, T>(_ dictionary: D.Type, as type: T.Type, _ decoder: JSONTapeDecoder, at i: Int) throws -> T {
+    unsafeBitCast(try D.decodeIntKeyed(from: decoder, at: i), to: T.self)
+}
+
+// MARK: - [Int: V]
+
+/// `[Int: V]` read member by member from the tape, as `Dictionary.init(from:)` reads it (a
+/// key is `Int(name)`, else a `typeMismatch`), with coding paths inside naming each key
+/// with its `intValue`, as `JSONDecoder`'s do. Two members for one number (`"1"` and `"01"`,
+/// or `"1"` twice): the first, as for every duplicate key (`JSONDecoder` takes them in its
+/// dictionary's hash order: its answer changes from one process to the next).
+protocol JSONIntDictionaryDecodable {
+    static func decodeIntKeyed(from decoder: JSONTapeDecoder, at index: Int) throws -> Self
+}
+
+extension Dictionary: JSONIntDictionaryDecodable where Key == Int, Value: Decodable {
+    static func decodeIntKeyed(from decoder: JSONTapeDecoder, at index: Int) throws -> Self {
+        let t = decoder.tokens[index]
+        guard t.kind == JSONKind.object else {
+            decoder.current = index
+            return try Self(from: decoder)
+        }
+        var result: [Int: Value] = [:]
+        var j = index + 1
+        let end = Int(t.length)
+        decoder.intKeyObjects.append(index)
+        defer { decoder.intKeyObjects.removeLast() }
+        while j < end {
+            let name = decoder.string(at: j)
+            guard let key = Int(name) else {
+                throw DecodingError.typeMismatch(Int.self, .init(
+                    codingPath: decoder.path(to: index) + [JSONIntDictionaryKey(name, nil)],
+                    debugDescription: "Expected Int key but found String key instead."))
+            }
+            if result[key] == nil { result[key] = try decoder.unwrap(Value.self, at: j + 1) }
+            j = decoder.next(j + 1)
+        }
+        return result
+    }
 }
 
 // MARK: - [String: V]
