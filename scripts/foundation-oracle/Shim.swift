@@ -1,9 +1,21 @@
 // Thin wrappers for scripts/foundation-oracle/run.sh: Foundation's JSONEncoder/JSONDecoder API in front of
-// JSONValueEncoder/JSONValueDecoder. Options StreamQLite lacks throw OracleUnsupported (the test then fails).
+// JSONValueEncoder/JSONValueDecoder. Options StreamQLite lacks throw OracleUnsupported; each one
+// made also prints an ORACLE-UNSUPPORTED line, so run.sh counts a test that met one as
+// unsupported, never as passed (a test expecting an error would pass on the shim's refusal alone).
 import Foundation
 import StreamQLite
+import Testing
 
-struct OracleUnsupported: Error, CustomStringConvertible { var what: String; var description: String { "ORACLE-UNSUPPORTED: \(what)" } }
+struct OracleUnsupported: Error, CustomStringConvertible {
+    var what: String
+    init(what: String) {
+        self.what = what
+        // named by the test running it (output streams interleave out of order)
+        print("ORACLE-UNSUPPORTED-IN \(Test.current?.name ?? "?"): \(what)")
+        fflush(stdout)
+    }
+    var description: String { "ORACLE-UNSUPPORTED: \(what)" }
+}
 
 open class JSONEncoder: @unchecked Sendable {
     public typealias F = Foundation.JSONEncoder

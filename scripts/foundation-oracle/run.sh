@@ -12,7 +12,10 @@
 # JSONEncoder/JSONDecoder that map Foundation's options onto ours and throw
 # ORACLE-UNSUPPORTED for options this library lacks), depending on this checkout by path.
 # Runs it one test at a time; a test that stops the process (a `try!` on an unsupported
-# option) is skipped and the run repeated. Prints passed / failed / skipped and the lists.
+# option) is skipped and the run repeated. A test during which the shim refused an option
+# (it prints ORACLE-UNSUPPORTED-IN and the test's name) is counted as unsupported, whether it passed or failed: a
+# test that expects an error must not pass on the refusal. Prints passed / failed /
+# unsupported / skipped and the lists. A build that fails shows the compiler's errors.
 set -euo pipefail
 foundation=${1:?usage: run.sh /path/to/swift-foundation [work-dir]}
 work=${2:-/tmp/foundation-oracle}
@@ -39,7 +42,11 @@ s = re.sub(r'var int64MinMinus1: Decimal = Decimal\(\s*_exponent:.*?\)\s*\)\n', 
 open(sys.argv[2], "w").write(s)
 PY
 cd "$work"
-swift build --build-tests >/dev/null
+if ! swift build --build-tests > build.log 2>&1; then
+  echo "foundation-oracle: the oracle package does not build ($work/build.log):" >&2
+  grep -a -E "error:|warning: unre" build.log | head -40 >&2 || tail -40 build.log >&2
+  exit 1
+fi
 : > skipped.txt
 for round in $(seq 1 20); do
   skip=$(paste -sd'|' skipped.txt)
@@ -50,6 +57,26 @@ for round in $(seq 1 20); do
   grep -a "[✔✘] Test .*\(passed\|failed\) after" run.log | sed 's/.*Test \([A-Za-z0-9_]*\)(.*/\1/' | sort -u > ended.txt
   comm -23 started.txt ended.txt | grep -v '^$' >> skipped.txt || true
 done
-echo "passed $(grep -ac '✔ Test [A-Za-z0-9_]*(.*passed after' run.log) failed $(grep -ac '✘ Test [A-Za-z0-9_]*(.*failed after' run.log) skipped (stopped the process) $(grep -c . skipped.txt)"
-echo "failed:"; grep -a "✘ Test [A-Za-z0-9_]*(.*failed after" run.log | sed 's/.*Test \([A-Za-z0-9_]*\)(.*/  \1/' | sort -u
-echo "skipped:"; sed 's/^/  /' skipped.txt
+python3 - run.log skipped.txt <<'PY'
+import re, sys
+log = open(sys.argv[1], encoding="utf-8", errors="replace").read().splitlines()
+skipped = [l.strip() for l in open(sys.argv[2]) if l.strip()]
+refused, outcome = set(), {}
+for line in log:
+    m = re.match(r"ORACLE-UNSUPPORTED-IN (\w+)", line)
+    if m:
+        refused.add(m.group(1))
+        continue
+    m = re.search(r"([✔✘]) Test (\w+)\(.*(passed|failed) after", line)
+    if m:
+        outcome[m.group(2)] = m.group(3)
+passed = sorted(t for t, o in outcome.items() if o == "passed" and t not in refused)
+failed = sorted(t for t, o in outcome.items() if o == "failed" and t not in refused)
+unsupported = sorted(t for t in outcome if t in refused)
+print(f"passed {len(passed)} failed {len(failed)} unsupported (the shim refused an option) {len(unsupported)} "
+      f"skipped (stopped the process) {len(skipped)}")
+for title, names in (("failed", failed), ("unsupported", unsupported), ("skipped", skipped)):
+    print(f"{title}:")
+    for n in names:
+        print(f"  {n}")
+PY
