@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Hostile clients against Examples/TasksServer (make test-server, after the smoke test).
 
-    check-tasks-server-clients.py PATH/TO/TasksServer
+    check-tasks-server-clients.py PATH/TO/TasksServer [PART...]
+
+(PART: the name of a function below, e.g. `framing slow_heads`, to run only those.)
 
 Starts the server on 127.0.0.1 (a free port, temporary databases, short deadlines:
 --client-timeout 2, --shutdown-grace 3, 2 readers, handlers on Swift's pool so every read
@@ -30,6 +32,16 @@ it acknowledged, whatever its clients do:
                      from then on ids are never reused (nor the highest one ever given)
   browsers           --cors-origin: the OPTIONS preflight answered for the origins given,
                      Access-Control-Allow-Origin on their answers, nothing for others
+  HTTP/1 framing     two Host headers or none (HTTP/1.1), Transfer-Encoding in HTTP/1.0:
+                     400 in the JSON of every error, nothing stored, the connection
+                     closed; an HTTP/1.0 request without keep-alive: its answer, then the
+                     connection closed; with keep-alive, or HTTP/1.1: it stays open
+  slow heads         clients dribbling request heads a byte a second past the connection
+                     cap, under a descriptor limit (prlimit --nofile=256, where 300 of them
+                     locked every client out until the idle timeout): a new client is
+                     answered at once (the longest-waiting head gives way), a head not whole
+                     within the client timeout is disconnected; with every connection busy,
+                     the newest is answered 503
   a 16 MiB POST      144,000 tasks in one request: the server's peak RSS grows by less than
                      48 MiB (three times the body; the response is ~38 MB), the response is
                      whole and equals the table; a bad last element stores nothing
@@ -40,6 +52,7 @@ import json, os, re, shutil, signal, socket, sqlite3, subprocess, sys, tempfile,
 import urllib.error, urllib.request
 
 BIN = sys.argv[1]
+ONLY = set(sys.argv[2:])
 TMP = tempfile.mkdtemp(prefix="tasks-clients-")
 CLIENT_TIMEOUT, GRACE = 2, 3
 passed = failed = 0
@@ -343,6 +356,152 @@ def retried_deletes(s):
     check(code == 201 and json.loads(data)["id"] > max(issued), "a new id is above every id given before")
 
 
+def status_of(answer):
+    return int(answer.split(b" ", 2)[1]) if answer and answer.startswith(b"HTTP/1.") else None
+
+
+def framing(s):
+    before = len(table(s.db))
+    cases = (
+        ("two Host headers", b"GET /tasks?limit=1 HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", b"2 Host headers"),
+        ("no Host header in HTTP/1.1", b"GET /tasks?limit=1 HTTP/1.1\r\n\r\n", b"no Host header"),
+        ("Transfer-Encoding in HTTP/1.0",
+         b"POST /tasks HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+         b'11\r\n{"title":"te10"}\r\n0\r\n\r\n', b"Transfer-Encoding in an HTTP/1.0 request"),
+        ("two Host headers after a good request",
+         b"GET /tasks?limit=1 HTTP/1.1\r\nHost: x\r\n\r\nGET /tasks?limit=1 HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
+         b"2 Host headers"),
+    )
+    for what, request, words in cases:
+        c = s.raw(request)
+        answer = read_to_eof(c, CLIENT_TIMEOUT + 4)
+        c.close()
+        last = answer[answer.rfind(b"HTTP/1.1 400 ") + 9:] if answer and b"HTTP/1.1 400 " in answer else b""
+        check(answer is not None and last.startswith(b"400 ") and words in last and b'"status":400' in last,
+              f"{what}: want 400 naming it, then the connection closed; got {answer!r}")
+        if what.endswith("good request"):
+            check(answer is not None and answer.startswith(b"HTTP/1.1 200 "), f"{what}: the good request answered first: {answer!r}")
+    check(len(table(s.db)) == before, "a refused HTTP/1.0 chunked POST stored nothing")
+    # HTTP/1.0 without keep-alive: answered, then closed
+    c = s.raw(b"GET /tasks?limit=1 HTTP/1.0\r\nHost: x\r\n\r\n")
+    answer = read_to_eof(c, 3)
+    c.close()
+    check(answer is not None and status_of(answer) == 200 and b"connection: close" in answer.lower(),
+          f"HTTP/1.0 without keep-alive: 200 with Connection: close, then the connection closed; got {answer!r}")
+    # HTTP/1.0 with keep-alive, and HTTP/1.1: two requests on one connection
+    for request in (b"GET /tasks?limit=1 HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n",
+                    b"GET /tasks?limit=1 HTTP/1.1\r\nHost: x\r\n\r\n"):
+        c = s.raw(request)
+        c.settimeout(5)
+        first = c.recv(65536)
+        c.sendall(request)
+        time.sleep(0.3)
+        second = c.recv(65536)
+        c.close()
+        line = request.split(b"\r\n")[0]
+        check(status_of(first) == 200 and status_of(second) == 200,
+              f"{line!r} with keep-alive: two answers on one connection; got {first[:60]!r}, {second[:60]!r}")
+
+
+def slow_heads():
+    """Clients dribbling request heads past the cap: others are still answered at once."""
+    db = os.path.join(TMP, "slowheads.db")
+    log = os.path.join(TMP, "slowheads.log")
+    proc = subprocess.Popen(["prlimit", "--nofile=256", BIN, "--port", "0", "--db", db, "--sample", "10",
+                             "--readers", "2", "--executor-threads", "0", "--client-timeout", "4",
+                             "--log-level", "notice"], stdout=open(log, "ab"), stderr=subprocess.STDOUT)
+    port = None
+    deadline = time.time() + 60
+    while time.time() < deadline and port is None:
+        m = re.search(rb"listening on http://127\.0\.0\.1:(\d+)", open(log, "rb").read())
+        if m:
+            port = int(m.group(1))
+        elif proc.poll() is not None:
+            break
+        else:
+            time.sleep(0.05)
+    try:
+        check(port is not None, f"the server starts under prlimit --nofile=256: {open(log).read()[-500:]}")
+        if port is None:
+            return
+        slow, stop = [], threading.Event()
+        for _ in range(300):
+            c = socket.create_connection(("127.0.0.1", port))
+            c.sendall(b"G")
+            slow.append(c)
+
+        def dribble():
+            # one more head byte a second on every slow connection
+            for k in range(20):
+                if stop.wait(1):
+                    return
+                for c in slow:
+                    try:
+                        c.sendall(b"ET /tasks HTTP/1.1\r\nHost: x\r\n"[k:k + 1])
+                    except OSError:
+                        pass
+        t = threading.Thread(target=dribble, daemon=True)
+        t.start()
+        try:
+            for attempt in range(3):
+                t0 = time.time()
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/tasks?limit=1", timeout=3) as r:
+                        code = r.status
+                except Exception as e:
+                    code = str(e)
+                check(code == 200 and time.time() - t0 < 3,
+                      f"with 300 slow heads open, a new client is answered at once: {code} after {time.time() - t0:.1f} s")
+                time.sleep(0.5)
+            # a head not whole within the client timeout (4 s) is disconnected
+            time.sleep(5)
+            closed = 0
+            for c in slow:
+                c.settimeout(0.01)
+                try:
+                    closed += c.recv(1) == b""
+                except (socket.timeout, BlockingIOError):
+                    pass
+                except OSError:
+                    closed += 1
+            check(closed == len(slow), f"slow heads disconnected after the client timeout: {closed} of {len(slow)}")
+        finally:
+            stop.set()
+            t.join()
+            for c in slow:
+                c.close()
+    finally:
+        proc.kill()
+        proc.wait()
+    text = open(log, errors="replace").read()
+    check("sent no whole request head" in text, "the log names the slow heads it disconnected")
+
+
+def busy_connections():
+    """With every connection of a small cap in the middle of a request, the newest gets 503."""
+    s = Server("busy", sample=10, extra=("--max-connections", "3"))
+    head = b"POST /tasks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n[{"
+    busy = [s.raw(head) for _ in range(3)]
+    time.sleep(0.3)
+    c = s.raw(b"GET /tasks?limit=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer = read_to_eof(c, 3)
+    c.close()
+    check(status_of(answer) == 503 and b"retry-after: 1" in (answer or b"").lower() and b'"status":503' in (answer or b""),
+          f"with 3 of 3 connections busy, a fourth is answered 503 with Retry-After and closed; got {answer!r}")
+    for b in busy:
+        b.close()
+    time.sleep(0.3)
+    answers_in_time(s, "once the busy connections are gone", "GET", "/tasks?limit=1", 200)
+    # idle keep-alive connections give way instead
+    idle = [s.raw(b"GET /tasks?limit=1 HTTP/1.1\r\nHost: x\r\n\r\n") for _ in range(3)]
+    for i in idle:
+        i.recv(65536)
+    answers_in_time(s, "with 3 of 3 connections idle", "GET", "/tasks?limit=1", 200)
+    for i in idle:
+        i.close()
+    check(s.stop() == 0, "the busy server stops cleanly")
+
+
 def stored_data(s):
     # Values POST/PATCH used to accept that broke a route or the CHECK later.
     for body, needle in [({"title": "x", "createdAt": "0000-01-01 00:00:00"}, "createdAt"),
@@ -611,15 +770,20 @@ def proc_kib(server, field):
             return int(line.split()[1])
 
 
+OTHERS = {"hang_ups", "framing", "retried_deletes", "stored_data"}
+
+
 def others():
     s = Server("others", sample=1000)
-    for part in (hang_ups, retried_deletes, stored_data):
+    for part in (hang_ups, framing, retried_deletes, stored_data):
         section(part, s)
     check(s.stop() == 0, "the server stops cleanly after the hostile clients")
 
 
 def section(part, *args):
     """Runs one part; an exception (a hung server: a socket timeout) is a failure, and the rest still runs."""
+    if ONLY and part.__name__ not in ONLY and not (part.__name__ == "others" and ONLY & OTHERS):
+        return
     try:
         part(*args)
     except Exception as e:
@@ -627,7 +791,7 @@ def section(part, *args):
 
 
 try:
-    for part in (stalled_and_slow_readers, others, bulk_memory, internal_error, older_table, cors, sigterm, kill_and_restart,
+    for part in (stalled_and_slow_readers, others, slow_heads, busy_connections, bulk_memory, internal_error, older_table, cors, sigterm, kill_and_restart,
                  full_disk_log):
         section(part)
 finally:

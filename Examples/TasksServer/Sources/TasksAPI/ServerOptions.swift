@@ -24,6 +24,9 @@ public struct ServerOptions: Sendable {
     public var shutdownGrace = 10.0
     /// TasksServer only: origins browsers may call from (CORS); `*` for any; none by default.
     public var corsOrigins: [String] = []
+    /// TasksServer only: most connections open at once (nil: what the file descriptor
+    /// limit leaves after the database's and the server's own).
+    public var maxConnections: Int?
 
     public static let usage = """
         options:
@@ -36,7 +39,10 @@ public struct ServerOptions: Sendable {
                           database pool, reading inline; 0: Swift's pool, reads hop  [cores]
           --log-level L   trace, debug, info, notice, warning, error               [warning]
           --client-timeout S  (TasksServer) disconnect a client that takes no response
-                          bytes, or sends no request body bytes, for S seconds     [10]
+                          bytes, or sends no request body bytes, for S seconds, or
+                          no whole request head S seconds after its first byte      [10]
+          --max-connections N  (TasksServer) connections open at once; past it a new
+                          one replaces the longest idle, or is answered 503 [descriptor limit]
           --reader-wait S (TasksServer) answer 503 when no database reader is free
                           within S seconds                                          [5]
           --shutdown-grace S  (TasksServer) on SIGTERM/SIGINT, let requests in progress
@@ -79,6 +85,7 @@ public struct ServerOptions: Sendable {
             case "--shutdown-grace": shutdownGrace = seconds(arg)
             case "--reader-wait": readerWait = seconds(arg)
             case "--cors-origin": corsOrigins.append(value(arg))
+            case "--max-connections": maxConnections = number(arg, 1...1_000_000)
             case "-h", "--help": print(Self.usage); exit(0)
             default: fail("unknown option '\(arg)'")
             }

@@ -8,7 +8,8 @@ import TasksAPI
 /// Answers a request that NIO's HTTP parser refuses before any of it reaches the router with
 /// a JSON error like every other error, then closes the connection (the parser cannot go on
 /// after an error): 501 Not Implemented for a method the parser does not know (`BREW /tasks`,
-/// see ``standardMethods``), 400 for anything else (a malformed request line or header). Without it Hummingbird answers 400 with an empty body.
+/// see ``standardMethods``), 400 for anything else (a malformed request line or header, or
+/// framing ``HTTP1FramingHandler`` refuses). Without it Hummingbird answers 400 with an empty body.
 ///
 /// A parse error in the middle of a request (a body shorter than its Content-Length) goes on
 /// to the handler reading that body, which answers it (``JSONErrorMiddleware``). One that
@@ -26,7 +27,7 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// Between a request's head and its end.
     private var receiving = false
     /// A parse error to answer once the responses due are sent.
-    private var pending: HTTPParserError?
+    private var pending: APIError?
 
     init(logger: Logger) {
         self.logger = logger
@@ -51,24 +52,28 @@ final class MalformedRequestHandler: ChannelDuplexHandler, RemovableChannelHandl
         responsesDue -= 1
         if responsesDue == 0, let error = pending {
             pending = nil
-            respond(to: error, context: context)
+            respond(with: error, context: context)
         }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let error = error as? HTTPParserError, !receiving else {
+        let answer: APIError
+        if let error = error as? HTTPParserError, !receiving {
+            answer = error == .invalidMethod ? APIError.notImplemented(nil) : APIError.badRequest("malformed HTTP request: \(error)")
+        } else if let error = error as? HTTPFramingError {
+            answer = APIError.badRequest("malformed HTTP request: \(error.message)")
+        } else {
             context.fireErrorCaught(error)
             return
         }
         if responsesDue > 0 {
-            pending = error
+            pending = answer
         } else {
-            respond(to: error, context: context)
+            respond(with: answer, context: context)
         }
     }
 
-    private func respond(to error: HTTPParserError, context: ChannelHandlerContext) {
-        let answer = error == .invalidMethod ? APIError.notImplemented(nil) : APIError.badRequest("malformed HTTP request: \(error)")
+    private func respond(with answer: APIError, context: ChannelHandlerContext) {
         logger.notice("client \(context.remoteAddress.map { "\($0)" } ?? "?"): \(answer.message)")
         let body = JSONBody.errorBody(status: answer.status, message: answer.message)
         var head = HTTPResponse(status: answer.status, headerFields: JSONBody.headers)

@@ -38,10 +38,15 @@ addRoutes(to: router, store: store, probe: probe, corsOrigins: options.corsOrigi
 
 let clientTimeout = TimeAmount.nanoseconds(Int64(options.clientTimeout * 1e9))
 let connectionLogger = logger
+// Descriptors kept for the database (a file, its WAL and shared memory per connection), the
+// event loops, the listener and standard streams.
+let connections = ConnectionRegistry(cap: ConnectionRegistry.cap(requested: options.maxConnections,
+                                                                 reserved: 64 + 4 * (options.readers + 1)))
 let app = Application(
     router: router,
     server: .http1(configuration: .init(
-        additionalChannelHandlers: [ClientDeadlineHandler(timeout: clientTimeout, logger: connectionLogger),
+        additionalChannelHandlers: [ConnectionGuardInstaller(registry: connections, headTimeout: clientTimeout, logger: connectionLogger),
+                                    ClientDeadlineHandler(timeout: clientTimeout, logger: connectionLogger),
                                     MalformedRequestHandler(logger: connectionLogger)],
         idleTimeout: .seconds(60))),
     configuration: .init(address: .hostname(options.host, port: options.port), serverName: "TasksServer"),
