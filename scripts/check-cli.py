@@ -248,7 +248,78 @@ class CLITest(unittest.TestCase):
         run("import", db, new, "--upsert", "sku", "--quiet")
         self.assertEqual(rows(db, "SELECT * FROM prices ORDER BY sku"), [("a", 1.0), ("b", 2.5), ("c", 3.25)])
 
+    def test_upsert_without_a_key_is_one_line_saying_so(self):
+        db = self.path("upsertnokey.db")
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE prices(sku TEXT, price REAL)")
+        con.execute("CREATE TABLE keyed(sku TEXT, shop TEXT, price REAL, UNIQUE(shop, sku))")
+        con.commit()
+        con.close()
+        new = os.path.join(self.tmp, "prices.csv")
+        with open(new, "w") as f:
+            f.write("sku,price\nb,2.5\n")
+        p = run("import", db, new, "--upsert", "sku", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr.decode(), "streamqlite import: --upsert sku: table prices has no PRIMARY KEY or UNIQUE "
+                         "constraint on (sku), which an upsert finds its row by (CREATE UNIQUE INDEX prices_key ON "
+                         "prices(sku))\nnothing was stored\n")
+        p = run("import", db, new, "--table", "fresh", "--upsert", "sku", check=False)
+        self.assertIn(b"table fresh does not exist, and a table the import creates has no key", p.stderr)
+        self.assertEqual(rows(db, "SELECT count(*) FROM sqlite_master WHERE name = 'fresh'"), [(0,)])
+        keyed = os.path.join(self.tmp, "keyed.csv")
+        with open(keyed, "w") as f:
+            f.write("shop,sku,price\nx,b,2.5\nx,b,3.5\n")
+        run("import", db, keyed, "--upsert", "sku", "--upsert", "shop", "--quiet")
+        self.assertEqual(rows(db, "SELECT * FROM keyed"), [("b", "x", 3.5)])
+
+    def test_a_file_for_another_table_is_refused(self):
+        # weather.csv into flights: the columns flights lacks are listed, nothing is stored;
+        # --ignore-extra leaves them out on purpose; a file sharing no column is refused even then.
+        db = self.path("wrongtable.db")
+        flights = os.path.join(self.tmp, "flights.csv")
+        weather = os.path.join(self.tmp, "weather.csv")
+        other = os.path.join(self.tmp, "other.csv")
+        with open(flights, "w") as f:
+            f.write("year,month,day,dep_delay\n2013,1,1,2\n2013,1,2,NA\n")
+        with open(weather, "w") as f:
+            f.write("origin,year,month,day,temp\nEWR,2013,1,1,39.02\n")
+        with open(other, "w") as f:
+            f.write("x,y\n1,2\n")
+        run("import", db, flights, "--null", "NA", "--quiet")
+        p = run("import", db, weather, "--table", "flights", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr.decode(), f"streamqlite import: {weather}: 2 of its 5 columns are not in table flights: "
+                         "origin, temp (it shares year, month, day; flights has year, month, day, dep_delay). Give --table "
+                         "for another table, or --ignore-extra to leave those columns out\nnothing was stored\n")
+        self.assertEqual(rows(db, "SELECT count(*) FROM flights"), [(2,)])
+        run("import", db, weather, "--table", "flights", "--ignore-extra", "--quiet")
+        self.assertEqual(rows(db, "SELECT * FROM flights ORDER BY rowid DESC LIMIT 1"), [(2013, 1, 1, None)])
+        p = run("import", db, other, "--table", "flights", "--ignore-extra", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"no field of the record names a column of table flights", p.stderr)
+        self.assertNotIn(b"INSERT", p.stderr)
+        self.assertEqual(rows(db, "SELECT count(*) FROM flights"), [(3,)])
+
+    def test_standard_input_and_the_inference_sample(self):
+        db = self.path("stdin.db")
+        data = b"a,b\n" + b"".join(b"%d,x\n" % i for i in range(50)) + b"1.5,y\n"
+        p = run("import", db, "-", "--table", "piped", "--format", "csv", input=data)
+        self.assertIn(b'created CREATE TABLE "piped" ("a" REAL, "b" TEXT)', p.stderr)
+        self.assertEqual(rows(db, "SELECT count(*), sum(a) FROM piped"), [(51, 1226.5)])
+        # with 10 records sampled, a later 1.5 does not fit the INTEGER column: an error naming its line
+        p = run("import", db, "-", "--table", "few", "--format", "csv", "--infer-records", "10", input=data, check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertIn(b"line 52", p.stderr)
+        self.assertEqual(rows(db, "SELECT count(*) FROM sqlite_master WHERE name = 'few'"), [(0,)])
+        p = run("import", db, "-", input=data, check=False)
+        self.assertEqual(p.returncode, 64)
+        self.assertIn(b"- (standard input) needs --table and --format", p.stderr)
+
     # query
+
+    def test_query_in_memory(self):
+        p = run("query", ":memory:", "SELECT 1 + 1 AS two, locale_week('2011-01-02', 'en_US') AS w", "--format", "csv")
+        self.assertEqual(p.stdout, b"two,w\r\n2,2011-02\r\n")
 
     def test_query_csv_json_ndjson(self):
         sql = "SELECT FacetId, Value, Visits, Date, Value * 1.0 / Visits AS vpv FROM Usage WHERE Visits > ? ORDER BY rowid"
@@ -366,6 +437,14 @@ class CLITest(unittest.TestCase):
         con.close()
         self.assertEqual(run("report", db, "--table", "t", "--time", "at").stdout, b"count(*) per ISO week of at, t\n(no rows)\n")
 
+    def test_report_shows_the_query_a_bad_value_was_placed_in(self):
+        p = run("report", self.usage_db, "--table", "Usage", "--time", "Date", "--value", "avg(nope)", check=False)
+        self.assertEqual(p.returncode, 1)
+        err = p.stderr.decode()
+        self.assertTrue(err.startswith("streamqlite report: no such column: nope\nthe query --table, --time and --value "
+                                       "were placed in:\nWITH weeks AS ("), err)
+        self.assertIn("avg(nope) AS value", err)
+
     def test_report_rejects_bad_dates(self):
         p = run("report", self.usage_db, "--table", "Usage", "--time", "Date", "--from", "2011-02-30", check=False)
         self.assertEqual(p.returncode, 64)
@@ -475,6 +554,16 @@ class CLITest(unittest.TestCase):
             out = run(command, "--help").stdout.decode()
             self.assertIn("Examples:", out)
             self.assertIn(f"streamqlite {command} ", out)
+            # the overview's paragraphs wrap at word boundaries within 80 columns (hard line
+            # breaks at 95 columns left lines of one or two words)
+            overview = out.split("USAGE:")[0].split("Examples:")[0]
+            for para in overview.split("\n\n"):
+                lines = para.strip("\n").split("\n")
+                for i, line in enumerate(lines):
+                    self.assertLessEqual(len(line), 80, f"{command} --help: {line!r}")
+                    if i < len(lines) - 1:
+                        self.assertGreater(len(line) + len(lines[i + 1].split(" ")[0]), 70,
+                                           f"{command} --help: a line broken early: {line!r}")
         for shell in ("bash", "zsh", "fish"):
             script = run("--generate-completion-script", shell).stdout.decode()
             self.assertIn("report", script)

@@ -52,6 +52,20 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         #expect(error.message.contains("data.nope"))
     }
 
+    /// A CSV file none of whose header names is a column of the table (the wrong table): an
+    /// error naming the table's columns, not rows of nothing but defaults (an INSERT of no
+    /// column failed with a syntax error showing the statement). (In JSON a missing key is
+    /// NULL: every column is inserted.)
+    @Test func aRecordNamingNoColumnIsAnError() throws {
+        let before = try jsonTestCount(db, "tasks")
+        let csv = try #require(throws: CSVImportError.self) {
+            try db.importCSV(bytes: Array("x,y\n1,2\n".utf8), into: "tasks")
+        }
+        #expect(csv.message.hasPrefix("no field of the record names a column of table tasks (its columns: "), "\(csv)")
+        #expect(csv.line == 2)
+        #expect(try jsonTestCount(db, "tasks") == before)
+    }
+
     @Test func aTopLevelObjectIsNotAnArray() throws {
         let error = try #require(throws: JSONImportError.self) {
             try db.importJSON(bytes: Array(#"{"id": 1}"#.utf8), into: "tasks")

@@ -169,7 +169,16 @@ final class IngestBatchWriter {
     /// Binds one row (its values kept until its batch has run).
     func add(_ row: UnsafePointer<sq_ingest_row>) throws {
         guard let values = row.pointee.values else { return }
-        if batcher == nil { try start(values) }
+        if batcher == nil {
+            if !columns.indices.contains(where: { values[$0].type != SQ_INGEST_V_OMITTED }) && fileColumn == nil {
+                // (an INSERT of no column: rows of nothing but defaults are no import)
+                let r = row.pointee
+                throw IngestWriteFailure(
+                    message: "no field of the record names a column of table \(table) (its columns: \(columns.joined(separator: ", ")))",
+                    record: Int(r.index), offset: Int(r.offset), line: Int(r.line), column: Int(r.column))
+            }
+            try start(values)
+        }
         guard let active, slots != nil else { return }
         let width = activeCount
         let r = Row(values: pipe != nil ? values : copy(values, toSlot: batcher!.pending.count),

@@ -8,11 +8,11 @@ struct QueryCommand: ParsableCommand {
         commandName: "query",
         abstract: "Run one SQL statement and stream its rows as a table, CSV, JSON or NDJSON.",
         discussion: """
-            The rows are written while the statement steps: memory use does not grow with the result.
+            The rows are written while the statement steps: memory use does not grow with the result. \
             The extension's functions (locale_week, format_date, json_stream, csv_stream, …) are available.
 
-            --param VALUE binds the next ? (or ?NNN) parameter; --param :name=VALUE (or @name=, $name=)
-            binds a named one. Values are bound as TEXT (SQLite converts them where a column or an
+            --param VALUE binds the next ? (or ?NNN) parameter; --param :name=VALUE (or @name=, $name=) \
+            binds a named one. Values are bound as TEXT (SQLite converts them where a column or an \
             operator asks for a number; CAST(? AS INTEGER) elsewhere).
 
             Examples:
@@ -81,9 +81,10 @@ enum QueryFormat: String, ExpressibleByArgument, CaseIterable {
     case table, csv, json, ndjson
 }
 
-/// Opens a database file that must exist (a typo must not leave an empty new file behind).
+/// Opens a database file that must exist (a typo must not leave an empty new file behind),
+/// or an in-memory database (`:memory:`).
 func openExisting(_ path: String, command: String) throws -> Database {
-    guard FileManager.default.fileExists(atPath: path) else {
+    guard path == ":memory:" || FileManager.default.fileExists(atPath: path) else {
         Terminal.error("streamqlite \(command): no database file '\(path)'\n")
         throw ExitCode.failure
     }

@@ -8,10 +8,10 @@ struct ReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "A weekly report: one value per locale week, every week shown (0 when it has no rows), as a bar chart.",
         discussion: """
-            Weeks are counted as --locale counts them (first day, minimal days of week 1; default
-            ISO 8601: Monday, 4 days) in the time zone --tz (default UTC). --value is an SQL aggregate
-            over the week's rows (default count(*)). --from and --to (YYYY-MM-DD, local dates in --tz,
-            both included) keep the rows of those days and make the chart run from the week of
+            Weeks are counted as --locale counts them (first day, minimal days of week 1; default \
+            ISO 8601: Monday, 4 days) in the time zone --tz (default UTC). --value is an SQL aggregate \
+            over the week's rows (default count(*)). --from and --to (YYYY-MM-DD, local dates in --tz, \
+            both included) keep the rows of those days and make the chart run from the week of \
             --from to the week of --to.
 
             On a terminal the bars fill its width; piped, the chart is plain ASCII, --width columns wide.
@@ -69,8 +69,8 @@ struct ReportCommand: ParsableCommand {
         do {
             weeks = try report.weeks(in: db)
         } catch let error as DatabaseError {
-            // The statement is the tool's own: the message alone names the function and value.
-            Terminal.error("streamqlite report: \(error.message)\n")
+            // The statement is the tool's: a mistake in --table, --time or --value shows where they went.
+            Terminal.error("streamqlite report: \(error.message)\nthe query --table, --time and --value were placed in:\n\(report.sql)\n")
             throw ExitCode.failure
         }
         let title = report.title
