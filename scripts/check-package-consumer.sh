@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Checks that StreamQLite can be used the way Swift users add packages: a
 # brand-new package in a temporary folder depends on a git clone of this
-# repository by URL and version tag,
-#     .package(url: "file://…/StreamQLite", from: "0.1.0")
-# builds, and runs the Swift example of README.md: under "## Using the Swift
-# package", the manifest (the ```swift file=Package.swift block, its GitHub URL
-# replaced by the clone's file:// URL) and the first ```swift block with
-# `import StreamQLite` as main.swift, followed by two lines that print what it
-# stored and what an extension function answers; the output is compared with
-# the expected text.  SwiftPM refuses unsafe flags in a package depended on by
-# version, and an @inlinable API that needs a C module the consumer cannot see
-# fails to compile here, not in users' hands.
+# repository, as a user gets it (no tag or branch made for the check), through
+# README.md's own dependency line with the GitHub URL replaced by the clone's
+# file:// URL, builds, and runs the Swift example of README.md: under "## Using
+# the Swift package", the manifest (the ```swift file=Package.swift block) and
+# the first ```swift block with `import StreamQLite` as main.swift, followed by
+# two lines that print what it stored and what an extension function answers;
+# the output is compared with the expected text.  A README that names a version
+# the repository has no tag for fails here, not in users' hands; so do unsafe
+# flags (SwiftPM refuses them in a dependency) and an @inlinable API that needs
+# a C module the consumer cannot see.
 #
-# Part of `make test` (target test-package).  It checks the committed state:
-# the clone is of HEAD (or of REV=<commit>), uncommitted changes are not in it.
+# Part of `make test` (target test-package).  It checks the committed state: the
+# clone is of HEAD's branch (or, with REV=<commit>, that branch moved to it);
+# uncommitted changes are not in it.
 #     bash scripts/check-package-consumer.sh
 #     REV=<commit> KEEP=1 bash scripts/check-package-consumer.sh
 set -euo pipefail
@@ -24,11 +25,11 @@ if [ -n "${KEEP:-}" ]; then echo "check-package-consumer: keeping $tmp"; else tr
 say() { echo "check-package-consumer: $*"; }
 fail() { echo "check-package-consumer: FAILED: $*" >&2; exit 1; }
 
-# 1. A local clone of the committed state, tagged 0.1.0.
+# 1. A clone, as a user makes one (its tags are the repository's own).
 say "commit $(git -C "$repo" log -1 --format='%h %s' "$rev" | cut -c1-72)"
-git clone -q --no-checkout "$repo" "$tmp/StreamQLite"
-git -C "$tmp/StreamQLite" checkout -q --detach "$rev"
-git -C "$tmp/StreamQLite" tag -f 0.1.0 >/dev/null
+git clone -q "$repo" "$tmp/StreamQLite"
+branch=$(git -C "$tmp/StreamQLite" rev-parse --abbrev-ref HEAD)
+[ "$rev" = "$(git -C "$tmp/StreamQLite" rev-parse HEAD)" ] || git -C "$tmp/StreamQLite" checkout -q -B "$branch" "$rev"
 
 # 2. A new package that depends on it by URL and version: README's manifest.
 app="$tmp/Consumer"
@@ -41,6 +42,19 @@ section | awk '/^```swift file=Package.swift/ { code = 1; next } code && /^```/ 
   | sed "s|$url|file://$tmp/StreamQLite|" > "$app/Package.swift"
 grep -q "file://$tmp/StreamQLite" "$app/Package.swift" \
   || fail "README.md has no \`\`\`swift file=Package.swift block depending on $url under '## Using the Swift package'"
+# What README asks SwiftPM for must exist in the repository as cloned.
+requirement=$(sed -n 's|.*file://[^"]*", *\([a-z]*\): *"\([^"]*\)".*|\1 \2|p' "$app/Package.swift")
+case "$requirement" in
+  "from "*|"exact "*)
+    version=${requirement#* }
+    git -C "$tmp/StreamQLite" rev-parse -q --verify "refs/tags/$version" >/dev/null \
+      || fail "README.md depends on version $version, but the repository has no tag $version: publish the tag, or give the branch or a revision" ;;
+  "branch "*)
+    git -C "$tmp/StreamQLite" rev-parse -q --verify "refs/heads/${requirement#* }" >/dev/null \
+      || fail "README.md depends on branch ${requirement#* }, which the repository does not have" ;;
+  "revision "*) ;;
+  *) fail "cannot read README.md's dependency requirement: $(grep file:// "$app/Package.swift")" ;;
+esac
 
 # 3. README's example, as a reader would paste it, then two checking lines.
 section | awk '!code && /^```swift$/ { code = 1; n = 0; next }
@@ -63,7 +77,7 @@ if ! swift build --package-path "$app" --scratch-path "$tmp/build" --disable-dep
   tail -40 "$tmp/build.log" >&2
   fail "the consumer package did not resolve or build (log above)"
 fi
-say "resolved StreamQLite $(git -C "$tmp/StreamQLite" rev-parse --short "$rev") as version 0.1.0 and built in $((SECONDS - start)) s"
+say "resolved StreamQLite $(git -C "$tmp/StreamQLite" rev-parse --short "$rev") by README's requirement ($requirement) and built in $((SECONDS - start)) s"
 # The StreamQLiteMacros product's swift-syntax (and its tests' swift-macro-testing) must not
 # reach a consumer of the StreamQLite product: nothing else resolved, fetched or built.
 resolved=$(grep -o '"identity" : "[^"]*"' "$app/Package.resolved" | sed 's/.*: "//; s/"//' | tr '\n' ' ')
