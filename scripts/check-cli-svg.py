@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """`streamqlite report --svg` opened in a browser: the SVG of the demo data's weekly report
-(sql/demo/create-usage.sql, with empty weeks before the data) is rendered by headless
-Chromium (Debian's `chromium`) to a PNG, and the PNG's pixels of the bar colour are counted
-per week's row: each bar must be as long as its value says (the largest 480 px, the others
-in proportion, within 2 px) and the empty weeks must have none. The values come from the
-text chart printed by the same command.
+(sql/demo/create-usage.sql, with empty weeks before the data, and --from/--to cutting the
+first and last weeks) is rendered by headless Chromium (Debian's `chromium`) to a PNG, and
+the PNG's pixels are counted per week's row: each bar must be as long as its value says (the
+largest 480 px, the others in proportion, within 2 px), in the bar colour, or the lighter
+one for a partial week, and the empty weeks must have none; the value axis must be drawn
+under the bars with a tick at each of the text chart's tick values. The values come from the
+text chart printed by the same command. The screenshot is kept (SVG_PNG=path) to look at.
 
 Usage: check-cli-svg.py path/to/streamqlite
 """
@@ -20,7 +22,8 @@ import zlib
 CLI = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BAR = (0x4E, 0x79, 0xA7)          # BarChart.barColor
-TOP, ROW, HEIGHT, ROOM, LEFT = 40, 22, 16, 480, 170   # BarChart's layout
+PARTIAL = (0xA6, 0xBD, 0xDB)      # BarChart.partialColor
+TOP, ROW, HEIGHT, ROOM, LEFT = 60, 22, 16, 480, 170   # BarChart's layout
 
 
 def read_png(path):
@@ -73,39 +76,65 @@ def main():
         con.close()
         svg = os.path.join(tmp, "weeks.svg")
         text = subprocess.run([CLI, "report", db, "--table", "Usage", "--time", "Date", "--value", "sum(Visits)",
-                               "--locale", "en_US", "--from", "2010-11-25", "--to", "2011-01-20", "--svg", svg],
+                               "--locale", "en_US", "--from", "2010-11-25", "--to", "2011-01-20", "--svg", svg,
+                               "--title", "Visits per week"],
                               capture_output=True, check=True, text=True).stdout
-        weeks = [(m[1], float(m[2])) for m in re.finditer(r"^(\S+)  \S+  [# ]* (\S+)$", text, re.M)]
-        assert len(weeks) == 9 and [v for _, v in weeks[:3]] == [0, 0, 0], text
-        png = os.path.join(tmp, "weeks.png")
-        size = re.search(r'width="(\d+)" height="(\d+)"', open(svg).read())
+        weeks = [(m[1], m[2] == "*", float(m[3].replace(",", "")))
+                 for m in re.finditer(r"^(\S+?)(\*?) +\d{4}-\d\d-\d\d  [# ]* (\S+)$", text, re.M)]
+        assert len(weeks) == 9 and [v for _, _, v in weeks[:3]] == [0, 0, 0], text
+        assert [p for _, p, _ in weeks] == [True] + [False] * 7 + [True], text
+        lines = text.splitlines()
+        ticks = [float(v.replace(",", "")) for v in lines[2 + len(weeks) + 1].split()]
+        source = open(svg).read()
+        assert "<title>Visits per week</title>" in source and ">sum(Visits)</text>" in source, source[:800]
+        png = os.environ.get("SVG_PNG") or os.path.join(tmp, "weeks.png")
+        size = re.search(r'width="(\d+)" height="(\d+)"', source)
         subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
                         "--force-device-scale-factor=1", f"--window-size={size[1]},{size[2]}",
                         f"--screenshot={png}", "file://" + svg], capture_output=True, check=True, timeout=120)
         width, height, pixels = read_png(png)
-        largest = max(v for _, v in weeks)
+        largest = max(v for _, _, v in weeks)
 
-        def is_bar(p):
-            return all(abs(p[k] - BAR[k]) <= 3 for k in range(3))
+        def is_colour(p, c):
+            return all(abs(p[k] - c[k]) <= 3 for k in range(3))
 
-        for i, (week, value) in enumerate(weeks):
+        for i, (week, partial, value) in enumerate(weeks):
+            colour = PARTIAL if partial else BAR
             band = pixels[TOP + i * ROW:TOP + i * ROW + HEIGHT]
-            count = sum(1 for row in band for p in row if is_bar(p))
+            count = sum(1 for row in band for p in row if is_colour(p, colour))
             expected = value / largest * ROOM
             measured = count / HEIGHT
             ok = abs(measured - expected) <= 2
             # the bar starts where the layout puts it
             if value > 0:
-                ok = ok and is_bar(band[HEIGHT // 2][LEFT + 1]) and not is_bar(band[HEIGHT // 2][LEFT - 2])
-            print(f"{'ok  ' if ok else 'FAIL'} {week}: value {value:g}, bar {measured:.1f} px, expected {expected:.1f} px")
+                ok = ok and is_colour(band[HEIGHT // 2][LEFT + 1], colour) and not is_colour(band[HEIGHT // 2][LEFT - 2], colour)
+            print(f"{'ok  ' if ok else 'FAIL'} {week}{' (partial)' if partial else ''}: value {value:g}, "
+                  f"bar {measured:.1f} px, expected {expected:.1f} px")
             failures += not ok
-        # nothing of the bar colour outside the bars' rows
+        # nothing of the bar colours outside the bars' rows
         stray = sum(1 for y in range(height) if not any(TOP + i * ROW <= y < TOP + i * ROW + HEIGHT
                                                          for i in range(len(weeks)))
-                    for p in pixels[y] if is_bar(p))
+                    for p in pixels[y] if is_colour(p, BAR) or is_colour(p, PARTIAL))
         print(f"{'ok  ' if stray == 0 else 'FAIL'} bar-coloured pixels outside the bars: {stray}")
         failures += stray != 0
-    print(f"cli-svg: {len(weeks) + 1 - failures} passed, {failures} failed")
+        # the axis: a dark line the bars' width under the last row, a tick below it at each value
+        axis_y = TOP + len(weeks) * ROW + 4
+
+        def dark(p):
+            return max(p) < 110
+
+        line = max(sum(1 for x in range(LEFT, LEFT + ROOM + 1) if dark(pixels[y][x])) for y in range(axis_y - 1, axis_y + 2))
+        ok = line >= ROOM - 2
+        print(f"{'ok  ' if ok else 'FAIL'} the value axis: {line} dark pixels of {ROOM + 1}")
+        failures += not ok
+        missing = [t for t in ticks
+                   if not any(dark(pixels[axis_y + 3][x]) for x in range(round(LEFT + t / largest * ROOM) - 1,
+                                                                           round(LEFT + t / largest * ROOM) + 2))]
+        ok = len(ticks) >= 3 and not missing
+        print(f"{'ok  ' if ok else 'FAIL'} a tick under the axis at each of {ticks}: missing {missing}")
+        failures += not ok
+    checks = len(weeks) + 3
+    print(f"cli-svg: {checks - failures} passed, {failures} failed")
     sys.exit(1 if failures else 0)
 
 

@@ -390,7 +390,7 @@ class CLITest(unittest.TestCase):
 
     @staticmethod
     def chart_rows(text):
-        return [(m[1], m[2], m[3]) for m in re.finditer(r"^(\S+)  (\d{4}-\d\d-\d\d)  [# ]* (\S+)$", text, re.M)]
+        return [(m[1], m[2], m[3]) for m in re.finditer(r"^(\S+?)\*? +(\d{4}-\d\d-\d\d)  [# ]* (\S+)$", text, re.M)]
 
     def test_report_iso_weeks_with_empty_weeks(self):
         text = self.report("--value", "sum(Visits)", "--from", "2010-11-20", "--to", "2011-02-10")
@@ -409,6 +409,39 @@ class CLITest(unittest.TestCase):
         self.assertEqual(self.chart_rows(text), expected)
         self.assertIn(("2010-47", "2010-11-22", "0"), expected)
         self.assertEqual(max(len(l) for l in text.splitlines()), 80)
+        # a header; the weeks --from (a Saturday) and --to (a Thursday) cut, marked partial
+        lines = text.splitlines()
+        self.assertEqual(lines[1].split(), ["week", "starts", "sum(Visits)"])
+        self.assertTrue(lines[2].startswith("2010-46*  2010-11-15  "), lines[2])
+        self.assertTrue(lines[-5].startswith("2011-06*  2011-02-07  "), lines[-5])
+        self.assertEqual(lines[-2:], ["* 2010-46: a partial week, 2 of its 7 days reported",
+                                      "* 2011-06: a partial week, 4 of its 7 days reported"])
+        # the value axis: ticks at round values, from 0 to at most the largest
+        axis, labels = lines[-4], lines[-3]
+        self.assertRegex(axis.strip(), r"^\+(-+\+)+-*$")
+        values = [float(v) for v in labels.split()]
+        largest = max(float(v) for _, _, v in expected)
+        self.assertEqual(values[0], 0)
+        self.assertTrue(3 <= len(values) <= 9 and values[-1] <= largest, values)
+        steps = {values[i + 1] - values[i] for i in range(len(values) - 1)}
+        self.assertEqual(len(steps), 1, values)
+
+    def test_report_locale_numbers_and_title(self):
+        db = self.path("money.db")
+        con = sqlite3.connect(db)
+        con.execute("CREATE TABLE sales(at TEXT, amount REAL)")
+        con.executemany("INSERT INTO sales VALUES (?, ?)", [("2024-01-01", 1234.567), ("2024-01-03", 10),
+                                                             ("2024-01-08", 20000.5)])
+        con.commit()
+        con.close()
+        text = run("report", db, "--table", "sales", "--time", "at", "--value", "sum(amount)", "--locale", "de_DE",
+                   "--title", "Umsatz je Woche").stdout.decode()
+        lines = text.splitlines()
+        self.assertEqual(lines[0], "Umsatz je Woche")
+        self.assertTrue(lines[2].endswith(" 1.244,57"), lines[2])
+        self.assertTrue(lines[3].endswith(" 20.000,5"), lines[3])
+        self.assertEqual(lines[5].split(), ["0", "5.000", "10.000", "15.000", "20.000"])
+        self.assertEqual(lines[6:], ["* 2024-02: a partial week, 1 of its 7 days reported"])
 
     def test_report_en_us_weeks(self):
         text = self.report("--locale", "en_US")
@@ -426,8 +459,10 @@ class CLITest(unittest.TestCase):
         self.assertEqual(status, 0, text)
         lines = text.split("\r\n")
         self.assertEqual(lines[0], "sum(Visits) per en_US week of Date, Usage")
-        self.assertEqual(lines[3], "2011-01  2010-12-26  " + "█" * 45 + " 384")   # the largest fills the room
-        self.assertEqual(lines[1], "2010-51  2010-12-12  " + "█" * 37 + "▌" + " " * 7 + " 320")   # 320/384 of 45 = 37.5
+        self.assertEqual(lines[1].split(), ["week", "starts", "sum(Visits)"])
+        self.assertEqual(lines[4], "2011-01   2010-12-26  " + "█" * 44 + " 384")   # the largest fills the room
+        self.assertEqual(lines[2], "2010-51*  2010-12-12  " + "█" * 36 + "▋" + " " * 7 + " 320")   # 320/384 of 44 = 36.67
+        self.assertTrue(any(l.strip().startswith("┴") for l in lines), text)
         self.assertTrue(all(len(l) <= 70 for l in lines))
 
     def test_report_of_no_rows(self):

@@ -14,7 +14,9 @@ struct ReportCommand: ParsableCommand {
             both included) keep the rows of those days and make the chart run from the week of \
             --from to the week of --to.
 
-            On a terminal the bars fill its width; piped, the chart is plain ASCII, --width columns wide.
+            On a terminal the bars fill its width; piped, the chart is plain ASCII, --width columns wide. \
+            Values are written as --locale writes numbers, rounded to two decimals, under a value axis; \
+            a first or last week the range cuts is marked partial (*), with how many of its days count.
 
             Examples:
               streamqlite report usage.db --table Usage --time Date --value "sum(Visits)" --locale en_US
@@ -49,6 +51,9 @@ struct ReportCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the chart as a standalone SVG file.", valueName: "FILE"))
     var svg: String?
 
+    @Option(help: ArgumentHelp("The chart's title (default: what is reported, per which week, of what).", valueName: "TEXT"))
+    var title: String?
+
     @Option(help: "The chart's width in columns when not on a terminal.")
     var width = 80
 
@@ -73,9 +78,8 @@ struct ReportCommand: ParsableCommand {
             Terminal.error("streamqlite report: \(error.message)\nthe query --table, --time and --value were placed in:\n\(report.sql)\n")
             throw ExitCode.failure
         }
-        let title = report.title
         let terminalWidth = Terminal.width(STDOUT_FILENO)
-        let chart = BarChart(title: title, weeks: weeks)
+        let chart = BarChart(title: title ?? report.title, weeks: weeks, valueName: value, locale: locale)
         print(chart.text(width: terminalWidth ?? width, unicode: terminalWidth != nil), terminator: "")
         if let svg {
             do {

@@ -16,6 +16,9 @@ struct WeeklyReport {
         var text: String
         /// The value as a number, for the bar's length.
         var number: Double
+        /// Days of the week inside the reported range (7 but for a first or last week that
+        /// the range, --from/--to or else the first and last day with rows, cuts).
+        var days = 7
     }
 
     var table: String
@@ -42,7 +45,8 @@ struct WeeklyReport {
         if to != nil { filters.append("\(localDay) <= ?4") }
         return """
             WITH weeks AS (
-              SELECT locale_week_start(\(time), ?1\(zone)) AS starts, \(value) AS value
+              SELECT locale_week_start(\(time), ?1\(zone)) AS starts, \(value) AS value,
+                     min(\(localDay)) AS first_day, max(\(localDay)) AS last_day
                 FROM \(Self.quoted(table)) WHERE \(filters.joined(separator: " AND ")) GROUP BY starts),
             bounds AS (
               SELECT coalesce(locale_week_start(?3, ?1), min(starts)) AS first,
@@ -51,7 +55,8 @@ struct WeeklyReport {
               SELECT first FROM bounds WHERE first IS NOT NULL
               UNION ALL SELECT date(starts, '+7 days') FROM series, bounds WHERE starts < last)
             SELECT locale_week(series.starts, ?1), series.starts,
-                   CAST(coalesce(weeks.value, 0) AS TEXT), CAST(coalesce(weeks.value, 0) AS REAL)
+                   CAST(coalesce(weeks.value, 0) AS TEXT), CAST(coalesce(weeks.value, 0) AS REAL),
+                   weeks.first_day, weeks.last_day
               FROM series LEFT JOIN weeks USING (starts) ORDER BY series.starts
             """
     }
@@ -60,11 +65,41 @@ struct WeeklyReport {
         var weeks: [Week] = []
         let arguments = StatementArguments([locale ?? Self.isoLocale, timeZone, from, to])
         let cursor = try db.rows(sql, arguments: arguments)
+        var firstDay: String?, lastDay: String?
         while let row = try cursor.next() {
             weeks.append(Week(label: try row.decode(at: 0), start: try row.decode(at: 1),
                               text: try row.decode(at: 2), number: try row.decode(at: 3)))
+            if firstDay == nil { firstDay = try row.decode(String?.self, at: 4) }
+            if let last = try row.decode(String?.self, at: 5) { lastDay = last }
+        }
+        // The days the report covers: --from and --to, else the days that have rows.
+        if let first = from ?? firstDay, let start = weeks.first?.start,
+           let covered = Self.daysBetween(start, first).map({ 7 - $0 }), covered < 7 {
+            weeks[0].days = max(1, covered)
+        }
+        if let last = to ?? lastDay, let start = weeks.last?.start,
+           let covered = Self.daysBetween(start, last).map({ $0 + 1 }), covered < 7 {
+            weeks[weeks.count - 1].days = max(1, min(weeks[weeks.count - 1].days, covered))
         }
         return weeks
+    }
+
+    /// Days from `a` to `b` (both `YYYY-MM-DD`), or nil when one is not such a date.
+    static func daysBetween(_ a: String, _ b: String) -> Int? {
+        guard let x = dayNumber(a), let y = dayNumber(b) else { return nil }
+        return y - x
+    }
+
+    /// Days since 1970-01-01 of a `YYYY-MM-DD` date (the civil calendar's arithmetic).
+    static func dayNumber(_ text: String) -> Int? {
+        let parts = text.prefix(10).split(separator: "-")
+        guard parts.count == 3, var y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else { return nil }
+        y -= m <= 2 ? 1 : 0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
     }
 
     /// `"name"` with inner quotes doubled: a table name is never read as SQL.
