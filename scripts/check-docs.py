@@ -14,9 +14,9 @@ scripts/, Extension/ and Makefile (so `make install PREFIX=…` and the demo scr
 as written, from what looks like the repository's root). Blocks run in the order
 they appear:
 
-  ```sql        fed to `sqlite3 -bail doc.db` in the scratch folder, with the extension
-                loaded first (`-cmd '.load build/streamqlite'`, so error messages give
-                the block's own line numbers) unless the block loads it itself. Every SQL block of one file works on the same doc.db, so a
+  ```sql        fed to a plain `sqlite3 -bail doc.db` in the scratch folder, with nothing
+                preloaded: a block that uses the extension's functions loads it itself
+                (`.load build/streamqlite`), as a reader's shell must. Every SQL block of one file works on the same doc.db, so a
                 block may use the tables an earlier block made; dot-commands (`.mode`,
                 `.param`) last for their block only.
   ```sh         run by `bash -e -o pipefail` in the scratch folder (```bash too), with
@@ -238,8 +238,7 @@ def run_shell_blocks(doc, blocks, ext, root, failures):
             continue
         n += 1
         if b.lang == "sql":
-            load = [] if re.search(r"^\s*\.load\b", b.code, re.M) else ["-cmd", ".load " + ext.removesuffix(".so")]
-            p = subprocess.run(["sqlite3", "-bail", *load, "doc.db"], input=b.code, cwd=d, env=env,
+            p = subprocess.run(["sqlite3", "-bail", "doc.db"], input=b.code, cwd=d, env=env,
                                capture_output=True, text=True, timeout=300)
         else:
             p = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", b.code], cwd=d, env=env,
