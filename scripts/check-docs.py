@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs every fenced code block of README.md, CONTRIBUTING.md and docs/**/*.md, so examples cannot rot.
+"""Runs every fenced code block of README.md, CONTRIBUTING.md and docs/**/*.md, so examples cannot rot,
+and checks that every relative link of theirs leads to a file and a heading that exist.
 
     python3 scripts/check-docs.py [--ext build/streamqlite.so] [--no-swift] [FILE.md ...]
 
@@ -337,6 +338,44 @@ def run_swift(docs_blocks, root, failures):
     return len(targets)
 
 
+def heading_anchors(path):
+    """The anchors GitHub makes of a Markdown file's headings (lowercase; punctuation but
+    `-` and `_` dropped; spaces to `-`; a repeated one gets -1, -2, …), outside code fences."""
+    anchors, seen, fence = set(), {}, False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fence = not fence
+        if fence or not line.startswith("#"):
+            continue
+        text = line.lstrip("#").strip()
+        text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)        # a link: its text
+        slug = re.sub(r"[^\w\- ]", "", text.lower().replace("`", "")).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        anchors.add(slug if n == 0 else f"{slug}-{n}")
+    return anchors
+
+
+def check_links(doc, failures):
+    """Every relative link of `doc` names a file of the repository, and an anchor of it
+    (`#…`) is one of its headings: a renamed section or a moved file breaks no link silently.
+    Links inside code blocks and inline code are not links."""
+    text = open(doc, encoding="utf-8").read()
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"`[^`\n]*`", "", text)
+    for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+        target = m.group(1)
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        full = os.path.normpath(os.path.join(os.path.dirname(doc), path)) if path else doc
+        where = os.path.relpath(doc, REPO)
+        if not os.path.exists(full):
+            failures.append(f"{where}: a link to {target}: no such file")
+        elif anchor and full.endswith(".md") and anchor not in heading_anchors(full):
+            failures.append(f"{where}: a link to {target}: no heading makes the anchor #{anchor}")
+
+
 def self_test(args):
     """The checker itself: every block of check-docs-cases/broken-examples.md must fail with
     the message its `<!-- expect: … -->` line names, and nothing else may fail."""
@@ -376,6 +415,8 @@ def main():
         except DocError as e:
             failures.append(str(e))
     counts = {"sql/sh": 0, "swift programs": 0, "skipped": 0}
+    for doc in docs:
+        check_links(doc, failures)
     for doc, blocks in parsed:
         counts["skipped"] += sum(1 for b in blocks if b.skip)
         counts["sql/sh"] += run_shell_blocks(doc, blocks, ext, root, failures)
