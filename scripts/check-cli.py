@@ -315,6 +315,23 @@ class CLITest(unittest.TestCase):
         self.assertEqual(p.returncode, 64)
         self.assertIn(b"- (standard input) needs --table and --format", p.stderr)
 
+    def test_declared_types(self):
+        # --type replaces an inferred type: zip codes stay text, a declared INTEGER checks its values
+        db = self.path("types.db")
+        zips = os.path.join(self.tmp, "zips.csv")
+        with open(zips, "w") as f:
+            f.write("zip,n\n02134,1\n90210,2\n")
+        p = run("import", db, zips, "--type", "zip=TEXT", "--type", "n=REAL")
+        self.assertIn(b'created CREATE TABLE "zips" ("zip" TEXT, "n" REAL)', p.stderr)
+        self.assertEqual(rows(db, "SELECT zip, n FROM zips"), [("02134", 1.0), ("90210", 2.0)])
+        p = run("import", db, zips, "--table", "other", "--type", "nope=TEXT", check=False)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(p.stderr.decode(), f"streamqlite import: {zips}: --type: the input has no column nope (its columns: "
+                         "zip, n)\nnothing was stored\n")
+        p = run("import", db, zips, "--type", "zip", check=False)
+        self.assertEqual(p.returncode, 64)
+        self.assertIn(b"--type: 'zip' is not COLUMN=TYPE", p.stderr)
+
     # query
 
     def test_query_in_memory(self):

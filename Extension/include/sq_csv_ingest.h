@@ -229,7 +229,8 @@ void sq_csv_ingest_reset(sq_csv_ingest *d);
 ** REAL…: an inferred column; see TYPE INFERENCE): checked on the fields
 ** that feed it, by header name (whatever the header's order: another file
 ** than the one inferred from) or, with header=0, by position;
-** inferred_from = records the type came from, for the message. */
+** inferred_from = records the type came from, for the message, or -1 for
+** a type the caller declared (the message then says so). */
 int sq_csv_ingest_require(sq_csv_ingest *d, int column, int type, int64_t inferred_from);
 
 /* SQ_INGEST_OK, SQ_INGEST_PAUSED (the core's row callback paused: only

@@ -560,6 +560,8 @@ struct sq_csv_ingest {
   unsigned char *req;          /* per field: SQ_CSV_T_* it must fit, 0: any */
   int64_t nreqcol;
   unsigned char *reqcol;       /* per column: the same (sq_csv_ingest_require) */
+  int64_t ndeclcol;
+  unsigned char *declcol;      /* per column: 1 when its type was declared, not inferred */
   int64_t inferred_from;
   int64_t cur_field;
   OwnError err;
@@ -589,15 +591,23 @@ static int drv_fit_fail(sq_csv_ingest *d, const sq_csv_event *e, int type){
   sqlite3_str *s = sqlite3_str_new(0);
   char *m;
   const char *name = drv_name(d, (int64_t)e->field);
+  const char *what = d->req[e->field]==SQ_CSV_T_INTEGER
+                       ? "an integer written canonically (no leading zeros, no sign +, within 64 bits)"
+                     : d->req[e->field]==SQ_CSV_T_REAL ? "a number a REAL holds"
+                     : d->req[e->field]==SQ_CSV_T_DATE ? "a date YYYY-MM-DD"
+                     : "a date or date-time starting YYYY-MM-DD";
+  const int *cols = 0;
+  int k, ncols = sq_ingest_field_columns(d->g, (int)e->field, &cols), declared = 0;
+  for(k=0; k<ncols; k++) if( cols[k]<d->ndeclcol && d->declcol[cols[k]] ) declared = 1;
   sq_str_value(s, e->text, (sqlite3_int64)e->len, 1);
-  sqlite3_str_appendf(s, " is not %s, and the column's type %s was inferred from the first "
-                      "%lld records (declare the column's type to accept such values)",
-                      d->req[e->field]==SQ_CSV_T_INTEGER
-                        ? "an integer written canonically (no leading zeros, no sign +, within 64 bits)"
-                      : d->req[e->field]==SQ_CSV_T_REAL ? "a number a REAL holds"
-                      : d->req[e->field]==SQ_CSV_T_DATE ? "a date YYYY-MM-DD"
-                      : "a date or date-time starting YYYY-MM-DD",
-                      sq_csv_type_name(d->req[e->field]), (long long)d->inferred_from);
+  if( declared ){
+    sqlite3_str_appendf(s, " is not %s, the type %s its column was declared with",
+                        what, sq_csv_type_name(d->req[e->field]));
+  }else{
+    sqlite3_str_appendf(s, " is not %s, and the column's type %s was inferred from the first "
+                        "%lld records (declare the column's type to accept such values)",
+                        what, sq_csv_type_name(d->req[e->field]), (long long)d->inferred_from);
+  }
   m = sqlite3_str_finish(s);
   if( d->on_reject && m ){
     sq_ingest_pos pos;
@@ -814,6 +824,7 @@ void sq_csv_ingest_free(sq_csv_ingest *d){
   sq_csv_names_free(d->names);
   sqlite3_free(d->req);
   sqlite3_free(d->reqcol);
+  sqlite3_free(d->declcol);
   own_clear(&d->err);
   sqlite3_free(d);
 }
@@ -849,7 +860,12 @@ int sq_csv_ingest_require(sq_csv_ingest *d, int column, int type, int64_t inferr
   if( req_grow(&d->reqcol, &d->nreqcol, column) || req_grow(&d->req, &d->nreq, column) ) return SQ_INGEST_ERROR;
   d->reqcol[column] = t;
   d->req[column] = t;
-  d->inferred_from = inferred_from;
+  if( inferred_from<0 ){
+    if( req_grow(&d->declcol, &d->ndeclcol, column) ) return SQ_INGEST_ERROR;
+    d->declcol[column] = 1;
+  }else{
+    d->inferred_from = inferred_from;
+  }
   return SQ_INGEST_OK;
 }
 

@@ -109,6 +109,30 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
         #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'late'") == 0)
     }
 
+    /// ``CSVImportOptions/columnTypes``: the declared type replaces the inferred one; a
+    /// declared INTEGER checks every value, and a value that does not fit says the type was
+    /// declared; a name the file lacks is an error.
+    @Test func declaredColumnTypesReplaceTheInferredOnes() throws {
+        let csv = "id,code,amount\n1,007,5\n2,042,6.5\n"
+        var o = CSVImportOptions(createTable: true, columnTypes: ["CODE": "TEXT", "amount": "NUMERIC"])
+        #expect(try db.importCSV(bytes: Array(csv.utf8), into: "typed", options: o) == 2)
+        #expect(try rows("SELECT name || ' ' || type FROM pragma_table_info('typed')") == ["id INTEGER", "code TEXT", "amount NUMERIC"])
+        #expect(try rows("SELECT code FROM typed") == ["007", "042"])
+        o.columnTypes = ["code": "INTEGER"]
+        do {
+            try db.importCSV(bytes: Array("id,code\n1,7\n2,x7\n".utf8), into: "strict", options: o)
+            Issue.record("expected an error")
+        } catch let e as CSVImportError {
+            #expect(e.line == 3 && e.message == "'x7' is not an integer written canonically (no leading zeros, no sign +, within 64 bits), "
+                    + "the type INTEGER its column was declared with", "\(e)")
+        }
+        o.columnTypes = ["nope": "TEXT"]
+        #expect(throws: CSVImportError(message: "columnTypes: the input has no column nope (its columns: id, code, amount)")) {
+            try db.importCSV(bytes: Array(csv.utf8), into: "typo", options: o)
+        }
+        #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name IN ('strict', 'typo')") == 0)
+    }
+
     /// Timestamps with `T`, `Z` or an offset are inferred DATETIME and stored as the one date
     /// text (UTC): `>=` with a bound `Date` compares instants, as Python's `zoneinfo` does.
     @Test func inferredTimestampsCompareWithBoundDates() throws {

@@ -22,6 +22,19 @@ import Testing
         try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = ?", table) == 1
     }
 
+    /// ``JSONImportOptions/columnTypes``: the declared type replaces the inferred one; a key the
+    /// inferred elements lack is an error.
+    @Test func declaredColumnTypesReplaceTheInferredOnes() throws {
+        var o = JSONImportOptions(createTable: true)
+        o.columnTypes = ["code": "TEXT"]
+        #expect(try db.importJSON(bytes: Array(#"[{"id":1,"code":"007"},{"id":2,"code":"042"}]"#.utf8), into: "t", options: o) == 2)
+        #expect(try columns("t") == "id INTEGER, code TEXT")
+        #expect(try text("SELECT group_concat(code) FROM t") == "007,042")
+        o.columnTypes = ["nope": "TEXT"]
+        #expect(throws: JSONImportError.self) { try db.importJSON(bytes: Array(#"[{"id":1}]"#.utf8), into: "u", options: o) }
+        #expect(try !tableExists("u"))
+    }
+
     @Test func keysDifferingBetweenElementsAreColumnsInFirstSeenOrderAndMissingKeysAreNull() throws {
         let json = #"[{"b":1,"a":"x"},{"c":true,"b":2},{"A":"y","d":null},{}]"#
         #expect(try db.importJSON(bytes: Array(json.utf8), into: "t", options: .init(createTable: true)) == 4)

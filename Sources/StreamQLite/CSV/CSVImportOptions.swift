@@ -47,6 +47,11 @@ public struct CSVImportOptions: Sendable {
     public var createTable: Bool
     /// Records inference looks at (default 1000; at most the first 16 MiB).
     public var inferRecords: Int
+    /// With ``createTable``: column name → the type to declare instead of the inferred one
+    /// (`["zip": "TEXT"]` keeps `02134` as written). A declared INTEGER, REAL, DATE or
+    /// DATETIME column checks every value as an inferred one does, and a value that does not
+    /// fit is an error saying the type was declared; a name the input does not have is an error.
+    public var columnTypes: [String: String]
     /// Conflict handling of the `INSERT`; default ``InsertOptions/Conflict/abort``.
     public var onConflict: InsertOptions.Conflict
     /// Rows per `INSERT … VALUES (…),(…)` statement (default 50, capped by SQLite's variable limit).
@@ -86,6 +91,7 @@ public struct CSVImportOptions: Sendable {
         strict: Bool = false,
         createTable: Bool = false,
         inferRecords: Int = 1000,
+        columnTypes: [String: String] = [:],
         onConflict: InsertOptions.Conflict = .abort,
         batchSize: Int = 50,
         chunkSize: Int = 256 * 1024,
@@ -106,6 +112,7 @@ public struct CSVImportOptions: Sendable {
         self.strict = strict
         self.createTable = createTable
         self.inferRecords = inferRecords
+        self.columnTypes = columnTypes
         self.onConflict = onConflict
         self.batchSize = batchSize
         self.chunkSize = chunkSize

@@ -154,9 +154,34 @@ final class CSVImporter: ProgressCountingImporter {
             sq_csv_ingest_set_reject_callback(driver, ImportRoute.rejectCallback, router.context)
             sq_ingest_set_row_raw(core, 1)   // a row the table refuses is rejected with its raw text
         }
+        let declared = inferred?.declared ?? []
         for (i, c) in chosen.enumerated() where c.inferred != 0 {
-            _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, inferredFrom)
+            let isDeclared = declared.contains(c.name.lowercased())
+            _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, isDeclared ? -1 : inferredFrom)
         }
+    }
+
+    /// ``CSVImportOptions/columnTypes`` by column index (names compared ignoring ASCII case);
+    /// a name no column has is an error.
+    private func declaredTypes(of names: [String]) throws -> [Int: String] {
+        var out: [Int: String] = [:]
+        for (name, type) in options.columnTypes {
+            guard let i = names.firstIndex(where: { sqlite3_stricmp($0, name) == 0 }) else {
+                throw CSVImportError(message: "columnTypes: the input has no column \(name) (its columns: \(names.joined(separator: ", ")))")
+            }
+            out[i] = type
+        }
+        return out
+    }
+
+    /// The check a declared type puts on every value (as inference would for that type), or 0.
+    private func declaredRequirement(_ type: String) -> Int32 {
+        let t = type.uppercased()
+        if t.contains("INT") { return Int32(SQ_CSV_T_INTEGER) }
+        if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") { return Int32(SQ_CSV_T_REAL) }
+        if t.contains("DATETIME") || t.contains("TIMESTAMP") { return Int32(SQ_CSV_T_DATETIME) }
+        if t.contains("DATE") { return Int32(SQ_CSV_T_DATE) }
+        return 0
     }
 
     /// Inference is done: create the table, set up the driver and replay the sample.
@@ -168,8 +193,13 @@ final class CSVImporter: ProgressCountingImporter {
             let type = String(cString: sq_csv_type_name(t))
             columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
         }
+        let declared = try declaredTypes(of: columns.map(\.name))
+        for i in columns.indices {
+            if let type = declared[i] { columns[i] = (columns[i].name, type, declaredRequirement(type)) }
+        }
         try db.createInferredTable(table, columns: columns.map { ($0.name, $0.type) }, filenameColumn: options.filenameColumn)
-        inferred = CSVInferredColumns(columns: columns, records: sq_csv_infer_records(f))
+        inferred = CSVInferredColumns(columns: columns, records: sq_csv_infer_records(f),
+                                      declared: Set(declared.keys.map { columns[$0].name.lowercased() }))
         try setUp(columns: columns, inferredFrom: sq_csv_infer_records(f), made: true)
         sq_csv_infer_free(f)
         inference = nil
@@ -271,4 +301,6 @@ final class CSVImporter: ProgressCountingImporter {
 struct CSVInferredColumns {
     var columns: [(name: String, type: String, inferred: Int32)]
     var records: Int64
+    /// The columns (lowercased) whose type ``CSVImportOptions/columnTypes`` declared.
+    var declared: Set<String> = []
 }

@@ -86,6 +86,10 @@ public struct JSONImportOptions: Sendable {
     public var createTable: Bool
     /// Elements inference looks at (default 1000; at most the first 16 MiB).
     public var inferRecords: Int
+    /// With ``createTable``: key → the type to declare for its column instead of the inferred
+    /// one; the rest of the input is then read in strict mode against that type. A key the
+    /// inferred elements do not have is an error.
+    public var columnTypes: [String: String] = [:]
     /// Conflict handling, as for bulk inserts; default ``InsertOptions/Conflict/abort``.
     public var onConflict: InsertOptions.Conflict
     /// Rows per `INSERT` statement (capped by SQLite's variable limit); default 50.

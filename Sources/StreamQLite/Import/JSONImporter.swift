@@ -129,7 +129,12 @@ final class JSONImporter: ProgressCountingImporter {
                 throw JSONImportError(message: "createTable: the key has the name of the filenameColumn: choose another one",
                                       byteOffset: c.offset, line: c.line, column: c.column, element: c.firstElement, key: c.name)
             }
-            return (name: c.name, type: String(cString: sq_csv_type_name(c.type)))
+            let declared = options.columnTypes.first { sqlite3_stricmp($0.key, c.name) == 0 }?.value
+            return (name: c.name, type: declared ?? String(cString: sq_csv_type_name(c.type)))
+        }
+        for name in options.columnTypes.keys where !columns.contains(where: { sqlite3_stricmp($0.name, name) == 0 }) {
+            throw JSONImportError(message: "columnTypes: no key \(name) in the elements the columns were inferred from "
+                                  + "(their keys: \(columns.map(\.name).joined(separator: ", ")))", byteOffset: 0, line: 0, column: 0)
         }
         if columns.isEmpty {
             let what = inference.elements == 0 ? "the input has no element" : "no key is in its \(Self.first(inference.elements))"

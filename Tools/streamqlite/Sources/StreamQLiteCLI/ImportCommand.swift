@@ -59,6 +59,11 @@ struct ImportCommand: ParsableCommand {
                                valueName: "N"))
     var inferRecords: Int = 1000
 
+    @Option(name: .customLong("type"),
+            help: ArgumentHelp("Declare COLUMN of a created table as TYPE instead of the inferred type (repeatable).",
+                               valueName: "COLUMN=TYPE"))
+    var types: [String] = []
+
     @Flag(help: "Print no progress and no summary (errors only).")
     var quiet = false
 
@@ -72,6 +77,12 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("--progress-interval: '\(progressInterval)' is not a positive number of seconds")
         }
         guard inferRecords >= 1 else { throw ValidationError("--infer-records: '\(inferRecords)' is not a positive count") }
+        for t in types {
+            let parts = t.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--type: '\(t)' is not COLUMN=TYPE (for example zip=TEXT)")
+            }
+        }
         if files.contains("-") {
             guard table != nil, format != .auto else {
                 throw ValidationError("- (standard input) needs --table and --format: a pipe has no name to tell them by")
@@ -82,7 +93,12 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let sources = try files.map { try ImportSource(path: $0, format: format, table: table) }
-        let options = ImportSettings(createTable: true, upsertKeys: upsert, nullText: null, inferRecords: inferRecords)
+        let columnTypes = Dictionary(types.map { t -> (String, String) in
+            let parts = t.split(separator: "=", maxSplits: 1)
+            return (String(parts[0]), String(parts[1]).trimmingCharacters(in: .whitespaces))
+        }, uniquingKeysWith: { _, last in last })
+        let options = ImportSettings(createTable: true, upsertKeys: upsert, nullText: null, inferRecords: inferRecords,
+                                     columnTypes: columnTypes)
         let existed = FileManager.default.fileExists(atPath: database)
         let db = try Database(path: database)
         // The tables there before: created ones are shown, existing ones appended to.
@@ -131,7 +147,7 @@ struct ImportCommand: ParsableCommand {
                 Terminal.error("streamqlite import: interrupted (Ctrl-C): rolled back, nothing was stored\n")
                 throw ExitCode(130)
             }
-            Terminal.error("streamqlite import: \(sources[current].path): \(error)\nnothing was stored\n")
+            Terminal.error("streamqlite import: \(sources[current].path): \(Self.described(error))\nnothing was stored\n")
             throw ExitCode.failure
         }
         progress.summary(stored: stored)
@@ -167,6 +183,19 @@ struct ImportCommand: ParsableCommand {
             + "(CREATE UNIQUE INDEX \(table)_key ON \(table)(\(shown)))"
     }
 
+    /// An import's error for the tool's user: without the library function's name that the
+    /// library's own description starts with (`importCSV: `, `importJSON: `).
+    static func described(_ error: any Error) -> String {
+        var text = "\(error)"
+        if let e = error as? CSVImportError, text.hasPrefix(e.function + ": ") {
+            text.removeFirst(e.function.count + 2)
+        } else if error is JSONImportError, text.hasPrefix("importJSON: ") {
+            text.removeFirst("importJSON: ".count)
+        }
+        // the library's option is the tool's --type
+        return text.replacingOccurrences(of: "columnTypes: ", with: "--type: ")
+    }
+
     /// A failed import into a database file it created leaves no empty file behind.
     private func removeIfCreatedEmpty(_ db: Database, existed: Bool) {
         guard !existed, (try? db.value(Int.self, "SELECT count(*) FROM sqlite_master")) == 0 else { return }
@@ -186,6 +215,7 @@ struct ImportSettings {
     var upsertKeys: [String]
     var nullText: String?
     var inferRecords: Int
+    var columnTypes: [String: String]
 
     var onConflict: InsertOptions.Conflict { upsertKeys.isEmpty ? .abort : .update(target: upsertKeys) }
 
@@ -280,6 +310,7 @@ struct ImportSource {
             var options = CSVImportOptions(nullText: settings.nullText, createTable: settings.createTable,
                                            onConflict: settings.onConflict)
             options.inferRecords = settings.inferRecords
+            options.columnTypes = settings.columnTypes
             return try db.importCSV(contentsOfFile: readPath, into: table, options: options) {
                 progress.update(bytes: $0.bytes, rows: $0.rows)
             }
@@ -287,6 +318,7 @@ struct ImportSource {
             var options = JSONImportOptions(layout: format == .ndjson ? .ndjson : .array, createTable: settings.createTable,
                                             onConflict: settings.onConflict)
             options.inferRecords = settings.inferRecords
+            options.columnTypes = settings.columnTypes
             return try db.importJSON(contentsOfFile: readPath, into: table, options: options) {
                 progress.update(bytes: $0.bytes, rows: $0.rows)
             }
