@@ -23,7 +23,7 @@ CLI = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BAR = (0x4E, 0x79, 0xA7)          # BarChart.barColor
 PARTIAL = (0xA6, 0xBD, 0xDB)      # BarChart.partialColor
-TOP, ROW, HEIGHT, ROOM, LEFT = 60, 22, 16, 480, 170   # BarChart's layout
+TOP, ROW, HEIGHT, ROOM = 60, 22, 16, 480   # BarChart's layout (the bars' left edge is read from the SVG)
 
 
 def read_png(path):
@@ -86,6 +86,9 @@ def main():
         lines = text.splitlines()
         ticks = [float(v.replace(",", "")) for v in lines[2 + len(weeks) + 1].split()]
         source = open(svg).read()
+        LEFT = int(re.search(r'<rect class="bar[^"]*" x="(\d+)"', source)[1])
+        # with --locale each row is labelled by its dates as the locale writes them
+        assert ">Dec 26, 2010\u2009\u2013\u2009Jan 1, 2011</text>" in source, source[:2000]
         assert "<title>Visits per week</title>" in source and ">sum(Visits)</text>" in source, source[:800]
         png = os.environ.get("SVG_PNG") or os.path.join(tmp, "weeks.png")
         size = re.search(r'width="(\d+)" height="(\d+)"', source)

@@ -101,15 +101,21 @@ struct BarChart {
     static let rowHeight = 22
     static let barHeight = 16
     static let barRoom = 480
-    static let labelRoom = 170
+    /// Where the bars start: after the longest row label (7.5 px a character at 13 px),
+    /// at least 170 px.
+    var labelRoom: Int {
+        let longest = weeks.map { ($0.dates ?? $0.label + "  " + $0.start).count + 1 }.max() ?? 0
+        return max(170, 22 + Int((Double(longest) * 7.5).rounded(.up)))
+    }
     static let top = 60
 
     /// The chart as a standalone SVG 1.1 document: a title, the column headings, then per
-    /// week its key and first day, a bar (`<title>` with week and value: a browser shows it on
+    /// week its dates as the report's locale writes them (its key and first day without a
+    /// locale; both in the row's tooltip), a bar (`<title>` with week and value: a browser shows it on
     /// hover) and the value; then the value axis with its ticks and light grid lines, and the
     /// partial weeks' note.
     func svg() -> String {
-        let width = Self.labelRoom + Self.barRoom + 110
+        let width = labelRoom + Self.barRoom + 110
         let axisY = Self.top + weeks.count * Self.rowHeight + 4
         let notes = weeks.filter { $0.days < 7 }
         let height = axisY + 30 + notes.count * 18
@@ -119,29 +125,29 @@ struct BarChart {
             <title>\(Self.escaped(title))</title>
             <rect x="0" y="0" width="\(width)" height="\(height)" fill="#ffffff"/>
             <text x="10" y="24" font-weight="bold">\(Self.escaped(title))</text>
-            <text x="10" y="\(Self.top - 8)" fill="#555555">week  starts</text>
-            <text x="\(Self.labelRoom)" y="\(Self.top - 8)" fill="#555555">\(Self.escaped(valueName))</text>
+            <text x="10" y="\(Self.top - 8)" fill="#555555">\(locale == nil ? "week  starts" : "week")</text>
+            <text x="\(labelRoom)" y="\(Self.top - 8)" fill="#555555">\(Self.escaped(valueName))</text>
 
             """
         for tick in ticks where largest > 0 {
-            let x = Self.number(Double(Self.labelRoom) + tick / largest * Double(Self.barRoom))
+            let x = Self.number(Double(labelRoom) + tick / largest * Double(Self.barRoom))
             out += "<line class=\"grid\" x1=\"\(x)\" y1=\"\(Self.top - 4)\" x2=\"\(x)\" y2=\"\(axisY)\" stroke=\"#e4e4e4\" shape-rendering=\"crispEdges\"/>\n"
             out += "<line class=\"tick\" x1=\"\(x)\" y1=\"\(axisY)\" x2=\"\(x)\" y2=\"\(axisY + 5)\" stroke=\"#333333\" shape-rendering=\"crispEdges\"/>\n"
             out += "<text x=\"\(x)\" y=\"\(axisY + 18)\" text-anchor=\"middle\">\(Self.escaped(formatted(tick)))</text>\n"
         }
-        out += "<line class=\"axis\" x1=\"\(Self.labelRoom)\" y1=\"\(axisY)\" x2=\"\(Self.labelRoom + Self.barRoom)\" y2=\"\(axisY)\" stroke=\"#333333\" shape-rendering=\"crispEdges\"/>\n"
+        out += "<line class=\"axis\" x1=\"\(labelRoom)\" y1=\"\(axisY)\" x2=\"\(labelRoom + Self.barRoom)\" y2=\"\(axisY)\" stroke=\"#333333\" shape-rendering=\"crispEdges\"/>\n"
         for (i, week) in weeks.enumerated() {
             let y = Self.top + i * Self.rowHeight
             let length = largest > 0 && week.number > 0 ? week.number / largest * Double(Self.barRoom) : 0
             let text = Self.escaped(formatted(week.number))
             let partial = week.days < 7
             let mark = partial ? "*" : ""
-            out += "<text x=\"10\" y=\"\(y + 13)\">\(Self.escaped(week.label))\(mark)  \(week.start)</text>\n"
-            out += "<rect class=\"bar\(partial ? " partial" : "")\" x=\"\(Self.labelRoom)\" y=\"\(y)\" width=\"\(Self.number(length))\" height=\"\(Self.barHeight)\" fill=\"\(partial ? Self.partialColor : Self.barColor)\"><title>\(Self.escaped(week.label)): \(text)\(partial ? " (partial week: \(week.days) of 7 days)" : "")</title></rect>\n"
-            out += "<text x=\"\(Self.number(Double(Self.labelRoom) + length + 6))\" y=\"\(y + 13)\">\(text)\(partial ? " (\(week.days) of 7 days)" : "")</text>\n"
+            out += "<text x=\"10\" y=\"\(y + 13)\"><title>\(Self.escaped(week.label))\(mark) \(week.start)</title>\(Self.escaped(week.dates ?? week.label + mark + "  " + week.start))\(week.dates == nil ? "" : mark)</text>\n"
+            out += "<rect class=\"bar\(partial ? " partial" : "")\" x=\"\(labelRoom)\" y=\"\(y)\" width=\"\(Self.number(length))\" height=\"\(Self.barHeight)\" fill=\"\(partial ? Self.partialColor : Self.barColor)\"><title>\(Self.escaped(week.label)): \(text)\(partial ? " (partial week: \(week.days) of 7 days)" : "")</title></rect>\n"
+            out += "<text x=\"\(Self.number(Double(labelRoom) + length + 6))\" y=\"\(y + 13)\">\(text)\(partial ? " (\(week.days) of 7 days)" : "")</text>\n"
         }
         for (i, week) in notes.enumerated() {
-            out += "<text x=\"10\" y=\"\(axisY + 40 + i * 18)\" fill=\"#555555\">* \(Self.escaped(week.label)): a partial week, \(week.days) of its 7 days reported</text>\n"
+            out += "<text x=\"10\" y=\"\(axisY + 40 + i * 18)\" fill=\"#555555\">* \(Self.escaped(week.dates ?? week.label)): a partial week, \(week.days) of its 7 days reported</text>\n"
         }
         return out + "</svg>\n"
     }

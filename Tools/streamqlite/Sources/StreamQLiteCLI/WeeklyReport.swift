@@ -16,6 +16,9 @@ struct WeeklyReport {
         var text: String
         /// The value as a number, for the bar's length.
         var number: Double
+        /// The week's first and last day as the report's locale writes them (`Dec 26, 2010 –
+        /// Jan 1, 2011`), or nil without a locale.
+        var dates: String? = nil
         /// Days of the week inside the reported range (7 but for a first or last week that
         /// the range, --from/--to or else the first and last day with rows, cuts).
         var days = 7
@@ -56,7 +59,7 @@ struct WeeklyReport {
               UNION ALL SELECT date(starts, '+7 days') FROM series, bounds WHERE starts < last)
             SELECT locale_week(series.starts, ?1), series.starts,
                    CAST(coalesce(weeks.value, 0) AS TEXT), CAST(coalesce(weeks.value, 0) AS REAL),
-                   weeks.first_day, weeks.last_day
+                   weeks.first_day, weeks.last_day, \(locale == nil ? "NULL" : "locale_week_label(series.starts, ?1)")
               FROM series LEFT JOIN weeks USING (starts) ORDER BY series.starts
             """
     }
@@ -68,7 +71,8 @@ struct WeeklyReport {
         var firstDay: String?, lastDay: String?
         while let row = try cursor.next() {
             weeks.append(Week(label: try row.decode(at: 0), start: try row.decode(at: 1),
-                              text: try row.decode(at: 2), number: try row.decode(at: 3)))
+                              text: try row.decode(at: 2), number: try row.decode(at: 3),
+                              dates: try row.decode(String?.self, at: 6)))
             if firstDay == nil { firstDay = try row.decode(String?.self, at: 4) }
             if let last = try row.decode(String?.self, at: 5) { lastDay = last }
         }
