@@ -245,6 +245,7 @@ test-release:
 # check-docs.py puts on their PATH.
 test-docs: ext swift-toolchain cli
 	python3 scripts/check-docs.py --self-test
+	python3 scripts/check-doc-sections.py
 	python3 scripts/check-docs.py
 
 # Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),

@@ -37,6 +37,17 @@ public final class CSVRowCursor<Record: RowDecodable>: Cursor {
     private let rejects: CSVCursorRejects?
 
     /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
+    ///
+    /// ```swift
+    /// let stops = try CSVRowCursor(Stop.self, contentsOfFile: "gtfs/stops.txt")
+    /// while let stop = try stops.next() { print(stop.id) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The ``RowDecodable`` type of a record.
+    ///   - path: The file, a pipe or `/dev/stdin`; plain, gzip or zstd.
+    ///   - options: The reading options of ``CSVImportOptions``.
+    /// - Throws: ``CSVImportError`` when the file cannot be opened or its header is malformed.
     public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {
         reader = try CSVFieldReader(path: path, options: options, function: "CSVRowCursor")
         record = CSVRecordRow(reader: reader)

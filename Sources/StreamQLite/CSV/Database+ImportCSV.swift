@@ -19,6 +19,12 @@ extension Database {
     /// - Throws: ``CSVImportError`` naming line, byte and field (malformed CSV,
     ///   strict-mode violations, a value not fitting an inferred column,
     ///   constraint violations); nothing is stored then.
+    ///
+    /// - Parameters:
+    ///   - bytes: The CSV (UTF-8, with or without a byte-order mark; gzip or zstd too).
+    ///   - table: The table (`name` or `schema.name`).
+    ///   - options: Reading, mapping, creating and rejecting rules.
+    ///   - progress: Called now and then with bytes and rows so far.
     @discardableResult
     public func importCSV(bytes: UnsafeRawBufferPointer, into table: String,
                           options: CSVImportOptions = CSVImportOptions(),
@@ -29,6 +35,18 @@ extension Database {
     }
 
     /// Imports CSV held in memory; see ``importCSV(bytes:into:options:progress:)-4lxlc``.
+    ///
+    /// ```swift
+    /// let n = try db.importCSV(bytes: Array("id,title\n1,Write docs\n".utf8), into: "tasks")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bytes: The CSV.
+    ///   - table: The table (`name` or `schema.name`).
+    ///   - options: Reading, mapping, creating and rejecting rules.
+    ///   - progress: Called now and then with bytes and rows so far.
+    /// - Returns: The number of rows imported.
+    /// - Throws: ``CSVImportError`` naming line, byte and field; nothing is stored then.
     @discardableResult
     public func importCSV(bytes: [UInt8], into table: String, options: CSVImportOptions = CSVImportOptions(),
                           progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
@@ -38,6 +56,18 @@ extension Database {
     /// Imports the CSV file at `path`, read in ``CSVImportOptions/chunkSize``
     /// chunks: memory use does not depend on the file's size. See
     /// ``importCSV(bytes:into:options:progress:)-4lxlc``.
+    ///
+    /// ```swift
+    /// let n = try db.importCSV(contentsOfFile: "orders.csv.gz", into: "orders", options: .init(createTable: true))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The file, a pipe or `/dev/stdin`; plain, gzip or zstd.
+    ///   - table: The table (`name` or `schema.name`).
+    ///   - options: Reading, mapping, creating and rejecting rules.
+    ///   - progress: Called now and then with bytes and rows so far.
+    /// - Returns: The number of rows imported.
+    /// - Throws: ``CSVImportError`` naming the file, line, byte and field; nothing is stored then.
     @discardableResult
     public func importCSV(contentsOfFile path: String, into table: String,
                           options: CSVImportOptions = CSVImportOptions(),

@@ -18,6 +18,13 @@ extension Database {
     /// ```
     ///
     /// - Returns: The number of rows written (the header not counted).
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    ///   - sink: Receives the bytes (a `[UInt8]`, ``FileDescriptorSink``, ``ClosureSink``…).
+    ///   - options: Delimiter, header, line ends, byte-order mark.
+    /// - Throws: ``DatabaseError`` (the SQL, a binding) or what `sink` threw.
     @discardableResult
     public func writeCSV<Sink: ByteSink, each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, to sink: inout Sink,

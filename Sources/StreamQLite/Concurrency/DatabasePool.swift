@@ -60,6 +60,18 @@ public final class DatabasePool: Sendable {
     /// file system without shared memory): without WAL, readers and the writer would block
     /// each other. `configuration` applies to every connection (the busy timeout matters
     /// when other processes write the same file).
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: "tasks.db", readers: 4, readerWaitTimeout: 5)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The database file (created when missing).
+    ///   - readers: Read-only connections, each on its own thread (at least 1).
+    ///   - executorThreads: Threads of ``executor``, each with its own reader; 0: none.
+    ///   - configuration: Settings for every connection.
+    ///   - readerWaitTimeout: Seconds a read waits for a free reader; nil: no limit.
+    /// - Throws: ``DatabaseError`` when the file cannot be opened or cannot use WAL.
     public init(path: String, readers: Int = 4, executorThreads: Int = 0,
                 configuration: Database.Configuration = Database.Configuration(),
                 readerWaitTimeout: TimeInterval? = nil) throws {
@@ -119,6 +131,15 @@ public final class DatabasePool: Sendable {
     ///
     /// On a thread of this pool's ``executor``, `body` runs right there, on that thread's
     /// connection; anywhere else it runs on a reader's thread while the task suspends.
+    ///
+    /// ```swift
+    /// let open = try await pool.read { db in try db.value(Int.self, "SELECT count(*) FROM tasks WHERE NOT done") ?? 0 }
+    /// ```
+    ///
+    /// - Parameter body: The reads, given a read-only connection.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, ``ReaderWaitTimeoutError`` when no reader came free in
+    ///   time, or `CancellationError` when the task was cancelled while waiting.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         // No suspension between finding the thread's reader and using it.
         if let inline = InlineReader.current(in: self) { return try inline.read(body) }
@@ -129,12 +150,28 @@ public final class DatabasePool: Sendable {
 
     /// Runs `body` on the writer connection in an `IMMEDIATE` transaction (committed when it
     /// returns, rolled back when it throws). Writes run one at a time, in the order asked.
+    ///
+    /// ```swift
+    /// try await pool.write { db in try db.execute("UPDATE tasks SET done = 1 WHERE id = ?", 7) }
+    /// ```
+    ///
+    /// - Parameter body: The writes, in one transaction.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw (after the rollback), or ``DatabaseError`` from the commit.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.run { db in try db.transaction { try body(db) } }
     }
 
     /// Runs `body` on the writer connection outside a transaction (schema set-up, `PRAGMA`s,
     /// `VACUUM`, or transactions of your own).
+    ///
+    /// ```swift
+    /// try await pool.writeWithoutTransaction { db in try db.execute("VACUUM") }
+    /// ```
+    ///
+    /// - Parameter body: The work, on the writer connection in autocommit mode.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw.
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await writer.run(body)
     }
@@ -169,6 +206,15 @@ public final class DatabasePool: Sendable {
     ///                              as: { ByteBuffer(bytes: $0) }).makeAsyncIterator()
     /// while let chunk = try await chunks.next() { try await writer.write(chunk) }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    ///   - options: The JSON's shape (array or NDJSON, chunk size…).
+    ///   - chunksAhead: Chunks the statement may make before the consumer takes them.
+    ///   - stallTimeout: Seconds a full buffer may wait for the consumer; nil: no limit.
+    ///   - makeChunk: Copies the bytes of a chunk into the type the consumer wants.
+    /// - Returns: The chunks as an `AsyncSequence`; errors are thrown by its `next()`.
     public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
         chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30,
@@ -199,6 +245,21 @@ public final class DatabasePool: Sendable {
     /// `consumer` stops the statement and is rethrown; so is cancelling the calling task, and
     /// ``StalledConsumerError`` when `consumer` keeps the chunks ahead full for `stallTimeout`
     /// seconds (see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
+    ///
+    /// ```swift
+    /// let n = try await pool.writeJSON("SELECT * FROM tasks") { bytes in try await socket.write(bytes) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    ///   - options: The JSON's shape.
+    ///   - chunksAhead: Chunks made before `consumer` takes them.
+    ///   - stallTimeout: Seconds a full buffer may wait for `consumer`; nil: no limit.
+    ///   - consumer: Takes each chunk (valid during the call only).
+    /// - Returns: The number of rows written.
+    /// - Throws: ``DatabaseError``, ``JSONWriterError``, what `consumer` threw,
+    ///   ``StalledConsumerError``, or `CancellationError`.
     @discardableResult
     public func writeJSON<each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),

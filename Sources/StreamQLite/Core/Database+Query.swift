@@ -15,6 +15,14 @@ extension Database {
     /// let cursor = try db.rows(Todo.self, "SELECT * FROM tasks WHERE done = ?", false)
     /// while let task = try cursor.next() { print(task.title) }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The `Decodable` type of a row: its coding keys name the columns.
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    /// - Returns: A cursor stepping the statement as ``Cursor/next()`` is called.
+    /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be
+    ///   bound; decoding errors come from `next()`.
     public func rows<T: Decodable, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> DecodableCursor<T> {
@@ -23,6 +31,18 @@ extension Database {
     }
 
     /// Streams the rows of `sql` decoded by hand (``RowDecodable``).
+    ///
+    /// ```swift
+    /// struct Title: RowDecodable { var title: String; init(row: Row) throws { title = try row["title"] } }
+    /// let titles = try db.rows(Title.self, "SELECT title FROM tasks").collect()
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The ``RowDecodable`` type of a row.
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    /// - Returns: A cursor stepping the statement as ``Cursor/next()`` is called.
+    /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be bound.
     public func rows<T: RowDecodable, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> RecordCursor<T> {
@@ -39,12 +59,33 @@ extension Database {
     }
 
     /// Streams the rows of `sql` as ``Row`` views.
+    ///
+    /// ```swift
+    /// let rows = try db.rows("SELECT id, title FROM tasks WHERE done = ?", false)
+    /// while let row = try rows.next() { print(row[0] as Int, row["title"] as String) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    /// - Returns: A cursor whose ``Row`` is valid until the next step.
+    /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be bound.
     public func rows<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws -> RowCursor {
         let statement = try cachedStatement(sql, binding: repeat each arguments)
         return RowCursor(statement: statement)
     }
 
     /// Streams the rows of `sql` as ``Row`` views, with positional or named arguments.
+    ///
+    /// ```swift
+    /// let rows = try db.rows("SELECT * FROM tasks WHERE owner = :owner", arguments: [":owner": "alice"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - arguments: Positional and named values.
+    /// - Returns: A cursor whose ``Row`` is valid until the next step.
+    /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be bound.
     public func rows(_ sql: String, arguments: StatementArguments) throws -> RowCursor {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments: arguments)
@@ -52,6 +93,17 @@ extension Database {
     }
 
     /// Streams the first column of `sql` as single values.
+    ///
+    /// ```swift
+    /// let titles = try db.values(String.self, "SELECT title FROM tasks ORDER BY id").collect()   // [String?]
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of the first column (NULL is nil).
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    /// - Returns: A cursor of optional values.
+    /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be bound.
     public func values<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
     ) throws -> ValueCursor<T> {
@@ -63,6 +115,17 @@ extension Database {
     ///
     /// Inlinable, and without a cursor: a point query specializes in the caller
     /// and steps the cached statement once.
+    ///
+    /// ```swift
+    /// let open = try db.value(Int.self, "SELECT count(*) FROM tasks WHERE done = ?", false) ?? 0
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of the first column.
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    /// - Returns: The value, or nil when there is no row or it is NULL.
+    /// - Throws: ``DatabaseError``: the SQL, a binding, or a value that is not a `T`.
     @inlinable
     public func value<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
@@ -84,6 +147,17 @@ extension Database {
     }
 
     /// Streams the first columns of `sql` as tuples: `try db.tuples(Int.self, String.self, sql: "SELECT id, title FROM t")`.
+    ///
+    /// ```swift
+    /// for (id, title) in try db.tuples(Int.self, String.self, sql: "SELECT id, title FROM tasks").collect() { print(id, title) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - types: The type of each column, in order.
+    ///   - sql: One SQL statement.
+    ///   - arguments: Values bound to its `?` parameters, in order.
+    /// - Returns: A cursor of tuples, one value per column in order.
+    /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be bound.
     public func tuples<each V: DatabaseValueConvertible, each A: DatabaseValueConvertible>(
         _ types: repeat (each V).Type, sql: String, _ arguments: repeat each A
     ) throws -> TupleCursor<repeat each V> {

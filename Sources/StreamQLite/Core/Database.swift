@@ -93,6 +93,18 @@ public final class Database {
     var functionBoxes: [AnyObject] = []
 
     /// Opens (by default creating) the database at `path`; `":memory:"` is a private in-memory database.
+    ///
+    /// ```swift
+    /// let db = try Database(path: "tasks.db")            // created when missing
+    /// let scratch = try Database()                         // in memory
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The database file, or `":memory:"` (a `file:` URI with ``OpenFlags/uri``).
+    ///   - flags: How to open it (``OpenFlags/default``: read-write, created when missing).
+    ///   - configuration: The connection's settings (busy timeout, statement cache size…).
+    /// - Throws: ``DatabaseError`` when SQLite cannot open the file, or the extension's
+    ///   functions cannot be registered on the connection.
     public init(path: String = ":memory:", flags: OpenFlags = .default, configuration: Configuration = Configuration()) throws {
         self.path = path
         self.configuration = configuration
@@ -149,6 +161,13 @@ public final class Database {
     ///
     /// Statements you still hold stay valid objects (their use throws); SQLite
     /// releases the connection once the last of them is released.
+    ///
+    /// ```swift
+    /// try db.closeConnection()   // a later call on db throws "the connection is closed"
+    /// ```
+    ///
+    /// - Throws: ``DatabaseError`` when SQLite refuses to close (a statement of yours still
+    ///   runs); the connection then stays usable.
     public func closeConnection() throws {
         guard let db = connection else { return }
         lastEntry = nil
@@ -303,6 +322,12 @@ public final class Database {
     /// ```swift
     /// try db.execute("INSERT INTO tasks(title, done) VALUES (?, ?)", "Clean Room", false)
     /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One or more SQL statements.
+    ///   - arguments: Values bound to the last statement's `?` parameters, in order.
+    /// - Throws: ``DatabaseError`` carrying the SQL: a syntax error, a constraint, a wrong
+    ///   number of arguments.
     public func execute<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws {
         try checkOpen(sql)
         switch try prepareForExecute(sql) {
@@ -313,6 +338,15 @@ public final class Database {
     }
 
     /// Runs `sql`, which may hold several statements; `arguments` go to the last one.
+    ///
+    /// ```swift
+    /// try db.execute("UPDATE tasks SET done = :done WHERE id = :id", arguments: [":done": true, ":id": 1])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - sql: One or more SQL statements.
+    ///   - arguments: Positional and named values for the last statement.
+    /// - Throws: ``DatabaseError`` carrying the SQL.
     public func execute(_ sql: String, arguments: StatementArguments) throws {
         try checkOpen(sql)
         switch try prepareForExecute(sql) {
@@ -376,6 +410,13 @@ public final class Database {
     public var totalChanges: Int { connection.map { Int(sqlite3_total_changes64($0)) } ?? 0 }
 
     /// Sets how long to wait on a locked database before failing with `SQLITE_BUSY`.
+    ///
+    /// ```swift
+    /// try db.setBusyTimeout(5)   // wait up to 5 s for another process's lock
+    /// ```
+    ///
+    /// - Parameter seconds: How long a statement waits for a lock before `SQLITE_BUSY`.
+    /// - Throws: ``DatabaseError`` when the connection is closed.
     public func setBusyTimeout(_ seconds: Double) throws {
         try checkOpen()
         sqlite3_busy_timeout(handle, Int32(max(0, seconds) * 1000))
@@ -421,6 +462,12 @@ public final class Database {
     ///     try? db.transaction { try db.execute("INSERT INTO a VALUES (2)"); throw Cancel() }  // only 2 is undone
     /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - kind: `BEGIN IMMEDIATE` (default), `DEFERRED` or `EXCLUSIVE`.
+    ///   - body: The work; its return value is returned.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw (after the rollback), or ``DatabaseError`` from `BEGIN`/`COMMIT`.
     @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         try checkOpen()
@@ -443,6 +490,14 @@ public final class Database {
     ///
     /// Works inside and outside a transaction; every nested write of the library
     /// (bulk inserts, imports, nested ``transaction(_:_:)`` calls) goes through it.
+    ///
+    /// ```swift
+    /// try db.savepoint { try db.execute("INSERT INTO log VALUES (?)", "step 1") }
+    /// ```
+    ///
+    /// - Parameter body: The work, rolled back to the savepoint when it throws.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, or ``DatabaseError`` from `SAVEPOINT`/`RELEASE`.
     @discardableResult
     public func savepoint<T>(_ body: () throws -> T) throws -> T {
         let savepoint = try OpenSavepoint(self)
@@ -459,6 +514,15 @@ public final class Database {
     // MARK: Extensions
 
     /// Loads an SQLite extension from `path` (requires ``Configuration/allowsExtensionLoading``).
+    ///
+    /// ```swift
+    /// try db.loadExtension("/usr/lib/x86_64-linux-gnu/mod_spatialite")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The shared library (its suffix may be left out, as in the shell's `.load`).
+    ///   - entryPoint: Its init function, when not the one SQLite derives from the file name.
+    /// - Throws: ``DatabaseError`` with SQLite's message (no such file, no entry point).
     public func loadExtension(_ path: String, entryPoint: String? = nil) throws {
         try checkOpen()
         guard configuration.allowsExtensionLoading else {

@@ -49,6 +49,17 @@ public struct Row {
     }
 
     /// The value at `index` decoded as `T`; throws with the column name and the expected type when it does not fit.
+    ///
+    /// ```swift
+    /// let id = try row.decode(Int.self, at: 0)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The value's type (`Int?`, `String?`… accept NULL).
+    ///   - index: The column, from 0.
+    /// - Returns: The column's value as a `T`.
+    /// - Throws: ``DatabaseError`` naming the column when the value is not a `T` (TEXT '12'
+    ///   is no `Int`) or NULL for a non-optional `T`.
     @inlinable @inline(__always)
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
         if let record {
@@ -63,6 +74,16 @@ public struct Row {
     }
 
     /// The value in the column named `name` decoded as `T`; a missing column throws.
+    ///
+    /// ```swift
+    /// let title = try row.decode(String.self, named: "title")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The value's type (`Int?`, `String?`… accept NULL).
+    ///   - name: The column's name (its first match, ASCII case ignored).
+    /// - Returns: The column's value as a `T`.
+    /// - Throws: ``DatabaseError`` when there is no such column or the value is not a `T`.
     @inlinable @inline(__always)
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T {
         try decode(T.self, at: try index(of: name, for: T.self))

@@ -17,6 +17,12 @@ extension Database {
     /// - Throws: ``JSONImportError`` with the byte offset, line and element
     ///   index (syntax errors, strict-mode violations, constraint
     ///   violations); nothing is inserted then.
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON (an array of objects, NDJSON, or an array at a path: ``JSONImportOptions/layout``).
+    ///   - table: The table (`name` or `schema.name`).
+    ///   - options: Layout, mapping, creating and rejecting rules.
+    ///   - progress: Called now and then with bytes and rows so far.
     @discardableResult
     public func importJSON(bytes: UnsafeRawBufferPointer, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),
@@ -27,6 +33,18 @@ extension Database {
     }
 
     /// Imports the rows of a JSON document held in memory; see ``importJSON(bytes:into:options:progress:)-70bm6``.
+    ///
+    /// ```swift
+    /// let n = try db.importJSON(bytes: Array(#"[{"id": 1, "title": "Write docs"}]"#.utf8), into: "tasks")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - bytes: The JSON.
+    ///   - table: The table (`name` or `schema.name`).
+    ///   - options: Layout, mapping, creating and rejecting rules.
+    ///   - progress: Called now and then with bytes and rows so far.
+    /// - Returns: The number of rows imported.
+    /// - Throws: ``JSONImportError`` with byte, line and element; nothing is stored then.
     @discardableResult
     public func importJSON(bytes: [UInt8], into table: String, options: JSONImportOptions = JSONImportOptions(),
                            progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
@@ -36,6 +54,18 @@ extension Database {
     /// Imports the rows of the JSON file at `path`, read in
     /// ``JSONImportOptions/chunkSize`` chunks: memory use does not depend on
     /// the file's size. See ``importJSON(bytes:into:options:progress:)-70bm6``.
+    ///
+    /// ```swift
+    /// let n = try db.importJSON(contentsOfFile: "events.ndjson.zst", into: "events", options: .init(layout: .ndjson))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - path: The file, a pipe or `/dev/stdin`; plain, gzip or zstd.
+    ///   - table: The table (`name` or `schema.name`).
+    ///   - options: Layout, mapping, creating and rejecting rules.
+    ///   - progress: Called now and then with bytes and rows so far.
+    /// - Returns: The number of rows imported.
+    /// - Throws: ``JSONImportError`` naming the file, byte, line and element; nothing is stored then.
     @discardableResult
     public func importJSON(contentsOfFile path: String, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),

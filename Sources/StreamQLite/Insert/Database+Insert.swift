@@ -35,6 +35,11 @@ extension Database {
     /// - Throws: ``InsertError`` naming the element index and column: a value
     ///   that cannot be encoded, a constraint violation; the whole insert is
     ///   rolled back.
+    ///
+    /// - Parameters:
+    ///   - rows: The values; each one's coding keys name the columns.
+    ///   - table: The table (`name` or `schema.name`).
+    ///   - options: Conflict handling (abort, ignore, replace, upsert), batch size, key strategy.
     @inlinable @discardableResult
     public func insert<S: Sequence>(contentsOf rows: S, into table: String, options: InsertOptions = InsertOptions())
         throws -> Int where S.Element: Encodable

@@ -36,6 +36,14 @@ extension JSONValueDecoder {
     /// let cursor = try JSONValueDecoder().elements(of: Event.self, contentsOfFile: "events.ndjson", layout: .ndjson)
     /// try cursor.forEach { event in total += event.amount }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type of one element.
+    ///   - path: The file, a pipe or `/dev/stdin`; plain, gzip or zstd.
+    ///   - layout: An array of values, NDJSON, or the array at a path inside a document.
+    /// - Returns: A cursor decoding one element per ``JSONElementCursor/next()``.
+    /// - Throws: ``JSONFileError`` when the file cannot be opened; reading and decoding
+    ///   errors come from `next()`, with the file and the position.
     public func elements<T: Decodable>(of type: T.Type, contentsOfFile path: String,
                                        layout: JSONImportLayout = .array) throws -> JSONElementCursor<T> {
         let file = try JSONFileReader(path: path)

@@ -127,16 +127,42 @@ public struct JSONValueDecoder: Sendable {
     /// ```swift
     /// let config = try JSONValueDecoder().decode(Config.self, from: Array(fileBytes))
     /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - bytes: One JSON document (UTF-8, UTF-16 or UTF-32).
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError` with the coding path, and for a syntax error the line and column.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         try bytes.withUnsafeBytes { try decode(type, from: $0) }
     }
 
     /// Decodes a `T` from one JSON document.
+    ///
+    /// ```swift
+    /// let todo = try JSONValueDecoder().decode(Todo.self, from: data)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - data: One JSON document.
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError` with the coding path, and for a syntax error the line and column.
     public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         try data.withUnsafeBytes { try decode(type, from: $0) }
     }
 
     /// Decodes a `T` from one JSON document held in a string.
+    ///
+    /// ```swift
+    /// let ids = try JSONValueDecoder().decode([Int].self, from: "[1, 2, 3]")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - string: One JSON document.
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError` with the coding path, and for a syntax error the line and column.
     public func decode<T: Decodable>(_ type: T.Type, from string: String) throws -> T {
         var s = string
         return try s.withUTF8 { try decode(type, from: UnsafeRawBufferPointer($0)) }

@@ -125,6 +125,15 @@ public struct JSONValueEncoder: Sendable {
     /// ```swift
     /// let bytes = try JSONValueEncoder().encode(["id": 1])   // {"id":1}
     /// ```
+    ///
+    /// ```swift
+    /// let bytes = try JSONValueEncoder().encode(Todo(id: 1, title: "Write docs", done: false))
+    /// ```
+    ///
+    /// - Parameter value: The value to encode.
+    /// - Returns: The JSON document's UTF-8 bytes.
+    /// - Throws: `EncodingError.invalidValue` for what JSON cannot hold (a non-finite
+    ///   `Double` under `.throw`), or what the value's `encode(to:)` threw.
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
         let options = Options(self)
         if _slowPath(options.keys.dependsOnPath) { return try Self.encodeInTree(value, options) { Array($0) } }

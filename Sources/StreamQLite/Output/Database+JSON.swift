@@ -38,6 +38,9 @@ extension Database {
     ///     ``ClosureSink`` or your own ``ByteSink``.
     ///   - options: The output format and rules.
     /// - Returns: The number of rows written.
+    ///
+    /// - Throws: ``DatabaseError`` (the SQL, a binding), ``JSONWriterError`` (a value JSON cannot
+    ///   hold, as a non-finite REAL), or what `sink` threw; the bytes before it were written.
     @discardableResult
     public func writeJSON<Sink: ByteSink, each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, to sink: inout Sink,
