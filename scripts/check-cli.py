@@ -315,6 +315,15 @@ class CLITest(unittest.TestCase):
         self.assertEqual(p.returncode, 64)
         self.assertIn(b"- (standard input) needs --table and --format", p.stderr)
 
+    def test_several_null_texts(self):
+        db = self.path("nulls.db")
+        src = os.path.join(self.tmp, "obs.csv")
+        with open(src, "w") as f:
+            f.write("site,reading\nA,NA\nB,-\nC,3\n")
+        p = run("import", db, src, "--null", "NA", "--null", "-")
+        self.assertIn(b'created CREATE TABLE "obs" ("site" TEXT, "reading" INTEGER)', p.stderr)
+        self.assertEqual(rows(db, "SELECT site, reading FROM obs"), [("A", None), ("B", None), ("C", 3)])
+
     def test_declared_types(self):
         # --type replaces an inferred type: zip codes stay text, a declared INTEGER checks its values
         db = self.path("types.db")

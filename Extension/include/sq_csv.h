@@ -115,7 +115,8 @@
 ** field (a,"",b) is the empty string.  SQ_CSV_OPT_EMPTY_STRING makes both
 ** the empty string.  sq_csv_set_null(p, "NA", 2) adds a NULL marker: an
 ** unquoted field whose whole text is the marker is NULL too ("NA" quoted
-** stays the text NA).  With SQ_CSV_OPT_HEADER, the fields of record 0 are
+** stays the text NA); several markers are given NUL-separated
+** (sq_csv_set_null(p, "NA\0\\N", 5): NA and \N).  With SQ_CSV_OPT_HEADER, the fields of record 0 are
 ** the header: flagged SQ_CSV_F_HEADER and never NULL (an empty name is
 ** text "", len 0).
 **

@@ -76,8 +76,9 @@ struct sq_csv_parser {
   u8 delim, quote;              /* quote 0: no quoting */
   u8 cu[256];                   /* classes inside an unquoted field */
   u8 cq[256];                   /* classes inside a quoted field */
-  char *null_text;              /* the NULL marker, or NULL */
+  char *null_text;              /* the NULL marker(s), or NULL */
   size_t null_len;
+  int null_list;                /* null_text holds several markers, NUL-separated */
   size_t max_field;
 
   int state;
@@ -192,6 +193,18 @@ static int extra_field(sq_csv_parser *p, uint64_t k){
 }
 
 /* Delivers the current field: content `t`/`n` (t may be NULL when n==0). */
+/* Whether t[0..n) is one of several NULL markers (null_list). */
+static int null_marker_in_list(const sq_csv_parser *p, const char *t, size_t n){
+  const char *m = p->null_text, *end = p->null_text + p->null_len;
+  while( m<end ){
+    const char *z = memchr(m, 0, (size_t)(end-m));
+    size_t k = z ? (size_t)(z-m) : (size_t)(end-m);
+    if( k==n && k>0 && memcmp(m, t, n)==0 ) return 1;
+    m += k+1;
+  }
+  return 0;
+}
+
 static inline int emit_field(sq_csv_parser *p, const char *t, size_t n, unsigned flags){
   sq_csv_event *e = &p->ev;
   int rc;
@@ -201,6 +214,7 @@ static inline int emit_field(sq_csv_parser *p, const char *t, size_t n, unsigned
     flags |= SQ_CSV_F_HEADER;
   }else if( !(flags & SQ_CSV_F_QUOTED) ){
     if( n==0 ? !(p->opts & SQ_CSV_OPT_EMPTY_STRING)
+             : SQ_UNLIKELY(p->null_list) ? null_marker_in_list(p, t, n)
              : (n==p->null_len && memcmp(t, p->null_text, n)==0) ){
       flags |= SQ_CSV_F_NULL;
     }
@@ -706,11 +720,13 @@ int sq_csv_set_null(sq_csv_parser *p, const char *text, size_t len){
   SQ_CSV_FREE(p->null_text);
   p->null_text = 0;
   p->null_len = 0;
+  p->null_list = 0;
   if( !text || len==0 ) return 0;
   p->null_text = (char*)SQ_CSV_MALLOC(len);
   if( !p->null_text ) return 1;
   memcpy(p->null_text, text, len);
   p->null_len = len;
+  p->null_list = memchr(text, 0, len)!=0;
   return 0;
 }
 

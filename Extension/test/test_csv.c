@@ -90,16 +90,17 @@ typedef struct Cfg {
   const char *null_marker;
   size_t max_field;          /* 0: default */
   int abort_at;
+  size_t null_len;           /* 0: strlen(null_marker) */
 } Cfg;
 
-static const Cfg kDefault = {0, 0, 0, 0, 0, 0};
+static const Cfg kDefault = {0, 0, 0, 0, 0, 0, 0};
 
 static sq_csv_parser *new_reader(const Cfg *cfg, Log *l){
   sq_csv_parser *p = sq_csv_new(on_event, l);
   sq_csv_set_options(p, cfg->opts);
   if( cfg->delim ) SQ_CHECK(sq_csv_set_delimiter(p, cfg->delim)==0);
   if( cfg->quote ) SQ_CHECK(sq_csv_set_quote(p, cfg->quote==-1 ? 0 : cfg->quote)==0);
-  if( cfg->null_marker ) sq_csv_set_null(p, cfg->null_marker, strlen(cfg->null_marker));
+  if( cfg->null_marker ) sq_csv_set_null(p, cfg->null_marker, cfg->null_len ? cfg->null_len : strlen(cfg->null_marker));
   if( cfg->max_field ) sq_csv_set_max_field(p, cfg->max_field);
   return p;
 }
@@ -313,6 +314,16 @@ static void test_nulls(void){
     expect_cfg("NA,\nNA,\n", &c,
       "F 'NA' f8 r0.0 @0:1:1\nF '' f8 r0.1 @3:1:4\nR 2 r0 @0:1:1 end 3\n"
       "F NULL f0 r1.0 @4:2:1\nF NULL f0 r1.1 @7:2:4\nR 2 r1 @4:2:1 end 7\nOK 2 records");
+  }
+  {
+    /* several markers, NUL-separated: each one is NULL, quoted or longer it is text */
+    Cfg c = kDefault;
+    c.null_marker = "NA\0\\N\0-";
+    c.null_len = 7;
+    expect_cfg("NA,\\N,-,N,NAN,\"-\",--\n", &c,
+      "F NULL f0 r0.0 @0:1:1\nF NULL f0 r0.1 @3:1:4\nF NULL f0 r0.2 @6:1:7\nF 'N' f0 r0.3 @8:1:9\n"
+      "F 'NAN' f0 r0.4 @10:1:11\nF '-' f1 r0.5 @14:1:15\nF '--' f0 r0.6 @18:1:19\nR 7 r0 @0:1:1 end 20\n"
+      "OK 1 records");
   }
 }
 

@@ -109,6 +109,17 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
         #expect(try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = 'late'") == 0)
     }
 
+    /// ``CSVImportOptions/nullTexts``: several texts read as NULL (unquoted only), with
+    /// ``CSVImportOptions/nullText``; the inference then sees numbers.
+    @Test func severalNullTexts() throws {
+        let csv = "a,b\n1,NA\n-,2\n\\N,\"NA\"\n"
+        var o = CSVImportOptions(nullText: "\\N", createTable: true)
+        o.nullTexts = ["NA", "-"]
+        #expect(try db.importCSV(bytes: Array(csv.utf8), into: "nulls", options: o) == 3)
+        #expect(try rows("SELECT quote(a), quote(b) FROM nulls") == ["1,NULL", "NULL,'2'", "NULL,'NA'"])
+        #expect(try rows("SELECT name || ' ' || type FROM pragma_table_info('nulls')") == ["a INTEGER", "b TEXT"])
+    }
+
     /// ``CSVImportOptions/columnTypes``: the declared type replaces the inferred one; a
     /// declared INTEGER checks every value, and a value that does not fit says the type was
     /// declared; a name the file lacks is an error.

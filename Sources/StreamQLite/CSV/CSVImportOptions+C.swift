@@ -17,7 +17,10 @@ extension CSVImportOptions {
         o.empty_string = emptyIsNull ? 0 : 1
         o.pad_short = padShortRecords ? 1 : 0
         o.max_field = maxField
-        guard var null = nullText, !null.isEmpty else { return try body(&o) }
+        // the markers NUL-separated (`sq_csv_set_null`); empty ones (the empty field's rule) left out
+        let markers = ((nullText.map { [$0] } ?? []) + nullTexts).filter { !$0.isEmpty && !$0.utf8.contains(0) }
+        guard !markers.isEmpty else { return try body(&o) }
+        var null = markers.joined(separator: "\u{0}")
         return try null.withUTF8 { p in
             try p.withMemoryRebound(to: CChar.self) { c in
                 o.null_text = c.baseAddress

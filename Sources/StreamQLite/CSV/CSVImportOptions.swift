@@ -27,6 +27,8 @@ public struct CSVImportOptions: Sendable {
     public var quote: Unicode.Scalar?
     /// An unquoted field equal to this text is NULL (e.g. `"NA"`, `"\\N"`); quoted it stays text.
     public var nullText: String?
+    /// More texts an unquoted field equal to is NULL, besides ``nullText`` (`["NA", "-"]`).
+    public var nullTexts: [String] = []
     /// An empty unquoted field is NULL (default `true`) or `''`; a quoted `""` is always `''`.
     public var emptyIsNull: Bool
     /// A record with fewer fields than the header is an error (default `false`) or padded with NULLs.

@@ -44,9 +44,9 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Accepted for scripts written before missing tables were always created: a missing table is created either way; with --create, appending to an existing table is said.")
     var create = false
 
-    @Option(help: ArgumentHelp("A CSV field holding exactly TEXT is NULL (for example NA, as R writes a missing value).",
+    @Option(help: ArgumentHelp("A CSV field holding exactly TEXT is NULL (for example NA, as R writes a missing value; repeatable).",
                                valueName: "TEXT"))
-    var null: String?
+    var null: [String] = []
 
     @Option(help: ArgumentHelp("Update the row with the same KEY instead of failing (repeat for a composite key).",
                                valueName: "KEY"))
@@ -97,7 +97,7 @@ struct ImportCommand: ParsableCommand {
             let parts = t.split(separator: "=", maxSplits: 1)
             return (String(parts[0]), String(parts[1]).trimmingCharacters(in: .whitespaces))
         }, uniquingKeysWith: { _, last in last })
-        let options = ImportSettings(createTable: true, upsertKeys: upsert, nullText: null, inferRecords: inferRecords,
+        let options = ImportSettings(createTable: true, upsertKeys: upsert, nullTexts: null, inferRecords: inferRecords,
                                      columnTypes: columnTypes)
         let existed = FileManager.default.fileExists(atPath: database)
         let db = try Database(path: database)
@@ -213,7 +213,7 @@ enum ImportFormat: String, ExpressibleByArgument, CaseIterable {
 struct ImportSettings {
     var createTable: Bool
     var upsertKeys: [String]
-    var nullText: String?
+    var nullTexts: [String]
     var inferRecords: Int
     var columnTypes: [String: String]
 
@@ -307,8 +307,8 @@ struct ImportSource {
     func run(into db: Database, settings: ImportSettings, progress: ImportProgress) throws -> Int {
         switch format {
         case .csv:
-            var options = CSVImportOptions(nullText: settings.nullText, createTable: settings.createTable,
-                                           onConflict: settings.onConflict)
+            var options = CSVImportOptions(createTable: settings.createTable, onConflict: settings.onConflict)
+            options.nullTexts = settings.nullTexts
             options.inferRecords = settings.inferRecords
             options.columnTypes = settings.columnTypes
             return try db.importCSV(contentsOfFile: readPath, into: table, options: options) {
