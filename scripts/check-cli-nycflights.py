@@ -32,19 +32,14 @@ import tarfile
 import tempfile
 import zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from extcheck import Tally  # noqa: E402
+
 CLI = os.path.abspath(sys.argv[1])
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.path.join(ROOT, "build", "nycflights13")
-passed = failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL:", what, flush=True)
+tally = Tally("nycflights13")
+check = tally.check
 
 
 def data_files(tmp):
@@ -149,9 +144,8 @@ def main():
         check(p.returncode == 0 and reported and all(abs(reported[k] - round(python[k], 2)) < 1e-9 for k in reported)
               and set(reported) == set(python),
               f"report --value avg(dep_delay): {p.returncode} {p.stderr[:200]} {list(reported.items())[:3]}")
-    print(f"nycflights13: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    tally.finish()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

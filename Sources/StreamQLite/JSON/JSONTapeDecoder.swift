@@ -1443,25 +1443,43 @@ protocol JSONIntDictionaryDecodable {
 
 extension Dictionary: JSONIntDictionaryDecodable where Key == Int, Value: Decodable {
     static func decodeIntKeyed(from decoder: JSONTapeDecoder, at index: Int) throws -> Self {
-        let t = decoder.tokens[index]
-        guard t.kind == JSONKind.object else {
-            decoder.current = index
-            return try Self(from: decoder)
-        }
-        var result: [Int: Value] = [:]
-        var j = index + 1
-        let end = Int(t.length)
-        decoder.intKeyObjects.append(index)
-        defer { decoder.intKeyObjects.removeLast() }
-        while j < end {
-            let name = decoder.string(at: j)
+        try decoder.decodeMembers(Self.self, at: index, marking: \.intKeyObjects) { name in
             guard let key = Int(name) else {
                 throw DecodingError.typeMismatch(Int.self, .init(
                     codingPath: decoder.path(to: index) + [JSONIntDictionaryKey(name, nil)],
                     debugDescription: "Expected Int key but found String key instead."))
             }
-            if result[key] == nil { result[key] = try decoder.unwrap(Value.self, at: j + 1) }
-            j = decoder.next(j + 1)
+            return key
+        }
+    }
+}
+
+extension JSONTapeDecoder {
+    /// A dictionary read member by member from the object at token `index` (anything else:
+    /// `Dictionary.init(from:)`'s own error, null or another kind of value): each member's
+    /// key made by `key` from its name, every value decoded, the first of equal keys kept.
+    /// `marking`, when given, lists the object while its members are decoded (how coding
+    /// paths inside name its keys, see ``path(to:)``).
+    @inline(__always)
+    func decodeMembers<K: Hashable & Decodable, V: Decodable>(
+        _ type: [K: V].Type, at index: Int, marking marks: ReferenceWritableKeyPath<JSONTapeDecoder, [Int]>?,
+        key: (String) throws -> K
+    ) throws -> [K: V] {
+        let t = tokens[index]
+        guard t.kind == JSONKind.object else {
+            current = index
+            return try [K: V](from: self)
+        }
+        var result: [K: V] = [:]
+        var j = index + 1
+        let end = Int(t.length)
+        if let marks { self[keyPath: marks].append(index) }
+        defer { if let marks { self[keyPath: marks].removeLast() } }
+        while j < end {
+            let k = try key(string(at: j))
+            let value = try unwrap(V.self, at: j + 1)
+            if result[k] == nil { result[k] = value }
+            j = next(j + 1)
         }
         return result
     }
@@ -1480,26 +1498,8 @@ protocol JSONStringDictionaryDecodable {
 
 extension Dictionary: JSONStringDictionaryDecodable where Key == String, Value: Decodable {
     static func decodeKeepingKeys(from decoder: JSONTapeDecoder, at index: Int) throws -> Self {
-        let t = decoder.tokens[index]
-        guard t.kind == JSONKind.object else {
-            // `Dictionary.init(from:)`'s own error (null, another kind of value).
-            decoder.current = index
-            return try Self(from: decoder)
-        }
-        var result: [String: Value] = [:]
-        var j = index + 1
-        let end = Int(t.length)
         // Coding paths inside name this object's keys as the document has them.
-        let converts = decoder.options.keys.converts
-        if converts { decoder.rawKeyObjects.append(index) }
-        defer { if converts { decoder.rawKeyObjects.removeLast() } }
-        while j < end {
-            let key = decoder.string(at: j)
-            let value = try decoder.unwrap(Value.self, at: j + 1)
-            if result[key] == nil { result[key] = value }
-            j = decoder.next(j + 1)
-        }
-        return result
+        try decoder.decodeMembers(Self.self, at: index, marking: decoder.options.keys.converts ? \.rawKeyObjects : nil) { $0 }
     }
 }
 
