@@ -12,8 +12,9 @@
 
 /* A week key 'YYYY-WW' (iso = 0) or ISO 'YYYY-Www' (iso = 1), exactly those
 ** bytes (no spaces); the year has 4 digits, or 5 or 6 without a leading
-** zero (years of other calendars: hebrew 5785, or past Gregorian 9999).  Returns 1 and sets year and week (not yet checked
-** against any calendar: 00 and 54 parse), or 0 if malformed. */
+** zero (years of other calendars: hebrew 5785, or past Gregorian 9999).
+** Returns 1 and sets year and week (not yet checked against any calendar:
+** 00 and 54 parse), or 0 if malformed. */
 int sq_week_key_parse(const char *z, int n, int *year, int *week, int *iso);
 
 /* The first day of week `week` of week year `year`, or 0 when that year has

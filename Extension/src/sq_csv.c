@@ -192,7 +192,6 @@ static int extra_field(sq_csv_parser *p, uint64_t k){
   return SQ_CSV_OK;
 }
 
-/* Delivers the current field: content `t`/`n` (t may be NULL when n==0). */
 /* Whether t[0..n) is one of several NULL markers (null_list). */
 static int null_marker_in_list(const sq_csv_parser *p, const char *t, size_t n){
   const char *m = p->null_text, *end = p->null_text + p->null_len;
@@ -205,6 +204,7 @@ static int null_marker_in_list(const sq_csv_parser *p, const char *t, size_t n){
   return 0;
 }
 
+/* Delivers the current field: content `t`/`n` (t may be NULL when n==0). */
 static inline int emit_field(sq_csv_parser *p, const char *t, size_t n, unsigned flags){
   sq_csv_event *e = &p->ev;
   int rc;

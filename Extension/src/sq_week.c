@@ -1686,8 +1686,9 @@ static int lw_filter(sqlite3_vtab_cursor *p, int idxNum, const char *idxStr,
     UErrorCode st = U_ZERO_ERROR;
     cur->loc.cal = ucal_clone(L->cal, &st);
     if( U_FAILURE(st) || !cur->loc.cal ){
+      /* (ICU fails a clone for want of memory) */
       if( cur->loc.cal ){ ucal_close(cur->loc.cal); cur->loc.cal = 0; }
-      return st == U_MEMORY_ALLOCATION_ERROR || !cur->loc.cal ? SQLITE_NOMEM : SQLITE_ERROR;
+      return SQLITE_NOMEM;
     }
   }
   if( argc > 3 && !(Z = get_zone(0, c, K_SERIES, argv[3])) ) return lw_fail(p);

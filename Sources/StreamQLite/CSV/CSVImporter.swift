@@ -174,14 +174,17 @@ final class CSVImporter: ProgressCountingImporter {
         return out
     }
 
-    /// The check a declared type puts on every value (as inference would for that type), or 0.
+    /// The check a declared type puts on every value (as inference would for that type), or 0:
+    /// by the ingest core's reading of a declared type (`sq_ingest_declared_type`: SQLite's
+    /// affinity, and whether it is a date column).
     private func declaredRequirement(_ type: String) -> Int32 {
-        let t = type.uppercased()
-        if t.contains("INT") { return Int32(SQ_CSV_T_INTEGER) }
-        if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") { return Int32(SQ_CSV_T_REAL) }
-        if t.contains("DATETIME") || t.contains("TIMESTAMP") { return Int32(SQ_CSV_T_DATETIME) }
-        if t.contains("DATE") { return Int32(SQ_CSV_T_DATE) }
-        return 0
+        switch String(cString: sq_ingest_declared_type(type, -1)) {
+        case "INTEGER": return Int32(SQ_CSV_T_INTEGER)
+        case "REAL": return Int32(SQ_CSV_T_REAL)
+        case "DATETIME": return Int32(SQ_CSV_T_DATETIME)
+        case "DATE": return Int32(SQ_CSV_T_DATE)
+        default: return 0
+        }
     }
 
     /// Inference is done: create the table, set up the driver and replay the sample.
