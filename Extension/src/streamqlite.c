@@ -33,6 +33,13 @@
 **                                     name beside streamqlite.so, so a host that can
 **                                     only name a file gets the no-read entry point
 **                                     by default (.load streamqlite_noread)
+**   sqlite3_modstreamqlite_init       sqlite3_streamqlite_init and
+**   sqlite3_modstreamqlitenoread_init sqlite3_streamqlite_noread_init under the names
+**                                     SQLite derives from mod_streamqlite.so and
+**                                     mod_streamqlite_noread.so: the Debian package
+**                                     puts those in the loader's path, so
+**                                     `.load mod_streamqlite` needs no path (as
+**                                     `.load mod_spatialite` does)
 **
 ** A json_stream or csv_stream table (CREATE VIRTUAL TABLE … USING
 ** json_stream/csv_stream) can only live in the temp schema, so no database
@@ -140,5 +147,21 @@ __declspec(dllexport)
 #endif
 int sqlite3_streamqlitenoread_init(sqlite3 *db, char **pzErrMsg,
                                    const sqlite3_api_routines *pApi){
+  return sqlite3_streamqlite_noread_init(db, pzErrMsg, pApi);
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_modstreamqlite_init(sqlite3 *db, char **pzErrMsg,
+                                const sqlite3_api_routines *pApi){
+  return sqlite3_streamqlite_init(db, pzErrMsg, pApi);
+}
+
+#ifdef _WIN32
+__declspec(dllexport)
+#endif
+int sqlite3_modstreamqlitenoread_init(sqlite3 *db, char **pzErrMsg,
+                                      const sqlite3_api_routines *pApi){
   return sqlite3_streamqlite_noread_init(db, pzErrMsg, pApi);
 }
