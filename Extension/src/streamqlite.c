@@ -125,43 +125,30 @@ static int sq_register_all(sqlite3 *db, char **pzErrMsg, int with_files){
 }
 
 #ifdef _WIN32
-__declspec(dllexport)
+# define SQ_EXPORT __declspec(dllexport)
+#else
+# define SQ_EXPORT
 #endif
-int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg,
-                             const sqlite3_api_routines *pApi){
+
+SQ_EXPORT int sqlite3_streamqlite_init(sqlite3 *db, char **pzErrMsg,
+                                       const sqlite3_api_routines *pApi){
   SQLITE_EXTENSION_INIT2(pApi);
   return sq_register_all(db, pzErrMsg, 1);
 }
 
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
-int sqlite3_streamqlite_noread_init(sqlite3 *db, char **pzErrMsg,
-                                    const sqlite3_api_routines *pApi){
+SQ_EXPORT int sqlite3_streamqlite_noread_init(sqlite3 *db, char **pzErrMsg,
+                                              const sqlite3_api_routines *pApi){
   SQLITE_EXTENSION_INIT2(pApi);
   return sq_register_all(db, pzErrMsg, 0);
 }
 
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
-int sqlite3_streamqlitenoread_init(sqlite3 *db, char **pzErrMsg,
-                                   const sqlite3_api_routines *pApi){
-  return sqlite3_streamqlite_noread_init(db, pzErrMsg, pApi);
-}
-
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
-int sqlite3_modstreamqlite_init(sqlite3 *db, char **pzErrMsg,
-                                const sqlite3_api_routines *pApi){
-  return sqlite3_streamqlite_init(db, pzErrMsg, pApi);
-}
-
-#ifdef _WIN32
-__declspec(dllexport)
-#endif
-int sqlite3_modstreamqlitenoread_init(sqlite3 *db, char **pzErrMsg,
-                                      const sqlite3_api_routines *pApi){
-  return sqlite3_streamqlite_noread_init(db, pzErrMsg, pApi);
-}
+/* The same entry points under the names SQLite derives from other file names
+** (ENTRY POINTS above). */
+#define SQ_ENTRY_ALIAS(alias, target)                                      \
+  SQ_EXPORT int alias(sqlite3 *db, char **pzErrMsg,                        \
+                      const sqlite3_api_routines *pApi){                   \
+    return target(db, pzErrMsg, pApi);                                     \
+  }
+SQ_ENTRY_ALIAS(sqlite3_streamqlitenoread_init, sqlite3_streamqlite_noread_init)
+SQ_ENTRY_ALIAS(sqlite3_modstreamqlite_init, sqlite3_streamqlite_init)
+SQ_ENTRY_ALIAS(sqlite3_modstreamqlitenoread_init, sqlite3_streamqlite_noread_init)

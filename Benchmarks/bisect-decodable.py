@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""Finds the commits that moved the cost of decoding rows into a plain `Decodable` struct.
+
+    python3 Benchmarks/bisect-decodable.py [--from c8a4a63] [--to ec499a0] [--also main] [--threshold 15]
+
+For a commit, the one fixed client Benchmarks/DecodableBisect (from this checkout, whatever the
+commit) is built in release against that commit's library (its tree from `git archive`, so
+nothing in this checkout changes), then:
+  - instructions per row (callgrind, exact whatever the load): the decoder over 100,000 rows
+    less over none, / 100,000, and the same for the raw sqlite3_step/sqlite3_column_* loop;
+  - time: REPS alternating pairs (raw, Decodable) in one process, the median of the pairs'
+    CPU-time ratios (Decodable / raw).
+The bisection measures both ends of the first-parent range, then the middle of every stretch
+whose ends differ by more than --threshold instructions per row, until each such stretch is
+one commit: those are the commits that moved the figure. Results are kept in
+WORK/results.json (a rerun measures only what is new); the table goes to standard output.
+Needs valgrind and the Swift toolchain; WORK (default /tmp/sq-bisect) holds about 150 MB per commit
+while it builds.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CLIENT = os.path.join(REPO, "Benchmarks", "DecodableBisect")
+ROWS = 100_000
+
+
+def git(*args):
+    return subprocess.run(["git", "-C", REPO, *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def callgrind(binary, db, variant, rows, work):
+    out = os.path.join(work, "callgrind.out")
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, "profile", db, variant, str(rows)],
+                   check=True, capture_output=True)
+    for line in open(out):
+        if line.startswith("summary:"):
+            return int(line.split()[1])
+    raise RuntimeError("no summary in callgrind output")
+
+
+def measure(sha, a, results):
+    if sha in results:
+        return results[sha]
+    short = sha[:7]
+    src = os.path.join(a.work, f"src-{short}", "streamqlite")
+    build = os.path.join(a.work, f"build-{short}")
+    shutil.rmtree(os.path.dirname(src), ignore_errors=True)
+    os.makedirs(src)
+    subprocess.run(f"git -C {REPO} archive {sha} | tar -x -C {src}", shell=True, check=True)
+    env = dict(os.environ, STREAMQLITE_LIB=src)
+    print(f"bisect: {short}: building", file=sys.stderr, flush=True)
+    b = subprocess.run(["swift", "build", "-c", "release", "--package-path", CLIENT, "--scratch-path", build],
+                       env=env, capture_output=True, text=True)
+    if b.returncode != 0:
+        print(b.stdout[-3000:], b.stderr[-3000:], file=sys.stderr)
+        raise SystemExit(f"bisect: {short} does not build")
+    binary = os.path.join(a.work, f"bin-{short}")
+    subprocess.run(["strip", "--strip-debug", "-o", binary, os.path.join(build, "release", "DecodableBisect")], check=True)
+    shutil.rmtree(build)
+    shutil.rmtree(os.path.dirname(src))
+    db = os.path.join(a.work, "tasks.db")
+    if not os.path.exists(db):
+        subprocess.run([binary, "make", db], check=True)
+    per_row = {}
+    for v in ("raw", "decodable"):
+        per_row[v] = (callgrind(binary, db, v, ROWS, a.work) - callgrind(binary, db, v, 0, a.work)) / ROWS
+    t = subprocess.run([binary, "time", db, str(a.reps)], check=True, capture_output=True, text=True).stdout.split()
+    r = {"sha": sha, "date": git("log", "-1", "--format=%ad", "--date=format:%m-%d %H:%M", sha),
+         "subject": git("log", "-1", "--format=%s", sha), "raw": round(per_row["raw"], 1),
+         "decodable": round(per_row["decodable"], 1), "time": float(t[0]), "times": [float(x) for x in t[1:]]}
+    results[sha] = r
+    json.dump(results, open(os.path.join(a.work, "results.json"), "w"), indent=1)
+    print(f"bisect: {short}: {r['decodable']} instructions a row (raw {r['raw']}), time {r['time']}×", file=sys.stderr, flush=True)
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--from", dest="lo", default="c8a4a63")
+    ap.add_argument("--to", dest="hi", default="ec499a0")
+    ap.add_argument("--also", action="append", default=[], help="commits measured besides (e.g. main)")
+    ap.add_argument("--threshold", type=float, default=15.0, help="instructions a row that count as a move")
+    ap.add_argument("--reps", type=int, default=7, help="alternating pairs for the time ratio")
+    ap.add_argument("--work", default="/tmp/sq-bisect")
+    a = ap.parse_args()
+    os.makedirs(a.work, exist_ok=True)
+    path = os.path.join(a.work, "results.json")
+    results = json.load(open(path)) if os.path.exists(path) else {}
+    commits = [git("rev-parse", a.lo)] + git("rev-list", "--first-parent", "--reverse", f"{a.lo}..{a.hi}").split()
+    movers = []
+
+    def bisect(i, j):
+        ri, rj = measure(commits[i], a, results), measure(commits[j], a, results)
+        if abs(rj["decodable"] - ri["decodable"]) <= a.threshold:
+            return
+        if j == i + 1:
+            movers.append((commits[i], commits[j]))
+            return
+        m = (i + j) // 2
+        bisect(i, m)
+        bisect(m, j)
+
+    bisect(0, len(commits) - 1)
+    extra = [measure(git("rev-parse", c), a, results) for c in a.also]
+    print(f"Decodable rows, {ROWS:,} rows (instructions a row: callgrind) and time (median of {a.reps} "
+          f"alternating pairs, Decodable / raw C loop); {len(commits)} first-parent commits {a.lo}..{a.hi}\n")
+    print("| commit | date | subject | Decodable instr./row | Δ | raw instr./row | time × raw |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    ends = [commits[0], commits[-1]]
+    rows = [(results[ends[0]], None)] + [(results[h], results[l]) for l, h in movers] + [(results[ends[1]], results[ends[0]])] \
+        + [(r, results[ends[1]]) for r in extra]
+    for r, before in rows:
+        delta = f"{r['decodable'] - before['decodable']:+.0f}" if before else ""
+        print(f"| {r['sha'][:7]} | {r['date']} | {r['subject'][:70]} | {r['decodable']:.0f} | {delta} | {r['raw']:.0f} | {r['time']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
