@@ -66,17 +66,35 @@ public class StatementCursor {
     deinit { if !done { sqlite3_reset(stmt) } }
 
     /// Steps; true when a row is ready. Resets the statement when done or failed.
+    ///
+    /// Inlined into every `next()`, so only the row-to-row step is here: the first step
+    /// (which checks for a re-prepared statement), the end and errors are calls. A small
+    /// `next()` is inlined into the caller's loop in turn, and there a `Decodable` row
+    /// type's `init(from:)` is inlined with ``RowDecoder`` known, instead of being called
+    /// through an `any Decoder` (BENCHMARKS.md, "Fetching rows in Swift").
     @inlinable @inline(__always)
     final func advance() throws -> Bool {
-        if _slowPath(done) { return false }
-        let rc: Int32
-        if _fastPath(started) {
-            rc = statement.stepNext()
-        } else {
-            started = true
-            rc = statement.stepFirst()
+        if _fastPath(started && !done) {
+            let rc = statement.stepNext()
+            if _fastPath(rc == SQLITE_ROW) { return true }
+            return try finish(rc)
         }
-        if _fastPath(rc == SQLITE_ROW) { return true }
+        return try advanceFirst()
+    }
+
+    /// The first step of a run, or any step once done.
+    @usableFromInline @inline(never)
+    final func advanceFirst() throws -> Bool {
+        if done { return false }
+        started = true
+        let rc = statement.stepFirst()
+        if rc == SQLITE_ROW { return true }
+        return try finish(rc)
+    }
+
+    /// The end of the rows (false) or a failed step (throws); the statement is reset either way.
+    @usableFromInline @inline(never)
+    final func finish(_ rc: Int32) throws -> Bool {
         done = true
         if rc == SQLITE_DONE { sqlite3_reset(stmt); return false }
         throw statement.stepFailed(rc)

@@ -147,15 +147,19 @@ public final class RowDecoder: Decoder {
 
     /// The container of the last key type (a `KeyedDecodingContainerThunk`), and that type.
     @exclusivity(unchecked) var containerThunk: AnyObject?
+    /// The same thunk, unretained: read on every row without a retain and release (the
+    /// decoder owns it through `containerThunk`).
+    @exclusivity(unchecked) var containerThunkRef: Unmanaged<AnyObject>?
     @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
 
     public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
-            // The decoder keeps the thunk alive: use it without retaining it.
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedDecodingContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
+        if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunkRef {
+            return thunk._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedDecodingContainerThunk<Key>.self).make() }
         }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), state: state))
-        containerThunk = KeyedDecodingContainerThunk(holding: container)
+        let thunk = KeyedDecodingContainerThunk(holding: container)
+        containerThunk = thunk
+        containerThunkRef = Unmanaged.passUnretained(thunk)
         containerKeyType = ObjectIdentifier(Key.self)
         return container
     }
@@ -287,20 +291,21 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return isNil ? nil : try decode(T.self, forKey: key)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(type, key) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(type, key) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(type, key) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(type, key) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(type, key) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(type, key) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(type, key) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(type, key) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(type, key) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(type, key) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(type, key) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(type, key) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(type, key) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
+    // Inlined into the witnesses the stdlib's container box calls: one call a property, not two.
+    @inline(__always) func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try read(type, key) }
+    @inline(__always) func decode(_ type: String.Type, forKey key: Key) throws -> String { try read(type, key) }
+    @inline(__always) func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try read(type, key) }
+    @inline(__always) func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try read(type, key) }
+    @inline(__always) func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try read(type, key) }
+    @inline(__always) func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try read(type, key) }
+    @inline(__always) func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try read(type, key) }
+    @inline(__always) func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try read(type, key) }
+    @inline(__always) func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try read(type, key) }
+    @inline(__always) func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try read(type, key) }
+    @inline(__always) func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try read(type, key) }
+    @inline(__always) func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try read(type, key) }
+    @inline(__always) func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try read(type, key) }
+    @inline(__always) func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try read(type, key) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decoder.decodeNested(type, key) }
 
     /// The column's JSON object (see ``JSONColumnDecoder``).
