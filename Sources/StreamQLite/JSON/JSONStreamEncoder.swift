@@ -267,14 +267,14 @@ final class JSONStreamEncoder: Encoder {
         let depth = out.frames.count
         let keyType = ObjectIdentifier(Key.self)
         if _fastPath(depth < quickSlotCount), let q = quickSlots[depth], q.keyType == keyType,
-           q.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+           q.box.isSoleReference {
             // The last container of this depth (no array traffic).
             q.cell.pointee = id
             return unsafeDowncast(q.thunk.takeUnretainedValue(), to: KeyedEncodingContainerThunk<Key>.self).make()
         }
         if depth < containerSlots.count {
             for slot in containerSlots[depth] where slot.keyType == keyType
-                && slot.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+                && slot.box.isSoleReference {
                 slot.cell.pointee = id
                 remember(slot, depth: depth)
                 return unsafeDowncast(slot.thunk, to: KeyedEncodingContainerThunk<Key>.self).make()
@@ -295,7 +295,7 @@ final class JSONStreamEncoder: Encoder {
             containerSlots[depth].append(slot)
         } else {
             let old = containerSlots[depth].removeFirst()
-            if old.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 { old.release() } else { retiredCells.append(old.cell) }
+            if old.box.isSoleReference { old.release() } else { retiredCells.append(old.cell) }
             containerSlots[depth].append(slot)
         }
         remember(slot, depth: depth)

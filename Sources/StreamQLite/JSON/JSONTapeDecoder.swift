@@ -423,7 +423,7 @@ extension JSONTapeDecoder {
             var k = 0
             while k < Self.slotsPerDepth {
                 let slot = base + k
-                if slot.pointee.keyType == id && slot.pointee.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1 {
+                if slot.pointee.keyType == id && slot.pointee.box.isSoleReference {
                     slot.pointee.frame.pointee.object = object
                     slot.pointee.frame.pointee.end = end
                     slot.pointee.frame.pointee.generation = generation
@@ -465,7 +465,7 @@ extension JSONTapeDecoder {
     /// Empties a slot; its frame is kept if a copy of its container may still read it.
     func release(_ slot: UnsafeMutablePointer<JSONContainerSlot>) {
         guard slot.pointee.keyType != nil else { return }
-        let alone = slot.pointee.box._withUnsafeGuaranteedRef({ _getRetainCount($0) }) == 1
+        let alone = slot.pointee.box.isSoleReference
         slot.pointee.thunk.release()
         if alone { slot.pointee.frame.pointee.freeNames(); slot.pointee.frame.deallocate() } else { retiredFrames.append(slot.pointee.frame) }
         slot.pointee.keyType = nil
