@@ -7,6 +7,7 @@
 #include "sq_file_table.h"
 #include "sq_files.h"
 #include "sq_pipe.h"
+#include "sq_threads.h"
 
 #include <string.h>
 #include <stdlib.h>
@@ -326,6 +327,183 @@ static void ft_pending_move(sq_ft_pending *to, sq_ft_pending *from){
   *to = *from;
   memset(from, 0, sizeof(*from));
   from->file.fd = -1;
+}
+
+/* ------------------------------------------------------------ rejecting records
+** The options on_error, max_errors, reject_table and a scan's rejects:
+** sq_reject.h's table and budget, for the typed tables. */
+
+int sq_ft_reject_option(sq_ft_vtab *vt, const char *key, const char *value, char **pzErr){
+  const char *zName = vt->fmt->zName;
+  *pzErr = 0;
+  if( sqlite3_stricmp(key, "on_error")==0 ){
+    if( sqlite3_stricmp(value, "skip")==0 ) vt->skip = 1;
+    else if( sqlite3_stricmp(value, "abort")==0 ) vt->skip = 0;
+    else *pzErr = sq_err_msg(sqlite3_mprintf("%s: on_error: expected abort or skip, got '%q'", zName, value));
+    return 1;
+  }
+  if( sqlite3_stricmp(key, "max_errors")==0 ){
+    int64_t n = -1;
+    double f = 0;
+    if( sq_reject_parse_max(value, &n, &f) ){
+      *pzErr = sq_err_msg(sqlite3_mprintf("%s: max_errors: expected a count of records (0, 1, 2…) or a "
+                                      "fraction of the records read (0 < F < 1), got '%q'", zName, value));
+    }
+    vt->max_errors = n;
+    vt->max_frac = f;
+    vt->max_errors_set = 1;
+    return 1;
+  }
+  if( sqlite3_stricmp(key, "reject_table")==0 ){
+    const char *dot = strchr(value, '.');
+    sqlite3_free(vt->zRejSchema);
+    sqlite3_free(vt->zRejTable);
+    if( dot ){
+      vt->zRejSchema = sqlite3_mprintf("%.*s", (int)(dot-value), value);
+      vt->zRejTable = sqlite3_mprintf("%s", dot+1);
+    }else{
+      vt->zRejSchema = sqlite3_mprintf("main");
+      vt->zRejTable = sqlite3_mprintf("%s", value);
+    }
+    if( !vt->zRejSchema || !vt->zRejTable ){
+      *pzErr = SQ_ERR_NOMEM;
+    }else if( !vt->zRejSchema[0] || !vt->zRejTable[0] ){
+      *pzErr = sq_err_msg(sqlite3_mprintf("%s: reject_table: expected name or schema.name, got '%q'", zName, value));
+    }
+    return 1;
+  }
+  return 0;
+}
+
+char *sq_ft_reject_check(sq_ft_vtab *vt){
+  const char *zName = vt->fmt->zName;
+  char *m, *err;
+  if( !vt->skip ){
+    if( vt->zRejTable ) return sq_err_msg(sqlite3_mprintf("%s: reject_table needs on_error='skip'", zName));
+    if( vt->max_errors_set ) return sq_err_msg(sqlite3_mprintf("%s: max_errors needs on_error='skip'", zName));
+    return 0;
+  }
+  if( !vt->zRejTable ){
+    return sq_err_msg(sqlite3_mprintf("%s: on_error='skip' needs reject_table='name': every skipped "
+                                  "record gets a row there", zName));
+  }
+  if( !vt->max_errors_set ) vt->max_errors = -1;
+  m = sq_reject_table_check(vt->db, vt->zRejSchema, vt->zRejTable);
+  if( !m ){
+    /* a missing one is made now, with the virtual table: made while a scan
+    ** runs, it would change a schema under the statement that scans (a
+    ** CREATE TABLE … AS SELECT would fail, or make a second table of the
+    ** same name when it names the reject table) */
+    int rc = sq_reject_table_make(vt->db, vt->zRejSchema, vt->zRejTable);
+    if( rc==SQLITE_OK ) return 0;
+    if( rc==SQLITE_NOMEM ) return SQ_ERR_NOMEM;
+    return sq_err_msg(sqlite3_mprintf("%s: reject_table %s.%s: %s", zName, vt->zRejSchema, vt->zRejTable,
+                                      sqlite3_errmsg(vt->db)));
+  }
+  err = m==SQ_ERR_NOMEM ? m : sq_err_msg(sqlite3_mprintf("%s: %s", zName, m));
+  sq_err_free(m);
+  return err;
+}
+
+/* A statement that writes is running on db. */
+static int rej_writer_busy(sqlite3 *db){
+  sqlite3_stmt *st = 0;
+  while( (st = sqlite3_next_stmt(db, st))!=0 ){
+    if( sqlite3_stmt_busy(st) && !sqlite3_stmt_readonly(st) ) return 1;
+  }
+  return 0;
+}
+
+int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr){
+  sq_ft_vtab *vt = c->vt;
+  char *m = 0;
+  if( !vt->skip ) return SQLITE_OK;
+  sq_reject_budget_init(&c->rejBudget, vt->max_errors, vt->max_frac, "max_errors");
+  if( sqlite3_table_column_metadata(vt->db, vt->zRejSchema, vt->zRejTable, 0, 0, 0, 0, 0, 0)!=SQLITE_OK
+      && rej_writer_busy(vt->db) ){
+    /* dropped since the CREATE: making it now would change a schema under
+    ** the statement that writes (SQLite aborts a CREATE TABLE … AS SELECT) */
+    *pzErr = sqlite3_mprintf("%s: reject_table %s.%s was dropped after the virtual table was made: "
+                             "make the virtual table again (it makes the reject table) or the reject "
+                             "table itself before a statement that writes reads it", vt->fmt->zName,
+                             vt->zRejSchema, vt->zRejTable);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  /* (checked again: the table may have been dropped or made since the CREATE) */
+  c->rejSink = sq_reject_sink_open(vt->db, vt->zRejSchema, vt->zRejTable, &m);
+  if( !c->rejSink ){
+    *pzErr = sqlite3_mprintf("%s: %s", vt->fmt->zName, m ? m : "out of memory");
+    sqlite3_free(m);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r){
+  sq_ft_cursor *c = (sq_ft_cursor*)cursor;
+  char *reason = c->vt->fmt->xReason(c, r);
+  int rc;
+  if( !reason ) return SQ_INGEST_NOMEM;
+  rc = c->pipe ? sq_ft_pipe_reject(c, r, reason) : sq_ft_reject_take(c, c->zFile, r, reason);
+  sqlite3_free(reason);
+  return rc;
+}
+
+int sq_ft_reject_take(sq_ft_cursor *c, const char *file, const sq_ingest_reject *r, const char *reason){
+  char *m = 0;
+  int stop = sq_reject_budget_add(&c->rejBudget, reason, &m);
+  if( !stop ) stop = sq_reject_sink_write(c->rejSink, file, r, reason, &m)!=SQLITE_OK;
+  if( !stop ) return SQ_INGEST_CONTINUE;
+  sq_err_free(c->zRejErr);
+  c->zRejErr = m ? sq_err_msg(sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m)) : SQ_ERR_NOMEM;
+  sqlite3_free(m);
+  return 1;
+}
+
+int sq_ft_reject_end(sq_ft_cursor *c, sqlite3_int64 records){
+  char *m = 0;
+  if( !c->vt->skip || !sq_reject_budget_end(&c->rejBudget, records, &m) ) return SQLITE_OK;
+  sq_err_free(c->zRejErr);
+  c->zRejErr = m ? sq_err_msg(sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m)) : SQ_ERR_NOMEM;
+  sqlite3_free(m);
+  return SQLITE_ERROR;
+}
+
+void sq_ft_reject_reset(sq_ft_cursor *c){
+  sq_reject_sink_close(c->rejSink);
+  c->rejSink = 0;
+  sq_reject_budget_clear(&c->rejBudget);
+  sq_err_free(c->zRejErr);
+  c->zRejErr = 0;
+}
+
+/* The table-valued functions (csv_stream('f', 'on_error=skip'),
+** json_stream('f', 'on_error=skip')) refuse the reject options: a
+** function's arguments are values of the statement, which may come from
+** the rows of a table (FROM jobs, csv_stream(jobs.file, jobs.options)), so
+** a database file someone else made could name the table to write; and a
+** SELECT says it writes nothing (sqlite3_stmt_readonly), which hosts rely
+** on.  A typed table's reject table is named in the user's own CREATE
+** statement, in the temp schema. */
+char *sq_ft_reject_function_option(const char *zName, const char *key, int nkey){
+  static const char *const opts[] = { "on_error", "max_errors", "reject_table" };
+  int i;
+  while( nkey>0 && (key[0]==' ' || key[0]=='\t') ){ key++; nkey--; }
+  while( nkey>0 && (key[nkey-1]==' ' || key[nkey-1]=='\t') ) nkey--;
+  for(i=0; i<3; i++){
+    if( nkey==(int)strlen(opts[i]) && sqlite3_strnicmp(key, opts[i], nkey)==0 ){
+      return sq_err_msg(sqlite3_mprintf("%s: %s is an option of the typed table (CREATE VIRTUAL TABLE "
+                             "temp.name USING %s(filename=…, on_error=skip, reject_table=…)), "
+                             "not of the function: a SELECT writes no table, and a function's "
+                             "arguments may come from the rows of a table", zName, opts[i], zName));
+    }
+  }
+  return 0;
+}
+
+void sq_ft_reject_free(sq_ft_vtab *vt){
+  sqlite3_free(vt->zRejSchema);
+  sqlite3_free(vt->zRejTable);
 }
 
 /* ------------------------------------------------------------ vtab */
