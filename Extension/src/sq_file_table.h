@@ -179,13 +179,6 @@ struct sq_ft_format {
 
 int sq_ft_register(sqlite3 *db, const sq_ft_format *fmt);
 
-/* sq_files_expand with `add` for each name or glob (sq_files_add expands
-** globs; sq_files_push keeps the entry as it is: the list parser alone,
-** for the fuzz harness). */
-typedef int (*sq_files_add_fn)(sq_files *f, const char *entry, char **pzErr);
-int sq_files_expand_with(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr);
-int sq_files_push(sq_files *f, const char *name, char **pzErr);
-
 /* The longest record: 64 MiB or SQLITE_LIMIT_LENGTH, whichever is smaller. */
 sqlite3_int64 sq_ft_max_record(sqlite3 *db);
 
