@@ -11,7 +11,8 @@
 **     is accepted;
 **   - a name that is not a list is taken as one entry, as written.
 */
-#include "sq_file_table.h"
+#include "sq_internal.h"
+#include "sq_files.h"
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,7 +26,7 @@
 ** 64 KiB chunks ahead of the reader (bounded: memory stays constant), so
 ** the caller's thread only parses; the bytes, errors and interrupt checks
 ** are the same as without it.  The thread is started by the rule of
-** sq_pipe.h (sq_pipe_worth_it_for, THREADS): for a file of SQ_PIPE_MIN_INPUT
+** sq_threads.h (sq_pipe_worth_it_for): for a file of SQ_PIPE_MIN_INPUT
 ** (256 KiB) or more compressed, or a pipe, at the first read; for a smaller
 ** one once it has given that many bytes decompressed (a file that stays
 ** smaller is decompressed on the reader's thread: no thread start); never
@@ -68,6 +68,10 @@ typedef struct sq_file {
 int sq_file_open(sq_file *f, sqlite3 *db, const char *path, char **pzErr);
 long long sq_file_read(sq_file *f, void *buf, size_t n, int *rc, char **pzErr);
 void sq_file_close(sq_file *f);
+/* The bytes of an open file not yet read (its size less f->nraw), or -1
+** when it is not a regular file: the size sq_threads.h's rule is asked
+** with for the rest of a file. */
+long long sq_pipe_file_left(const sq_file *f);
 /* Read-ahead threads started by this thread, for tests that check the rule. */
 unsigned long long sq_file_ahead_started(void);
 

@@ -1,8 +1,8 @@
 /*
 ** sq_files.h — the files a filename names: one file, a glob, or a list.
 ** The one expansion of json_stream and csv_stream (function and typed
-** table) and of the Swift imports and cursors over several files; the
-** code is in the file-table driver (sq_file_table.c, FILE LISTS).
+** table) and of the Swift imports and cursors over several files
+** (sq_files.c).
 **
 ** A filename is one of:
 **   - a JSON array of strings, '["a.csv", "b-*.csv"]' (its first
@@ -47,6 +47,13 @@ int sq_files_is_pattern(const char *spec);
 
 /* Frees the names; f is empty again. */
 void sq_files_clear(sq_files *f);
+
+/* sq_files_expand with `add` for each name or glob (sq_files_add expands
+** globs; sq_files_push keeps the entry as it is: the list parser alone,
+** for the fuzz harness). */
+typedef int (*sq_files_add_fn)(sq_files *f, const char *entry, char **pzErr);
+int sq_files_expand_with(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr);
+int sq_files_push(sq_files *f, const char *name, char **pzErr);
 
 #ifdef __cplusplus
 }

@@ -85,43 +85,10 @@
 **
 ** sq_pipe_start returns nonzero when no thread can be made (or SQLite is
 ** built without threads, sqlite3_threadsafe() 0): the caller then reads
-** on its own thread, as without a pipe.  sq_pipe_worth_it() says whether
-** a second thread can run at once: more than one CPU online (counted when
-** first asked) and SQLite built thread safe.
-**
-** sq_pipe_worth_it_for(size) is the rule the typed tables and the Swift
-** file imports follow when a scan or an import starts: a worker when a
-** second thread can run and the input is worth it, that is its size is
-** unknown (size < 0: a pipe, FIFO, terminal or other file that is not
-** regular; it may stall, and the worker keeps the rows already read
-** flowing meanwhile) or at least SQ_PIPE_MIN_INPUT bytes (starting and
-** joining a thread costs more than it gains on a smaller file: a table
-** re-scanned for each row of an outer loop, or many small files, would
-** pay it on every scan).  The size is the bytes stored: for a gzip or zstd
-** file, its compressed size (known without reading it).  It understates
-** the work, but sq_file decompresses on a thread of its own (sq_file.h)
-** with or without the worker, so the worker gains less there than on a
-** plain file of the decompressed size.  sq_pipe_input_size and
-** sq_pipe_file_left measure it.
-**
-** sq_pipe_worth_it_scan(size, rescan) is the same rule for the scans of
-** one table cursor: its first scan as above, a rescan (the cursor filtered
-** again in the same statement: the inner loop of a nested-loop join) on
-** the caller's thread whatever the size.  (SQLite 3.40 opens a new cursor
-** for each run of a correlated subquery: each is a first scan.)  Each
-** rescan would pay a thread start and join and read up to the ring's
-** 512 KiB ahead even when it stops early, and the query's side of such a
-** loop has too little to do a row to overlap with the worker's.
-**
-** sq_file (sq_file.h) asks sq_pipe_worth_it_for too before it starts its
-** read-ahead thread, with a compressed file's size as stored, and once
-** more with the bytes decompressed when they reach SQ_PIPE_MIN_INPUT: a
-** small compressed file is decompressed on the reader's thread.
-** STREAMQLITE_THREADS in the environment overrides the rule, for
-** comparisons and tests: 0 keeps every scan and import on the caller's
-** thread (and every compressed file decompressed there); 2 starts a
-** worker (and a read-ahead thread) for every input and rescan whatever
-** its size and the CPUs online (if SQLite is built thread safe).
+** on its own thread, as without a pipe.  Whether a worker is worth
+** starting for an input is the one rule of sq_threads.h
+** (sq_pipe_worth_it_for, sq_pipe_worth_it_scan; STREAMQLITE_THREADS),
+** which the typed tables and the Swift file imports ask first.
 **
 ** Memory: sqlite3_malloc64/sqlite3_free (thread safe).  The worker may
 ** call sqlite3_malloc, sqlite3_mprintf and sqlite3_str_* (no connection).
@@ -174,30 +141,6 @@ int sq_pipe_start(sq_pipe *p, void (*run)(sq_pipe *p, void *arg), void *arg);
 void sq_pipe_stop(sq_pipe *p);
 /* sq_pipe_stop, then frees. */
 void sq_pipe_free(sq_pipe *p);
-/* More than one CPU online (and SQLite thread safe): a worker can run
-** beside the caller.  (STREAMQLITE_THREADS: see THREADS.) */
-int sq_pipe_worth_it(void);
-/* STREAMQLITE_THREADS unset, empty, 0 or 2: NULL; else what is wrong with
-** it (static text), for the extension to refuse to load rather than
-** ignore a value it does not know. */
-const char *sq_pipe_threads_env_error(void);
-
-/* The smallest input, in bytes as stored, that a worker is started for
-** (THREADS). */
-#define SQ_PIPE_MIN_INPUT  (256*1024)
-/* A worker for an input of `size` bytes (< 0: unknown): THREADS. */
-int sq_pipe_worth_it_for(long long size);
-/* The same for a table cursor's scan; rescan nonzero: not its first
-** (THREADS: never a worker, but with STREAMQLITE_THREADS=2). */
-int sq_pipe_worth_it_scan(long long size, int rescan);
-/* The size of the files paths[0..n) (a scan of them): the sum of their
-** sizes, counted up to SQ_PIPE_MIN_INPUT; -1 when one is not a regular
-** file (a path that cannot be stat'ed counts 0: opening it is the error). */
-long long sq_pipe_input_size(char *const *paths, int n);
-/* The bytes of an open file not yet read (its size less f->nraw), or -1
-** when it is not a regular file. */
-struct sq_file;
-long long sq_pipe_file_left(const struct sq_file *f);
 /* Workers started by this thread (sq_pipe_start that made a thread), for
 ** tests that check the rule. */
 uint64_t sq_pipe_workers_started(void);

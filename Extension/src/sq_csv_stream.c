@@ -83,7 +83,7 @@
 **   field count) go to reject_table instead of stopping the statement
 **   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
 **   The function form takes none of these options (an error says why:
-**   sq_reject.c, sq_ft_reject_function_option).
+**   sq_file_table.c, sq_ft_reject_function_option).
 **
 **   Fields go straight into the declared columns through the ingest core
 **   (sq_ingest.h) during the one read — the same matching and coercion as

@@ -23,7 +23,7 @@
 **     as it is.  Truncated or corrupt data is a read error saying "gzip" or
 **     "zstd" and how many compressed bytes were read.
 **   - The reading and decompressing of a compressed file run on a thread
-**     of its own (sq_ahead) when it is worth it (sq_pipe.h's one rule,
+**     of its own (sq_ahead) when it is worth it (sq_threads.h's one rule,
 **     sq_pipe_worth_it_for: a second CPU online, and at least
 **     SQ_PIPE_MIN_INPUT bytes compressed, or a pipe, or once that many
 **     have come out decompressed; STREAMQLITE_THREADS=0 never, 2 always),
@@ -51,7 +51,7 @@
 */
 #include "sq_internal.h"
 #include "sq_decompress.h"
-#include "sq_pipe.h"
+#include "sq_threads.h"
 
 #include <string.h>
 #include <errno.h>
@@ -322,8 +322,14 @@ static sqlite3_int64 file_read_ahead(sq_file *f, unsigned char *buf, size_t n, i
   }
 }
 
+long long sq_pipe_file_left(const sq_file *f){
+  struct stat st;
+  if( !f->regular || fstat(f->fd, &st)!=0 ) return -1;
+  return st.st_size>f->nraw ? (long long)st.st_size-f->nraw : 0;
+}
+
 /* Decompressed bytes into buf, here or from a read-ahead thread started
-** when the one rule of sq_pipe.h says so (sq_pipe_worth_it_for), asked
+** when the one rule of sq_threads.h says so (sq_pipe_worth_it_for), asked
 ** twice at most: at the first read, of the compressed bytes still to
 ** decode (those read, and the rest of a regular file; a pipe: unknown),
 ** and, when that was too small, once more when SQ_PIPE_MIN_INPUT bytes

@@ -5,13 +5,11 @@
 ** reader; everything else a table that reads a file does is here.
 */
 #include "sq_file_table.h"
-#include "sq_files.h"
 #include "sq_pipe.h"
+#include "sq_threads.h"
 
 #include <string.h>
 #include <stdlib.h>
-#include <glob.h>
-#include <sys/stat.h>
 
 /* ------------------------------------------------------------ helpers */
 
@@ -65,208 +63,6 @@ static int ft_on_row(void *user, const sq_ingest_row *row){
 
 sq_ingest *sq_ft_core_new(sq_ft_cursor *c){
   return sq_ingest_new(ft_on_row, c);
-}
-
-/* ------------------------------------------------------------ file lists
-** The files a filename names (sq_files.h, the rules): a JSON array of
-** names or globs, a glob, or one file. */
-
-static int files_push(sq_files *f, const char *z, size_t n){
-  char **a = sqlite3_realloc64(f->a, sizeof(char*)*(sqlite3_uint64)(f->n+1));
-  char *s;
-  if( !a ) return SQ_FILES_NOMEM;
-  f->a = a;
-  s = sqlite3_malloc64(n+1);
-  if( !s ) return SQ_FILES_NOMEM;
-  memcpy(s, z, n);
-  s[n] = 0;
-  f->a[f->n++] = s;
-  return SQ_FILES_OK;
-}
-
-/* "NAME: WHY" with the name as sq_str_value writes it. */
-static int files_fail(char **pzErr, const char *name, size_t n, const char *why){
-  sqlite3_str *m = sqlite3_str_new(0);
-  sq_str_value(m, name, (sqlite3_int64)n, 0);
-  sqlite3_str_appendf(m, ": %s", why);
-  *pzErr = sqlite3_str_finish(m);
-  return *pzErr ? SQ_FILES_ERROR : SQ_FILES_NOMEM;
-}
-
-static int files_cmp(const void *a, const void *b){
-  return strcmp(*(char *const*)a, *(char *const*)b);
-}
-
-int sq_files_is_pattern(const char *spec){
-  const char *p = spec;
-  if( *p=='[' ){
-    p++;
-    while( *p==' ' || *p=='\t' || *p=='\n' || *p=='\r' ) p++;
-    if( *p=='"' || *p==']' ) return 2;      /* a list */
-  }
-  return strpbrk(spec, "*?[")!=0;
-}
-
-int sq_files_add(sq_files *f, const char *entry, char **pzErr){
-  glob_t g;
-  int rc;
-  size_t i, first = (size_t)f->n;
-  if( entry[0]==0 ) return files_fail(pzErr, "", 0, "an empty file name");
-  if( !strpbrk(entry, "*?[") ) return files_push(f, entry, strlen(entry));
-  memset(&g, 0, sizeof g);
-  rc = glob(entry, GLOB_NOSORT, 0, &g);
-  if( rc==GLOB_NOMATCH || (rc==0 && g.gl_pathc==0) ){
-    struct stat st;
-    globfree(&g);
-    /* as a shell does: a pattern that matches nothing is the name itself */
-    if( stat(entry, &st)==0 ) return files_push(f, entry, strlen(entry));
-    return files_fail(pzErr, entry, strlen(entry), "no file matches (a name holding '*', '?' or '[' "
-                      "is a pattern: write '\\*', '\\?' or '\\[' for the character itself)");
-  }
-  if( rc!=0 ){
-    globfree(&g);
-    return rc==GLOB_NOSPACE ? SQ_FILES_NOMEM : files_fail(pzErr, entry, strlen(entry), "cannot list the files it matches");
-  }
-  for(i=0; i<g.gl_pathc; i++){
-    if( files_push(f, g.gl_pathv[i], strlen(g.gl_pathv[i])) ){ globfree(&g); return SQ_FILES_NOMEM; }
-  }
-  globfree(&g);
-  /* byte order, whatever the locale's collation */
-  qsort(f->a+first, (size_t)f->n-first, sizeof(char*), files_cmp);
-  return SQ_FILES_OK;
-}
-
-static int files_hex(const char *z){
-  int i, v = 0;
-  for(i=0; i<4; i++){
-    char ch = z[i];
-    v <<= 4;
-    if( ch>='0' && ch<='9' ) v |= ch-'0';
-    else if( ch>='a' && ch<='f' ) v |= ch-'a'+10;
-    else if( ch>='A' && ch<='F' ) v |= ch-'A'+10;
-    else return -1;
-  }
-  return v;
-}
-
-/* One JSON string at *pz (after its opening quote) into s; *pz past the
-** closing quote.  0, or the words for what is wrong. */
-static const char *files_json_string(const char **pz, sqlite3_str *s){
-  const char *z = *pz;
-  for(;;){
-    unsigned char ch = (unsigned char)*z++;
-    if( ch==0 ) return "a string is not closed";
-    if( ch=='"' ) break;
-    if( ch<0x20 ) return "a control character in a string";
-    if( ch!='\\' ){ sqlite3_str_appendchar(s, 1, (char)ch); continue; }
-    ch = (unsigned char)*z++;
-    switch( ch ){
-      case '"': case '\\': case '/': sqlite3_str_appendchar(s, 1, (char)ch); break;
-      case 'b': sqlite3_str_appendchar(s, 1, '\b'); break;
-      case 'f': sqlite3_str_appendchar(s, 1, '\f'); break;
-      case 'n': sqlite3_str_appendchar(s, 1, '\n'); break;
-      case 'r': sqlite3_str_appendchar(s, 1, '\r'); break;
-      case 't': sqlite3_str_appendchar(s, 1, '\t'); break;
-      case 'u': {
-        int u = files_hex(z);
-        char buf[4];
-        int n = 0;
-        if( u<0 ) return "a bad \\u escape";
-        z += 4;
-        if( u>=0xD800 && u<=0xDBFF ){
-          int lo = (z[0]=='\\' && z[1]=='u') ? files_hex(z+2) : -1;
-          if( lo<0xDC00 || lo>0xDFFF ) return "a lone surrogate in a \\u escape";
-          z += 6;
-          u = 0x10000 + ((u-0xD800)<<10) + (lo-0xDC00);
-        }else if( u>=0xDC00 && u<=0xDFFF ){
-          return "a lone surrogate in a \\u escape";
-        }
-        if( u==0 ) return "a NUL character in a name";
-        if( u<0x80 ){ buf[n++] = (char)u; }
-        else if( u<0x800 ){ buf[n++] = (char)(0xC0|(u>>6)); buf[n++] = (char)(0x80|(u&0x3F)); }
-        else if( u<0x10000 ){
-          buf[n++] = (char)(0xE0|(u>>12)); buf[n++] = (char)(0x80|((u>>6)&0x3F)); buf[n++] = (char)(0x80|(u&0x3F));
-        }else{
-          buf[n++] = (char)(0xF0|(u>>18)); buf[n++] = (char)(0x80|((u>>12)&0x3F));
-          buf[n++] = (char)(0x80|((u>>6)&0x3F)); buf[n++] = (char)(0x80|(u&0x3F));
-        }
-        sqlite3_str_append(s, buf, n);
-        break;
-      }
-      default: return "a bad escape in a string";
-    }
-  }
-  *pz = z;
-  return 0;
-}
-
-static int files_list(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr){
-  const char *z = spec+1, *why = 0;
-  int rc = SQ_FILES_OK;
-#define FILES_WS(p) while( *p==' ' || *p=='\t' || *p=='\n' || *p=='\r' ) p++
-  FILES_WS(z);
-  if( *z==']' ){
-    z++;
-    FILES_WS(z);
-    if( *z ) why = "text after the list";
-    else why = "an empty list names no file";
-  }
-  while( !why ){
-    sqlite3_str *s;
-    char *name;
-    int oom;
-    if( *z!='"' ){ why = "expected a JSON array of file names"; break; }
-    z++;
-    s = sqlite3_str_new(0);
-    why = files_json_string(&z, s);
-    oom = sqlite3_str_errcode(s)!=SQLITE_OK;
-    name = sqlite3_str_finish(s);
-    if( why ){ sqlite3_free(name); break; }
-    if( oom ){ sqlite3_free(name); return SQ_FILES_NOMEM; }
-    rc = add(f, name ? name : "", pzErr);
-    sqlite3_free(name);
-    if( rc ) return rc;
-    FILES_WS(z);
-    if( *z==',' ){ z++; FILES_WS(z); continue; }
-    if( *z==']' ){
-      z++;
-      FILES_WS(z);
-      if( *z ) why = "text after the list";
-      break;
-    }
-    why = "expected ',' or ']' in the list";
-  }
-#undef FILES_WS
-  if( why ){
-    char *m = sqlite3_mprintf("not a JSON array of file names: %s", why);
-    if( !m ) return SQ_FILES_NOMEM;
-    rc = files_fail(pzErr, spec, strlen(spec), m);
-    sqlite3_free(m);
-    return rc;
-  }
-  return SQ_FILES_OK;
-}
-
-int sq_files_expand_with(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr){
-  if( sq_files_is_pattern(spec)==2 ) return files_list(f, spec, add, pzErr);
-  return add(f, spec, pzErr);
-}
-
-int sq_files_expand(sq_files *f, const char *spec, char **pzErr){
-  return sq_files_expand_with(f, spec, sq_files_add, pzErr);
-}
-
-int sq_files_push(sq_files *f, const char *name, char **pzErr){
-  (void)pzErr;
-  return files_push(f, name, strlen(name));
-}
-
-void sq_files_clear(sq_files *f){
-  int i;
-  for(i=0; i<f->n; i++) sqlite3_free(f->a[i]);
-  sqlite3_free(f->a);
-  f->a = 0;
-  f->n = 0;
 }
 
 /* ---- reading the file when the table is made */
@@ -326,6 +122,183 @@ static void ft_pending_move(sq_ft_pending *to, sq_ft_pending *from){
   *to = *from;
   memset(from, 0, sizeof(*from));
   from->file.fd = -1;
+}
+
+/* ------------------------------------------------------------ rejecting records
+** The options on_error, max_errors, reject_table and a scan's rejects:
+** sq_reject.h's table and budget, for the typed tables. */
+
+int sq_ft_reject_option(sq_ft_vtab *vt, const char *key, const char *value, char **pzErr){
+  const char *zName = vt->fmt->zName;
+  *pzErr = 0;
+  if( sqlite3_stricmp(key, "on_error")==0 ){
+    if( sqlite3_stricmp(value, "skip")==0 ) vt->skip = 1;
+    else if( sqlite3_stricmp(value, "abort")==0 ) vt->skip = 0;
+    else *pzErr = sq_err_msg(sqlite3_mprintf("%s: on_error: expected abort or skip, got '%q'", zName, value));
+    return 1;
+  }
+  if( sqlite3_stricmp(key, "max_errors")==0 ){
+    int64_t n = -1;
+    double f = 0;
+    if( sq_reject_parse_max(value, &n, &f) ){
+      *pzErr = sq_err_msg(sqlite3_mprintf("%s: max_errors: expected a count of records (0, 1, 2…) or a "
+                                      "fraction of the records read (0 < F < 1), got '%q'", zName, value));
+    }
+    vt->max_errors = n;
+    vt->max_frac = f;
+    vt->max_errors_set = 1;
+    return 1;
+  }
+  if( sqlite3_stricmp(key, "reject_table")==0 ){
+    const char *dot = strchr(value, '.');
+    sqlite3_free(vt->zRejSchema);
+    sqlite3_free(vt->zRejTable);
+    if( dot ){
+      vt->zRejSchema = sqlite3_mprintf("%.*s", (int)(dot-value), value);
+      vt->zRejTable = sqlite3_mprintf("%s", dot+1);
+    }else{
+      vt->zRejSchema = sqlite3_mprintf("main");
+      vt->zRejTable = sqlite3_mprintf("%s", value);
+    }
+    if( !vt->zRejSchema || !vt->zRejTable ){
+      *pzErr = SQ_ERR_NOMEM;
+    }else if( !vt->zRejSchema[0] || !vt->zRejTable[0] ){
+      *pzErr = sq_err_msg(sqlite3_mprintf("%s: reject_table: expected name or schema.name, got '%q'", zName, value));
+    }
+    return 1;
+  }
+  return 0;
+}
+
+char *sq_ft_reject_check(sq_ft_vtab *vt){
+  const char *zName = vt->fmt->zName;
+  char *m, *err;
+  if( !vt->skip ){
+    if( vt->zRejTable ) return sq_err_msg(sqlite3_mprintf("%s: reject_table needs on_error='skip'", zName));
+    if( vt->max_errors_set ) return sq_err_msg(sqlite3_mprintf("%s: max_errors needs on_error='skip'", zName));
+    return 0;
+  }
+  if( !vt->zRejTable ){
+    return sq_err_msg(sqlite3_mprintf("%s: on_error='skip' needs reject_table='name': every skipped "
+                                  "record gets a row there", zName));
+  }
+  if( !vt->max_errors_set ) vt->max_errors = -1;
+  m = sq_reject_table_check(vt->db, vt->zRejSchema, vt->zRejTable);
+  if( !m ){
+    /* a missing one is made now, with the virtual table: made while a scan
+    ** runs, it would change a schema under the statement that scans (a
+    ** CREATE TABLE … AS SELECT would fail, or make a second table of the
+    ** same name when it names the reject table) */
+    int rc = sq_reject_table_make(vt->db, vt->zRejSchema, vt->zRejTable);
+    if( rc==SQLITE_OK ) return 0;
+    if( rc==SQLITE_NOMEM ) return SQ_ERR_NOMEM;
+    return sq_err_msg(sqlite3_mprintf("%s: reject_table %s.%s: %s", zName, vt->zRejSchema, vt->zRejTable,
+                                      sqlite3_errmsg(vt->db)));
+  }
+  err = m==SQ_ERR_NOMEM ? m : sq_err_msg(sqlite3_mprintf("%s: %s", zName, m));
+  sq_err_free(m);
+  return err;
+}
+
+/* A statement that writes is running on db. */
+static int rej_writer_busy(sqlite3 *db){
+  sqlite3_stmt *st = 0;
+  while( (st = sqlite3_next_stmt(db, st))!=0 ){
+    if( sqlite3_stmt_busy(st) && !sqlite3_stmt_readonly(st) ) return 1;
+  }
+  return 0;
+}
+
+int sq_ft_reject_begin(sq_ft_cursor *c, char **pzErr){
+  sq_ft_vtab *vt = c->vt;
+  char *m = 0;
+  if( !vt->skip ) return SQLITE_OK;
+  sq_reject_budget_init(&c->rejBudget, vt->max_errors, vt->max_frac, "max_errors");
+  if( sqlite3_table_column_metadata(vt->db, vt->zRejSchema, vt->zRejTable, 0, 0, 0, 0, 0, 0)!=SQLITE_OK
+      && rej_writer_busy(vt->db) ){
+    /* dropped since the CREATE: making it now would change a schema under
+    ** the statement that writes (SQLite aborts a CREATE TABLE … AS SELECT) */
+    *pzErr = sqlite3_mprintf("%s: reject_table %s.%s was dropped after the virtual table was made: "
+                             "make the virtual table again (it makes the reject table) or the reject "
+                             "table itself before a statement that writes reads it", vt->fmt->zName,
+                             vt->zRejSchema, vt->zRejTable);
+    return *pzErr ? SQLITE_ERROR : SQLITE_NOMEM;
+  }
+  /* (checked again: the table may have been dropped or made since the CREATE) */
+  c->rejSink = sq_reject_sink_open(vt->db, vt->zRejSchema, vt->zRejTable, &m);
+  if( !c->rejSink ){
+    *pzErr = sqlite3_mprintf("%s: %s", vt->fmt->zName, m ? m : "out of memory");
+    sqlite3_free(m);
+    return SQLITE_ERROR;
+  }
+  return SQLITE_OK;
+}
+
+int sq_ft_on_reject(void *cursor, const sq_ingest_reject *r){
+  sq_ft_cursor *c = (sq_ft_cursor*)cursor;
+  char *reason = c->vt->fmt->xReason(c, r);
+  int rc;
+  if( !reason ) return SQ_INGEST_NOMEM;
+  rc = c->pipe ? sq_ft_pipe_reject(c, r, reason) : sq_ft_reject_take(c, c->zFile, r, reason);
+  sqlite3_free(reason);
+  return rc;
+}
+
+int sq_ft_reject_take(sq_ft_cursor *c, const char *file, const sq_ingest_reject *r, const char *reason){
+  char *m = 0;
+  int stop = sq_reject_budget_add(&c->rejBudget, reason, &m);
+  if( !stop ) stop = sq_reject_sink_write(c->rejSink, file, r, reason, &m)!=SQLITE_OK;
+  if( !stop ) return SQ_INGEST_CONTINUE;
+  sq_err_free(c->zRejErr);
+  c->zRejErr = m ? sq_err_msg(sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m)) : SQ_ERR_NOMEM;
+  sqlite3_free(m);
+  return 1;
+}
+
+int sq_ft_reject_end(sq_ft_cursor *c, sqlite3_int64 records){
+  char *m = 0;
+  if( !c->vt->skip || !sq_reject_budget_end(&c->rejBudget, records, &m) ) return SQLITE_OK;
+  sq_err_free(c->zRejErr);
+  c->zRejErr = m ? sq_err_msg(sqlite3_mprintf("%s: %s", c->vt->fmt->zName, m)) : SQ_ERR_NOMEM;
+  sqlite3_free(m);
+  return SQLITE_ERROR;
+}
+
+void sq_ft_reject_reset(sq_ft_cursor *c){
+  sq_reject_sink_close(c->rejSink);
+  c->rejSink = 0;
+  sq_reject_budget_clear(&c->rejBudget);
+  sq_err_free(c->zRejErr);
+  c->zRejErr = 0;
+}
+
+/* The table-valued functions (csv_stream('f', 'on_error=skip'),
+** json_stream('f', 'on_error=skip')) refuse the reject options: a
+** function's arguments are values of the statement, which may come from
+** the rows of a table (FROM jobs, csv_stream(jobs.file, jobs.options)), so
+** a database file someone else made could name the table to write; and a
+** SELECT says it writes nothing (sqlite3_stmt_readonly), which hosts rely
+** on.  A typed table's reject table is named in the user's own CREATE
+** statement, in the temp schema. */
+char *sq_ft_reject_function_option(const char *zName, const char *key, int nkey){
+  static const char *const opts[] = { "on_error", "max_errors", "reject_table" };
+  int i;
+  while( nkey>0 && (key[0]==' ' || key[0]=='\t') ){ key++; nkey--; }
+  while( nkey>0 && (key[nkey-1]==' ' || key[nkey-1]=='\t') ) nkey--;
+  for(i=0; i<3; i++){
+    if( nkey==(int)strlen(opts[i]) && sqlite3_strnicmp(key, opts[i], nkey)==0 ){
+      return sq_err_msg(sqlite3_mprintf("%s: %s is an option of the typed table (CREATE VIRTUAL TABLE "
+                             "temp.name USING %s(filename=…, on_error=skip, reject_table=…)), "
+                             "not of the function: a SELECT writes no table, and a function's "
+                             "arguments may come from the rows of a table", zName, opts[i], zName));
+    }
+  }
+  return 0;
+}
+
+void sq_ft_reject_free(sq_ft_vtab *vt){
+  sqlite3_free(vt->zRejSchema);
+  sqlite3_free(vt->zRejTable);
 }
 
 /* ------------------------------------------------------------ vtab */

@@ -35,7 +35,7 @@
 ** row's file (hidden in the typed tables).
 **
 ** A typed table's scan runs on two threads when more than one CPU is
-** online and it is worth it (sq_pipe_worth_it_scan, sq_pipe.h: the
+** online and it is worth it (sq_pipe_worth_it_scan, sq_threads.h: the
 ** cursor's first scan, of files large enough or a pipe or FIFO; never a
 ** rescan, such as each scan of a join's inner loop after the first, which
 ** reads on the query's thread): a worker reads the files, runs the
@@ -97,7 +97,7 @@ typedef struct sq_ft_vtab {
   /* a pipe read when the table was made (sq_ft_peek_*): its open file and
   ** the bytes read, for the first scan */
   sq_ft_pending pending;
-  /* rejecting records (sq_reject.c): on_error='skip' */
+  /* rejecting records (sq_reject.h): on_error='skip' */
   int skip;                 /* on_error='skip' */
   sqlite3_int64 max_errors; /* max_errors=N, or -1: no count limit */
   double max_frac;          /* max_errors=0.F (0 < F < 1), or 0 */
@@ -179,13 +179,6 @@ struct sq_ft_format {
 
 int sq_ft_register(sqlite3 *db, const sq_ft_format *fmt);
 
-/* sq_files_expand with `add` for each name or glob (sq_files_add expands
-** globs; sq_files_push keeps the entry as it is: the list parser alone,
-** for the fuzz harness). */
-typedef int (*sq_files_add_fn)(sq_files *f, const char *entry, char **pzErr);
-int sq_files_expand_with(sq_files *f, const char *spec, sq_files_add_fn add, char **pzErr);
-int sq_files_push(sq_files *f, const char *name, char **pzErr);
-
 /* The longest record: 64 MiB or SQLITE_LIMIT_LENGTH, whichever is smaller. */
 sqlite3_int64 sq_ft_max_record(sqlite3 *db);
 
@@ -206,7 +199,7 @@ int sq_ft_peek_open(sq_ft_vtab *vt, char **pzErr);
 sqlite3_int64 sq_ft_peek_read(sq_ft_vtab *vt, unsigned char *buf, size_t n, int *rc, char **pzErr);
 void sq_ft_peek_done(sq_ft_vtab *vt, int ok);
 
-/* ---- rejecting records (sq_reject.c, sq_reject.h) ----------------------
+/* ---- rejecting records (sq_reject.h) ----------------------------------
 ** Typed tables take on_error='abort' (default) or 'skip', max_errors=N or
 ** a fraction, reject_table='[schema.]name'.  A format's option parser
 ** hands every key it does not know to sq_ft_reject_option first: 0 when
@@ -230,7 +223,7 @@ int sq_ft_pipe_reject(sq_ft_cursor *c, const sq_ingest_reject *r, const char *re
 int sq_ft_reject_end(sq_ft_cursor *c, sqlite3_int64 records);
 void sq_ft_reject_reset(sq_ft_cursor *c);
 void sq_ft_reject_free(sq_ft_vtab *vt);
-/* The table-valued functions refuse these options (why: sq_reject.c): the
+/* The table-valued functions refuse these options (why: sq_file_table.c): the
 ** message when key[0..nkey) is one of them, else NULL. */
 char *sq_ft_reject_function_option(const char *zName, const char *key, int nkey);
 

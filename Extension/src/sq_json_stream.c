@@ -111,7 +111,7 @@
 **   bad elements go to the reject table instead of stopping the statement
 **   (sq_reject.h, sq_ingest.h REJECTING RECORDS; docs/sql/rejects.md).
 **   Only the typed table takes them: json_stream('f', 'on_error=skip') is
-**   an error saying why (sq_reject.c, sq_ft_reject_function_option).
+**   an error saying why (sq_file_table.c, sq_ft_reject_function_option).
 **
 ** ERRORS
 **

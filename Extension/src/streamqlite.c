@@ -66,7 +66,7 @@
 #include "sq_internal.h"
 SQLITE_EXTENSION_INIT1
 
-#include "sq_pipe.h"
+#include "sq_threads.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -22,6 +22,7 @@
 #include "sq_internal.h"
 #include "streamqlite.h"
 #include "sq_pipe.h"
+#include "sq_threads.h"
 #include "sq_file.h"
 #include "sq_test.h"
 
