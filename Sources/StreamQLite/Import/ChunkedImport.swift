@@ -225,7 +225,7 @@ final class ChunkFile {
     /// Feeds the whole file to `importer`, chunk by chunk, with the compressed bytes read;
     /// as soon as the importer can be fed by C alone, the rest on a second thread
     /// (``readOnWorker(into:feed:fileError:)``) when the C rule says it pays
-    /// (`sq_pipe_worth_it_for`, `sq_pipe.h`: more than one CPU, and a rest of at least
+    /// (`sq_pipe_worth_it_for`, `sq_threads.h`: more than one CPU, and a rest of at least
     /// `SQ_PIPE_MIN_INPUT` bytes as stored, or a pipe or FIFO), else here.
     func read<I: ChunkedImporter>(into importer: I, fileError: (String, Int?) -> any Error) throws {
         var undecided = true
