@@ -21,6 +21,9 @@ echo dirty >> README.md; refuses "the working tree has changes" "$v"; git checko
 refuses "CHANGELOG.md has no '## \[9.9.9\]' entry" "9.9.9"
 sed -i '0,/^## \[/s//## [9.9.9] - test\n\n&/' CHANGELOG.md; git commit -qam changelog
 refuses "SQ_VERSION is not \"9.9.9\"" "9.9.9"
+sed -i 's/^#define SQ_VERSION .*/#define SQ_VERSION "9.9.9"/' Extension/src/sq_internal.h; git commit -qam version
+refuses "debian/changelog is at '$v', not 9.9.9" "9.9.9"
+git reset -q --hard HEAD~1
 RELEASE_TEST=false refuses "the tests failed; nothing tagged" "$v"
 git rev-parse -q --verify "refs/tags/$v" >/dev/null && { echo "check-release: FAILED: tagged after failing tests"; exit 1; }
 bash scripts/release.sh "$v" >/dev/null

@@ -3,8 +3,8 @@
 #
 #   1. VERSION is x.y.z and no tag of that name exists;
 #   2. the working tree is clean (nothing uncommitted, nothing untracked outside .gitignore);
-#   3. CHANGELOG.md has a "## [x.y.z]" entry and streamqlite_version() returns x.y.z
-#      (SQ_VERSION in Extension/src/sq_internal.h);
+#   3. CHANGELOG.md has a "## [x.y.z]" entry, streamqlite_version() returns x.y.z
+#      (SQ_VERSION in Extension/src/sq_internal.h) and debian/changelog is at x.y.z;
 #   4. `make test` passes (RELEASE_TEST="…" replaces the command: scripts/check-release.sh
 #      uses it to test these checks quickly);
 #   5. an annotated tag x.y.z on HEAD. Pushing it is left to you: git push origin x.y.z.
@@ -19,6 +19,8 @@ $(git status --short | head -20)"
 grep -q "^## \[$v\]" CHANGELOG.md || fail "CHANGELOG.md has no '## [$v]' entry"
 grep -q "^#define SQ_VERSION \"$v\"" Extension/src/sq_internal.h \
   || fail "Extension/src/sq_internal.h: SQ_VERSION is not \"$v\" (streamqlite_version() would say otherwise)"
+dv=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null || true)
+[ "$dv" = "$v" ] || fail "debian/changelog is at '$dv', not $v (make dist's Debian packages would say otherwise): add an entry (dch -v $v)"
 echo "release: $v: tree clean, CHANGELOG entry and SQ_VERSION found; running ${RELEASE_TEST:-make test}"
 ${RELEASE_TEST:-make test} || fail "the tests failed; nothing tagged"
 git tag -a "$v" -m "StreamQLite $v"
