@@ -52,9 +52,9 @@ if ! DEB_DEST="$work/deb" dpkg-buildpackage -b -us -uc -nc \
   tail -30 "$work/dpkg-buildpackage.log"; echo "make-dist: dpkg-buildpackage failed" >&2; exit 1
 fi
 # Errors and warnings fail; informational tags are explained in docs/install.md.
-lintian --fail-on error,warning "$work/deb/streamqlite.changes" 2>&1 | grep -v '^running with root' || true
-lintian --fail-on error,warning -q "$work/deb/streamqlite.changes" >/dev/null 2>&1 \
-  || { echo "make-dist: lintian reports errors or warnings (above)" >&2; exit 1; }
+if ! lintian --fail-on error,warning "$work/deb/streamqlite.changes" > "$work/lintian.log" 2>&1; then
+  grep -v '^running with root' "$work/lintian.log"; echo "make-dist: lintian reports errors or warnings (above)" >&2; exit 1
+fi
 cp "$work"/deb/*.deb "$out/"
 
 # 2. The wheels: the packaged extension, stripped, then auditwheel.
