@@ -247,6 +247,8 @@ test-release:
 # cli: docs/cli.md's sh blocks run the release build of the streamqlite tool, which
 # check-docs.py puts on their PATH.
 test-docs: ext swift-toolchain cli
+	python3 scripts/check-layers.py --self-test
+	python3 scripts/check-layers.py
 	python3 scripts/check-docs.py --self-test
 	python3 scripts/check-doc-sections.py
 	python3 scripts/check-docs.py

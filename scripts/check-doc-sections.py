@@ -5,8 +5,10 @@ and an example in its DocC comment (`- Parameters:`/`- Parameter`, `- Returns:`,
 
     python3 scripts/check-doc-sections.py
 
-The symbols are listed below (file, the declaration's first line); each one's doc comment is
-the `///` block above it (attributes skipped). A parameter section is required when the
+The symbols are listed below by the declaration's first line, found in whichever file of
+Sources/StreamQLite holds it (files move between layers; a declaration must be there once, or once in the file named
+beside it);
+each one's doc comment is the `///` block above it (attributes skipped). A parameter section is required when the
 declaration takes parameters, `- Returns:` when it returns a value, `- Throws:` when it
 throws; an example in the comment (or, for an overload, in the comment of the declaration it
 refers to with ``…``) is required for each. Part of `make test-docs`.
@@ -16,48 +18,48 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-S = "Sources/StreamQLite/"
+SOURCES = os.path.join(ROOT, "Sources", "StreamQLite")
 SYMBOLS = [
-    (S + "Core/Database.swift", 'public init(path: String = ":memory:", flags: OpenFlags'),
-    (S + "Core/Database.swift", "public func closeConnection() throws"),
-    (S + "Core/Database.swift", "public func execute<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws"),
-    (S + "Core/Database.swift", "public func execute(_ sql: String, arguments: StatementArguments) throws"),
-    (S + "Core/Database.swift", "public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T"),
-    (S + "Core/Database.swift", "public func savepoint<T>(_ body: () throws -> T) throws -> T"),
-    (S + "Core/Database.swift", "public func setBusyTimeout(_ seconds: Double) throws"),
-    (S + "Core/Database.swift", "public func loadExtension(_ path: String, entryPoint: String? = nil) throws"),
-    (S + "Core/Database+Query.swift", "public func rows<T: Decodable, each A: DatabaseValueConvertible>("),
-    (S + "Core/Database+Query.swift", "public func rows<T: RowDecodable, each A: DatabaseValueConvertible>("),
-    (S + "Core/Database+Query.swift", "public func rows<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws -> RowCursor"),
-    (S + "Core/Database+Query.swift", "public func rows(_ sql: String, arguments: StatementArguments) throws -> RowCursor"),
-    (S + "Core/Database+Query.swift", "public func values<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>("),
-    (S + "Core/Database+Query.swift", "public func value<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>("),
-    (S + "Core/Database+Query.swift", "public func tuples<each V: DatabaseValueConvertible, each A: DatabaseValueConvertible>("),
-    (S + "Core/Cursor.swift", "    public func collect() throws -> [Element] {"),
-    (S + "Core/Cursor.swift", "    public func forEach(_ body: (Element) throws -> Void) throws {"),
-    (S + "Core/Row.swift", "public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T"),
-    (S + "Core/Row.swift", "public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T"),
-    (S + "Concurrency/DatabasePool.swift", "public init(path: String, readers: Int = 4, executorThreads: Int = 0,"),
-    (S + "Concurrency/DatabasePool.swift", "public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T"),
-    (S + "Concurrency/DatabasePool.swift", "public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T"),
-    (S + "Concurrency/DatabasePool.swift", "public func writeWithoutTransaction<T: Sendable>("),
-    (S + "Concurrency/DatabasePool.swift", "public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>("),
-    (S + "Concurrency/DatabasePool.swift", "public func writeJSON<each A: DatabaseValueConvertible>("),
-    (S + "CSV/Database+ImportCSV.swift", "public func importCSV(bytes: UnsafeRawBufferPointer, into table: String,"),
-    (S + "CSV/Database+ImportCSV.swift", "public func importCSV(bytes: [UInt8], into table: String, options: CSVImportOptions = CSVImportOptions(),"),
-    (S + "CSV/Database+ImportCSV.swift", "public func importCSV(contentsOfFile path: String, into table: String,"),
-    (S + "Import/Database+ImportJSON.swift", "public func importJSON(bytes: UnsafeRawBufferPointer, into table: String,"),
-    (S + "Import/Database+ImportJSON.swift", "public func importJSON(bytes: [UInt8], into table: String, options: JSONImportOptions = JSONImportOptions(),"),
-    (S + "Import/Database+ImportJSON.swift", "public func importJSON(contentsOfFile path: String, into table: String,"),
-    (S + "Insert/Database+Insert.swift", "    public func insert<S: Sequence>(contentsOf rows: S, into table: String, options: InsertOptions = InsertOptions())\n        throws -> Int where S.Element: Encodable\n"),
-    (S + "Output/Database+JSON.swift", "    public func writeJSON<Sink: ByteSink, each A: DatabaseValueConvertible>("),
-    (S + "CSV/Database+WriteCSV.swift", "    public func writeCSV<Sink: ByteSink, each A: DatabaseValueConvertible>("),
-    (S + "JSON/JSONValueEncoder.swift", "    public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {"),
-    (S + "JSON/JSONValueDecoder.swift", "    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {"),
-    (S + "JSON/JSONValueDecoder.swift", "    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {"),
-    (S + "JSON/JSONValueDecoder.swift", "    public func decode<T: Decodable>(_ type: T.Type, from string: String) throws -> T {"),
-    (S + "JSON/JSONValueDecoder+Elements.swift", "    public func elements<T: Decodable>(of type: T.Type, contentsOfFile path: String,"),
-    (S + "CSV/CSVRowCursor.swift", "    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {"),
+    'public init(path: String = ":memory:", flags: OpenFlags',
+    "public func closeConnection() throws",
+    "public func execute<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws",
+    "public func execute(_ sql: String, arguments: StatementArguments) throws",
+    "public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T",
+    "public func savepoint<T>(_ body: () throws -> T) throws -> T",
+    "public func setBusyTimeout(_ seconds: Double) throws",
+    "public func loadExtension(_ path: String, entryPoint: String? = nil) throws",
+    "public func rows<T: Decodable, each A: DatabaseValueConvertible>(",
+    "public func rows<T: RowDecodable, each A: DatabaseValueConvertible>(",
+    "public func rows<each A: DatabaseValueConvertible>(_ sql: String, _ arguments: repeat each A) throws -> RowCursor",
+    "public func rows(_ sql: String, arguments: StatementArguments) throws -> RowCursor",
+    "public func values<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(",
+    "public func value<T: DatabaseValueConvertible, each A: DatabaseValueConvertible>(",
+    "public func tuples<each V: DatabaseValueConvertible, each A: DatabaseValueConvertible>(",
+    "    public func collect() throws -> [Element] {",
+    "    public func forEach(_ body: (Element) throws -> Void) throws {",
+    ("Row.swift", "public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T"),
+    ("Row.swift", "public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T"),
+    "public init(path: String, readers: Int = 4, executorThreads: Int = 0,",
+    "public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T",
+    "public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T",
+    "public func writeWithoutTransaction<T: Sendable>(",
+    "public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>(",
+    "public func writeJSON<each A: DatabaseValueConvertible>(",
+    "public func importCSV(bytes: UnsafeRawBufferPointer, into table: String,",
+    "public func importCSV(bytes: [UInt8], into table: String, options: CSVImportOptions = CSVImportOptions(),",
+    "public func importCSV(contentsOfFile path: String, into table: String,",
+    "public func importJSON(bytes: UnsafeRawBufferPointer, into table: String,",
+    "public func importJSON(bytes: [UInt8], into table: String, options: JSONImportOptions = JSONImportOptions(),",
+    "public func importJSON(contentsOfFile path: String, into table: String,",
+    "    public func insert<S: Sequence>(contentsOf rows: S, into table: String, options: InsertOptions = InsertOptions())\n        throws -> Int where S.Element: Encodable\n",
+    "    public func writeJSON<Sink: ByteSink, each A: DatabaseValueConvertible>(",
+    "    public func writeCSV<Sink: ByteSink, each A: DatabaseValueConvertible>(",
+    "    public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {",
+    "    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {",
+    "    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {",
+    "    public func decode<T: Decodable>(_ type: T.Type, from string: String) throws -> T {",
+    "    public func elements<T: Decodable>(of type: T.Type, contentsOfFile path: String,",
+    "    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {",
 ]
 
 
@@ -80,11 +82,20 @@ def doc_and_decl(text, decl):
 
 def main():
     problems = []
-    for path, decl in SYMBOLS:
-        text = open(os.path.join(ROOT, path)).read()
-        if text.count(decl) != 1:
-            problems.append(f"{path}: the declaration {decl.strip()[:70]!r} is not there once (update this list)")
+    texts = {}
+    for dirpath, _, names in os.walk(SOURCES):
+        for n in names:
+            if n.endswith(".swift"):
+                full = os.path.join(dirpath, n)
+                texts[os.path.relpath(full, ROOT)] = open(full, encoding="utf-8").read()
+    for entry in SYMBOLS:
+        file, decl = entry if isinstance(entry, tuple) else (None, entry)
+        holders = [(path, text) for path, text in texts.items()
+                   if decl in text and (file is None or os.path.basename(path) == file)]
+        if len(holders) != 1 or holders[0][1].count(decl) != 1:
+            problems.append(f"Sources/StreamQLite: the declaration {decl.strip()[:70]!r} is not there once (update this list)")
             continue
+        path, text = holders[0]
         doc, signature = doc_and_decl(text, decl)
         name = decl.strip().split("(")[0]
         params = re.sub(r"<[^()]*>", "", signature)

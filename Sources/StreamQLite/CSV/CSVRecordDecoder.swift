@@ -35,9 +35,8 @@ final class CSVRecordDecoder: Decoder {
     @exclusivity(unchecked) var inField = false
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
-    /// The keyed container of the last key type, made once (see ``RowDecoder/container(keyedBy:)``).
-    @exclusivity(unchecked) var containerThunk: AnyObject?
-    @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
+    /// The container of the last key type: every record asks for the same one.
+    @exclusivity(unchecked) var lastContainer = LastKeyedContainer()
 
     /// The reader's file the plan is for.
     var fileIndex = 0
@@ -182,13 +181,9 @@ final class CSVRecordDecoder: Decoder {
         if inField {
             throw DecodingError.typeMismatch(type, context(noKey, field: currentField, "a CSV field holds no nested object"))
         }
-        if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedDecodingContainerThunk<Key>.self))
-                ._withUnsafeGuaranteedRef { $0.make() }
-        }
+        if let kept = lastContainer.decoding(Key.self) { return kept }
         let container = KeyedDecodingContainer(CSVKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self)))
-        containerThunk = KeyedDecodingContainerThunk(holding: container)
-        containerKeyType = ObjectIdentifier(Key.self)
+        lastContainer.keep(container)
         return container
     }
 

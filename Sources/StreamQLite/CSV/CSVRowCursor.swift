@@ -92,7 +92,7 @@ public final class CSVRowCursor<Record: RowDecodable>: Cursor {
 /// The current record of a ``CSVRowCursor`` as a ``Row`` reads it: fields by index, the
 /// name → field plan of the input, and errors with their position.
 @usableFromInline
-final class CSVRecordRow {
+final class CSVRecordRow: InputRecord {
     let reader: CSVFieldReader
     /// The name → field plan (see ``lookUpTrail(_:_:_:)``), kept for the whole input.
     @exclusivity(unchecked) @usableFromInline var lookupTrail: [(String, Int)] = []
@@ -129,17 +129,6 @@ final class CSVRecordRow {
         }
         let f = reader.fields[index]
         return f.isNull ? nil : UnsafeBufferPointer(start: reader.text + f.start, count: f.count)
-    }
-
-    /// Field `index` as a `T`, by the field's plan: a field read by a rule or a conversion
-    /// takes one call, which checks the plan kept for the field is for `T`.
-    @inlinable @inline(__always)
-    func decode<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
-        try _withUnprotectedUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
-            let p = buffer.baseAddress.unsafelyUnwrapped
-            if _fastPath(try read(index, as: ObjectIdentifier(T.self), into: UnsafeMutableRawPointer(p))) { return p.move() }
-            return try decodeByPlan(T.self, at: index)
-        }
     }
 
     /// Field `index` into `out` (memory for the type `type` identifies) when the plan kept for
@@ -225,6 +214,13 @@ final class CSVRecordRow {
         guard index >= 0, index < reader.fieldCount, !reader.fields[index].isNull else { return .null }
         let f = reader.fields[index]
         return .text(CSVText.string(UnsafeBufferPointer(start: reader.text + f.start, count: f.count)))
+    }
+
+    /// The index of the field `name`: from the plan (``lookUpTrail(_:_:_:)``), else resolved.
+    @usableFromInline @inline(__always)
+    func fieldIndex(of name: String, for type: Any.Type) throws -> Int {
+        if let i = lookUpTrail(name, lookupTrail, &lookupHint) { return i }
+        return try resolveField(name, type: type)
     }
 
     /// A name not in the plan yet: found by the ingest core's rule and added to the plan.

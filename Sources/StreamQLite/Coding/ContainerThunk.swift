@@ -1,6 +1,7 @@
 /// Hand out a kept keyed container again: making one costs a box allocation and a generic
-/// metadata lookup, calling these closures neither. The row, CSV, insert and JSON coders keep
-/// one per key type, as an `AnyObject`, and hand it out again when the same key type asks
+/// metadata lookup, calling these closures neither. The row, CSV and insert coders keep the
+/// one of the last key type (``LastKeyedContainer``), the JSON coders one per key type in
+/// their slot tables, as an `AnyObject`, and hand it out again when the same key type asks
 /// (see their `container(keyedBy:)`). One class per direction, generic over the key alone, and
 /// the closure made by ``capturing(_:)``.
 final class KeyedDecodingContainerThunk<Key: CodingKey> {
@@ -18,3 +19,47 @@ final class KeyedEncodingContainerThunk<Key: CodingKey> {
 /// that type's metadata, so calling it needs no lookup; a closure written in a context generic
 /// over the key only looks up the container type's metadata from the key on each call.
 func capturing<T>(_ value: T) -> () -> T { { value } }
+
+/// The keyed container a coder handed out last, with its key type: a coder whose values
+/// are all of one type (a row, a CSV record, an inserted value) asks for the same key type
+/// on every value, and gets the container back without making it again.
+///
+/// The coder owns it as a stored property; the container is read without a retain and a
+/// release (the coder keeps it alive).
+struct LastKeyedContainer {
+    /// The thunk (a ``KeyedDecodingContainerThunk`` or ``KeyedEncodingContainerThunk``).
+    private var thunk: AnyObject?
+    /// The same thunk, unretained.
+    private var thunkRef: Unmanaged<AnyObject>?
+    private var keyType: ObjectIdentifier?
+
+    /// The kept decoding container when it is for `Key`.
+    @inline(__always)
+    func decoding<Key: CodingKey>(_ key: Key.Type) -> KeyedDecodingContainer<Key>? {
+        guard _fastPath(keyType == ObjectIdentifier(Key.self)), let thunkRef else { return nil }
+        return thunkRef._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedDecodingContainerThunk<Key>.self).make() }
+    }
+
+    /// The kept encoding container when it is for `Key`.
+    @inline(__always)
+    func encoding<Key: CodingKey>(_ key: Key.Type) -> KeyedEncodingContainer<Key>? {
+        guard _fastPath(keyType == ObjectIdentifier(Key.self)), let thunkRef else { return nil }
+        return thunkRef._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedEncodingContainerThunk<Key>.self).make() }
+    }
+
+    /// Keeps `container`, made for a key type the last one was not for.
+    mutating func keep<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>) {
+        keep(KeyedDecodingContainerThunk(holding: container), for: Key.self)
+    }
+
+    /// Keeps `container`, made for a key type the last one was not for.
+    mutating func keep<Key: CodingKey>(_ container: KeyedEncodingContainer<Key>) {
+        keep(KeyedEncodingContainerThunk(holding: container), for: Key.self)
+    }
+
+    private mutating func keep(_ made: AnyObject, for key: Any.Type) {
+        thunk = made
+        thunkRef = Unmanaged.passUnretained(made)
+        keyType = ObjectIdentifier(key)
+    }
+}

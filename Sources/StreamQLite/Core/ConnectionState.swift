@@ -12,8 +12,9 @@ final class ConnectionState {
     @exclusivity(unchecked) @usableFromInline var handle: OpaquePointer?
     /// Include bound arguments in error descriptions.
     @usableFromInline let publicStatementArguments: Bool
-    /// A ``JSONRowWriter`` output buffer kept between `writeJSON` calls (taken while one runs).
-    @exclusivity(unchecked) var spareJSONStorage: JSONWriterStorage?
+    /// An output writer's buffer kept between calls (taken while one runs): the JSON
+    /// writer's, between `writeJSON` calls.
+    @exclusivity(unchecked) var spareOutputStorage: AnyObject?
 
     init(publicStatementArguments: Bool) {
         self.publicStatementArguments = publicStatementArguments

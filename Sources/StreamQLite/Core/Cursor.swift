@@ -153,32 +153,6 @@ public final class RecordCursor<Record: RowDecodable>: StatementCursor, Cursor {
     }
 }
 
-/// Values of a `Decodable` type: the column plan is resolved on the first row.
-public final class DecodableCursor<Value: Decodable>: StatementCursor, Cursor {
-    @usableFromInline let decoder: RowDecoder
-    /// `Value` is a ``DatabaseValueConvertible`` (`Date`, `Int`, an enum…): the first column
-    /// is read by its conversion, as in a row type's property — not by its own `init(from:)`
-    /// (Foundation's `Date` would read a number as seconds since 2001 and refuse date text).
-    @usableFromInline let isValue: Bool
-
-    init(statement: Statement, userInfo: [CodingUserInfoKey: any Sendable]) {
-        decoder = RowDecoder(statement: statement)
-        decoder.userInfo = userInfo
-        isValue = Value.self is any DatabaseValueConvertible.Type
-        super.init(statement: statement)
-    }
-
-    @inlinable public func next() throws -> Value? {
-        guard try advance() else { return nil }
-        decoder.beginRow()
-        do { return isValue ? try firstColumn() : try Value(from: decoder) } catch { throw fail(error) }
-    }
-
-    @usableFromInline func firstColumn() throws -> Value {
-        try ColumnValueContainer(statement: statement, column: 0, json: nil).decode(Value.self)
-    }
-}
-
 /// Tuples of values from the first columns, in order.
 public final class TupleCursor<each V: DatabaseValueConvertible>: StatementCursor, Cursor {
     public func next() throws -> (repeat each V)? {

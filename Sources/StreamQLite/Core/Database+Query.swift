@@ -9,27 +9,6 @@ extension Database {
         return statement
     }
 
-    /// Streams the rows of `sql` decoded as `Decodable` values.
-    ///
-    /// ```swift
-    /// let cursor = try db.rows(Todo.self, "SELECT * FROM tasks WHERE done = ?", false)
-    /// while let task = try cursor.next() { print(task.title) }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - type: The `Decodable` type of a row: its coding keys name the columns.
-    ///   - sql: One SQL statement.
-    ///   - arguments: Values bound to its `?` parameters, in order.
-    /// - Returns: A cursor stepping the statement as ``Cursor/next()`` is called.
-    /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be
-    ///   bound; decoding errors come from `next()`.
-    public func rows<T: Decodable, each A: DatabaseValueConvertible>(
-        _ type: T.Type, _ sql: String, _ arguments: repeat each A
-    ) throws -> DecodableCursor<T> {
-        let statement = try cachedStatement(sql, binding: repeat each arguments)
-        return statement.rows(T.self)
-    }
-
     /// Streams the rows of `sql` decoded by hand (``RowDecodable``).
     ///
     /// ```swift
@@ -184,10 +163,6 @@ extension Database {
 }
 
 extension Statement {
-    /// A cursor decoding the statement's rows as `Decodable` values (bind first).
-    public func rows<T: Decodable>(_ type: T.Type, userInfo: [CodingUserInfoKey: any Sendable] = [:]) -> DecodableCursor<T> {
-        DecodableCursor(statement: self, userInfo: userInfo)
-    }
     /// A cursor decoding the statement's rows by hand (bind first).
     public func records<T: RowDecodable>(_ type: T.Type) -> RecordCursor<T> { RecordCursor(statement: self) }
     /// A cursor over the statement's rows as ``Row`` views (bind first).

@@ -12,13 +12,13 @@ import CStreamQLite
 /// }
 /// ```
 public struct Row {
-    /// The statement whose current row this is; nil for a record of a CSV input read by
-    /// ``CSVRowCursor``.
+    /// The statement whose current row this is; nil for a record of an input file (a CSV
+    /// record read by ``CSVRowCursor``).
     public let statement: Statement?
     @usableFromInline let stmt: OpaquePointer?
-    /// The CSV record this row is (nil for a statement's row): its fields are read with the
-    /// conversions of ``CSVDecodableCursor`` (``CSVFieldPlan``).
-    @usableFromInline let record: CSVRecordRow?
+    /// The input record this row is (nil for a statement's row): a CSV record, whose fields
+    /// are read with the conversions of its reader.
+    @usableFromInline let record: (any InputRecord)?
     /// Keeps the cursor (which resets the statement when released) alive while the row is in use.
     @usableFromInline let owner: AnyObject?
 
@@ -29,7 +29,7 @@ public struct Row {
         self.owner = owner
     }
 
-    @usableFromInline init(record: CSVRecordRow) {
+    @usableFromInline init(record: any InputRecord) {
         self.statement = nil
         self.stmt = nil
         self.record = record
@@ -63,8 +63,15 @@ public struct Row {
     @inlinable @inline(__always)
     public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T {
         if let record {
-            // Unretained: the row holds the record while it is read (no retain/release per field).
-            return try Unmanaged.passUnretained(record)._withUnsafeGuaranteedRef { try $0.decode(T.self, at: index) }
+            // The record's own read is not generic (it checks the plan kept for the field is
+            // for `T`); only a field read a new way takes the generic path.
+            return try _withUnprotectedUnsafeTemporaryAllocation(of: T.self, capacity: 1) { buffer in
+                let p = buffer.baseAddress.unsafelyUnwrapped
+                if _fastPath(try record.read(index, as: ObjectIdentifier(T.self), into: UnsafeMutableRawPointer(p))) {
+                    return p.move()
+                }
+                return try record.decodeByPlan(T.self, at: index)
+            }
         }
         do {
             return try T.decode(statement: stmt.unsafelyUnwrapped, column: Int32(index))
@@ -93,10 +100,7 @@ public struct Row {
     /// checked against the order of earlier lookups.
     @inlinable @inline(__always)
     public func index<T>(of name: String, for type: T.Type) throws -> Int {
-        if let record {
-            if let i = lookUpTrail(name, record.lookupTrail, &record.lookupHint) { return i }
-            return try record.resolveField(name, type: T.self)
-        }
+        if let record { return try record.fieldIndex(of: name, for: T.self) }
         let statement = self.statement.unsafelyUnwrapped
         if let i = lookUpTrail(name, statement.lookupTrail, &statement.lookupHint) { return i }
         return try statement.resolveColumn(name, type: T.self)
@@ -124,7 +128,7 @@ public struct Row {
 
 /// The name → index plan of ``Row/index(of:for:)``: rows ask for the same names in the
 /// same order, so the entry after the last hit is tried first. One helper for a
-/// statement's columns and a CSV input's fields.
+/// statement's columns and an input record's fields.
 @inlinable @inline(__always)
 func lookUpTrail(_ name: String, _ trail: [(String, Int)], _ hint: inout Int) -> Int? {
     let h = hint
@@ -140,6 +144,28 @@ func lookUpTrail(_ name: String, _ trail: [(String, Int)], _ hint: inout Int) ->
         return i
     }
     return nil
+}
+
+/// A record of an input file read as a ``Row`` (a CSV record): its fields by index, by
+/// name, and as typed values. The input reader keeps the conversion plan of each field.
+@usableFromInline
+protocol InputRecord: AnyObject {
+    /// The number of fields of the current record.
+    var fieldCount: Int { get }
+    /// The input's field names (its header's, or c1, c2, …).
+    var fieldNames: [String] { get }
+    /// Whether field `index` is NULL (or missing).
+    func isNull(_ index: Int) -> Bool
+    /// Field `index` as a ``DatabaseValue`` (its text, or `.null`).
+    func value(at index: Int) -> DatabaseValue
+    /// The index of the field `name`; a missing field throws (read as a `type`).
+    func fieldIndex(of name: String, for type: Any.Type) throws -> Int
+    /// Field `index` into `out` (memory for the type `type` identifies) when the plan kept for
+    /// the field is for that type and reads it without a generic call; false otherwise
+    /// (nothing read).
+    func read(_ index: Int, as type: ObjectIdentifier, into out: UnsafeMutableRawPointer) throws -> Bool
+    /// Field `index` as a `T` when ``read(_:as:into:)`` did not read it.
+    func decodeByPlan<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T
 }
 
 extension Statement {

@@ -45,9 +45,10 @@ public final class Statement {
     /// True only while the statement sits in the cache after ``Database/value(_:_:_:)``
     /// reset it (it never escapes that call): the next check-out can skip its reset.
     @exclusivity(unchecked) @usableFromInline var isReset = false
-    /// ``JSONRowWriter``'s pre-encoded column prefixes for this statement's columns
-    /// (built on the first `writeJSON`, dropped with the other column metadata).
-    @exclusivity(unchecked) @usableFromInline var jsonLayout: JSONColumnLayout?
+    /// What an output format keeps for this statement's columns (the JSON writer: its
+    /// pre-encoded column prefixes), built on the first write and dropped with the other
+    /// column metadata. The format that wrote last owns it; another replaces it.
+    @exclusivity(unchecked) @usableFromInline var outputLayout: AnyObject?
     /// The result column of each of `rowPlanType`'s column names (-1: none), for a
     /// ``RowColumnPlan`` (`@RowCodable`'s `init(row:)`); made on its first row, dropped
     /// with the other column metadata.
@@ -216,7 +217,7 @@ public final class Statement {
             indexByName = nil
             lookupTrail = []
             lookupHint = 0
-            jsonLayout = nil
+            outputLayout = nil
             rowPlanType = nil
         }
     }

@@ -145,22 +145,13 @@ public final class RowDecoder: Decoder {
         return c
     }
 
-    /// The container of the last key type (a `KeyedDecodingContainerThunk`), and that type.
-    @exclusivity(unchecked) var containerThunk: AnyObject?
-    /// The same thunk, unretained: read on every row without a retain and release (the
-    /// decoder owns it through `containerThunk`).
-    @exclusivity(unchecked) var containerThunkRef: Unmanaged<AnyObject>?
-    @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
+    /// The container of the last key type: every row asks for the same one.
+    @exclusivity(unchecked) var lastContainer = LastKeyedContainer()
 
     public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunkRef {
-            return thunk._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedDecodingContainerThunk<Key>.self).make() }
-        }
+        if let kept = lastContainer.decoding(Key.self) { return kept }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), state: state))
-        let thunk = KeyedDecodingContainerThunk(holding: container)
-        containerThunk = thunk
-        containerThunkRef = Unmanaged.passUnretained(thunk)
-        containerKeyType = ObjectIdentifier(Key.self)
+        lastContainer.keep(container)
         return container
     }
 

@@ -186,24 +186,6 @@ extension Database {
     }
 }
 
-/// The paths several entries name: the C expansion of `json_stream` and `csv_stream`
-/// (`sq_files_add`, `sq_files.h`): a path is that file; a glob (`*`, `?`, `[`) its matches
-/// sorted by name, no match being an error; `\` makes a glob character literal.
-func sqExpandFiles(_ entries: [String], error: (String) -> any Error) throws -> [String] {
-    var list = sq_files(n: 0, a: nil)
-    defer { sq_files_clear(&list) }
-    for entry in entries {
-        var why: UnsafeMutablePointer<CChar>?
-        let rc = sq_files_add(&list, entry, &why)
-        if rc != SQ_FILES_OK {
-            defer { sqlite3_free(why) }
-            throw error(why.map { String(cString: $0) } ?? "out of memory")
-        }
-    }
-    if list.n == 0 { throw error("no file named") }
-    return (0..<Int(list.n)).map { String(cString: list.a[$0]!) }
-}
-
 /// A file opened for a chunked import (read through ``InputFile``: decompressed when gzip
 /// or zstd), with its read buffer.
 final class ChunkFile {
@@ -327,5 +309,27 @@ extension InputDecompressor {
         do {
             try finish { try importer.feed($0) }
         } catch let error as InputReadError { throw importer.inputError(error.message) }
+    }
+}
+
+/// An importer whose progress is an ``ImportProgressCounter``: its ``ChunkedImporter``
+/// bookkeeping (``ChunkedImporter/consumed``, ``ChunkedImporter/compressedBytes``, and the
+/// worker's ``ChunkedImporter/fed(bytes:compressedBytes:records:)``) is written once, here.
+protocol ProgressCountingImporter: ChunkedImporter {
+    var counter: ImportProgressCounter { get set }
+}
+
+extension ProgressCountingImporter {
+    var consumed: Int { counter.bytes }
+
+    var compressedBytes: Int {
+        get { counter.compressedBytes }
+        set { counter.compressedBytes = newValue }
+    }
+
+    func fed(bytes: Int, compressedBytes: Int, records: Int) {
+        counter.bytes = bytes
+        counter.compressedBytes = compressedBytes
+        counter.report(rows: records)
     }
 }

@@ -331,3 +331,12 @@ final class IngestBatchWriter {
         return IngestWriteFailure(message: e.message, record: r.record, offset: r.offset, line: r.line, column: r.column)
     }
 }
+
+extension IngestRejecter {
+    /// A row the table refused (``IngestBatchWriter/onRefused``), with the message its
+    /// import would stop with under `.abort`: a reject like the core's, with the raw text
+    /// the row kept (`sq_ingest_set_row_raw`). Throws ``failure`` when it stops the import.
+    func takeRefused(_ row: IngestBatchWriter.RefusedRow, column: String?, reason: String) throws {
+        try take(record: row.record, line: row.line, offset: row.offset, column: column, reason: reason, raw: row.raw)
+    }
+}

@@ -96,18 +96,13 @@ final class BindingEncoder: Encoder {
         return discovered
     }
 
-    /// The container of the last key type (a `KeyedEncodingContainerThunk`), and that type.
-    @exclusivity(unchecked) private var containerThunk: AnyObject?
-    @exclusivity(unchecked) private var containerKeyType: ObjectIdentifier?
+    /// The container of the last key type: every value asks for the same one.
+    @exclusivity(unchecked) private var lastContainer = LastKeyedContainer()
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if _fastPath(containerKeyType == ObjectIdentifier(Key.self)), let thunk = containerThunk {
-            // The encoder keeps the thunk alive: use it without retaining it.
-            return Unmanaged.passUnretained(unsafeDowncast(thunk, to: KeyedEncodingContainerThunk<Key>.self))._withUnsafeGuaranteedRef { $0.make() }
-        }
+        if let kept = lastContainer.encoding(Key.self) { return kept }
         let container = KeyedEncodingContainer(BindingKeyedContainer<Key>(encoder: self))
-        containerThunk = KeyedEncodingContainerThunk(holding: container)
-        containerKeyType = ObjectIdentifier(Key.self)
+        lastContainer.keep(container)
         return container
     }
 

@@ -213,15 +213,13 @@ final class JSONElementReader {
         d.depth = 0
     }
 
-    /// `body` with the raw text of the value on the tape, from its first byte to its last
-    /// (the window holds them: nothing before the value's first token is dropped, and the
-    /// parser pauses right after the value's last byte), as ``RecordRawText`` cuts it.
-    func withRawText<R>(_ raw: RecordRawText,
-                        _ body: ((bytes: UnsafeRawBufferPointer, truncated: Bool)?) throws -> R) rethrows -> R {
-        guard let window, tape.count > 0 else { return try body(nil) }
-        raw.chunk(window, count: fed, base: windowStart)
-        defer { raw.forget() }
-        return try raw.text(from: Int(tape.state.pointee.first_offset), to: windowStart + fed, body)
+    /// The window the value on the tape lies in: its bytes, how many are fed, the input
+    /// offset of its first byte, and the input offset of the value's first byte (nil when
+    /// there is no window or no value). The window holds every byte of the value: nothing
+    /// before its first token is dropped, and the parser pauses right after its last byte.
+    var valueWindow: (bytes: UnsafeMutablePointer<UInt8>, count: Int, base: Int, first: Int)? {
+        guard let window, tape.count > 0 else { return nil }
+        return (window, fed, windowStart, Int(tape.state.pointee.first_offset))
     }
 
     /// Reads to the end of the input (checking it), skipping the remaining values.

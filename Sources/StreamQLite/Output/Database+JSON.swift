@@ -86,9 +86,9 @@ extension Database {
     /// names stay with the statement until SQLite re-prepares it.
     func writeJSON<Sink: ByteSink>(_ statement: Statement, to sink: inout Sink, options: JSONWriterOptions) throws -> Int {
         let capacity = JSONRowWriter.capacity(options)
-        var storage = statement.connection.spareJSONStorage
+        var storage = statement.connection.spareOutputStorage as? JSONWriterStorage
         if let spare = storage, spare.capacity == capacity {
-            statement.connection.spareJSONStorage = nil
+            statement.connection.spareOutputStorage = nil
         } else {
             storage = JSONWriterStorage(capacity: capacity)
         }
@@ -97,7 +97,7 @@ extension Database {
         return try withUnsafeMutablePointer(to: &sink) { target in
             var writer = JSONRowWriter(sink: SinkReference(target: target), options: options,
                                        storage: storage.unsafelyUnwrapped, statement: statement)
-            defer { statement.connection.spareJSONStorage = writer.outputStorage }
+            defer { statement.connection.spareOutputStorage = writer.outputStorage }
             try statement.stream(into: &writer)
             return writer.rowCount
         }

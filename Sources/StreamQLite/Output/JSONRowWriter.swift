@@ -19,7 +19,7 @@ private let base64Alphabet: StaticString =
 /// the separators of an array of arrays), their offsets and the raw-JSON flags.
 ///
 /// Built in ``JSONRowWriter/beginResult(columns:)``; `writeJSON` keeps it with the
-/// statement (`Statement.jsonLayout`, dropped when SQLite re-prepares the statement) so
+/// statement (`Statement.outputLayout`, dropped when SQLite re-prepares the statement) so
 /// that running a cached statement again does not escape its column names again.
 @usableFromInline
 final class JSONColumnLayout {
@@ -101,7 +101,7 @@ final class JSONColumnLayout {
 /// Owns the memory of a writer's output buffer (and the parser checking raw JSON).
 ///
 /// `writeJSON` lends one to each writer and keeps it with the connection afterwards
-/// (`ConnectionState.spareJSONStorage`), so a call does not allocate a new 64 KiB buffer.
+/// (`ConnectionState.spareOutputStorage`), so a call does not allocate a new 64 KiB buffer.
 final class JSONWriterStorage {
     let buffer: OutputBuffer
     var capacity: Int { buffer.capacity }
@@ -254,14 +254,14 @@ public struct JSONRowWriter: RowSink {
     public mutating func beginResult(columns: [String]) throws {
         rowCount = 0
         let layout: JSONColumnLayout
-        if let cached = statement?.jsonLayout ?? self.layout, cached.matches(options),
+        if let cached = statement?.outputLayout as? JSONColumnLayout ?? self.layout, cached.matches(options),
            cached.names.count == columns.count, statement != nil || cached.names == columns {
             // A statement's slot is dropped when SQLite re-prepares it (Statement.refreshIfReprepared),
             // so its names are the statement's current ones; a writer fed by hand compares them.
             layout = cached
         } else {
             layout = JSONColumnLayout(columns: columns, options: options)
-            statement?.jsonLayout = layout
+            statement?.outputLayout = layout
         }
         self.layout = layout
         prefixBytes = layout.prefixes

@@ -39,24 +39,3 @@ struct ImportProgressCounter {
     }
 }
 
-/// An importer whose progress is an ``ImportProgressCounter``: its ``ChunkedImporter``
-/// bookkeeping (``ChunkedImporter/consumed``, ``ChunkedImporter/compressedBytes``, and the
-/// worker's ``ChunkedImporter/fed(bytes:compressedBytes:records:)``) is written once, here.
-protocol ProgressCountingImporter: ChunkedImporter {
-    var counter: ImportProgressCounter { get set }
-}
-
-extension ProgressCountingImporter {
-    var consumed: Int { counter.bytes }
-
-    var compressedBytes: Int {
-        get { counter.compressedBytes }
-        set { counter.compressedBytes = newValue }
-    }
-
-    func fed(bytes: Int, compressedBytes: Int, records: Int) {
-        counter.bytes = bytes
-        counter.compressedBytes = compressedBytes
-        counter.report(rows: records)
-    }
-}

@@ -163,3 +163,15 @@ public struct JSONFileError: Error, CustomStringConvertible {
     /// The file, then the error.
     public var description: String { "\(file): \(underlying)" }
 }
+
+extension JSONElementReader {
+    /// `body` with the raw text of the value on the tape, from its first byte to its last,
+    /// as ``RecordRawText`` cuts it (nil: no value).
+    func withRawText<R>(_ raw: RecordRawText,
+                        _ body: ((bytes: UnsafeRawBufferPointer, truncated: Bool)?) throws -> R) rethrows -> R {
+        guard let w = valueWindow else { return try body(nil) }
+        raw.chunk(w.bytes, count: w.count, base: w.base)
+        defer { raw.forget() }
+        return try raw.text(from: w.first, to: w.base + w.count, body)
+    }
+}

@@ -125,13 +125,6 @@ final class IngestRejecter {
         take(r, reason: reasonOf(r))
     }
 
-    /// A row the table refused (``IngestBatchWriter/onRefused``), with the message its
-    /// import would stop with under `.abort`: a reject like the core's, with the raw text
-    /// the row kept (`sq_ingest_set_row_raw`). Throws ``failure`` when it stops the import.
-    func takeRefused(_ row: IngestBatchWriter.RefusedRow, column: String?, reason: String) throws {
-        try take(record: row.record, line: row.line, offset: row.offset, column: column, reason: reason, raw: row.raw)
-    }
-
     /// A record rejected outside the core (a row the table refused, a record a cursor
     /// could not decode). `raw`: its raw text as `sq_ingest_rawtext_get` made it (the
     /// bytes, and whether the record is longer), or nil when there is none (raw NULL in

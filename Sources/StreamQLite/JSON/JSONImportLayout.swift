@@ -1,0 +1,12 @@
+/// Where the rows are in a JSON document given to ``Database/importJSON(bytes:into:options:progress:)-70bm6``.
+public enum JSONImportLayout: Sendable, Equatable {
+    /// The document is an array of objects: `[{"id":1}, {"id":2}]`.
+    case array
+    /// Newline-delimited JSON: one object per line (blank lines allowed).
+    case ndjson
+    /// The array of objects found by following object keys from the top:
+    /// `.arrayAt(["data", "tasks"])` reads `{"data": {"tasks": [ … ]}}`;
+    /// everything else in the document is parsed (validated) and skipped. If
+    /// keys repeat, every array found at the path is read.
+    case arrayAt([String])
+}
