@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StreamQLite
 
-/// A consumer of ``DatabasePool/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)`` that
+/// A consumer of ``DatabaseReader/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)`` that
 /// stops taking chunks (a network client that stops reading) cannot hold the pool's reader
 /// past the stall timeout; one that is slow but keeps taking chunks gets the whole result;
 /// with a `readerWaitTimeout`, a read behind readers held that long gives up.

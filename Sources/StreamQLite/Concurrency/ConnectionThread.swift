@@ -18,6 +18,8 @@ final class ConnectionThread: @unchecked Sendable {
     private var stopping = false
     /// The job running now (guarded by `condition`): ``cancel(_:)`` stops only that one.
     private var running: Job?
+    /// Resumed once the thread has ended (guarded by `condition`; see ``stopAndWait()``).
+    private var stopped: UnsafeContinuation<Void, Never>?
 
     /// A unit of work with its cancellation state. Subclasses override ``run(_:)``.
     class Job: @unchecked Sendable {
@@ -153,6 +155,21 @@ final class ConnectionThread: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Ends the thread once the queued jobs are done, and returns when it has stopped using
+    /// the connection (its progress handler taken off): the connection may then be used
+    /// elsewhere.
+    func stopAndWait() async {
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            condition.lock()
+            stopped = continuation
+            stopping = true
+            condition.signal()
+            condition.unlock()
+        }
+        // The thread released `condition` after its last use of the connection.
+        condition.withLock {}
+    }
+
     private func loop() {
         condition.lock()
         while true {
@@ -183,6 +200,11 @@ final class ConnectionThread: @unchecked Sendable {
         }
         condition.unlock()
         stopper.remove()
+        condition.lock()
+        let waiting = stopped
+        stopped = nil
+        condition.unlock()
+        waiting?.resume()
     }
 }
 

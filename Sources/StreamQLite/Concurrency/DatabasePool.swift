@@ -38,7 +38,7 @@ import Foundation
 /// thread wake-ups, which can cost more than a point query. Code that reads a lot in short
 /// requests can run on the pool's own executor instead (`executorThreads`, ``executor``):
 /// there ``read(_:)`` runs inline.
-public final class DatabasePool: Sendable {
+public final class DatabasePool: DatabaseWriter {
     /// The database file.
     public let path: String
     /// The number of read-only connections.
@@ -176,108 +176,22 @@ public final class DatabasePool: Sendable {
         try await writer.run(body)
     }
 
-    // MARK: Streamed JSON
-
-    /// The rows of `sql` as JSON, in chunks, as an `AsyncSequence`: the statement steps on a
-    /// reader's thread and stays at most `chunksAhead` chunks ahead of the consumer, so memory
-    /// stays bounded whatever the size of the result and a slow consumer holds back SQLite,
-    /// not the other way round.
-    ///
-    /// Each chunk holds up to ``JSONWriterOptions/chunkSize`` bytes (64 KiB by default),
-    /// made by `makeChunk` on the producing thread from bytes valid only during that call
-    /// (copy them: `[UInt8](chunk)`, a NIO `ByteBuffer(bytes: chunk)`…). The whole result is
-    /// one statement, so one snapshot. Nothing runs until the first `next()`, which waits for
-    /// a free reader. An error (SQL, binding, ``JSONWriterError``) is thrown by `next()`; the
-    /// chunks before it were already delivered. Dropping the iterator or cancelling the task
-    /// stops the statement and gives the reader back.
-    ///
-    /// A consumer that stops taking chunks cannot hold the reader: when `chunksAhead` chunks
-    /// have waited `stallTimeout` seconds (30 by default; nil: no limit) for the consumer, the
-    /// statement stops, the reader goes back to the pool, and `next()` throws
-    /// ``StalledConsumerError`` after the waiting chunks. A deadline rather than a larger
-    /// buffer: a buffer lets the reader go only for results that fit in it (and costs that
-    /// memory per consumer), while the statement, its reader and the WAL snapshot that keeps
-    /// checkpoints from finishing stay held as long as the consumer stalls; the deadline
-    /// bounds that for any result size. A slow consumer that keeps taking chunks is not
-    /// stopped: the timeout counts from the last chunk it took.
+    /// Runs `body` on a reader's thread, even when asked from a thread of this pool's
+    /// ``executor`` (where ``read(_:)`` would run it inline): `body` may block.
     ///
     /// ```swift
-    /// var chunks = pool.jsonChunks("SELECT * FROM tasks WHERE done = ?", false,
-    ///                              as: { ByteBuffer(bytes: $0) }).makeAsyncIterator()
-    /// while let chunk = try await chunks.next() { try await writer.write(chunk) }
+    /// let n = try await pool.readOnOwnThread { db in try db.value(Int.self, "SELECT count(*) FROM tasks") ?? 0 }
     /// ```
     ///
-    /// - Parameters:
-    ///   - sql: One SQL statement.
-    ///   - arguments: Values bound to its `?` parameters, in order.
-    ///   - options: The JSON's shape (array or NDJSON, chunk size…).
-    ///   - chunksAhead: Chunks the statement may make before the consumer takes them.
-    ///   - stallTimeout: Seconds a full buffer may wait for the consumer; nil: no limit.
-    ///   - makeChunk: Copies the bytes of a chunk into the type the consumer wants.
-    /// - Returns: The chunks as an `AsyncSequence`; errors are thrown by its `next()`.
-    public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>(
-        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
-        chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30,
-        as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
-    ) -> JSONChunks<Chunk> {
-        var values: [DatabaseValue] = []
-        for argument in repeat each arguments { values.append(argument.databaseValue) }
-        return JSONChunks(pool: self, sql: sql, arguments: values, options: options,
-                          chunksAhead: max(chunksAhead, 1), stallTimeout: stallTimeout.map { max($0, 0) },
-                          makeChunk: makeChunk)
+    /// - Parameter body: The reads, which may block.
+    /// - Returns: What `body` returned.
+    /// - Throws: What `body` threw, ``ReaderWaitTimeoutError``, or `CancellationError`.
+    public func readOnOwnThread<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let reader = try await readers.checkout()
+        defer { readers.checkin(reader) }
+        return try await reader.run(body)
     }
 
-    /// The rows of `sql` as JSON chunks of `[UInt8]`; see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``.
-    public func jsonChunks<each A: DatabaseValueConvertible>(
-        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
-        chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30
-    ) -> JSONChunks<[UInt8]> {
-        jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
-                   stallTimeout: stallTimeout, as: { [UInt8]($0) })
-    }
-
-    /// Streams the rows of `sql` as JSON to `consumer`, one chunk at a time, and returns the
-    /// number of rows: ``Database/writeJSON(_:_:to:options:)`` for async code.
-    ///
-    /// The statement runs on a reader's thread, at most `chunksAhead` chunks ahead of
-    /// `consumer`, which runs in the calling task and may suspend (a network write): that is
-    /// the backpressure. The chunk is valid only during the call. An error thrown by
-    /// `consumer` stops the statement and is rethrown; so is cancelling the calling task, and
-    /// ``StalledConsumerError`` when `consumer` keeps the chunks ahead full for `stallTimeout`
-    /// seconds (see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
-    ///
-    /// ```swift
-    /// let n = try await pool.writeJSON("SELECT * FROM tasks") { bytes in try await socket.write(bytes) }
-    /// ```
-    ///
-    /// - Parameters:
-    ///   - sql: One SQL statement.
-    ///   - arguments: Values bound to its `?` parameters, in order.
-    ///   - options: The JSON's shape.
-    ///   - chunksAhead: Chunks made before `consumer` takes them.
-    ///   - stallTimeout: Seconds a full buffer may wait for `consumer`; nil: no limit.
-    ///   - consumer: Takes each chunk (valid during the call only).
-    /// - Returns: The number of rows written.
-    /// - Throws: ``DatabaseError``, ``JSONWriterError``, what `consumer` threw,
-    ///   ``StalledConsumerError``, or `CancellationError`.
-    @discardableResult
-    public func writeJSON<each A: DatabaseValueConvertible>(
-        _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
-        chunksAhead: Int = 2, stallTimeout: TimeInterval? = 30,
-        to consumer: (UnsafeRawBufferPointer) async throws -> Void
-    ) async throws -> Int {
-        var iterator = jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
-                                  stallTimeout: stallTimeout, as: { OwnedChunk($0) }).makeAsyncIterator()
-        while let chunk = try await iterator.next() {
-            try await consumer(chunk.bytes)
-            withExtendedLifetime(chunk) {}
-        }
-        return iterator.rowCount ?? 0
-    }
-
-    /// A reader for a streamed result: waits for one (cancellable).
-    func checkoutReader() async throws -> ConnectionThread { try await readers.checkout() }
-    func checkinReader(_ reader: ConnectionThread) { readers.checkin(reader) }
 }
 
 /// The identity of a pool for its executor threads (which must not keep the pool alive).

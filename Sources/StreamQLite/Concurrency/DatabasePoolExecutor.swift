@@ -24,7 +24,7 @@ import Foundation
 ///
 /// Everything that runs on the executor shares its threads: an inline read holds its thread
 /// until it returns, like any synchronous work. A read body must not block waiting for other
-/// work on the same executor. Streamed results (``DatabasePool/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``)
+/// work on the same executor. Streamed results (``DatabaseReader/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``)
 /// and writes still run on the pool's reader and writer threads. Cancelling a task stops its
 /// inline read's statements at the next progress check (`SQLITE_INTERRUPT`).
 ///

@@ -16,7 +16,7 @@ extension Database {
     /// keeps its escaped column names for the next call (until SQLite re-prepares it after a
     /// schema change); the output buffer is the connection's. A point query written as JSON
     /// therefore costs little more than stepping it. For async code (a server streaming to
-    /// the network) see ``DatabasePool/writeJSON(_:_:options:chunksAhead:stallTimeout:to:)``.
+    /// the network) see ``DatabaseReader/writeJSON(_:_:options:chunksAhead:stallTimeout:to:)``.
     ///
     /// An HTTP handler serving `/tasks` straight from SQLite:
     ///

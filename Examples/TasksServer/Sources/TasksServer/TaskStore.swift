@@ -229,7 +229,7 @@ final class TaskStore: Sendable {
     /// valid-looking document. Each response is one statement, so one read snapshot. When
     /// the client goes away the response drops the iterator, which stops the statement and
     /// gives the reader back.
-    func stream(_ chunks: JSONChunks<ByteBuffer>) async throws -> Response {
+    func stream(_ chunks: ResultChunks<ByteBuffer>) async throws -> Response {
         var iterator = chunks.makeAsyncIterator()
         guard let first = try await unlessBusy({ try await iterator.next() }) else { return JSONBody.response(.ok, ByteBuffer()) }
         guard let second = try await iterator.next() else { return JSONBody.response(.ok, first) }

@@ -1,21 +1,24 @@
 import Foundation
 
-/// The rows of a query as JSON chunks, produced on a reader's thread of a ``DatabasePool``
-/// and consumed with `for try await` (see ``DatabasePool/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
+/// The rows of a query as chunks of JSON or CSV text, produced on a thread of their own
+/// (``DatabaseReader/readOnOwnThread(_:)``) and consumed with `for try await` (see
+/// ``DatabaseReader/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)`` and
+/// ``DatabaseReader/csvChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
 ///
 /// Each iterator runs the statement once. Iterators are `Sendable`: one may be started in a
 /// request handler (to see the first chunk, or an error, before answering) and finished in
 /// the response body writer.
-public struct JSONChunks<Chunk: Sendable>: AsyncSequence, Sendable {
+public struct ResultChunks<Chunk: Sendable>: AsyncSequence, Sendable {
     public typealias Element = Chunk
-    let pool: DatabasePool
+    let reader: any DatabaseReader
     let sql: String
     let arguments: [DatabaseValue]
-    let options: JSONWriterOptions
     let chunksAhead: Int
     /// How long the producer waits for the consumer to take a chunk; nil: as long as it takes.
     let stallTimeout: TimeInterval?
     let makeChunk: @Sendable (UnsafeRawBufferPointer) -> Chunk
+    /// Writes the statement's rows in the format to the sink, and returns their number.
+    let writeRows: @Sendable (Database, Statement, inout ClosureSink) throws -> Int
 
     public func makeAsyncIterator() -> Iterator { Iterator(handle: ConsumerHandle(ChunkStream(self))) }
 
@@ -41,16 +44,16 @@ final class ConsumerHandle<Chunk: Sendable>: Sendable {
     deinit { stream.cancel() }
 }
 
-/// The hand-over between the producing reader thread and the consuming task: at most
+/// The hand-over between the producing thread and the consuming task: at most
 /// `chunksAhead` chunks wait; the producer blocks (its own thread) when they do, for at most
 /// `stallTimeout`: then it stops the statement with ``StalledConsumerError`` and gives the
-/// reader back (the consumer still gets the chunks that wait, then the error).
+/// connection back (the consumer still gets the chunks that wait, then the error).
 ///
 /// Chunks, the end and errors pass through the guarded state only; a waiting consumer is
 /// woken after the producer released `condition`, and takes it before it looks (the
 /// hand-over the thread sanitizer can see: see ConnectionThread's `ResultJob`).
 final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
-    private let source: JSONChunks<Chunk>
+    private let source: ResultChunks<Chunk>
     // Everything below is guarded by `condition`.
     private let condition = NSCondition()
     private var chunks: [Chunk] = []
@@ -59,11 +62,11 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
     private var failure: (any Error)?
     private var rows: Int?
     private var cancelled = false
-    /// The reader running the statement and its job, while it runs (for cancel → interrupt).
-    private var producer: (thread: ConnectionThread, job: ConnectionThread.Job)?
+    /// The task running the statement, once started (cancelled → the statement is interrupted).
+    private var producer: Task<Void, Never>?
     private var consumer: UnsafeContinuation<Void, Never>?
 
-    init(_ source: JSONChunks<Chunk>) { self.source = source }
+    init(_ source: ResultChunks<Chunk>) { self.source = source }
 
     var rowCount: Int? {
         condition.lock()
@@ -112,33 +115,26 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
         waiting?.resume()
     }
 
-    /// Checks out a reader and starts the statement on it (first call only). True when
-    /// there is nothing more to read (finished before).
+    /// Starts the statement on a thread of its own (first call only): the consumer then
+    /// waits for its first chunk. True when there is nothing more to read (finished before).
     private func startIfNeeded() async throws -> Bool {
         let (first, done) = markStarted()
         guard first else { return done }
-        let reader: ConnectionThread
-        do {
-            reader = try await source.pool.checkoutReader()
-        } catch {
-            finish(nil, error: error)
-            throw error
-        }
         let source = self.source
-        let job = reader.submit { [self] db in
-            defer { source.pool.checkinReader(reader) }
-            guard let db else { return finish(nil, error: CancellationError()) }
+        let task = Task { [self] in
             do {
-                let statement = try db.cachedStatement(source.sql)
-                try statement.bind(arguments: StatementArguments(source.arguments))
-                var sink = ClosureSink { [self] chunk in try send(source.makeChunk(chunk)) }
-                let rows = try db.writeJSON(statement, to: &sink, options: source.options)
+                let rows = try await source.reader.readOnOwnThread { [self] db in
+                    let statement = try db.cachedStatement(source.sql)
+                    try statement.bind(arguments: StatementArguments(source.arguments))
+                    var sink = ClosureSink { [self] chunk in try send(source.makeChunk(chunk)) }
+                    return try source.writeRows(db, statement, &sink)
+                }
                 finish(rows, error: nil)
             } catch {
                 finish(nil, error: error)
             }
         }
-        if register(reader, job) { reader.cancel(job) }
+        if register(task) { task.cancel() }
         return false
     }
 
@@ -151,15 +147,15 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
         return (first, finished && chunks.isEmpty && failure == nil)
     }
 
-    /// Records the running job for ``cancel()``; true when it was cancelled meanwhile.
-    private func register(_ reader: ConnectionThread, _ job: ConnectionThread.Job) -> Bool {
+    /// Records the producing task for ``cancel()``; true when it was cancelled meanwhile.
+    private func register(_ task: Task<Void, Never>) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        if !finished { producer = (reader, job) }
+        if !finished { producer = task }
         return cancelled && !finished
     }
 
-    // MARK: Producer (the reader's thread; may block)
+    // MARK: Producer (the connection's thread; may block)
 
     /// Hands over a chunk; waits while `chunksAhead` chunks are pending, at most
     /// `stallTimeout`; throws once the consumer went away or stalled.
@@ -184,7 +180,7 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
         unlockAndWakeConsumer()
     }
 
-    /// The producer is done; after this it never touches the connection again.
+    /// The producer is done (its connection given back, or about to be by its thread).
     private func finish(_ rows: Int?, error: (any Error)?) {
         condition.lock()
         finished = true
@@ -204,14 +200,14 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
         condition.broadcast()
         let producer = self.producer
         unlockAndWakeConsumer()
-        // The thread interrupts only while this job runs (never the reader's next one).
-        if let producer { producer.thread.cancel(producer.job) }
+        // The connection's thread interrupts only while this statement runs (never the next job).
+        producer?.cancel()
     }
 }
 
-/// Thrown by a ``JSONChunks`` iterator whose consumer took no chunk for the stall timeout
-/// while the chunks ahead were full: the statement was stopped and its reader given back to
-/// the pool, so a consumer that stops reading (a network client that stalls) cannot keep a
+/// Thrown by a ``ResultChunks`` iterator whose consumer took no chunk for the stall timeout
+/// while the chunks ahead were full: the statement was stopped and its connection given
+/// back, so a consumer that stops reading (a network client that stalls) cannot keep a
 /// reader, nor the WAL snapshot it holds, for longer than that.
 ///
 /// The consumer first gets the chunks that were waiting, then this error: the result is cut
@@ -223,6 +219,6 @@ public struct StalledConsumerError: Error, Sendable, CustomStringConvertible {
     public var chunksAhead: Int
 
     public var description: String {
-        "JSONChunks: the consumer took no chunk for \(timeout) s with \(chunksAhead) chunks waiting; the statement was stopped and its reader given back"
+        "the consumer took no chunk for \(timeout) s with \(chunksAhead) chunks waiting; the statement was stopped and its connection given back"
     }
 }
