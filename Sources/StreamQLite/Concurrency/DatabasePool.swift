@@ -188,10 +188,30 @@ public final class DatabasePool: DatabaseWriter {
     /// - Throws: What `body` threw, ``ReaderWaitTimeoutError``, or `CancellationError`.
     public func readOnOwnThread<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let reader = try await readers.checkout()
-        defer { readers.checkin(reader) }
-        return try await reader.run(body)
+        // Given back on the reader's thread as soon as `body` is done (a waiting read gets it
+        // without waiting for this task to be scheduled again), or here when `body` never ran.
+        let giveBack = OnlyOnce { [readers] in readers.checkin(reader) }
+        defer { giveBack.run() }
+        return try await reader.run { db in
+            defer { giveBack.run() }
+            return try body(db)
+        }
     }
 
+}
+
+/// An action run by the first of several callers (on any thread), never again.
+final class OnlyOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var action: (() -> Void)?
+    init(_ action: @escaping () -> Void) { self.action = action }
+    func run() {
+        lock.lock()
+        let action = self.action
+        self.action = nil
+        lock.unlock()
+        action?()
+    }
 }
 
 /// The identity of a pool for its executor threads (which must not keep the pool alive).

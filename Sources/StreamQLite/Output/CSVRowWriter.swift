@@ -255,3 +255,12 @@ public struct CSVRowWriter: RowSink {
         try output.put(start, count: n, flushingTo: &sink)
     }
 }
+
+extension CSVRowWriter: FormatRowWriter {
+    static func make<Target: ByteSink>(sink: SinkReference<Target>, options: CSVWriterOptions,
+                                       statement: Statement) throws -> CSVRowWriter {
+        try CSVRowWriter(sink: sink, options: options)
+    }
+
+    func giveBack(to statement: Statement) {}
+}

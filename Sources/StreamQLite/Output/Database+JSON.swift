@@ -80,30 +80,10 @@ extension Database {
     }
 
     /// Writes the rows of an already bound statement; resets it afterwards.
-    ///
-    /// Per call it allocates nothing of its own: the output buffer is the connection's
-    /// (lent to one writer at a time; a nested call gets a new one), and the escaped column
-    /// names stay with the statement until SQLite re-prepares it.
     func writeJSON<Sink: ByteSink>(_ statement: Statement, to sink: inout Sink, options: JSONWriterOptions) throws -> Int {
-        let capacity = JSONRowWriter.capacity(options)
-        var storage = statement.connection.spareOutputStorage as? JSONWriterStorage
-        if let spare = storage, spare.capacity == capacity {
-            statement.connection.spareOutputStorage = nil
-        } else {
-            storage = JSONWriterStorage(capacity: capacity)
-        }
-        // The writer reaches the caller's sink through a pointer: no copy of it (whose buffer
-        // would then be shared, and copied on the first write) and no cast back at the end.
-        return try withUnsafeMutablePointer(to: &sink) { target in
-            var writer = JSONRowWriter(sink: SinkReference(target: target), options: options,
-                                       storage: storage.unsafelyUnwrapped, statement: statement)
-            defer { statement.connection.spareOutputStorage = writer.outputStorage }
-            try statement.stream(into: &writer)
-            return writer.rowCount
-        }
+        try writeRows(statement, as: JSONRowWriter.self, to: &sink, options: options)
     }
 
-    /// Prepares `sql` (cached), binds nothing and feeds every row to `sink` (tests, internal statements).
     func jsonStreamRows<S: RowSink>(_ sql: String, into sink: inout S) throws {
         let statement = try cachedStatement(sql)
         try statement.bind()
@@ -117,10 +97,3 @@ extension Database {
 /// SQLite's SQLITE_TRANSIENT destructor: SQLite copies the bound bytes.
 @usableFromInline
 let streamTransientDestructor = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
-
-/// A ``ByteSink`` writing into another sink in place, for the duration of one `writeJSON` call.
-struct SinkReference<Target: ByteSink>: ByteSink {
-    let target: UnsafeMutablePointer<Target>
-    func write(_ bytes: UnsafeRawBufferPointer) throws { try target.pointee.write(bytes) }
-    func flush() throws { try target.pointee.flush() }
-}

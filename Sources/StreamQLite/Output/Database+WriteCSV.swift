@@ -65,9 +65,6 @@ extension Database {
 
     /// Writes the rows of an already bound statement; resets it afterwards.
     func writeCSV<Sink: ByteSink>(_ statement: Statement, to sink: inout Sink, options: CSVWriterOptions) throws -> Int {
-        var writer = try CSVRowWriter(sink: sink, options: options)
-        defer { sink = writer.sink as! Sink }
-        try statement.stream(into: &writer)
-        return writer.rowCount
+        try writeRows(statement, as: CSVRowWriter.self, to: &sink, options: options)
     }
 }

@@ -244,8 +244,6 @@ public struct JSONRowWriter: RowSink {
     /// The buffer size a writer with `options` uses.
     static func capacity(_ options: JSONWriterOptions) -> Int { max(options.chunkSize, 64) }
 
-    /// The buffer the writer wrote into (for the next writer: `writeJSON` keeps it with the connection).
-    var outputStorage: JSONWriterStorage { storage }
 
     // MARK: RowSink
 
@@ -536,4 +534,24 @@ public struct JSONRowWriter: RowSink {
         }
         try put(UInt8(ascii: "\""))
     }
+}
+
+extension JSONRowWriter: FormatRowWriter {
+    /// A writer on the connection's spare buffer (a new one when another writer has it, or
+    /// its size differs), keeping its column prefixes in `statement`'s slot: per call,
+    /// nothing of its own is allocated.
+    static func make<Target: ByteSink>(sink: SinkReference<Target>, options: JSONWriterOptions,
+                                       statement: Statement) -> JSONRowWriter {
+        let capacity = capacity(options)
+        var storage = statement.connection.spareOutputStorage as? JSONWriterStorage
+        if let spare = storage, spare.capacity == capacity {
+            statement.connection.spareOutputStorage = nil
+        } else {
+            storage = JSONWriterStorage(capacity: capacity)
+        }
+        return JSONRowWriter(sink: sink, options: options, storage: storage.unsafelyUnwrapped, statement: statement)
+    }
+
+    /// The buffer goes back to the connection for the next call.
+    func giveBack(to statement: Statement) { statement.connection.spareOutputStorage = storage }
 }
