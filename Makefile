@@ -95,14 +95,18 @@ demo:
 	@$(MAKE) --no-print-directory ext
 	@bash sql/demo/run-demo.sh $(EXT)
 
-test: deps ext test-c test-sql test-python test-ext-scripts test-asan test-c-tsan test-fuzz test-release test-cluster \
+# Every suite in turn (scripts/run-suites.sh: the first failure stops it; each suite's time
+# is printed at the end, longest first).
+TEST_SUITES = test-c test-sql test-python test-ext-scripts test-asan test-c-tsan test-fuzz test-release test-cluster \
       test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli test-crash test-dist
+test: deps ext
+	@bash scripts/run-suites.sh $(TEST_SUITES)
 	@echo "make test: all suites passed"
 
 # The everyday loop: what most changes break, in about 1.5 minutes (make test: everything).
 quick: ext test-c $(PYTHON) swift-toolchain
 	$(PYTHON) sql/run-tests.py --ext $(EXT) sql/tests/*.sql
-	swift build --build-tests
+	swift build --build-tests $(SWIFT_STRICT)
 	swift test --skip-build --parallel
 
 test-c: $(CTESTS)
@@ -137,31 +141,35 @@ test-asan: $(PYTHON)
 	@set -e; for s in scripts/check-python-load.py scripts/check-ext-*.py; do echo "== asan $$s"; \
 	  $(ASAN_HOST) $(PYTHON) $$s build/asan/streamqlite.so; done
 
-# libFuzzer harnesses, a short bounded run each (FUZZ_SECONDS).
+# libFuzzer harnesses, a short bounded run each (FUZZ_SECONDS), two at a time
+# (scripts/run-fuzz.sh); the extension's sources are compiled once for all of them.
+FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -DSQLITE_CORE -IExtension/src -IExtension/include $(ICU_CFLAGS)
+FUZZ_OBJ    = $(patsubst Extension/src/%.c,build/fuzz/obj/%.o,$(SRC))
+FUZZ_BINS   = $(patsubst Extension/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+build/fuzz/obj/%.o: Extension/src/%.c $(HDR) Makefile
+	@mkdir -p build/fuzz/obj
+	@echo "fuzz cc $<"
+	@$(CLANG) $(FUZZ_CFLAGS) -c -o $@ $<
+build/fuzz/fuzz_%: Extension/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	@echo "fuzz build $@"
+	@$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJ) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm \
+	  2> $@.build.log || { cat $@.build.log; exit 1; }
+.SECONDARY: $(FUZZ_OBJ)
 test-fuzz:
-	@mkdir -p build/fuzz
-	@set -eo pipefail; for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-	  $(CLANG) -O1 -g -fsanitize=fuzzer,address,undefined -DSQLITE_CORE -IExtension/src -IExtension/include \
-	    $(ICU_CFLAGS) -o build/fuzz/$$n $$f $(SRC) -lsqlite3 $(ICU_LIBS) $(ZLIBS) -lm 2> build/fuzz/$$n.build.log \
-	    || { cat build/fuzz/$$n.build.log; exit 1; }; \
-	  mkdir -p build/fuzz/corpus-$$n; \
-	  seeds=""; test -d Extension/fuzz/corpus/$$n && seeds=Extension/fuzz/corpus/$$n; \
-	  echo "== fuzz $$n ($(FUZZ_SECONDS)s)"; \
-	  if ! build/fuzz/$$n -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 build/fuzz/corpus-$$n $$seeds \
-	       > build/fuzz/$$n.log 2>&1; then tail -60 build/fuzz/$$n.log; echo "fuzz $$n: FAILED"; exit 1; fi; \
-	  grep -E 'stat::number_of_executed_runs|Done' build/fuzz/$$n.log | tail -2; \
-	done
+	@$(MAKE) --no-print-directory -j2 $(FUZZ_BINS)
+	@bash scripts/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # The Swift suites need a toolchain that runs (`swift --version`); without one
 # they stop here with one line saying what to install where.
 swift-toolchain:
 	@bash scripts/ensure-deps.sh --check-swift
 
-# The library first, with every warning an error (its own build folder, so the flag
-# does not rebuild the test build).
+# The library and its tests with every warning an error (the flags make quick uses too,
+# so neither rebuilds the other's build).
+SWIFT_STRICT = -Xswiftc -warnings-as-errors
 test-swift: swift-toolchain
-	swift build --target StreamQLite --scratch-path .build-warnings -Xswiftc -warnings-as-errors
-	swift test
+	swift build --build-tests $(SWIFT_STRICT)
+	swift test --skip-build
 
 # The @RowCodable macro (package trait "Macros": swift-syntax is built; its own build folder).
 test-macros: swift-toolchain
