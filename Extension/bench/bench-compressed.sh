@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# bench-compressed.sh — gzip and zstd input against the same plain file (issue 22: gzip
-# within 1.2x, zstd within 1.1x): the cases *.gz and *.zst of bench-scale.sh, CSV and
+# bench-compressed.sh — gzip and zstd input against the same plain file (the
+# goal: gzip within 1.2x, zstd within 1.1x): the cases *.gz and *.zst of bench-scale.sh, CSV and
 # NDJSON, through the typed tables (and importCSV/importJSON when IMPORT_ONCE names
 # Benchmarks' ImportOnce), A/B pairs in turn.
 #

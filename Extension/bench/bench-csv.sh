@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-csv.sh — CSV benchmarks (issue 12).  `make bench` runs it with
+# bench-csv.sh — CSV benchmarks.  `make bench` runs it with
 # $1 = the extension's .so.  Everything is generated under build/bench/.
 #
 #   bash Extension/bench/bench-csv.sh build/streamqlite.so

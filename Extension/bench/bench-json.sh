@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-json.sh — JSON streaming benchmarks (issue 4).  `make bench` runs it
+# bench-json.sh — JSON streaming benchmarks.  `make bench` runs it
 # with $1 = the extension's .so.  Everything is generated under build/bench/.
 #
 #   bash Extension/bench/bench-json.sh build/streamqlite.so

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-many-files.sh — many files in one call (issue 22: within 1.1x): FILES files
+# bench-many-files.sh — many files in one call (the goal: within 1.1x): FILES files
 # (default 100) of N/FILES rows against the one file of the same N rows, CSV and NDJSON,
 # through the typed tables (filename= a glob) and importCSV/importJSON(contentsOfFiles:)
 # (when IMPORT_ONCE names Benchmarks' ImportOnce): the cases *.many of bench-scale.sh.

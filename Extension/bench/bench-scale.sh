@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-scale.sh — issue 22's speed table in one run: every way in to 1,000,000 CSV rows
+# bench-scale.sh — the imports-at-scale table in one run: every way in to 1,000,000 CSV rows
 # and 1,000,000 JSON tasks, each against its baseline in A/B pairs, with ratios, medians
 # and peak memory (BENCHMARKS.md, "Imports at scale").
 #
@@ -118,10 +118,10 @@ done
 
 echo
 if [ "$CALLGRIND" = 1 ]; then
-  echo "== issue 22 table in instructions (callgrind, whole process, $N rows)"
+  echo "== imports at scale in instructions (callgrind, whole process, $N rows)"
   cg_summary "$N"
 else
-  echo "== issue 22 speed table: $N rows, A/B pairs in turn, medians"
+  echo "== imports at scale: $N rows, A/B pairs in turn, medians"
   echo "   $(nproc) cores; load average (1, 5, 15 min) $LOAD0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
   ab_summary
   # What a process holds before any row: the peak of the same load of one row.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import StreamQLite
 
-// Tests for the fast fetching paths (issue 3): the Decodable key plan (keys matched by
+// Tests for the fast fetching paths: the Decodable key plan (keys matched by
 // their bits, then by name), the reused keyed container, the column readers built on
 // sqlite3_column_value, the statement cache's last-entry check and the cursor-less db.value.
 

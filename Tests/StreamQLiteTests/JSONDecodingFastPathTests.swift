@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import StreamQLite
 
-// The decoding fast paths (issue 13, third session) checked against Foundation's
+// The decoding fast paths checked against Foundation's
 // JSONDecoder and the standard library: strings made from the parser's validated
 // bytes in Swift's small form, keys matched in a streamed array whose elements
 // reuse the same token indexes, `[T]` of types read by their own `init(from:)`.

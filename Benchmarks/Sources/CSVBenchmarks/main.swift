@@ -1,4 +1,4 @@
-// CSV benchmarks (issue 12): the same CSV file through
+// CSV benchmarks: the same CSV file through
 //   1. importCSV(contentsOfFile:) vs the sqlite3 shell's `.import --csv` into the same typed table;
 //   2. CSVDecodableCursor (Decodable) and CSVRowCursor (hand-written RowDecodable) vs SwiftCSV 0.10.0 and
 //      CSV.swift 2.5.2 producing the same structs;

@@ -1,4 +1,4 @@
-// CodableBenchmarks — issue 13: JSON straight into Swift values and back.
+// CodableBenchmarks: JSON straight into Swift values and back.
 // JSONValueDecoder / JSONValueEncoder vs Foundation's JSONDecoder / JSONEncoder,
 // decoding into the same structs, with "just create the structs in a loop" as
 // the ceiling. Prints medians (MB/s of JSON) and ratios.

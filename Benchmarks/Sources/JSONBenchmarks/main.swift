@@ -1,4 +1,4 @@
-// JSONBenchmarks — issue 5: JSON out, JSON in and bulk inserts, StreamQLite vs
+// JSONBenchmarks: JSON out, JSON in and bulk inserts, StreamQLite vs
 // SQLite's own JSON functions, the raw C API, Foundation and GRDB, on the same
 // data in one run. Prints medians and ratios.
 //

@@ -1,4 +1,4 @@
-// StreamQLiteBenchmarks — issue 3: row fetching and point queries, StreamQLite vs the
+// StreamQLiteBenchmarks: row fetching and point queries, StreamQLite vs the
 // raw C API vs GRDB 7.10.0, on the same on-disk data in one process.
 //
 //   cd Benchmarks && swift run -c release StreamQLiteBenchmarks [REPS]
