@@ -13,7 +13,7 @@ run_one() {
     n=$(basename "$bin")
     mkdir -p "build/fuzz/corpus-$n"
     test -d "Extension/fuzz/corpus/$n" && seeds="Extension/fuzz/corpus/$n"
-    if "$bin" -max_total_time="$seconds" -print_final_stats=1 "build/fuzz/corpus-$n" $seeds > "build/fuzz/$n.log" 2>&1; then
+    if "$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="build/fuzz/$n-" "build/fuzz/corpus-$n" $seeds > "build/fuzz/$n.log" 2>&1; then
         echo "== fuzz $n (${seconds}s): $(grep -E '^Done ' "build/fuzz/$n.log" | tail -1)"
     else
         tail -60 "build/fuzz/$n.log"

@@ -11,9 +11,10 @@
 ** carry-less multiplication where the CPU has it (x86-64 PCLMULQDQ, about
 ** twenty times fewer instructions than zlib's tables, which it uses
 ** otherwise and for the tail of a buffer).  The 8 trailer bytes are the last
-** 8 that inflate took when the member ended; the messages are zlib's.  The
-** optional CRC-16 of a member's header (FHCRC, which gzip never writes) is
-** not checked.
+** 8 that inflate took when the member ended; the messages are zlib's.  A
+** member's header is read with zlib's checks on (its optional CRC-16, FHCRC,
+** which gzip never writes but gzip -t checks) and nothing else: zlib's
+** validation goes off once the header is done, before any data.
 */
 #include "sq_internal.h"
 #include "sq_decompress.h"
@@ -45,6 +46,8 @@ struct sq_dz {
   uint32_t crc;             /* gzip: CRC-32 of the member's data so far */
   uint32_t msize;           /* gzip: its length, modulo 2^32 */
   unsigned char tail[8];    /* gzip: the last 8 compressed bytes taken */
+  gz_header gzhead;         /* gzip: zlib's report of the member's header */
+  int in_header;            /* gzip: the member's header is not read yet */
   ZSTD_DStream *ds;
   unsigned long long nin, nout;
   char msg[200];
@@ -202,6 +205,44 @@ static int dz_fail(sq_dz *z, const char *what, const char *detail){
   return SQ_DZ_ERROR;
 }
 
+/* A gzip member begins: its header is read with zlib's checks (FHCRC); the
+** data's CRC-32 is left to dz_step (sq_dz_crc32). */
+static int dz_member_start(sq_dz *z){
+  memset(&z->gzhead, 0, sizeof z->gzhead);   /* no name, comment or extra copied */
+  z->in_header = 1;
+  if( inflateGetHeader(&z->zs, &z->gzhead)!=Z_OK || inflateValidate(&z->zs, 1)!=Z_OK ){
+    return dz_fail(z, "out of memory", 0);
+  }
+  return SQ_DZ_OK;
+}
+
+/* k compressed bytes at p taken: counted, and the last 8 kept (the trailer). */
+static void dz_took(sq_dz *z, const unsigned char *p, size_t k){
+  if( k ) z->mid = 1;
+  z->nin += k;
+  if( k>=8 ){
+    memcpy(z->tail, p+k-8, 8);
+  }else if( k ){
+    memmove(z->tail, z->tail+k, 8-k);
+    memcpy(z->tail+8-k, p, k);
+  }
+}
+
+/* A gzip member ended (its trailer the last 8 bytes taken): the trailer is
+** checked, and what follows is the next member. */
+static int dz_member_end(sq_dz *z){
+  if( le32(z->tail)!=z->crc ){
+    z->nin -= 4;                 /* seen at the CRC-32's end, before the length */
+    return dz_fail(z, "corrupt data", "incorrect data check");
+  }
+  if( le32(z->tail+4)!=z->msize ) return dz_fail(z, "corrupt data", "incorrect length check");
+  z->crc = 0;
+  z->msize = 0;
+  z->mid = 0;
+  if( inflateReset(&z->zs)!=Z_OK ) return dz_fail(z, "out of memory", 0);
+  return dz_member_start(z);
+}
+
 static int dz_start(sq_dz *z){
   z->started = 1;
   if( z->kind==SQ_DZ_GZIP ){
@@ -213,8 +254,7 @@ static int dz_start(sq_dz *z){
       z->started = 0;
       return dz_fail(z, "out of memory", 0);
     }
-    /* the trailer is checked in dz_step (sq_dz_crc32) */
-    inflateValidate(&z->zs, 0);
+    if( dz_member_start(z)!=SQ_DZ_OK ) return SQ_DZ_ERROR;
   }else if( z->kind==SQ_DZ_ZSTD ){
     ZSTD_customMem mem = { dz_zstd_alloc, dz_zstd_free, 0 };
     z->ds = ZSTD_createDStream_advanced(mem);
@@ -233,6 +273,28 @@ static int dz_step(sq_dz *z, const unsigned char *src, size_t nsrc, size_t *u,
     *u = *m = k;
   }else if( z->kind==SQ_DZ_GZIP ){
     int r;
+    size_t hu = 0;
+    if( z->in_header ){
+      /* The header alone (no room for output), with zlib's checks on. */
+      unsigned char none;
+      z->zs.next_in = (Bytef*)src;
+      z->zs.avail_in = (uInt)(nsrc > (1u<<30) ? (1u<<30) : nsrc);
+      z->zs.next_out = &none;
+      z->zs.avail_out = 0;
+      r = inflate(&z->zs, Z_NO_FLUSH);
+      hu = (size_t)(z->zs.next_in - (Bytef*)src);
+      dz_took(z, src, hu);
+      *u = hu;
+      /* a member with no data may end here, its trailer taken too */
+      if( r==Z_STREAM_END ) return dz_member_end(z);
+      if( r==Z_MEM_ERROR ) return dz_fail(z, "out of memory", 0);
+      if( r!=Z_OK && r!=Z_BUF_ERROR ) return dz_fail(z, "corrupt data", z->zs.msg ? z->zs.msg : "invalid data");
+      if( z->gzhead.done!=1 ) return SQ_DZ_OK;   /* more header to come */
+      if( inflateValidate(&z->zs, 0)!=Z_OK ) return dz_fail(z, "out of memory", 0);
+      z->in_header = 0;
+      src += hu;
+      nsrc -= hu;
+    }
     /* zlib's sizes are uInt: at most 1 GiB a step */
     z->zs.next_in = (Bytef*)src;
     z->zs.avail_in = (uInt)(nsrc > (1u<<30) ? (1u<<30) : nsrc);
@@ -241,28 +303,12 @@ static int dz_step(sq_dz *z, const unsigned char *src, size_t nsrc, size_t *u,
     r = inflate(&z->zs, Z_NO_FLUSH);
     *u = (size_t)(z->zs.next_in - (Bytef*)src);
     *m = (size_t)(z->zs.next_out - out);
-    if( *u ) z->mid = 1;
-    z->nin += *u;
+    dz_took(z, src, *u);
+    *u += hu;
     z->crc = sq_dz_crc32(z->crc, out, *m);
     z->msize += (uint32_t)*m;
-    if( *u>=8 ){
-      memcpy(z->tail, src+*u-8, 8);
-    }else if( *u ){
-      memmove(z->tail, z->tail+*u, 8-*u);
-      memcpy(z->tail+8-*u, src, *u);
-    }
     if( r==Z_STREAM_END ){
-      /* a member ends (its trailer the last 8 bytes taken); what follows
-      ** is the next member */
-      if( le32(z->tail)!=z->crc ){
-        z->nin -= 4;                 /* seen at the CRC-32's end, before the length */
-        return dz_fail(z, "corrupt data", "incorrect data check");
-      }
-      if( le32(z->tail+4)!=z->msize ) return dz_fail(z, "corrupt data", "incorrect length check");
-      z->crc = 0;
-      z->msize = 0;
-      z->mid = 0;
-      if( inflateReset(&z->zs)!=Z_OK ) return dz_fail(z, "out of memory", 0);
+      if( dz_member_end(z)!=SQ_DZ_OK ) return SQ_DZ_ERROR;
     }else if( r==Z_MEM_ERROR ){
       return dz_fail(z, "out of memory", 0);
     }else if( r==Z_NEED_DICT ){

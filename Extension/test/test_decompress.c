@@ -307,6 +307,56 @@ static void test_trailer(void){
   free(p); free(gz.b); free(two.b);
 }
 
+/* A member whose header has a CRC-16 (FHCRC: gzip never writes one, gzip -t
+** checks it): decoded when it matches, "header crc mismatch" when it does not,
+** as the first member and as the second, at every step size. */
+static void test_header_crc(void){
+  size_t n = 3000, s, steps[] = {1, 2, 11, 12, 13, 100000};
+  unsigned char *p = sample(n);
+  Buf gz = gzip_of(p, n), good = {0}, bad = {0}, second = {0};
+  unsigned char head[12];
+  uLong c;
+  char err[256];
+  memcpy(head, gz.b, 10);
+  head[3] |= 0x02;                                  /* FHCRC */
+  c = crc32(0, head, 10);
+  head[10] = (unsigned char)(c & 0xff);
+  head[11] = (unsigned char)((c >> 8) & 0xff);
+  buf_add(&good, head, 12); buf_add(&good, gz.b+10, gz.n-10);
+  head[11] ^= 0x40;
+  buf_add(&bad, head, 12); buf_add(&bad, gz.b+10, gz.n-10);
+  buf_add(&second, gz.b, gz.n); buf_add(&second, bad.b, bad.n);
+  for(s=0; s<sizeof steps/sizeof steps[0]; s++){
+    Buf o = run(SQ_DZ_AUTO, good.b, good.n, steps[s], 4096, err);
+    SQ_CHECK_MSG(err[0]==0 && same(&o, p, n), "FHCRC good, step %zu: '%s'", steps[s], err);
+    free(o.b);
+    o = run(SQ_DZ_AUTO, bad.b, bad.n, steps[s], 4096, err);
+    SQ_CHECK_MSG(strcmp(err, "gzip: corrupt data after 12 compressed bytes: header crc mismatch")==0 && o.n==0,
+                 "FHCRC bad, step %zu: '%s', %zu bytes out", steps[s], err, o.n);
+    free(o.b);
+    o = run(SQ_DZ_AUTO, second.b, second.n, steps[s], 4096, err);
+    {
+      char want[120];
+      snprintf(want, sizeof want, "gzip: corrupt data after %zu compressed bytes: header crc mismatch", gz.n+12);
+      SQ_CHECK_MSG(strcmp(err, want)==0 && o.n<=n, "FHCRC bad second member, step %zu: '%s'", steps[s], err);
+    }
+    free(o.b);
+  }
+  free(gz.b); free(good.b); free(bad.b); free(second.b);
+  /* Members with no data: the header's read may take the whole member. */
+  {
+    Buf empty = gzip_of(p, 0), two = {0};
+    buf_add(&two, empty.b, empty.n); buf_add(&two, empty.b, empty.n);
+    for(s=1; s<=two.n; s++){
+      Buf o = run(SQ_DZ_AUTO, two.b, two.n, s, 7, err);
+      SQ_CHECK_MSG(err[0]==0 && o.n==0, "two empty members, step %zu: '%s'", s, err);
+      free(o.b);
+    }
+    free(empty.b); free(two.b);
+  }
+  free(p);
+}
+
 /* sq_file reads compressed files decompressed and names a corrupt one's
 ** format and offset (run with and without the read-ahead thread:
 ** STREAMQLITE_THREADS=2 and 0, since the file is under the size that
@@ -423,6 +473,7 @@ int main(void){
   test_corruption();
   test_crc32();
   test_trailer();
+  test_header_crc();
   setenv("STREAMQLITE_THREADS", "2", 1);
   test_sq_file();
   setenv("STREAMQLITE_THREADS", "0", 1);
