@@ -21,7 +21,6 @@ import argparse
 import base64
 import hashlib
 import os
-import re
 import subprocess
 import sys
 import time
@@ -33,8 +32,8 @@ HOME = "https://github.com/streamqlite/StreamQLite"
 
 
 def sq_version():
-    text = open(os.path.join(ROOT, "Extension/src/sq_internal.h")).read()
-    return re.search(r'#define SQ_VERSION "([0-9.]+)"', text).group(1)
+    return subprocess.run(["bash", os.path.join(ROOT, "scripts/version.sh"), ROOT], check=True,
+                          capture_output=True, text=True).stdout.strip()
 
 
 def epoch():

@@ -32,7 +32,7 @@ if [ "$(id -u)" != 0 ]; then
   if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then exec sudo -n env DIST="${DIST:-dist}" bash "$0" "$@"; fi
   fail "needs root (debootstrap, chroot and mount) and sudo would ask for a password: run make test-dist as root; nothing was checked"
 fi
-v=$(sed -n 's/^#define SQ_VERSION "\(.*\)"$/\1/p' "$repo/Extension/src/sq_internal.h")
+v=$(bash "$repo/scripts/version.sh" "$repo")
 for f in "streamqlite-$v-linux-x86_64.tar.gz" "streamqlite-$v-py3-none-manylinux_2_35_x86_64.whl" \
          "datasette_streamqlite-$v-py3-none-any.whl" "sqlite_utils_streamqlite-$v-py3-none-any.whl" \
          "libsqlite3-mod-streamqlite_${v}_amd64.deb" "libsqlite3-mod-streamqlite-dev_${v}_all.deb" "streamqlite_${v}_amd64.deb"; do

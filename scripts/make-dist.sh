@@ -23,8 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${DIST:-dist}
 work=build/dist
-v=$(sed -n 's/^#define SQ_VERSION "\(.*\)"$/\1/p' Extension/src/sq_internal.h)
-[ -n "$v" ] || { echo "make-dist: no SQ_VERSION in Extension/src/sq_internal.h" >&2; exit 1; }
+v=$(bash scripts/version.sh)
 dv=$(dpkg-parsechangelog -S Version)
 [ "$dv" = "$v" ] || { echo "make-dist: debian/changelog is at $dv, SQ_VERSION at $v: add a debian/changelog entry (dch -v $v)" >&2; exit 1; }
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}

@@ -17,7 +17,7 @@ git rev-parse -q --verify "refs/tags/$v" >/dev/null && fail "tag $v exists alrea
 [ -z "$(git status --porcelain)" ] || fail "the working tree has changes; commit or stash them first:
 $(git status --short | head -20)"
 grep -q "^## \[$v\]" CHANGELOG.md || fail "CHANGELOG.md has no '## [$v]' entry"
-grep -q "^#define SQ_VERSION \"$v\"" Extension/src/sq_internal.h \
+[ "$(bash scripts/version.sh)" = "$v" ] \
   || fail "Extension/src/sq_internal.h: SQ_VERSION is not \"$v\" (streamqlite_version() would say otherwise)"
 dv=$(dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null || true)
 [ "$dv" = "$v" ] || fail "debian/changelog is at '$dv', not $v (make dist's Debian packages would say otherwise): add an entry (dch -v $v)"

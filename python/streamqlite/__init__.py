@@ -74,7 +74,7 @@ def load(conn: Any, files: bool = True) -> None:
     while the extension loads, and off again afterwards.  Raises ``RuntimeError``
     when the host's SQLite cannot load extensions or is too old, and the host's
     own error when SQLite refuses the file."""
-    path = os.path.join(_HERE, "streamqlite")
+    path = loadable_path()
     entry = entry_point(files)
     if isinstance(conn, sqlite3.Connection):
         _check_sqlite(sqlite3.sqlite_version, "Python's sqlite3 module")
