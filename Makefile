@@ -245,10 +245,12 @@ test-release:
 # extension, shell, and the Swift blocks as one package in build/doc-check/swift. First
 # --self-test: the checker must reject scripts/check-docs-cases/broken-examples.md.
 # cli: docs/cli.md's sh blocks run the release build of the streamqlite tool, which
-# check-docs.py puts on their PATH.
+# check-docs.py puts on their PATH. check-public-api.py: the library declares at most 50
+# public top-level types (helpers are internal, option and error types nested).
 test-docs: ext swift-toolchain cli
 	python3 scripts/check-docs.py --self-test
 	python3 scripts/check-doc-sections.py
+	python3 scripts/check-public-api.py
 	python3 scripts/check-docs.py
 
 # Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),

@@ -57,7 +57,7 @@ SYMBOLS = [
     (S + "JSON/JSONValueDecoder.swift", "    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {"),
     (S + "JSON/JSONValueDecoder.swift", "    public func decode<T: Decodable>(_ type: T.Type, from string: String) throws -> T {"),
     (S + "JSON/JSONValueDecoder+Elements.swift", "    public func elements<T: Decodable>(of type: T.Type, contentsOfFile path: String,"),
-    (S + "CSV/CSVRowCursor.swift", "    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {"),
+    (S + "CSV/CSVRowCursor.swift", "    public init(_ type: Value.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {"),
 ]
 
 

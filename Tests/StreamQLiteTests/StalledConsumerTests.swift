@@ -32,7 +32,7 @@ import StreamQLite
         #expect(Date().timeIntervalSince(started) >= 0.15)
         // The consumer coming back gets the chunks that waited, then the error: a prefix of
         // the result, never passed off as all of it.
-        await #expect(throws: StalledConsumerError.self) {
+        await #expect(throws: DatabasePool.StalledConsumerError.self) {
             while let chunk = try await stalled.next() { received += chunk }
         }
         #expect(received.count > 0 && received.count < expected.count)
@@ -60,7 +60,7 @@ import StreamQLite
     @Test func writeJSONReportsAStall() async throws {
         let (pool, _) = try await makePool(readers: 1, rows: 20_000)
         var calls = 0
-        await #expect(throws: StalledConsumerError.self) {
+        await #expect(throws: DatabasePool.StalledConsumerError.self) {
             try await pool.writeJSON(Self.query, options: JSONWriterOptions(chunkSize: 256), chunksAhead: 1,
                                      stallTimeout: 0.1) { _ in
                 calls += 1
@@ -78,11 +78,11 @@ import StreamQLite
                                    stallTimeout: nil).makeAsyncIterator()
         _ = try await held.next()
         let started = Date()
-        await #expect(throws: ReaderWaitTimeoutError.self) {
+        await #expect(throws: DatabasePool.ReaderWaitTimeoutError.self) {
             try await pool.read { db in try db.value(Int.self, "SELECT 1") }
         }
         var streamed = pool.jsonChunks("SELECT 2", stallTimeout: nil).makeAsyncIterator()
-        await #expect(throws: ReaderWaitTimeoutError.self) { _ = try await streamed.next() }
+        await #expect(throws: DatabasePool.ReaderWaitTimeoutError.self) { _ = try await streamed.next() }
         #expect(Date().timeIntervalSince(started) >= 0.35)
         // A waiter that gets the reader within the timeout reads as usual.
         let waiting = Task { try await pool.read { db in try db.value(Int.self, "SELECT 3") } }

@@ -7,7 +7,7 @@ import Foundation
 /// ignoring ASCII case; two names matching only ignoring case are an error);
 /// without a header the names are c1, c2, … (or a key's `intValue` + 1). The key →
 /// field plan is built on the first record and reused (keys come in the same order
-/// on every record, as in ``RowDecoder``; a key that does not match its plan entry
+/// on every record, as in `RowDecoder`; a key that does not match its plan entry
 /// is looked up by name and rewrites it).
 ///
 /// Field text → value: `String` as is; integers `-?[0-9]+` within the type's range;
@@ -35,7 +35,7 @@ final class CSVRecordDecoder: Decoder {
     @exclusivity(unchecked) var inField = false
     var codingPath: [any CodingKey] = []
     var userInfo: [CodingUserInfoKey: Any] = [:]
-    /// The keyed container of the last key type, made once (see ``RowDecoder/container(keyedBy:)``).
+    /// The keyed container of the last key type, made once (see `RowDecoder.container(keyedBy:)`).
     @exclusivity(unchecked) var containerThunk: AnyObject?
     @exclusivity(unchecked) var containerKeyType: ObjectIdentifier?
 

@@ -28,5 +28,5 @@ public actor DatabaseActor {
     }
 
     /// Interrupts the running statement from outside the actor.
-    public nonisolated let interruptHandle: InterruptHandle
+    public nonisolated let interruptHandle: Database.InterruptHandle
 }

@@ -1,34 +1,36 @@
 import Foundation
 
-/// The rows of a query as JSON chunks, produced on a reader's thread of a ``DatabasePool``
-/// and consumed with `for try await` (see ``DatabasePool/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
-///
-/// Each iterator runs the statement once. Iterators are `Sendable`: one may be started in a
-/// request handler (to see the first chunk, or an error, before answering) and finished in
-/// the response body writer.
-public struct JSONChunks<Chunk: Sendable>: AsyncSequence, Sendable {
-    public typealias Element = Chunk
-    let pool: DatabasePool
-    let sql: String
-    let arguments: [DatabaseValue]
-    let options: JSONWriterOptions
-    let chunksAhead: Int
-    /// How long the producer waits for the consumer to take a chunk; nil: as long as it takes.
-    let stallTimeout: TimeInterval?
-    let makeChunk: @Sendable (UnsafeRawBufferPointer) -> Chunk
+extension DatabasePool {
+    /// The rows of a query as JSON chunks, produced on a reader's thread of a ``DatabasePool``
+    /// and consumed with `for try await` (see ``DatabasePool/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
+    ///
+    /// Each iterator runs the statement once. Iterators are `Sendable`: one may be started in a
+    /// request handler (to see the first chunk, or an error, before answering) and finished in
+    /// the response body writer.
+    public struct JSONChunks<Chunk: Sendable>: AsyncSequence, Sendable {
+        public typealias Element = Chunk
+        let pool: DatabasePool
+        let sql: String
+        let arguments: [DatabaseValue]
+        let options: JSONWriterOptions
+        let chunksAhead: Int
+        /// How long the producer waits for the consumer to take a chunk; nil: as long as it takes.
+        let stallTimeout: TimeInterval?
+        let makeChunk: @Sendable (UnsafeRawBufferPointer) -> Chunk
 
-    public func makeAsyncIterator() -> Iterator { Iterator(handle: ConsumerHandle(ChunkStream(self))) }
+        public func makeAsyncIterator() -> Iterator { Iterator(handle: ConsumerHandle(ChunkStream(self))) }
 
-    /// Runs the statement on the first ``next()``; stops it when the last copy of the iterator is dropped.
-    public struct Iterator: AsyncIteratorProtocol, Sendable {
-        let handle: ConsumerHandle<Chunk>
+        /// Runs the statement on the first ``next()``; stops it when the last copy of the iterator is dropped.
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
+            let handle: ConsumerHandle<Chunk>
 
-        /// The next chunk; nil after the last one; throws the statement's error, or
-        /// `CancellationError` when the task is cancelled.
-        public mutating func next() async throws -> Chunk? { try await handle.stream.next() }
+            /// The next chunk; nil after the last one; throws the statement's error, or
+            /// `CancellationError` when the task is cancelled.
+            public mutating func next() async throws -> Chunk? { try await handle.stream.next() }
 
-        /// The number of rows written, once ``next()`` has returned nil.
-        public var rowCount: Int? { handle.stream.rowCount }
+            /// The number of rows written, once ``next()`` has returned nil.
+            public var rowCount: Int? { handle.stream.rowCount }
+        }
     }
 }
 
@@ -43,14 +45,14 @@ final class ConsumerHandle<Chunk: Sendable>: Sendable {
 
 /// The hand-over between the producing reader thread and the consuming task: at most
 /// `chunksAhead` chunks wait; the producer blocks (its own thread) when they do, for at most
-/// `stallTimeout`: then it stops the statement with ``StalledConsumerError`` and gives the
+/// `stallTimeout`: then it stops the statement with ``DatabasePool/StalledConsumerError`` and gives the
 /// reader back (the consumer still gets the chunks that wait, then the error).
 ///
 /// Chunks, the end and errors pass through the guarded state only; a waiting consumer is
 /// woken after the producer released `condition`, and takes it before it looks (the
 /// hand-over the thread sanitizer can see: see ConnectionThread's `ResultJob`).
 final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
-    private let source: JSONChunks<Chunk>
+    private let source: DatabasePool.JSONChunks<Chunk>
     // Everything below is guarded by `condition`.
     private let condition = NSCondition()
     private var chunks: [Chunk] = []
@@ -63,7 +65,7 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
     private var producer: (thread: ConnectionThread, job: ConnectionThread.Job)?
     private var consumer: UnsafeContinuation<Void, Never>?
 
-    init(_ source: JSONChunks<Chunk>) { self.source = source }
+    init(_ source: DatabasePool.JSONChunks<Chunk>) { self.source = source }
 
     var rowCount: Int? {
         condition.lock()
@@ -170,7 +172,7 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
             if let deadline {
                 if !condition.wait(until: deadline) && chunks.count >= source.chunksAhead && !cancelled {
                     condition.unlock()
-                    throw StalledConsumerError(timeout: source.stallTimeout ?? 0, chunksAhead: source.chunksAhead)
+                    throw DatabasePool.StalledConsumerError(timeout: source.stallTimeout ?? 0, chunksAhead: source.chunksAhead)
                 }
             } else {
                 condition.wait()
@@ -209,20 +211,22 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Thrown by a ``JSONChunks`` iterator whose consumer took no chunk for the stall timeout
-/// while the chunks ahead were full: the statement was stopped and its reader given back to
-/// the pool, so a consumer that stops reading (a network client that stalls) cannot keep a
-/// reader, nor the WAL snapshot it holds, for longer than that.
-///
-/// The consumer first gets the chunks that were waiting, then this error: the result is cut
-/// short, never passed off as complete.
-public struct StalledConsumerError: Error, Sendable, CustomStringConvertible {
-    /// The stall timeout that passed, in seconds.
-    public var timeout: TimeInterval
-    /// How many chunks were waiting for the consumer.
-    public var chunksAhead: Int
+extension DatabasePool {
+    /// Thrown by a ``DatabasePool/JSONChunks`` iterator whose consumer took no chunk for the stall timeout
+    /// while the chunks ahead were full: the statement was stopped and its reader given back to
+    /// the pool, so a consumer that stops reading (a network client that stalls) cannot keep a
+    /// reader, nor the WAL snapshot it holds, for longer than that.
+    ///
+    /// The consumer first gets the chunks that were waiting, then this error: the result is cut
+    /// short, never passed off as complete.
+    public struct StalledConsumerError: Error, Sendable, CustomStringConvertible {
+        /// The stall timeout that passed, in seconds.
+        public var timeout: TimeInterval
+        /// How many chunks were waiting for the consumer.
+        public var chunksAhead: Int
 
-    public var description: String {
-        "JSONChunks: the consumer took no chunk for \(timeout) s with \(chunksAhead) chunks waiting; the statement was stopped and its reader given back"
+        public var description: String {
+            "JSONChunks: the consumer took no chunk for \(timeout) s with \(chunksAhead) chunks waiting; the statement was stopped and its reader given back"
+        }
     }
 }

@@ -67,7 +67,7 @@ public struct Row {
             return try Unmanaged.passUnretained(record)._withUnsafeGuaranteedRef { try $0.decode(T.self, at: index) }
         }
         do {
-            return try T.decode(statement: stmt.unsafelyUnwrapped, column: Int32(index))
+            return try T._decode(statement: stmt.unsafelyUnwrapped, column: Int32(index))
         } catch {
             throw statement.unsafelyUnwrapped.decodingError(error, column: index, type: T.self)
         }

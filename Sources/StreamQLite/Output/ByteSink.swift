@@ -11,16 +11,25 @@ import Darwin
 ///
 /// Writers hand over bytes in chunks (a ``JSONRowWriter`` buffers 64 KiB
 /// before calling ``write(_:)``); the bytes are only valid during the call.
-/// Three sinks ship with the library:
+/// Two sinks ship with the library:
 ///
 /// * `[UInt8]`: a growable in-memory buffer (`write` appends);
 /// * ``FileDescriptorSink``: a buffered file descriptor, pipe, socket or `FileHandle`
-///   (``FileDescriptorSink/init(fileHandle:bufferSize:)``);
-/// * ``ClosureSink``: a closure receiving each chunk (a network response body, a hash…).
+///   (``FileDescriptorSink/init(fileHandle:bufferSize:)``).
+///
+/// Any other destination (a network response body, a hash…) is a type of yours with a
+/// ``write(_:)`` method:
 ///
 /// ```swift
 /// var out: [UInt8] = []
 /// try db.writeJSON("SELECT id, title FROM tasks", to: &out)
+///
+/// struct ByteCounter: ByteSink {
+///     var count = 0
+///     mutating func write(_ bytes: UnsafeRawBufferPointer) throws { count += bytes.count }
+/// }
+/// var counter = ByteCounter()
+/// try db.writeJSON("SELECT id, title FROM tasks", to: &counter)
 /// ```
 public protocol ByteSink {
     /// Consumes `bytes`; throws if the sink cannot take them (closed, broken pipe, full disk).
@@ -43,25 +52,20 @@ extension Array: ByteSink where Element == UInt8 {
     }
 }
 
-/// A sink passing each chunk to a closure, e.g. to stream an HTTP response body.
+/// A sink passing each chunk to a closure (``DatabasePool/JSONChunks`` sends each one on).
 ///
 /// The chunk is only valid during the call: copy it if you keep it.
-///
-/// ```swift
-/// var sink = ClosureSink { chunk in try response.send(Array(chunk)) }
-/// try db.writeJSON("SELECT * FROM tasks", to: &sink)
-/// ```
-public struct ClosureSink: ByteSink {
+struct ClosureSink: ByteSink {
     /// The closure receiving each chunk.
-    public var body: (UnsafeRawBufferPointer) throws -> Void
+    var body: (UnsafeRawBufferPointer) throws -> Void
 
     /// Creates a sink calling `body` with each chunk.
-    public init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.body = body
     }
 
     /// Passes `bytes` to the closure; rethrows its error.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
         try body(bytes)
     }
 }
