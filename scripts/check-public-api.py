@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The StreamQLite library declares at most 50 public top-level types.
 
-    python3 scripts/check-public-api.py [--max N]
+    python3 scripts/check-public-api.py [--max N] [--symbol-graph StreamQLite.symbols.json]
 
 Counts the `public` or `open` struct, class, enum, protocol, actor and typealias
 declarations at file scope of Sources/StreamQLite (types nested in another type or in an
@@ -9,7 +9,13 @@ extension are not top-level), from the sources: comments and string literals are
 and braces are counted, so a declaration inside `#if` still counts and one inside a type
 or extension does not. Prints the list, sorted by name, then the count; exit status 1
 above the limit. Part of `make test-docs`.
+
+With --symbol-graph (the file `swift symbolgraph-extract` or `make docs` writes), the
+top-level types of the symbol graph are counted too and must be the same list: a type
+hidden with an underscore or `@_documentation(visibility: internal)` is not in the graph,
+so it must not be public at the top level either.
 """
+import json
 import os
 import re
 import sys
@@ -88,16 +94,39 @@ def top_level_public_types():
                   key=lambda t: (t[0].lower(), t[2]))
 
 
+TYPE_KINDS = {"swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.actor", "swift.typealias"}
+
+
+def symbol_graph_types(path):
+    graph = json.load(open(path))
+    return sorted(s["pathComponents"][0] for s in graph["symbols"]
+                  if s["kind"]["identifier"] in TYPE_KINDS and len(s["pathComponents"]) == 1
+                  and s.get("accessLevel") in ("public", "open"))
+
+
 def main():
-    limit = LIMIT
-    if len(sys.argv) == 3 and sys.argv[1] == "--max":
-        limit = int(sys.argv[2])
-    elif len(sys.argv) != 1:
-        sys.exit(__doc__)
+    limit, graph = LIMIT, None
+    args = sys.argv[1:]
+    while args:
+        if len(args) >= 2 and args[0] == "--max":
+            limit = int(args[1])
+        elif len(args) >= 2 and args[0] == "--symbol-graph":
+            graph = args[1]
+        else:
+            sys.exit(__doc__)
+        args = args[2:]
     types = top_level_public_types()
     for name, kind, path, line in types:
         print(f"{kind:9} {name:28} {path}:{line}")
     print(f"check-public-api: {len(types)} public top-level types (at most {limit})")
+    if graph:
+        from_graph = symbol_graph_types(graph)
+        from_sources = sorted(name for name, *_ in types)
+        if from_graph != from_sources:
+            sys.exit(f"check-public-api: the symbol graph's top-level types differ from the sources': "
+                     f"only in the graph {sorted(set(from_graph) - set(from_sources))}, "
+                     f"only in the sources {sorted(set(from_sources) - set(from_graph))}")
+        print(f"check-public-api: the symbol graph has the same {len(from_graph)}")
     if len(types) > limit:
         sys.exit(f"check-public-api: {len(types) - limit} too many: make a helper internal or nest it under the type it belongs to")
 

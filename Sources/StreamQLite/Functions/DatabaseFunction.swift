@@ -14,9 +14,7 @@ extension Database {
         /// ``deterministic`` and ``innocuous``: a pure function.
         public static let pure: Database.FunctionFlags = [.deterministic, .innocuous]
     }
-}
 
-extension Database {
     /// The arguments of one call of a custom SQL function, read straight from `sqlite3_value`.
     ///
     /// ```swift

@@ -13,9 +13,7 @@ extension ImportReject {
         /// bounds how many may be rejected.
         case skip
     }
-}
 
-extension ImportReject {
     /// How many records an import with ``ImportReject/Policy/skip`` may reject before it stops
     /// (then nothing of it is stored).
     public enum Limit: Sendable, Equatable {
