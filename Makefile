@@ -231,12 +231,15 @@ test-cluster: ext $(PRELOAD)
 # The Swift API reference (Sources/StreamQLite/StreamQLite.docc and the DocC comments) as
 # static HTML in build/docs (open build/docs/documentation/streamqlite/index.html through a
 # web server). The DocC plugin is a dependency only while STREAMQLITE_DOCS=1. Then every
-# public declaration must have a doc comment (scripts/check-doc-coverage.py).
+# public declaration must have a doc comment (scripts/check-doc-coverage.py), and the
+# symbol graph's top-level types must be those scripts/check-public-api.py counts.
 docs: swift-toolchain
 	STREAMQLITE_DOCS=1 swift package --scratch-path .build-docs --allow-writing-to-directory $(BUILD)/docs \
 	  generate-documentation --target StreamQLite --output-path $(BUILD)/docs \
 	  --transform-for-static-hosting --hosting-base-path /
 	python3 scripts/check-doc-coverage.py
+	python3 scripts/check-public-api.py --symbol-graph \
+	  "$$(ls .build-docs/*/extracted-symbols/*/StreamQLite/StreamQLite.symbols.json | head -1)"
 
 # make release VERSION=x.y.z: a clean tree, a CHANGELOG.md entry, SQ_VERSION, make test,
 # then an annotated tag (scripts/release.sh); test-release checks those refusals in a clone.
@@ -253,12 +256,14 @@ test-release:
 # extension, shell, and the Swift blocks as one package in build/doc-check/swift. First
 # --self-test: the checker must reject scripts/check-docs-cases/broken-examples.md.
 # cli: docs/cli.md's sh blocks run the release build of the streamqlite tool, which
-# check-docs.py puts on their PATH.
+# check-docs.py puts on their PATH. check-public-api.py: the library declares at most 50
+# public top-level types (helpers are internal, option and error types nested).
 test-docs: ext swift-toolchain cli
 	python3 scripts/check-layers.py --self-test
 	python3 scripts/check-layers.py
 	python3 scripts/check-docs.py --self-test
 	python3 scripts/check-doc-sections.py
+	python3 scripts/check-public-api.py
 	python3 scripts/check-docs.py
 
 # Examples/TasksServer (Hummingbird 2 + StreamQLite): built (debug, its own .build, reused),

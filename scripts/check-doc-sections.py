@@ -40,9 +40,9 @@ SYMBOLS = [
     ("Row.swift", "public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, at index: Int) throws -> T"),
     ("Row.swift", "public func decode<T: DatabaseValueConvertible>(_ type: T.Type = T.self, named name: String) throws -> T"),
     "public init(path: String, readers: Int = 4, executorThreads: Int = 0,",
-    "public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T",
-    "public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T",
-    "public func writeWithoutTransaction<T: Sendable>(",
+    ("DatabasePool.swift", "public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T"),
+    ("DatabasePool.swift", "public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T"),
+    ("DatabasePool.swift", "public func writeWithoutTransaction<T: Sendable>("),
     "public func jsonChunks<Chunk: Sendable, each A: DatabaseValueConvertible>(",
     "public func writeJSON<each A: DatabaseValueConvertible>(",
     "public func importCSV(bytes: UnsafeRawBufferPointer, into table: String,",
@@ -59,7 +59,7 @@ SYMBOLS = [
     "    public func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {",
     "    public func decode<T: Decodable>(_ type: T.Type, from string: String) throws -> T {",
     "    public func elements<T: Decodable>(of type: T.Type, contentsOfFile path: String,",
-    "    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {",
+    "    public init(_ type: Value.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {",
 ]
 
 

@@ -63,7 +63,7 @@ func bothPaths<T: RowDecodable & Decodable & Equatable>(_ db: Database, _ type: 
     var macroValues: [T] = [], decodableValues: [T] = []
     var macroError: (any Error)?, decodableError: (any Error)?
     do {
-        let c = try db.cachedStatement(sql).records(T.self)
+        let c = try db.cachedStatement(sql).rowDecodableCursor(T.self)
         while let v = try c.next() { macroValues.append(v) }
     } catch { macroError = error }
     do {

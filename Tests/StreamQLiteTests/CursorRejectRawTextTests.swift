@@ -177,7 +177,7 @@ import Testing
         return Array(("[" + elements.joined(separator: "," + lineEnd) + "]").utf8)
     }
 
-    static func importJSONRejects(_ bytes: [UInt8], layout: JSONImportLayout) throws -> [Seen] {
+    static func importJSONRejects(_ bytes: [UInt8], layout: JSONImportOptions.Layout) throws -> [Seen] {
         let db = try Database()
         try db.execute("CREATE TABLE t(id INTEGER)")
         let got = Mutex<[Seen]>([])
@@ -187,7 +187,7 @@ import Testing
         return got.withLock { $0 }
     }
 
-    static func jsonCursorRejects(_ bytes: [UInt8], layout: JSONImportLayout) throws -> [(String, [Seen])] {
+    static func jsonCursorRejects(_ bytes: [UInt8], layout: JSONImportOptions.Layout) throws -> [(String, [Seen])] {
         let dir = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/in.json"
@@ -200,8 +200,8 @@ import Testing
         return [("bytes", inMemory.withLock { $0 }), ("file", fromFile.withLock { $0 })]
     }
 
-    @Test(arguments: [(JSONImportLayout.array, "\n"), (.array, "\r\n"), (.ndjson, "\n"), (.ndjson, "\r\n")])
-    func jsonCursorRejectsCarryTheRawTextImportJSONReports(layout: JSONImportLayout, lineEnd: String) throws {
+    @Test(arguments: [(JSONImportOptions.Layout.array, "\n"), (.array, "\r\n"), (.ndjson, "\n"), (.ndjson, "\r\n")])
+    func jsonCursorRejectsCarryTheRawTextImportJSONReports(layout: JSONImportOptions.Layout, lineEnd: String) throws {
         let bytes = Self.json(ndjson: layout == .ndjson, lineEnd: lineEnd)
         let oracle = try Self.importJSONRejects(bytes, layout: layout)
         #expect(oracle.count == Self.badElements.count + 1)

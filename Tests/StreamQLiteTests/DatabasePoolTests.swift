@@ -145,7 +145,7 @@ import StreamQLite
 
     /// Starts a read whose body waits until the task is cancelled, then runs a 50M-row count:
     /// the count must stop (not run to the end), and the next read on the connection runs.
-    func expectACancelledReadStopsBeforeItsFirstStep(_ pool: DatabasePool, executor: DatabasePoolExecutor?,
+    func expectACancelledReadStopsBeforeItsFirstStep(_ pool: DatabasePool, executor: DatabasePool.Executor?,
                                                      sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let started = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
         let ran = Stopwatch()

@@ -115,7 +115,7 @@ import StreamQLite
                                        stallTimeout: 0.2).makeAsyncIterator()
         var received = try #require(try await stalled.next())
         #expect(try await count(in: actor) == 20_000)
-        await #expect(throws: StalledConsumerError.self) {
+        await #expect(throws: Database.StalledConsumerError.self) {
             while let chunk = try await stalled.next() { received += chunk }
         }
         let expected = try Database(path: path).jsonBytes(Self.query)

@@ -115,7 +115,7 @@ func tempPath(_ name: String = #function) -> String {
 
     @Test func interruptStopsALongQuery() throws {
         let db = try Database()
-        try db.createFunction("tick", argumentCount: 1) { (args: FunctionArguments) -> Int in
+        try db.createFunction("tick", argumentCount: 1) { (args: Database.FunctionArguments) -> Int in
             let i: Int = try args[0]
             if i == 1000 { db.interrupt() }
             return i

@@ -1,9 +1,9 @@
 import Testing
 import StreamQLite
 
-struct Product: DatabaseAggregate {
+struct Product: Database.Aggregate {
     var value: Int64 = 1
-    mutating func step(_ arguments: FunctionArguments) throws { value *= try arguments[0] as Int64 }
+    mutating func step(_ arguments: Database.FunctionArguments) throws { value *= try arguments[0] as Int64 }
     func finalize() throws -> Int64 { value }
 }
 

@@ -161,9 +161,9 @@ import Testing
         for limit in [3, FaultsAboveSQLiteTests.rows] {
             let sql = "SELECT id, title, done FROM t ORDER BY id LIMIT \(limit)"
             var json = try FileDescriptorSink(path: "/dev/full")
-            #expect(throws: ByteSinkError.writeFailed(errno: ENOSPC)) { try db.writeJSON(sql, to: &json) }
+            #expect(throws: FileDescriptorSink.WriteError.writeFailed(errno: ENOSPC)) { try db.writeJSON(sql, to: &json) }
             var csv = try FileDescriptorSink(path: "/dev/full")
-            #expect(throws: ByteSinkError.writeFailed(errno: ENOSPC)) { try db.writeCSV(sql, to: &csv) }
+            #expect(throws: FileDescriptorSink.WriteError.writeFailed(errno: ENOSPC)) { try db.writeCSV(sql, to: &csv) }
             try FaultsAboveSQLiteTests.expectClean(db, "after writing \(limit) rows to a full disk")
         }
     }

@@ -20,7 +20,7 @@ import Testing
         }
     }
 
-    func run(layout: JSONImportLayout) async throws -> (Result<Int, any Error>, Int) {
+    func run(layout: JSONImportOptions.Layout) async throws -> (Result<Int, any Error>, Int) {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("sq-cancel-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func anEmptyInputOrOneWithoutKeysIsAnErrorAndNothingIsCreated() throws {
-        for (input, layout, what) in [("", JSONImportLayout.ndjson, "the input has no element"),
+        for (input, layout, what) in [("", JSONImportOptions.Layout.ndjson, "the input has no element"),
                                       ("[]", .array, "the input has no element"),
                                       ("[{},{}]", .array, "and no key is in its first 2 elements to infer its columns from"),
                                       ("[{}]", .array, "and no key is in its first element to infer its columns from")] {

@@ -40,7 +40,7 @@ import Testing
         do {
             while let item = try cursor.next() { got.append(item.id) }
             Issue.record("no error")
-        } catch let e as JSONFileError {
+        } catch let e as JSONValueDecoder.FileError {
             #expect(e.file == dir + "/b.json")
             guard case DecodingError.typeMismatch(_, let context)? = e.underlying as? DecodingError else {
                 Issue.record("not a type mismatch: \(e.underlying)"); return
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aGlobMatchingNothingIsAnError() throws {
-        #expect(throws: JSONFileError.self) {
+        #expect(throws: JSONValueDecoder.FileError.self) {
             try JSONValueDecoder().elements(of: Item.self, contentsOfFiles: [dir + "/none-*.json"])
         }
     }
@@ -60,6 +60,6 @@ import Testing
         let cursor = try JSONValueDecoder().elements(of: Item.self, contentsOfFiles: [dir + "/a.json", dir + "/missing.json"])
         #expect(try cursor.next() == Item(id: 4))
         #expect(try cursor.next() == Item(id: 5))
-        #expect { try cursor.next() } throws: { ($0 as? JSONFileError)?.file == dir + "/missing.json" }
+        #expect { try cursor.next() } throws: { ($0 as? JSONValueDecoder.FileError)?.file == dir + "/missing.json" }
     }
 }

@@ -244,10 +244,10 @@ private func writeRow(_ values: [(inout JSONRowWriter, Int) throws -> Void],
         try file.close()
         try file.close()  // a second close does nothing
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "{\"a\":1}\n{\"a\":2}\n")
-        #expect(throws: ByteSinkError.closed) {
+        #expect(throws: FileDescriptorSink.WriteError.closed) {
             try file.write(UnsafeRawBufferPointer(start: nil, count: 0))
         }
-        #expect(throws: ByteSinkError.closed) {
+        #expect(throws: FileDescriptorSink.WriteError.closed) {
             var s = file
             try db.writeJSON("SELECT 1", to: &s)
         }
@@ -274,7 +274,7 @@ private func writeRow(_ values: [(inout JSONRowWriter, Int) throws -> Void],
         close(fds[0])  // no reader
         let sink = FileDescriptorSink(descriptor: fds[1], ownsDescriptor: true, bufferSize: 16)
         var s = sink
-        #expect(throws: ByteSinkError.writeFailed(errno: EPIPE)) {
+        #expect(throws: FileDescriptorSink.WriteError.writeFailed(errno: EPIPE)) {
             try db.writeJSON("SELECT 'some text longer than sixteen bytes' AS t", to: &s)
         }
         try? sink.close()

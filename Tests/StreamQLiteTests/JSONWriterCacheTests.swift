@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import StreamQLite
+@testable import StreamQLite
 
 /// `writeJSON` keeps the escaped column names with the cached statement and the output
 /// buffer with the connection: what it writes must still follow the statement's current

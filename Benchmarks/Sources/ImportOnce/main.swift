@@ -37,7 +37,7 @@ do {
         throw NSError(domain: "ImportOnce", code: 1, userInfo: [NSLocalizedDescriptionKey: "the schema creates no table"])
     }
     let many = files.count > 1 || files[0].contains(where: { "*?[".contains($0) })
-    let policy: ImportErrorPolicy = rejectTable == nil ? .abort : .skip
+    let policy: ImportReject.Policy = rejectTable == nil ? .abort : .skip
     let n: Int
     if format == "csv" {
         let options = CSVImportOptions(strict: strict, onError: policy, rejectTable: rejectTable)

@@ -70,7 +70,7 @@ extension BenchTask: RowEncodable {
 }
 
 #if canImport(GRDB)
-/// Counts the bytes GRDB's dump writes (like StreamQLite's ClosureSink variant, keeps nothing).
+/// Counts the bytes GRDB's dump writes (like StreamQLite's counting-sink variant, keeps nothing).
 final class CountingTextStream: TextOutputStream {
     var count = 0
     func write(_ string: String) { count += string.utf8.count }
@@ -305,9 +305,8 @@ do {
             try sdb.writeJSON("SELECT id, title, done FROM tasks", to: &out)
             sizes["streamqlite"] = out.count
         }),
-        ("StreamQLite writeJSON → ClosureSink (streamed)", {
-            var total = 0
-            var sink = ClosureSink { total += $0.count }
+        ("StreamQLite writeJSON → counting ByteSink (streamed)", {
+            var sink = CountingSink()
             try sdb.writeJSON("SELECT id, title, done FROM tasks", to: &sink)
         }),
         ("SELECT json_group_array(json_object(…))", {
@@ -423,4 +422,10 @@ do {
     #endif
     try compare(String(format: "JSON in, %.1f MB file, %d tasks", mb, n), unit: "rows", count: n,
                 baseline: "INSERT … SELECT FROM json_each(file contents)", variants)
+}
+
+/// A sink that only counts the bytes it is given: the streamed output's cost without a copy.
+struct CountingSink: ByteSink {
+    var total = 0
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws { total += bytes.count }
 }

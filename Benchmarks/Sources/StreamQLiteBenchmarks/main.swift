@@ -169,7 +169,7 @@ try compare("fetch \(taskCount) rows (id INTEGER, title TEXT, done INTEGER)", se
         return sum
     }),
     ("StreamQLite hand-written", {
-        let cursor = try sq.rows(Task.self, tasksSQL) as StreamQLite.RecordCursor<Task>
+        let cursor = try sq.rows(Task.self, tasksSQL) as StreamQLite.RowDecodableCursor<Task>
         var sum = 0
         while let t = try cursor.next() { sum &+= taskChecksum(t.id, t.title, t.done) }
         return sum
@@ -230,7 +230,7 @@ try compare("fetch \(wideCount) rows of 10 INTEGER columns", section: "wide", [
         return sum
     }),
     ("StreamQLite hand-written", {
-        let cursor = try sq.rows(Wide.self, wideSQL) as StreamQLite.RecordCursor<Wide>
+        let cursor = try sq.rows(Wide.self, wideSQL) as StreamQLite.RowDecodableCursor<Wide>
         var sum = 0
         while let w = try cursor.next() { sum &+= w.sum }
         return sum

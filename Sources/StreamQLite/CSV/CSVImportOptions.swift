@@ -60,18 +60,18 @@ public struct CSVImportOptions: Sendable {
     public var batchSize: Int
     /// Bytes read per chunk from a file (default 256 KiB).
     public var chunkSize: Int
-    /// What a record that cannot be stored does: stop the import (``ImportErrorPolicy/abort``,
-    /// the default) or be rejected (``ImportErrorPolicy/skip``, see docs/sql/rejects.md).
+    /// What a record that cannot be stored does: stop the import (``ImportReject/Policy/abort``,
+    /// the default) or be rejected (``ImportReject/Policy/skip``, see docs/sql/rejects.md).
     /// With `.skip` a value its column cannot hold unchanged (`x50` in an INTEGER column) is a
     /// reject, not stored as text, as ``strict`` would make it an error.
-    public var onError: ImportErrorPolicy
-    /// With ``ImportErrorPolicy/skip``: how many records may be rejected; nil: any number.
-    public var maxErrors: ImportErrorLimit?
-    /// With ``ImportErrorPolicy/skip``: the table the rejected records go to (`name` or
+    public var onError: ImportReject.Policy
+    /// With ``ImportReject/Policy/skip``: how many records may be rejected; nil: any number.
+    public var maxErrors: ImportReject.Limit?
+    /// With ``ImportReject/Policy/skip``: the table the rejected records go to (`name` or
     /// `schema.name`; schema `main` when not given), made when missing; an existing one must
     /// have the reject table's columns. Its rows are written in the import's savepoint.
     public var rejectTable: String?
-    /// With ``ImportErrorPolicy/skip``: called with every rejected record, as it is rejected.
+    /// With ``ImportReject/Policy/skip``: called with every rejected record, as it is rejected.
     public var onReject: (@Sendable (ImportReject) -> Void)?
 
     /// For imports of files: the table column each row's file name goes to (the path as
@@ -97,8 +97,8 @@ public struct CSVImportOptions: Sendable {
         onConflict: InsertOptions.Conflict = .abort,
         batchSize: Int = 50,
         chunkSize: Int = 256 * 1024,
-        onError: ImportErrorPolicy = .abort,
-        maxErrors: ImportErrorLimit? = nil,
+        onError: ImportReject.Policy = .abort,
+        maxErrors: ImportReject.Limit? = nil,
         rejectTable: String? = nil,
         onReject: (@Sendable (ImportReject) -> Void)? = nil,
         filenameColumn: String? = nil
@@ -125,7 +125,3 @@ public struct CSVImportOptions: Sendable {
         self.filenameColumn = filenameColumn
     }
 }
-
-/// The former name of ``ImportProgress``.
-@available(*, deprecated, renamed: "ImportProgress")
-public typealias CSVImportProgress = ImportProgress

@@ -30,7 +30,7 @@ import Foundation
 /// empty fields, short records, chunk size). Errors are ``CSVImportError``s naming line,
 /// byte, record, field and header name: malformed CSV, and a field that does not convert
 /// (`CSVRowCursor: line 3, byte 12, field 2 (n): '300' is not a UInt8`).
-public final class CSVRowCursor<Record: RowDecodable>: Cursor {
+public final class CSVRowCursor<Value: RowDecodable>: Cursor {
     private let reader: CSVFieldReader
     private let record: CSVRecordRow
     /// With ``CSVImportOptions/onError`` `.skip`: where bad records go.
@@ -48,14 +48,14 @@ public final class CSVRowCursor<Record: RowDecodable>: Cursor {
     ///   - path: The file, a pipe or `/dev/stdin`; plain, gzip or zstd.
     ///   - options: The reading options of ``CSVImportOptions``.
     /// - Throws: ``CSVImportError`` when the file cannot be opened or its header is malformed.
-    public init(_ type: Record.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {
+    public init(_ type: Value.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions()) throws {
         reader = try CSVFieldReader(path: path, options: options, function: "CSVRowCursor")
         record = CSVRecordRow(reader: reader)
         rejects = try CSVCursorRejects(options: options, function: "CSVRowCursor")
     }
 
     /// Reads CSV held in memory.
-    public init(_ type: Record.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions()) throws {
+    public init(_ type: Value.Type, bytes: [UInt8], options: CSVImportOptions = CSVImportOptions()) throws {
         reader = try CSVFieldReader(bytes: bytes, options: options, function: "CSVRowCursor")
         record = CSVRecordRow(reader: reader)
         rejects = try CSVCursorRejects(options: options, function: "CSVRowCursor")
@@ -65,7 +65,7 @@ public final class CSVRowCursor<Record: RowDecodable>: Cursor {
     /// (`"logs/2026-*.csv"`, its matches sorted by name: the expansion of `csv_stream`).
     /// Each file has its own header, and names are looked up in it; positions in errors
     /// are in the file ``CSVImportError/file`` names.
-    public init(_ type: Record.Type, contentsOfFiles files: [String], options: CSVImportOptions = CSVImportOptions()) throws {
+    public init(_ type: Value.Type, contentsOfFiles files: [String], options: CSVImportOptions = CSVImportOptions()) throws {
         reader = try CSVFieldReader(files: files, options: options, function: "CSVRowCursor")
         record = CSVRecordRow(reader: reader)
         rejects = try CSVCursorRejects(options: options, function: "CSVRowCursor")
@@ -77,14 +77,14 @@ public final class CSVRowCursor<Record: RowDecodable>: Cursor {
     /// The next value, or nil after the last record. With ``CSVImportOptions/onError``
     /// `.skip`, a record with another field count than the header, or one `init(row:)`
     /// throws for, goes to ``CSVImportOptions/onReject`` and the next one is read.
-    public func next() throws -> Record? {
+    public func next() throws -> Value? {
         while true {
             guard try reader.next() else { try rejects?.end(); return nil }
             if record.fileIndex != reader.fileIndex { record.newHeader() }
-            guard let rejects else { return try Record(row: Row(record: record)) }
+            guard let rejects else { return try Value(row: Row(record: record)) }
             rejects.records += 1
             if let ragged = reader.raggedError { try rejects.reject(ragged, reader: reader); continue }
-            do { return try Record(row: Row(record: record)) } catch { try rejects.reject(error, reader: reader) }
+            do { return try Value(row: Row(record: record)) } catch { try rejects.reject(error, reader: reader) }
         }
     }
 }

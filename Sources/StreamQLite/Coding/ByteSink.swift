@@ -11,16 +11,25 @@ import Darwin
 ///
 /// Writers hand over bytes in chunks (a ``JSONRowWriter`` buffers 64 KiB
 /// before calling ``write(_:)``); the bytes are only valid during the call.
-/// Three sinks ship with the library:
+/// Two sinks ship with the library:
 ///
 /// * `[UInt8]`: a growable in-memory buffer (`write` appends);
 /// * ``FileDescriptorSink``: a buffered file descriptor, pipe, socket or `FileHandle`
-///   (``FileDescriptorSink/init(fileHandle:bufferSize:)``);
-/// * ``ClosureSink``: a closure receiving each chunk (a network response body, a hash…).
+///   (``FileDescriptorSink/init(fileHandle:bufferSize:)``).
+///
+/// Any other destination (a network response body, a hash…) is a type of yours with a
+/// ``write(_:)`` method:
 ///
 /// ```swift
 /// var out: [UInt8] = []
 /// try db.writeJSON("SELECT id, title FROM tasks", to: &out)
+///
+/// struct ByteCounter: ByteSink {
+///     var count = 0
+///     mutating func write(_ bytes: UnsafeRawBufferPointer) throws { count += bytes.count }
+/// }
+/// var counter = ByteCounter()
+/// try db.writeJSON("SELECT id, title FROM tasks", to: &counter)
 /// ```
 public protocol ByteSink {
     /// Consumes `bytes`; throws if the sink cannot take them (closed, broken pipe, full disk).
@@ -43,43 +52,40 @@ extension Array: ByteSink where Element == UInt8 {
     }
 }
 
-/// A sink passing each chunk to a closure, e.g. to stream an HTTP response body.
+/// A sink passing each chunk to a closure (``Database/ResultChunks`` sends each one on).
 ///
 /// The chunk is only valid during the call: copy it if you keep it.
-///
-/// ```swift
-/// var sink = ClosureSink { chunk in try response.send(Array(chunk)) }
-/// try db.writeJSON("SELECT * FROM tasks", to: &sink)
-/// ```
-public struct ClosureSink: ByteSink {
+struct ClosureSink: ByteSink {
     /// The closure receiving each chunk.
-    public var body: (UnsafeRawBufferPointer) throws -> Void
+    var body: (UnsafeRawBufferPointer) throws -> Void
 
     /// Creates a sink calling `body` with each chunk.
-    public init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) {
         self.body = body
     }
 
     /// Passes `bytes` to the closure; rethrows its error.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
         try body(bytes)
     }
 }
 
-/// An error from a byte sink.
-public enum ByteSinkError: Error, Equatable, CustomStringConvertible {
-    /// The sink was closed with ``FileDescriptorSink/close()`` before this write or flush.
-    case closed
-    /// A `write(2)` or `close(2)` failed with `errno` (for example `EPIPE`: the reader went away).
-    case writeFailed(errno: Int32)
+extension FileDescriptorSink {
+    /// An error from a byte sink.
+    public enum WriteError: Error, Equatable, CustomStringConvertible {
+        /// The sink was closed with ``FileDescriptorSink/close()`` before this write or flush.
+        case closed
+        /// A `write(2)` or `close(2)` failed with `errno` (for example `EPIPE`: the reader went away).
+        case writeFailed(errno: Int32)
 
-    /// The error as a sentence naming the cause.
-    public var description: String {
-        switch self {
-        case .closed:
-            return "byte sink: write to a closed sink"
-        case .writeFailed(let code):
-            return "byte sink: write failed: \(String(cString: strerror(code))) (errno \(code))"
+        /// The error as a sentence naming the cause.
+        public var description: String {
+            switch self {
+            case .closed:
+                return "byte sink: write to a closed sink"
+            case .writeFailed(let code):
+                return "byte sink: write failed: \(String(cString: strerror(code))) (errno \(code))"
+            }
         }
     }
 }
@@ -89,8 +95,8 @@ public enum ByteSinkError: Error, Equatable, CustomStringConvertible {
 /// Small writes collect in a buffer (64 KiB by default) that is written out
 /// when full, on ``flush()`` and on ``close()``; a write larger than the
 /// buffer goes straight to the descriptor. Partial writes and `EINTR` are
-/// retried; any other failure throws ``ByteSinkError/writeFailed(errno:)``,
-/// and every write after ``close()`` throws ``ByteSinkError/closed``.
+/// retried; any other failure throws ``FileDescriptorSink/WriteError/writeFailed(errno:)``,
+/// and every write after ``close()`` throws ``FileDescriptorSink/WriteError/closed``.
 ///
 /// A sink that owns its descriptor (``init(descriptor:ownsDescriptor:bufferSize:)``
 /// with `ownsDescriptor: true`, or ``init(path:append:bufferSize:)``) closes
@@ -130,7 +136,7 @@ public final class FileDescriptorSink: ByteSink {
     public convenience init(path: String, append: Bool = false, bufferSize: Int = 64 * 1024) throws {
         let flags = O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC)
         let fd = open(path, flags, 0o644)
-        guard fd >= 0 else { throw ByteSinkError.writeFailed(errno: errno) }
+        guard fd >= 0 else { throw FileDescriptorSink.WriteError.writeFailed(errno: errno) }
         self.init(descriptor: fd, ownsDescriptor: true, bufferSize: bufferSize)
     }
 
@@ -144,7 +150,7 @@ public final class FileDescriptorSink: ByteSink {
 
     /// Buffers `bytes`, writing the buffer out when full.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard descriptor >= 0 else { throw ByteSinkError.closed }
+        guard descriptor >= 0 else { throw FileDescriptorSink.WriteError.closed }
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         let n = bytes.count
         if count + n <= capacity {
@@ -163,7 +169,7 @@ public final class FileDescriptorSink: ByteSink {
 
     /// Writes the buffered bytes to the descriptor.
     public func flush() throws {
-        guard descriptor >= 0 else { throw ByteSinkError.closed }
+        guard descriptor >= 0 else { throw FileDescriptorSink.WriteError.closed }
         if count > 0 {
             let n = count
             count = 0
@@ -171,7 +177,7 @@ public final class FileDescriptorSink: ByteSink {
         }
     }
 
-    /// Flushes, then closes the descriptor if the sink owns it. Later writes throw ``ByteSinkError/closed``.
+    /// Flushes, then closes the descriptor if the sink owns it. Later writes throw ``FileDescriptorSink/WriteError/closed``.
     /// Closing twice is allowed and does nothing.
     public func close() throws {
         guard descriptor >= 0 else { return }
@@ -180,7 +186,7 @@ public final class FileDescriptorSink: ByteSink {
         let fd = descriptor
         descriptor = -1
         if ownsDescriptor && Glibc_close(fd) != 0 && failure == nil {
-            failure = ByteSinkError.writeFailed(errno: errno)
+            failure = FileDescriptorSink.WriteError.writeFailed(errno: errno)
         }
         if let failure { throw failure }
     }
@@ -193,7 +199,7 @@ public final class FileDescriptorSink: ByteSink {
             if w < 0 {
                 let e = errno
                 if e == EINTR { continue }
-                throw ByteSinkError.writeFailed(errno: e)
+                throw FileDescriptorSink.WriteError.writeFailed(errno: e)
             }
             p += w
             left -= w

@@ -211,7 +211,7 @@ final class ConnectionThread: @unchecked Sendable {
 /// their next check, including one that was not running yet when the job was cancelled
 /// (`sqlite3_interrupt` alone does nothing when no statement runs, so a job cancelled
 /// between its start and its first step would otherwise run to the end). On a thread that
-/// runs tasks (``DatabasePoolExecutor``), it also stops when the running task is cancelled.
+/// runs tasks (``DatabasePool/Executor``), it also stops when the running task is cancelled.
 ///
 /// The same answer reaches the C core's own check (`sq_set_host_stop_check`): a statement
 /// waiting on a pipe or FIFO (`json_stream`, `csv_stream`) runs no VM instruction, so the

@@ -64,5 +64,5 @@ public actor DatabaseActor: DatabaseWriter {
     }
 
     /// Interrupts the running statement from outside the actor.
-    public nonisolated let interruptHandle: InterruptHandle
+    public nonisolated let interruptHandle: Database.InterruptHandle
 }

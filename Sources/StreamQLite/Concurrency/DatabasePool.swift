@@ -27,7 +27,7 @@ import Foundation
 ///
 /// When every reader is busy, a read waits (suspended, first come first served) for one to
 /// come back, at most `readerWaitTimeout` seconds when the pool has one (then it throws
-/// ``ReaderWaitTimeoutError``: a server can answer "busy, retry" instead of queueing without
+/// ``DatabasePool/ReaderWaitTimeoutError``: a server can answer "busy, retry" instead of queueing without
 /// bound behind clients that hold every reader). Cancelling the waiting task ends the wait
 /// with `CancellationError`; cancelling
 /// a task whose read runs interrupts its statement (`SQLITE_INTERRUPT`, see
@@ -45,7 +45,7 @@ public final class DatabasePool: DatabaseWriter {
     public let readerCount: Int
     private let writer: ConnectionThread
     private let readers: ReaderSet
-    /// The ``DatabasePoolExecutor`` (typed `AnyObject` for the availability of `TaskExecutor`).
+    /// The ``DatabasePool/Executor`` (typed `AnyObject` for the availability of `TaskExecutor`).
     private let executorObject: (AnyObject & Sendable)?
     /// Marks the executor threads of this pool (see ``InlineReader``).
     let identity = PoolIdentity()
@@ -54,7 +54,7 @@ public final class DatabasePool: DatabaseWriter {
     /// read-only connections on it, and `executorThreads` more for the threads of
     /// ``executor`` (none by default). A read or streamed result that finds every reader busy
     /// waits for one at most `readerWaitTimeout` seconds (nil: as long as it takes), then
-    /// throws ``ReaderWaitTimeoutError``; reads inline on the executor never wait.
+    /// throws ``DatabasePool/ReaderWaitTimeoutError``; reads inline on the executor never wait.
     ///
     /// Throws when the file cannot be opened or cannot use WAL (an in-memory database, a
     /// file system without shared memory): without WAL, readers and the writer would block
@@ -97,7 +97,7 @@ public final class DatabasePool: DatabaseWriter {
             executorObject = nil
         } else if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
             // Opens all its connections before it starts its threads.
-            executorObject = try DatabasePoolExecutor(pool: identity, threads: executorThreads, path: path, configuration: configuration)
+            executorObject = try DatabasePool.Executor(pool: identity, threads: executorThreads, path: path, configuration: configuration)
         } else {
             throw DatabaseError(code: SQLITE_MISUSE, message: "DatabasePool: executorThreads needs task executors (macOS 15, iOS 18)")
         }
@@ -113,14 +113,14 @@ public final class DatabasePool: DatabaseWriter {
         writer.stop()
         readers.stopAll()
         if #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) {
-            (executorObject as? DatabasePoolExecutor)?.shutdown()
+            (executorObject as? DatabasePool.Executor)?.shutdown()
         }
     }
 
     /// The pool's task executor (nil unless made with `executorThreads`): tasks running on
-    /// it read inline, on their own thread (see ``DatabasePoolExecutor``).
+    /// it read inline, on their own thread (see ``DatabasePool/Executor``).
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-    public var executor: DatabasePoolExecutor? { executorObject as? DatabasePoolExecutor }
+    public var executor: DatabasePool.Executor? { executorObject as? DatabasePool.Executor }
 
     // MARK: Reads and writes
 
@@ -138,7 +138,7 @@ public final class DatabasePool: DatabaseWriter {
     ///
     /// - Parameter body: The reads, given a read-only connection.
     /// - Returns: What `body` returned.
-    /// - Throws: What `body` threw, ``ReaderWaitTimeoutError`` when no reader came free in
+    /// - Throws: What `body` threw, ``DatabasePool/ReaderWaitTimeoutError`` when no reader came free in
     ///   time, or `CancellationError` when the task was cancelled while waiting.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         // No suspension between finding the thread's reader and using it.
@@ -185,7 +185,7 @@ public final class DatabasePool: DatabaseWriter {
     ///
     /// - Parameter body: The reads, which may block.
     /// - Returns: What `body` returned.
-    /// - Throws: What `body` threw, ``ReaderWaitTimeoutError``, or `CancellationError`.
+    /// - Throws: What `body` threw, ``DatabasePool/ReaderWaitTimeoutError``, or `CancellationError`.
     public func readOnOwnThread<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let reader = try await readers.checkout()
         // Given back on the reader's thread as soon as `body` is done (a waiting read gets it
@@ -288,7 +288,7 @@ private final class ReaderSet: @unchecked Sendable {
         }
         let (reader, timedOut) = lock.withLock { (handed.removeValue(forKey: id), expired.remove(id) != nil) }
         guard let reader else {
-            if timedOut { throw ReaderWaitTimeoutError(readers: all.count, timeout: waitTimeout ?? 0) }
+            if timedOut { throw DatabasePool.ReaderWaitTimeoutError(readers: all.count, timeout: waitTimeout ?? 0) }
             throw CancellationError()
         }
         return reader
@@ -321,15 +321,17 @@ private final class ReaderSet: @unchecked Sendable {
     func stopAll() { for reader in all { reader.stop() } }
 }
 
-/// Thrown by a read or streamed result of a ``DatabasePool`` made with a `readerWaitTimeout`
-/// when every reader stayed busy that long.
-public struct ReaderWaitTimeoutError: Error, Sendable, CustomStringConvertible {
-    /// The pool's number of readers.
-    public var readers: Int
-    /// The wait timeout that passed, in seconds.
-    public var timeout: TimeInterval
+extension DatabasePool {
+    /// Thrown by a read or streamed result of a ``DatabasePool`` made with a `readerWaitTimeout`
+    /// when every reader stayed busy that long.
+    public struct ReaderWaitTimeoutError: Error, Sendable, CustomStringConvertible {
+        /// The pool's number of readers.
+        public var readers: Int
+        /// The wait timeout that passed, in seconds.
+        public var timeout: TimeInterval
 
-    public var description: String {
-        "DatabasePool: all \(readers) readers stayed busy for \(timeout) s"
+        public var description: String {
+            "DatabasePool: all \(readers) readers stayed busy for \(timeout) s"
+        }
     }
 }

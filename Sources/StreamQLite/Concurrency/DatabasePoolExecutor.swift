@@ -1,81 +1,83 @@
 import Foundation
 
-/// A task executor whose threads belong to a ``DatabasePool`` and each hold a read-only
-/// connection of their own: a task that runs on it reads without leaving its thread.
-///
-/// ``DatabasePool/read(_:)`` called from a task running on one of these threads runs `body`
-/// right there, on that thread's connection, instead of handing it to a reader thread and
-/// waiting to be resumed (two thread wake-ups per read). SQLite still never runs on the
-/// caller's executor when that is an event loop or Swift's cooperative pool: only code that
-/// chose this executor reads inline.
-///
-/// ```swift
-/// let pool = try DatabasePool(path: "tasks.db", readers: 4, executorThreads: 2)
-/// try await withTaskExecutorPreference(pool.executor) {
-///     // Tasks created in here (child tasks too) run on the pool's executor threads;
-///     // their point reads run inline.
-///     try await app.run()
-/// }
-/// ```
-///
-/// A task created with the preference (`Task(executorPreference:)`, or a child task inside a
-/// `withTaskExecutorPreference` scope) starts on the executor; the scope's own task moves
-/// there at its first suspension, so its first read may still hop.
-///
-/// Everything that runs on the executor shares its threads: an inline read holds its thread
-/// until it returns, like any synchronous work. A read body must not block waiting for other
-/// work on the same executor. Streamed results (``DatabaseReader/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``)
-/// and writes still run on the pool's reader and writer threads. Cancelling a task stops its
-/// inline read's statements at the next progress check (`SQLITE_INTERRUPT`).
-///
-/// The threads end when the pool goes away; jobs enqueued after that run on Swift's global
-/// concurrent executor.
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-public final class DatabasePoolExecutor: TaskExecutor, @unchecked Sendable {
-    /// The number of threads.
-    public let threadCount: Int
-    private let queue = ExecutorQueue()
+extension DatabasePool {
+    /// A task executor whose threads belong to a ``DatabasePool`` and each hold a read-only
+    /// connection of their own: a task that runs on it reads without leaving its thread.
+    ///
+    /// ``DatabasePool/read(_:)`` called from a task running on one of these threads runs `body`
+    /// right there, on that thread's connection, instead of handing it to a reader thread and
+    /// waiting to be resumed (two thread wake-ups per read). SQLite still never runs on the
+    /// caller's executor when that is an event loop or Swift's cooperative pool: only code that
+    /// chose this executor reads inline.
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: "tasks.db", readers: 4, executorThreads: 2)
+    /// try await withTaskExecutorPreference(pool.executor) {
+    ///     // Tasks created in here (child tasks too) run on the pool's executor threads;
+    ///     // their point reads run inline.
+    ///     try await app.run()
+    /// }
+    /// ```
+    ///
+    /// A task created with the preference (`Task(executorPreference:)`, or a child task inside a
+    /// `withTaskExecutorPreference` scope) starts on the executor; the scope's own task moves
+    /// there at its first suspension, so its first read may still hop.
+    ///
+    /// Everything that runs on the executor shares its threads: an inline read holds its thread
+    /// until it returns, like any synchronous work. A read body must not block waiting for other
+    /// work on the same executor. Streamed results (``DatabaseReader/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``)
+    /// and writes still run on the pool's reader and writer threads. Cancelling a task stops its
+    /// inline read's statements at the next progress check (`SQLITE_INTERRUPT`).
+    ///
+    /// The threads end when the pool goes away; jobs enqueued after that run on Swift's global
+    /// concurrent executor.
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    public final class Executor: TaskExecutor, @unchecked Sendable {
+        /// The number of threads.
+        public let threadCount: Int
+        private let queue = ExecutorQueue()
 
-    init(pool: PoolIdentity, threads: Int, path: String, configuration: Database.Configuration) throws {
-        threadCount = threads
-        let connections = try (0..<threads).map { _ in
-            try Database(path: path, flags: [.readOnly, .noMutex], configuration: configuration)
+        init(pool: PoolIdentity, threads: Int, path: String, configuration: Database.Configuration) throws {
+            threadCount = threads
+            let connections = try (0..<threads).map { _ in
+                try Database(path: path, flags: [.readOnly, .noMutex], configuration: configuration)
+            }
+            for (i, database) in connections.enumerated() {
+                let local = InlineReader(pool: pool, database: database)
+                let thread = Thread { [self] in self.loop(local) }
+                thread.name = "StreamQLite executor \(i + 1)"
+                thread.start()
+            }
         }
-        for (i, database) in connections.enumerated() {
-            let local = InlineReader(pool: pool, database: database)
-            let thread = Thread { [self] in self.loop(local) }
-            thread.name = "StreamQLite executor \(i + 1)"
-            thread.start()
+
+        /// Queues `job` for the executor's threads; after shutdown it runs on the global concurrent executor.
+        public func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            if !queue.push(job) {
+                // Shut down: the job still runs, elsewhere.
+                globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            }
         }
-    }
 
-    /// Queues `job` for the executor's threads; after shutdown it runs on the global concurrent executor.
-    public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        if !queue.push(job) {
-            // Shut down: the job still runs, elsewhere.
-            globalConcurrentExecutor.enqueue(ExecutorJob(job))
+        /// This executor as a task executor (for `withTaskExecutorPreference`).
+        public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
+
+        /// Lets the threads end once the queued jobs have run (the pool calls it when it goes away).
+        func shutdown() { queue.shutdown() }
+
+        private func loop(_ local: InlineReader) {
+            pthread_setspecific(InlineReader.key, Unmanaged.passUnretained(local).toOpaque())
+            let me = asUnownedTaskExecutor()
+            while let job = queue.pop() {
+                job.runSynchronously(on: me)
+            }
+            pthread_setspecific(InlineReader.key, nil)
+            local.close()
         }
-    }
-
-    /// This executor as a task executor (for `withTaskExecutorPreference`).
-    public func asUnownedTaskExecutor() -> UnownedTaskExecutor { UnownedTaskExecutor(ordinary: self) }
-
-    /// Lets the threads end once the queued jobs have run (the pool calls it when it goes away).
-    func shutdown() { queue.shutdown() }
-
-    private func loop(_ local: InlineReader) {
-        pthread_setspecific(InlineReader.key, Unmanaged.passUnretained(local).toOpaque())
-        let me = asUnownedTaskExecutor()
-        while let job = queue.pop() {
-            job.runSynchronously(on: me)
-        }
-        pthread_setspecific(InlineReader.key, nil)
-        local.close()
     }
 }
 
-/// The jobs of a ``DatabasePoolExecutor``, first in first out, taken by whichever thread is free.
+/// The jobs of a ``DatabasePool/Executor``, first in first out, taken by whichever thread is free.
 private final class ExecutorQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []

@@ -18,7 +18,7 @@ extension DatabaseReader {
     /// A consumer that stops taking chunks cannot hold the connection: when `chunksAhead`
     /// chunks have waited `stallTimeout` seconds (30 by default; nil: no limit) for the
     /// consumer, the statement stops, the connection is given back, and `next()` throws
-    /// ``StalledConsumerError`` after the waiting chunks. A deadline rather than a larger
+    /// ``Database/StalledConsumerError`` after the waiting chunks. A deadline rather than a larger
     /// buffer: a buffer lets the connection go only for results that fit in it (and costs
     /// that memory per consumer), while the statement, its connection and the WAL snapshot
     /// that keeps checkpoints from finishing stay held as long as the consumer stalls; the
@@ -47,7 +47,7 @@ extension DatabaseReader {
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
         chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30,
         as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
-    ) -> ResultChunks<Chunk> {
+    ) -> Database.ResultChunks<Chunk> {
         chunks(sql, repeat each arguments, chunksAhead: chunksAhead, stallTimeout: stallTimeout, as: makeChunk) { db, statement, sink in
             try db.writeJSON(statement, to: &sink, options: options)
         }
@@ -57,7 +57,7 @@ extension DatabaseReader {
     public func jsonChunks<each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
         chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30
-    ) -> ResultChunks<[UInt8]> {
+    ) -> Database.ResultChunks<[UInt8]> {
         jsonChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
                    stallTimeout: stallTimeout, as: { [UInt8]($0) })
     }
@@ -69,7 +69,7 @@ extension DatabaseReader {
     /// `consumer`, which runs in the calling task and may suspend (a network write): that is
     /// the backpressure. The chunk is valid only during the call. An error thrown by
     /// `consumer` stops the statement and is rethrown; so is cancelling the calling task, and
-    /// ``StalledConsumerError`` when `consumer` keeps the chunks ahead full for `stallTimeout`
+    /// ``Database/StalledConsumerError`` when `consumer` keeps the chunks ahead full for `stallTimeout`
     /// seconds (see ``jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
     ///
     /// ```swift
@@ -85,7 +85,7 @@ extension DatabaseReader {
     ///   - consumer: Takes each chunk (valid during the call only).
     /// - Returns: The number of rows written.
     /// - Throws: ``DatabaseError``, ``JSONWriterError``, what `consumer` threw,
-    ///   ``StalledConsumerError``, or `CancellationError`.
+    ///   ``Database/StalledConsumerError``, or `CancellationError`.
     @discardableResult
     public func writeJSON<each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: JSONWriterOptions = JSONWriterOptions(),
@@ -117,7 +117,7 @@ extension DatabaseReader {
         _ sql: String, _ arguments: repeat each A, options: CSVWriterOptions = CSVWriterOptions(),
         chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30,
         as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk
-    ) -> ResultChunks<Chunk> {
+    ) -> Database.ResultChunks<Chunk> {
         chunks(sql, repeat each arguments, chunksAhead: chunksAhead, stallTimeout: stallTimeout, as: makeChunk) { db, statement, sink in
             try db.writeCSV(statement, to: &sink, options: options)
         }
@@ -127,7 +127,7 @@ extension DatabaseReader {
     public func csvChunks<each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: CSVWriterOptions = CSVWriterOptions(),
         chunksAhead: Int = 4, stallTimeout: TimeInterval? = 30
-    ) -> ResultChunks<[UInt8]> {
+    ) -> Database.ResultChunks<[UInt8]> {
         csvChunks(sql, repeat each arguments, options: options, chunksAhead: chunksAhead,
                   stallTimeout: stallTimeout, as: { [UInt8]($0) })
     }
@@ -149,7 +149,7 @@ extension DatabaseReader {
     ///   - consumer: Takes each chunk (valid during the call only).
     /// - Returns: The number of rows written.
     /// - Throws: ``DatabaseError``, ``CSVWriterError``, what `consumer` threw,
-    ///   ``StalledConsumerError``, or `CancellationError`.
+    ///   ``Database/StalledConsumerError``, or `CancellationError`.
     @discardableResult
     public func writeCSV<each A: DatabaseValueConvertible>(
         _ sql: String, _ arguments: repeat each A, options: CSVWriterOptions = CSVWriterOptions(),
@@ -165,15 +165,15 @@ extension DatabaseReader {
         _ sql: String, _ arguments: repeat each A, chunksAhead: Int, stallTimeout: TimeInterval?,
         as makeChunk: @escaping @Sendable (UnsafeRawBufferPointer) -> Chunk,
         writeRows: @escaping @Sendable (Database, Statement, inout ClosureSink) throws -> Int
-    ) -> ResultChunks<Chunk> {
+    ) -> Database.ResultChunks<Chunk> {
         var values: [DatabaseValue] = []
         for argument in repeat each arguments { values.append(argument.databaseValue) }
-        return ResultChunks(reader: self, sql: sql, arguments: values, chunksAhead: max(chunksAhead, 1),
+        return Database.ResultChunks(reader: self, sql: sql, arguments: values, chunksAhead: max(chunksAhead, 1),
                             stallTimeout: stallTimeout.map { max($0, 0) }, makeChunk: makeChunk, writeRows: writeRows)
     }
 
     /// Hands each chunk to `consumer` in the calling task; returns the number of rows.
-    private func consume(_ chunks: ResultChunks<OwnedChunk>,
+    private func consume(_ chunks: Database.ResultChunks<OwnedChunk>,
                          _ consumer: (UnsafeRawBufferPointer) async throws -> Void) async throws -> Int {
         var iterator = chunks.makeAsyncIterator()
         while let chunk = try await iterator.next() {

@@ -1,37 +1,39 @@
 import Foundation
 
-/// The rows of a query as chunks of JSON or CSV text, produced on a thread of their own
-/// (``DatabaseReader/readOnOwnThread(_:)``) and consumed with `for try await` (see
-/// ``DatabaseReader/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)`` and
-/// ``DatabaseReader/csvChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
-///
-/// Each iterator runs the statement once. Iterators are `Sendable`: one may be started in a
-/// request handler (to see the first chunk, or an error, before answering) and finished in
-/// the response body writer.
-public struct ResultChunks<Chunk: Sendable>: AsyncSequence, Sendable {
-    public typealias Element = Chunk
-    let reader: any DatabaseReader
-    let sql: String
-    let arguments: [DatabaseValue]
-    let chunksAhead: Int
-    /// How long the producer waits for the consumer to take a chunk; nil: as long as it takes.
-    let stallTimeout: TimeInterval?
-    let makeChunk: @Sendable (UnsafeRawBufferPointer) -> Chunk
-    /// Writes the statement's rows in the format to the sink, and returns their number.
-    let writeRows: @Sendable (Database, Statement, inout ClosureSink) throws -> Int
+extension Database {
+    /// The rows of a query as chunks of JSON or CSV text, produced on a thread of their own
+    /// (``DatabaseReader/readOnOwnThread(_:)``) and consumed with `for try await` (see
+    /// ``DatabaseReader/jsonChunks(_:_:options:chunksAhead:stallTimeout:as:)`` and
+    /// ``DatabaseReader/csvChunks(_:_:options:chunksAhead:stallTimeout:as:)``).
+    ///
+    /// Each iterator runs the statement once. Iterators are `Sendable`: one may be started in a
+    /// request handler (to see the first chunk, or an error, before answering) and finished in
+    /// the response body writer.
+    public struct ResultChunks<Chunk: Sendable>: AsyncSequence, Sendable {
+        public typealias Element = Chunk
+        let reader: any DatabaseReader
+        let sql: String
+        let arguments: [DatabaseValue]
+        let chunksAhead: Int
+        /// How long the producer waits for the consumer to take a chunk; nil: as long as it takes.
+        let stallTimeout: TimeInterval?
+        let makeChunk: @Sendable (UnsafeRawBufferPointer) -> Chunk
+        /// Writes the statement's rows in the format to the sink, and returns their number.
+        let writeRows: @Sendable (Database, Statement, inout ClosureSink) throws -> Int
 
-    public func makeAsyncIterator() -> Iterator { Iterator(handle: ConsumerHandle(ChunkStream(self))) }
+        public func makeAsyncIterator() -> Iterator { Iterator(handle: ConsumerHandle(ChunkStream(self))) }
 
-    /// Runs the statement on the first ``next()``; stops it when the last copy of the iterator is dropped.
-    public struct Iterator: AsyncIteratorProtocol, Sendable {
-        let handle: ConsumerHandle<Chunk>
+        /// Runs the statement on the first ``next()``; stops it when the last copy of the iterator is dropped.
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
+            let handle: ConsumerHandle<Chunk>
 
-        /// The next chunk; nil after the last one; throws the statement's error, or
-        /// `CancellationError` when the task is cancelled.
-        public mutating func next() async throws -> Chunk? { try await handle.stream.next() }
+            /// The next chunk; nil after the last one; throws the statement's error, or
+            /// `CancellationError` when the task is cancelled.
+            public mutating func next() async throws -> Chunk? { try await handle.stream.next() }
 
-        /// The number of rows written, once ``next()`` has returned nil.
-        public var rowCount: Int? { handle.stream.rowCount }
+            /// The number of rows written, once ``next()`` has returned nil.
+            public var rowCount: Int? { handle.stream.rowCount }
+        }
     }
 }
 
@@ -46,14 +48,14 @@ final class ConsumerHandle<Chunk: Sendable>: Sendable {
 
 /// The hand-over between the producing thread and the consuming task: at most
 /// `chunksAhead` chunks wait; the producer blocks (its own thread) when they do, for at most
-/// `stallTimeout`: then it stops the statement with ``StalledConsumerError`` and gives the
+/// `stallTimeout`: then it stops the statement with ``Database/StalledConsumerError`` and gives the
 /// connection back (the consumer still gets the chunks that wait, then the error).
 ///
 /// Chunks, the end and errors pass through the guarded state only; a waiting consumer is
 /// woken after the producer released `condition`, and takes it before it looks (the
 /// hand-over the thread sanitizer can see: see ConnectionThread's `ResultJob`).
 final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
-    private let source: ResultChunks<Chunk>
+    private let source: Database.ResultChunks<Chunk>
     // Everything below is guarded by `condition`.
     private let condition = NSCondition()
     private var chunks: [Chunk] = []
@@ -66,7 +68,7 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
     private var producer: Task<Void, Never>?
     private var consumer: UnsafeContinuation<Void, Never>?
 
-    init(_ source: ResultChunks<Chunk>) { self.source = source }
+    init(_ source: Database.ResultChunks<Chunk>) { self.source = source }
 
     var rowCount: Int? {
         condition.lock()
@@ -166,7 +168,7 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
             if let deadline {
                 if !condition.wait(until: deadline) && chunks.count >= source.chunksAhead && !cancelled {
                     condition.unlock()
-                    throw StalledConsumerError(timeout: source.stallTimeout ?? 0, chunksAhead: source.chunksAhead)
+                    throw Database.StalledConsumerError(timeout: source.stallTimeout ?? 0, chunksAhead: source.chunksAhead)
                 }
             } else {
                 condition.wait()
@@ -205,20 +207,22 @@ final class ChunkStream<Chunk: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Thrown by a ``ResultChunks`` iterator whose consumer took no chunk for the stall timeout
-/// while the chunks ahead were full: the statement was stopped and its connection given
-/// back, so a consumer that stops reading (a network client that stalls) cannot keep a
-/// reader, nor the WAL snapshot it holds, for longer than that.
-///
-/// The consumer first gets the chunks that were waiting, then this error: the result is cut
-/// short, never passed off as complete.
-public struct StalledConsumerError: Error, Sendable, CustomStringConvertible {
-    /// The stall timeout that passed, in seconds.
-    public var timeout: TimeInterval
-    /// How many chunks were waiting for the consumer.
-    public var chunksAhead: Int
+extension Database {
+    /// Thrown by a ``Database/ResultChunks`` iterator whose consumer took no chunk for the stall timeout
+    /// while the chunks ahead were full: the statement was stopped and its connection given
+    /// back, so a consumer that stops reading (a network client that stalls) cannot keep a
+    /// reader, nor the WAL snapshot it holds, for longer than that.
+    ///
+    /// The consumer first gets the chunks that were waiting, then this error: the result is cut
+    /// short, never passed off as complete.
+    public struct StalledConsumerError: Error, Sendable, CustomStringConvertible {
+        /// The stall timeout that passed, in seconds.
+        public var timeout: TimeInterval
+        /// How many chunks were waiting for the consumer.
+        public var chunksAhead: Int
 
-    public var description: String {
-        "the consumer took no chunk for \(timeout) s with \(chunksAhead) chunks waiting; the statement was stopped and its connection given back"
+        public var description: String {
+            "the consumer took no chunk for \(timeout) s with \(chunksAhead) chunks waiting; the statement was stopped and its connection given back"
+        }
     }
 }

@@ -45,13 +45,73 @@ extension Cursor {
     }
 }
 
-/// The stepping part shared by the cursors.
-public class StatementCursor {
+/// The stepping part shared by the statement cursors: each stores the statement, its
+/// handle and the two flags, and resets the statement in its `deinit` unless done.
+///
+/// A protocol, not a base class, so that the public cursors do not publish it: its methods
+/// are generic over the cursor and specialized for each (final) cursor class, where the
+/// flags are the class's own stored properties.
+@usableFromInline
+protocol StatementCursor: AnyObject {
+    /// The statement being stepped.
+    var statement: Statement { get }
+    /// The statement's handle.
+    var stmt: OpaquePointer { get }
+    /// True once the statement is done or failed (it was reset).
+    var done: Bool { get set }
+    /// False until the first step (which may re-prepare the statement; see ``Statement/stepFirst()``).
+    var started: Bool { get set }
+}
+
+extension StatementCursor {
+    /// Steps; true when a row is ready. Resets the statement when done or failed.
+    ///
+    /// Inlined into every `next()`, so only the row-to-row step is here: the first step
+    /// (which checks for a re-prepared statement), the end and errors are calls. A small
+    /// `next()` is inlined into the caller's loop in turn, and there a `Decodable` row
+    /// type's `init(from:)` is inlined with `RowDecoder` known, instead of being called
+    /// through an `any Decoder` (BENCHMARKS.md, "Fetching rows in Swift").
+    @inlinable @inline(__always)
+    func advance() throws -> Bool {
+        if _fastPath(started && !done) {
+            let rc = statement.stepNext()
+            if _fastPath(rc == SQLITE_ROW) { return true }
+            return try finish(rc)
+        }
+        return try advanceFirst()
+    }
+
+    /// The first step of a run, or any step once done.
+    @usableFromInline @inline(never)
+    func advanceFirst() throws -> Bool {
+        if done { return false }
+        started = true
+        let rc = statement.stepFirst()
+        if rc == SQLITE_ROW { return true }
+        return try finish(rc)
+    }
+
+    /// The end of the rows (false) or a failed step (throws); the statement is reset either way.
+    @usableFromInline @inline(never)
+    func finish(_ rc: Int32) throws -> Bool {
+        done = true
+        if rc == SQLITE_DONE { sqlite3_reset(stmt); return false }
+        throw statement.stepFailed(rc)
+    }
+
+    @usableFromInline func fail(_ error: any Error) -> any Error {
+        done = true
+        sqlite3_reset(stmt)
+        return error
+    }
+}
+
+/// Rows as ``Row`` views (valid until the next call to `next()`).
+public final class RowCursor: StatementCursor {
     /// The statement being stepped.
     public let statement: Statement
     @usableFromInline let stmt: OpaquePointer
     @exclusivity(unchecked) @usableFromInline var done = false
-    /// False until the first step (which may re-prepare the statement; see ``Statement/stepFirst()``).
     @exclusivity(unchecked) @usableFromInline var started = false
     /// Keeps the connection open while the cursor lives (a cached statement does not).
     let database: Database?
@@ -64,50 +124,6 @@ public class StatementCursor {
 
     deinit { if !done { sqlite3_reset(stmt) } }
 
-    /// Steps; true when a row is ready. Resets the statement when done or failed.
-    ///
-    /// Inlined into every `next()`, so only the row-to-row step is here: the first step
-    /// (which checks for a re-prepared statement), the end and errors are calls. A small
-    /// `next()` is inlined into the caller's loop in turn, and there a `Decodable` row
-    /// type's `init(from:)` is inlined with ``RowDecoder`` known, instead of being called
-    /// through an `any Decoder` (BENCHMARKS.md, "Fetching rows in Swift").
-    @inlinable @inline(__always)
-    final func advance() throws -> Bool {
-        if _fastPath(started && !done) {
-            let rc = statement.stepNext()
-            if _fastPath(rc == SQLITE_ROW) { return true }
-            return try finish(rc)
-        }
-        return try advanceFirst()
-    }
-
-    /// The first step of a run, or any step once done.
-    @usableFromInline @inline(never)
-    final func advanceFirst() throws -> Bool {
-        if done { return false }
-        started = true
-        let rc = statement.stepFirst()
-        if rc == SQLITE_ROW { return true }
-        return try finish(rc)
-    }
-
-    /// The end of the rows (false) or a failed step (throws); the statement is reset either way.
-    @usableFromInline @inline(never)
-    final func finish(_ rc: Int32) throws -> Bool {
-        done = true
-        if rc == SQLITE_DONE { sqlite3_reset(stmt); return false }
-        throw statement.stepFailed(rc)
-    }
-
-    @usableFromInline final func fail(_ error: any Error) -> any Error {
-        done = true
-        sqlite3_reset(stmt)
-        return error
-    }
-}
-
-/// Rows as ``Row`` views (valid until the next call to `next()`).
-public final class RowCursor: StatementCursor {
     /// The current row, or nil when done.
     @inlinable public func next() throws -> Row? {
         try advance() ? Row(statement: statement, owner: self) : nil
@@ -136,31 +152,79 @@ public final class RowCursor: StatementCursor {
 }
 
 /// Single values from the first column.
-public final class ValueCursor<Value: DatabaseValueConvertible>: StatementCursor, Cursor {
+public final class ValueCursor<Value: DatabaseValueConvertible>: Cursor, StatementCursor {
+    /// The statement being stepped.
+    public let statement: Statement
+    @usableFromInline let stmt: OpaquePointer
+    @exclusivity(unchecked) @usableFromInline var done = false
+    @exclusivity(unchecked) @usableFromInline var started = false
+    /// Keeps the connection open while the cursor lives (a cached statement does not).
+    let database: Database?
+
+    init(statement: Statement) {
+        self.statement = statement
+        self.database = statement.database
+        self.stmt = statement.handle
+    }
+
+    deinit { if !done { sqlite3_reset(stmt) } }
+
     @inlinable public func next() throws -> Value? {
         guard try advance() else { return nil }
-        do { return try Value.decode(statement: stmt, column: 0) } catch {
+        do { return try Value._decode(statement: stmt, column: 0) } catch {
             throw fail(statement.decodingError(error, column: 0, type: Value.self))
         }
     }
 }
 
 /// Values of a ``RowDecodable`` type.
-public final class RecordCursor<Record: RowDecodable>: StatementCursor, Cursor {
-    @inlinable public func next() throws -> Record? {
+public final class RowDecodableCursor<Value: RowDecodable>: Cursor, StatementCursor {
+    /// The statement being stepped.
+    public let statement: Statement
+    @usableFromInline let stmt: OpaquePointer
+    @exclusivity(unchecked) @usableFromInline var done = false
+    @exclusivity(unchecked) @usableFromInline var started = false
+    /// Keeps the connection open while the cursor lives (a cached statement does not).
+    let database: Database?
+
+    init(statement: Statement) {
+        self.statement = statement
+        self.database = statement.database
+        self.stmt = statement.handle
+    }
+
+    deinit { if !done { sqlite3_reset(stmt) } }
+
+    @inlinable public func next() throws -> Value? {
         guard try advance() else { return nil }
-        do { return try Record(row: Row(statement: statement)) } catch { throw fail(error) }
+        do { return try Value(row: Row(statement: statement)) } catch { throw fail(error) }
     }
 }
 
 /// Tuples of values from the first columns, in order.
-public final class TupleCursor<each V: DatabaseValueConvertible>: StatementCursor, Cursor {
+public final class TupleCursor<each V: DatabaseValueConvertible>: Cursor, StatementCursor {
+    /// The statement being stepped.
+    public let statement: Statement
+    @usableFromInline let stmt: OpaquePointer
+    @exclusivity(unchecked) @usableFromInline var done = false
+    @exclusivity(unchecked) @usableFromInline var started = false
+    /// Keeps the connection open while the cursor lives (a cached statement does not).
+    let database: Database?
+
+    init(statement: Statement) {
+        self.statement = statement
+        self.database = statement.database
+        self.stmt = statement.handle
+    }
+
+    deinit { if !done { sqlite3_reset(stmt) } }
+
     public func next() throws -> (repeat each V)? {
         guard try advance() else { return nil }
         var column: Int32 = 0
         func read<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {
             defer { column += 1 }
-            do { return try T.decode(statement: stmt, column: column) } catch {
+            do { return try T._decode(statement: stmt, column: column) } catch {
                 throw statement.decodingError(error, column: Int(column), type: T.self)
             }
         }

@@ -24,17 +24,17 @@ extension Database {
     /// - Throws: ``DatabaseError`` when the SQL does not prepare or an argument cannot be bound.
     public func rows<T: RowDecodable, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
-    ) throws -> RecordCursor<T> {
+    ) throws -> RowDecodableCursor<T> {
         let statement = try cachedStatement(sql, binding: repeat each arguments)
-        return RecordCursor(statement: statement)
+        return RowDecodableCursor(statement: statement)
     }
 
     /// Streams the rows of `sql` decoded by hand; preferred when a type is both ``RowDecodable`` and `Decodable`.
     public func rows<T: RowDecodable & Decodable, each A: DatabaseValueConvertible>(
         _ type: T.Type, _ sql: String, _ arguments: repeat each A
-    ) throws -> RecordCursor<T> {
+    ) throws -> RowDecodableCursor<T> {
         let statement = try cachedStatement(sql, binding: repeat each arguments)
-        return RecordCursor(statement: statement)
+        return RowDecodableCursor(statement: statement)
     }
 
     /// Streams the rows of `sql` as ``Row`` views.
@@ -120,7 +120,7 @@ extension Database {
             throw statement.stepFailed(rc)  // resets
         }
         defer { sqlite3_reset(handle) }
-        do { return try T.decode(statement: handle, column: 0) } catch {
+        do { return try T._decode(statement: handle, column: 0) } catch {
             throw statement.decodingError(error, column: 0, type: T.self)
         }
     }
@@ -163,8 +163,8 @@ extension Database {
 }
 
 extension Statement {
-    /// A cursor decoding the statement's rows by hand (bind first).
-    public func records<T: RowDecodable>(_ type: T.Type) -> RecordCursor<T> { RecordCursor(statement: self) }
+    /// A cursor decoding the statement's rows by hand, with `type`'s ``RowDecodable`` initializer (bind first).
+    public func rowDecodableCursor<T: RowDecodable>(_ type: T.Type) -> RowDecodableCursor<T> { RowDecodableCursor(statement: self) }
     /// A cursor over the statement's rows as ``Row`` views (bind first).
     public func rowCursor() -> RowCursor { RowCursor(statement: self) }
     /// A cursor over the first column (bind first).

@@ -427,11 +427,11 @@ public final class Database {
 
     /// Makes the running statement stop with `SQLITE_INTERRUPT` as soon as possible.
     ///
-    /// The one method safe to call from another thread (through ``InterruptHandle``).
+    /// The one method safe to call from another thread (through ``Database/InterruptHandle``).
     public func interrupt() { if let connection { sqlite3_interrupt(connection) } }
 
     /// A `Sendable` handle that can interrupt this connection from another thread.
-    public var interruptHandle: InterruptHandle { InterruptHandle(database: self) }
+    public var interruptHandle: Database.InterruptHandle { Database.InterruptHandle(database: self) }
 
     // MARK: Transactions
 
@@ -548,12 +548,14 @@ public final class Database {
 @available(*, unavailable, message: "A Database is used from one place at a time; share it through DatabaseActor")
 extension Database: Sendable {}
 
-/// Interrupts a connection from any thread.
-public struct InterruptHandle: @unchecked Sendable {
-    // sqlite3_interrupt is documented as safe to call from other threads while the connection is open.
-    weak var database: Database?
-    /// Stops the connection's running statement with `SQLITE_INTERRUPT`.
-    public func interrupt() { database?.interrupt() }
+extension Database {
+    /// Interrupts a connection from any thread.
+    public struct InterruptHandle: @unchecked Sendable {
+        // sqlite3_interrupt is documented as safe to call from other threads while the connection is open.
+        weak var database: Database?
+        /// Stops the connection's running statement with `SQLITE_INTERRUPT`.
+        public func interrupt() { database?.interrupt() }
+    }
 }
 
 /// True when `sql` holds only whitespace, semicolons and comments.

@@ -74,7 +74,7 @@ public struct Row {
             }
         }
         do {
-            return try T.decode(statement: stmt.unsafelyUnwrapped, column: Int32(index))
+            return try T._decode(statement: stmt.unsafelyUnwrapped, column: Int32(index))
         } catch {
             throw statement.unsafelyUnwrapped.decodingError(error, column: index, type: T.self)
         }

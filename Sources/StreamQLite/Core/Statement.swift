@@ -50,7 +50,7 @@ public final class Statement {
     /// column metadata. The format that wrote last owns it; another replaces it.
     @exclusivity(unchecked) @usableFromInline var outputLayout: AnyObject?
     /// The result column of each of `rowPlanType`'s column names (-1: none), for a
-    /// ``RowColumnPlan`` (`@RowCodable`'s `init(row:)`); made on its first row, dropped
+    /// `Row.ColumnPlan` (`@RowCodable`'s `init(row:)`); made on its first row, dropped
     /// with the other column metadata.
     @exclusivity(unchecked) @usableFromInline var rowPlanType: ObjectIdentifier?
     @exclusivity(unchecked) @usableFromInline var rowPlan: UnsafeMutablePointer<Int32>?
@@ -115,7 +115,7 @@ public final class Statement {
         var rc = SQLITE_OK
         for argument in repeat each arguments {
             index += 1
-            if rc == SQLITE_OK { rc = argument.bind(to: handle, at: index) }
+            if rc == SQLITE_OK { rc = argument._bind(to: handle, at: index) }
         }
         if _slowPath(rc != SQLITE_OK || index != sqlite3_bind_parameter_count(handle)) {
             try bindingFailed(rc: rc, given: Int(index))
@@ -136,7 +136,7 @@ public final class Statement {
     /// Binds one value to parameter `index` (1-based), leaving the other bindings in place.
     public func bind(_ value: some DatabaseValueConvertible, at index: Int) throws {
         try connection.checkOpen(sql)
-        try check(value.bind(to: handle, at: Int32(index)))
+        try check(value._bind(to: handle, at: Int32(index)))
     }
 
     /// Binds one value to the parameter named `name` (`:name`, `@name`, `$name`, or the bare name).
@@ -149,7 +149,7 @@ public final class Statement {
             for prefix in [":", "@", "$"] where index == 0 { index = sqlite3_bind_parameter_index(handle, prefix + name) }
         }
         guard index > 0 else { throw error(SQLITE_RANGE, "no parameter named \(name)") }
-        try check(value.bind(to: handle, at: index))
+        try check(value._bind(to: handle, at: index))
     }
 
     /// Resets the statement (ending any step in progress) and clears its bindings.

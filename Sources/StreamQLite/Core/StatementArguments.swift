@@ -45,7 +45,7 @@ public struct StatementArguments: ExpressibleByArrayLiteral, ExpressibleByDictio
                     throw statement.error(SQLITE_RANGE, "missing argument for parameter \(full)")
                 }
                 boundNamed += 1
-                try statement.check(entry.map { $0.bind(to: stmt, at: Int32(i)) } ?? sqlite3_bind_null(stmt, Int32(i)))
+                try statement.check(entry.map { $0._bind(to: stmt, at: Int32(i)) } ?? sqlite3_bind_null(stmt, Int32(i)))
             } else {
                 positionalSlots += 1
             }
@@ -70,7 +70,7 @@ public struct StatementArguments: ExpressibleByArrayLiteral, ExpressibleByDictio
             if let c = sqlite3_bind_parameter_name(stmt, Int32(i)), c[0] != CChar(63) { continue }
             let value = positional[p]
             p += 1
-            try statement.check(value.map { $0.bind(to: stmt, at: Int32(i)) } ?? sqlite3_bind_null(stmt, Int32(i)))
+            try statement.check(value.map { $0._bind(to: stmt, at: Int32(i)) } ?? sqlite3_bind_null(stmt, Int32(i)))
         }
     }
 }

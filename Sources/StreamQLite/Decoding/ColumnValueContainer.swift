@@ -4,7 +4,7 @@ import Foundation
 /// One column read as a single value: scalars through ``DatabaseValueConvertible``,
 /// anything else (a wrapped nested value) through the column's JSON.
 ///
-/// Serves both a row type that is itself a single value (``RowDecoder/singleValueContainer()``)
+/// Serves both a row type that is itself a single value (`RowDecoder.singleValueContainer()`)
 /// and a nested value's wrapper inside a JSON column (``JSONColumnDecoder/singleValueContainer()``),
 /// which also reads the JSON text `null` as nil and stops reading once its row is over.
 struct ColumnValueContainer: SingleValueDecodingContainer {
@@ -33,7 +33,7 @@ struct ColumnValueContainer: SingleValueDecodingContainer {
 
     func read<T: DatabaseValueConvertible>(_ type: T.Type) throws -> T {
         try json?.checkCurrent()
-        return try T.decode(statement: stmt, column: column)
+        return try T._decode(statement: stmt, column: column)
     }
     func decode(_ type: Bool.Type) throws -> Bool { try read(type) }
     func decode(_ type: String.Type) throws -> String { try read(type) }
@@ -52,7 +52,7 @@ struct ColumnValueContainer: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         if let convertible = T.self as? any DatabaseValueConvertible.Type {
             try json?.checkCurrent()
-            return try convertible.decode(statement: stmt, column: column) as! T
+            return try convertible._decode(statement: stmt, column: column) as! T
         }
         // A wrapped nested value: the column's JSON (see ``JSONColumnDecoder``).
         if let json { return try T(from: json) }

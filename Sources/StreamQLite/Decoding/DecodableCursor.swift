@@ -1,7 +1,14 @@
 import CStreamQLite
 
 /// Values of a `Decodable` type: the column plan is resolved on the first row.
-public final class DecodableCursor<Value: Decodable>: StatementCursor, Cursor {
+public final class DecodableCursor<Value: Decodable>: Cursor, StatementCursor {
+    /// The statement being stepped.
+    public let statement: Statement
+    @usableFromInline let stmt: OpaquePointer
+    @exclusivity(unchecked) @usableFromInline var done = false
+    @exclusivity(unchecked) @usableFromInline var started = false
+    /// Keeps the connection open while the cursor lives (a cached statement does not).
+    let database: Database?
     @usableFromInline let decoder: RowDecoder
     /// `Value` is a ``DatabaseValueConvertible`` (`Date`, `Int`, an enum…): the first column
     /// is read by its conversion, as in a row type's property — not by its own `init(from:)`
@@ -12,8 +19,12 @@ public final class DecodableCursor<Value: Decodable>: StatementCursor, Cursor {
         decoder = RowDecoder(statement: statement)
         decoder.userInfo = userInfo
         isValue = Value.self is any DatabaseValueConvertible.Type
-        super.init(statement: statement)
+        self.statement = statement
+        self.database = statement.database
+        self.stmt = statement.handle
     }
+
+    deinit { if !done { sqlite3_reset(stmt) } }
 
     @inlinable public func next() throws -> Value? {
         guard try advance() else { return nil }

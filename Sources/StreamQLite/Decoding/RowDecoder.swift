@@ -21,7 +21,7 @@ import Foundation
 ///   on the first row: building it (or bit-casting a cached one) needs the
 ///   `KeyedDecodingContainer<Key>` metadata, a ~330-instruction hashed lookup
 ///   in unspecialized code on every row.
-public final class RowDecoder: Decoder {
+@usableFromInline final class RowDecoder: Decoder {
     @usableFromInline let statement: Statement
     @usableFromInline let stmt: OpaquePointer
 
@@ -173,7 +173,7 @@ public final class RowDecoder: Decoder {
     func decode<T: DatabaseValueConvertible>(_ type: T.Type, _ key: some CodingKey) throws -> T {
         let c = column(for: key)
         guard _fastPath(c >= 0) else { throw missing(key, T.self) }
-        do { return try T.decode(statement: stmt, column: c) } catch {
+        do { return try T._decode(statement: stmt, column: c) } catch {
             throw statement.decodingError(error, column: Int(c), type: T.self)
         }
     }
@@ -184,7 +184,7 @@ public final class RowDecoder: Decoder {
         guard c >= 0 else { throw missing(key, T.self) }
         if lastJSONType != ObjectIdentifier(T.self) {
             if let convertible = T.self as? any DatabaseValueConvertible.Type {
-                do { return try convertible.decode(statement: stmt, column: c) as! T } catch {
+                do { return try convertible._decode(statement: stmt, column: c) as! T } catch {
                     throw statement.decodingError(error, column: Int(c), type: T.self)
                 }
             }
@@ -256,7 +256,7 @@ struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     @inline(__always) func read<T: DatabaseValueConvertible>(_ type: T.Type, _ key: Key) throws -> T {
         let c = RowDecoder.plannedColumn(state, key) ?? withDecoder { $0.columnByName(for: key) }
         guard _fastPath(c >= 0) else { throw withDecoder { $0.missing(key, T.self) } }
-        do { return try T.decode(statement: state.pointee.stmt, column: c) } catch {
+        do { return try T._decode(statement: state.pointee.stmt, column: c) } catch {
             throw withDecoder { $0.statement.decodingError(error, column: Int(c), type: T.self) }
         }
     }

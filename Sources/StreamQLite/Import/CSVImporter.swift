@@ -16,7 +16,7 @@ final class CSVImporter: ProgressCountingImporter {
     private var core: OpaquePointer?
     private var driver: OpaquePointer?
     private var writer: IngestBatchWriter?
-    /// The rejected records (``ImportErrorPolicy/skip``), or nil.
+    /// The rejected records (``ImportReject/Policy/skip``), or nil.
     private var rejecter: IngestRejecter?
     /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
     private(set) var router: ImportRoute?

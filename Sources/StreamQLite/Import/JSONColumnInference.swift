@@ -53,7 +53,7 @@ final class JSONColumnInference {
 
     private let maxElements: Int
     private let renames: [String: String]
-    private let layout: JSONImportLayout
+    private let layout: JSONImportOptions.Layout
     private let core: OpaquePointer
     private var parser: OpaquePointer?
     private var done = false

@@ -40,8 +40,12 @@ import Foundation
 /// `\b \f \n \r \t \" \\` and `\u00XX` for other control characters, numbers as
 /// written). An element's values may total at most 64 MiB (or SQLite's length limit).
 public struct JSONImportOptions: Sendable {
-    /// Where the rows are; default ``JSONImportLayout/array``.
-    public var layout: JSONImportLayout
+    /// Where the rows are in the document: ``JSONValueDecoder/Layout``, which the element
+    /// streams take too.
+    public typealias Layout = JSONValueDecoder.Layout
+
+    /// Where the rows are; default ``JSONImportOptions/Layout/array``.
+    public var layout: JSONImportOptions.Layout
     /// JSON key → column, for keys whose name differs from the column
     /// (`["id_str": "id", "date_added": "added"]`). A renamed column is fed by
     /// its renamed keys only. Other keys match columns by name, exactly or
@@ -68,7 +72,7 @@ public struct JSONImportOptions: Sendable {
     /// column cannot hold as it is, or a value of a kind those elements never had for its
     /// key (the string `"12"` for a column of numbers, `5` or `true` for one of strings;
     /// a key with only `null` takes strings) is an error naming the element and key (or a
-    /// rejected record, with ``ImportErrorPolicy/skip``) — never dropped or changed data. ``columns`` cannot be
+    /// rejected record, with ``ImportReject/Policy/skip``) — never dropped or changed data. ``columns`` cannot be
     /// given with it. An input without an object with a key is an error. Default `false`.
     public var createTable: Bool
     /// Elements inference looks at (default 1000; at most the first 16 MiB).
@@ -83,18 +87,18 @@ public struct JSONImportOptions: Sendable {
     public var batchSize: Int
     /// Bytes read per chunk from a file; default 256 KiB.
     public var chunkSize: Int
-    /// What a record that cannot be stored does: stop the import (``ImportErrorPolicy/abort``,
-    /// the default) or be rejected (``ImportErrorPolicy/skip``, see docs/sql/rejects.md).
+    /// What a record that cannot be stored does: stop the import (``ImportReject/Policy/abort``,
+    /// the default) or be rejected (``ImportReject/Policy/skip``, see docs/sql/rejects.md).
     /// With `.skip` a value its column cannot hold unchanged (`x50` in an INTEGER column) is a
     /// reject, not stored as text, as ``strict`` would make it an error.
-    public var onError: ImportErrorPolicy
-    /// With ``ImportErrorPolicy/skip``: how many records may be rejected; nil: any number.
-    public var maxErrors: ImportErrorLimit?
-    /// With ``ImportErrorPolicy/skip``: the table the rejected records go to (`name` or
+    public var onError: ImportReject.Policy
+    /// With ``ImportReject/Policy/skip``: how many records may be rejected; nil: any number.
+    public var maxErrors: ImportReject.Limit?
+    /// With ``ImportReject/Policy/skip``: the table the rejected records go to (`name` or
     /// `schema.name`; schema `main` when not given), made when missing; an existing one must
     /// have the reject table's columns. Its rows are written in the import's savepoint.
     public var rejectTable: String?
-    /// With ``ImportErrorPolicy/skip``: called with every rejected record, as it is rejected.
+    /// With ``ImportReject/Policy/skip``: called with every rejected record, as it is rejected.
     public var onReject: (@Sendable (ImportReject) -> Void)?
 
     /// For imports of files: the table column each row's file name goes to (the path as
@@ -104,9 +108,9 @@ public struct JSONImportOptions: Sendable {
     public var filenameColumn: String?
 
     /// Creates options; every parameter has the documented default.
-    public init(layout: JSONImportLayout = .array, renames: [String: String] = [:], strict: Bool = false,
+    public init(layout: JSONImportOptions.Layout = .array, renames: [String: String] = [:], strict: Bool = false,
                 columns: [String]? = nil, createTable: Bool = false, inferRecords: Int = 1000, onConflict: InsertOptions.Conflict = .abort, batchSize: Int = 50,
-                chunkSize: Int = 256 * 1024, onError: ImportErrorPolicy = .abort, maxErrors: ImportErrorLimit? = nil,
+                chunkSize: Int = 256 * 1024, onError: ImportReject.Policy = .abort, maxErrors: ImportReject.Limit? = nil,
                 rejectTable: String? = nil, onReject: (@Sendable (ImportReject) -> Void)? = nil,
                 filenameColumn: String? = nil) {
         self.layout = layout
@@ -125,10 +129,6 @@ public struct JSONImportOptions: Sendable {
         self.filenameColumn = filenameColumn
     }
 }
-
-/// The former name of ``ImportProgress``.
-@available(*, deprecated, renamed: "ImportProgress")
-public typealias JSONImportProgress = ImportProgress
 
 /// A JSON import failed; nothing of it was written.
 public struct JSONImportError: Error, CustomStringConvertible {

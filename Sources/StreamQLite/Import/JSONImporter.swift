@@ -17,7 +17,7 @@ final class JSONImporter: ProgressCountingImporter {
     private var ingest: OpaquePointer!
     /// The core's rows into the table, in batches.
     private var writer: IngestBatchWriter!
-    /// The rejected records (``ImportErrorPolicy/skip``), or nil.
+    /// The rejected records (``ImportReject/Policy/skip``), or nil.
     private var rejecter: IngestRejecter?
     /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
     private var route: ImportRoute!
@@ -179,7 +179,7 @@ final class JSONImporter: ProgressCountingImporter {
     }
 
     /// The layout or path of `core`, and its record limit.
-    static func configure(_ core: OpaquePointer, layout: JSONImportLayout, maxRecord: Int64) {
+    static func configure(_ core: OpaquePointer, layout: JSONImportOptions.Layout, maxRecord: Int64) {
         switch layout {
         case .array: _ = sq_ingest_json_layout(core, SQ_INGEST_LAYOUT_ARRAY)
         case .ndjson: _ = sq_ingest_json_layout(core, SQ_INGEST_LAYOUT_NDJSON)
@@ -263,7 +263,7 @@ final class JSONImporter: ProgressCountingImporter {
 
     /// An error of the core as a JSONImportError (for a reject: its reason); `created`: the
     /// table was created from inferred columns, which a strict-mode error says.
-    static func error(_ e: sq_ingest_error, layout: JSONImportLayout,
+    static func error(_ e: sq_ingest_error, layout: JSONImportOptions.Layout,
                       created: JSONInferredTable? = nil) -> JSONImportError {
         var message = String(cString: e.message)
         if e.code == SQ_INGEST_E_JSON { message = "invalid JSON: " + message }

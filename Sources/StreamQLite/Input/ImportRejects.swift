@@ -1,29 +1,31 @@
 import CStreamQLite
 import Foundation
 
-/// What an import does with a record it cannot store (``JSONImportOptions/onError``,
-/// ``CSVImportOptions/onError``).
-public enum ImportErrorPolicy: Sendable, Equatable {
-    /// The first bad record stops the import and nothing of it is stored (the default).
-    case abort
-    /// A bad record is rejected whole and the import goes on with the next one. Every
-    /// rejected record goes to the reject table (`rejectTable`) and to `onReject`; at least
-    /// one of them must be given, so that nothing is dropped without a trace. `maxErrors`
-    /// bounds how many may be rejected.
-    case skip
+extension ImportReject {
+    /// What an import does with a record it cannot store (``JSONImportOptions/onError``,
+    /// ``CSVImportOptions/onError``).
+    public enum Policy: Sendable, Equatable {
+        /// The first bad record stops the import and nothing of it is stored (the default).
+        case abort
+        /// A bad record is rejected whole and the import goes on with the next one. Every
+        /// rejected record goes to the reject table (`rejectTable`) and to `onReject`; at least
+        /// one of them must be given, so that nothing is dropped without a trace. `maxErrors`
+        /// bounds how many may be rejected.
+        case skip
+    }
+
+    /// How many records an import with ``ImportReject/Policy/skip`` may reject before it stops
+    /// (then nothing of it is stored).
+    public enum Limit: Sendable, Equatable {
+        /// At most this many: the next rejected record stops the import.
+        case count(Int)
+        /// At most this fraction (0 < f < 1) of the records read (rows and rejects): checked
+        /// when the input has ended.
+        case fraction(Double)
+    }
 }
 
-/// How many records an import with ``ImportErrorPolicy/skip`` may reject before it stops
-/// (then nothing of it is stored).
-public enum ImportErrorLimit: Sendable, Equatable {
-    /// At most this many: the next rejected record stops the import.
-    case count(Int)
-    /// At most this fraction (0 < f < 1) of the records read (rows and rejects): checked
-    /// when the input has ended.
-    case fraction(Double)
-}
-
-/// A record an import rejected (``ImportErrorPolicy/skip``): the same fields as a row of
+/// A record an import rejected (``ImportReject/Policy/skip``): the same fields as a row of
 /// the reject table (`docs/sql/loading.md`, "Rejected records").
 public struct ImportReject: Sendable, Equatable {
     /// The file, for imports of a file; nil for bytes and chunk sequences.
@@ -37,7 +39,7 @@ public struct ImportReject: Sendable, Equatable {
     public var record: Int
     /// The JSON key or CSV header name concerned, when known.
     public var column: String?
-    /// The message the same error stops an import with under ``ImportErrorPolicy/abort``.
+    /// The message the same error stops an import with under ``ImportReject/Policy/abort``.
     public var reason: String
     /// The record's bytes from its first to its last (at most 4096; see ``rawTruncated``).
     public var raw: [UInt8]
@@ -62,7 +64,7 @@ final class IngestRejecter {
 
     /// `reason`: the reject's message as the import's error would write it; `makeError`:
     /// the import's error for a message. `db` nil: no reject table (the cursors).
-    init(db: Database?, rejectTable: String?, maxErrors: ImportErrorLimit?,
+    init(db: Database?, rejectTable: String?, maxErrors: ImportReject.Limit?,
          onReject: (@Sendable (ImportReject) -> Void)?, function: String,
          reason: @escaping (UnsafePointer<sq_ingest_reject>) -> String, makeError: @escaping (String) -> Error) throws {
         guard rejectTable != nil || onReject != nil else {

@@ -109,7 +109,7 @@ public struct RowBinder {
     @inlinable
     public mutating func bind<T: DatabaseValueConvertible>(_ value: T) {
         guard let i = next() else { return }
-        let rc = value.bind(to: stmt, at: i)
+        let rc = value._bind(to: stmt, at: i)
         if rc != SQLITE_OK && failure == nil { failure = "column '\(columns[position - 1])': \(String(cString: sqlite3_errstr(rc)))" }
     }
     /// A value that is not a ``DatabaseValueConvertible`` cannot be bound by hand (the

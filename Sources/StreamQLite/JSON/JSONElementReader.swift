@@ -16,7 +16,7 @@ final class JSONElementReader {
     let decoder: JSONTapeDecoder
     /// The decoder, not retained (per value; `decoder` keeps it).
     private let unmanagedDecoder: Unmanaged<JSONTapeDecoder>
-    let layout: JSONImportLayout
+    let layout: JSONValueDecoder.Layout
     /// The bytes not yet discarded: `window[0]` is input offset `windowStart`.
     private var window: UnsafeMutablePointer<UInt8>?
     private var windowCapacity = 0
@@ -37,7 +37,7 @@ final class JSONElementReader {
     /// The input's error, thrown again by every later call (the parser cannot go on).
     private var failure: (any Error)?
 
-    init(layout: JSONImportLayout, options: JSONValueDecoder.Options) throws {
+    init(layout: JSONValueDecoder.Layout, options: JSONValueDecoder.Options) throws {
         self.layout = layout
         borrowed = false
         tape = try JSONTape(streaming: true, multiple: layout == .ndjson)
@@ -48,7 +48,7 @@ final class JSONElementReader {
 
     /// Reads `bytes` as the whole input; they must stay valid while the reader is used
     /// (`trailingCommas`: `[1,]` accepted, for ``JSONValueDecoder`` as `JSONDecoder`).
-    init(whole bytes: UnsafeRawBufferPointer, layout: JSONImportLayout, options: JSONValueDecoder.Options,
+    init(whole bytes: UnsafeRawBufferPointer, layout: JSONValueDecoder.Layout, options: JSONValueDecoder.Options,
          trailingCommas: Bool = false) throws {
         self.layout = layout
         borrowed = true

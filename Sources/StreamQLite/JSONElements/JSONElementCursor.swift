@@ -37,7 +37,7 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     }
 
     /// Reads `paths` one after the other (each a document of `layout`).
-    init(paths: [String], layout: JSONImportLayout, options: JSONValueDecoder.Options) throws {
+    init(paths: [String], layout: JSONValueDecoder.Layout, options: JSONValueDecoder.Options) throws {
         self.options = options
         files = paths
         file = paths[0]
@@ -49,19 +49,19 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
         files!.removeFirst()
     }
 
-    private static func open(_ path: String, layout: JSONImportLayout,
+    private static func open(_ path: String, layout: JSONValueDecoder.Layout,
                              options: JSONValueDecoder.Options) throws -> (JSONElementReader, JSONFileReader) {
         do {
             let input = try JSONFileReader(path: path)
             return (try JSONElementReader(layout: layout, options: options), input)
         } catch {
-            throw JSONFileError(file: path, underlying: error)
+            throw JSONValueDecoder.FileError(file: path, underlying: error)
         }
     }
 
     /// The next value, or nil after the last one. Errors carry the value's index in the
     /// coding path and the line, column and byte offset in the input; reading several
-    /// files, they are ``JSONFileError``s naming the file.
+    /// files, they are ``JSONValueDecoder/FileError``s naming the file.
     public func next() throws -> T? {
         guard let file else {
             if let value = try nextInFile() { return value }
@@ -80,10 +80,10 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
                 owner = input
                 read = { reader in try input.read(into: reader) }
             }
-        } catch let error as JSONFileError {
+        } catch let error as JSONValueDecoder.FileError {
             throw error
         } catch {
-            throw JSONFileError(file: self.file ?? file, underlying: error)
+            throw JSONValueDecoder.FileError(file: self.file ?? file, underlying: error)
         }
     }
 
@@ -102,7 +102,7 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     ///     .skippingUndecodable(maxErrors: .count(100)) { reject in log(reject.reason) }
     /// ```
     @discardableResult
-    public func skippingUndecodable(maxErrors: ImportErrorLimit? = nil,
+    public func skippingUndecodable(maxErrors: ImportReject.Limit? = nil,
                                     onReject: @escaping @Sendable (ImportReject) -> Void) throws -> JSONElementCursor<T> {
         rejecter = try IngestRejecter(
             db: nil, rejectTable: nil, maxErrors: maxErrors, onReject: onReject, function: "elements",
@@ -151,17 +151,19 @@ public final class JSONElementCursor<T: Decodable>: Cursor {
     }
 }
 
-/// An error reading one of several JSON files (``JSONValueDecoder/elements(of:contentsOfFiles:layout:)``):
-/// the file, and the error as reading that file alone throws it (a `DecodingError` with
-/// the position in that file, a file that cannot be read).
-public struct JSONFileError: Error, CustomStringConvertible {
-    /// The file the error is in (as given, or as a glob matched it).
-    public var file: String
-    /// The error.
-    public var underlying: any Error
+extension JSONValueDecoder {
+    /// An error reading one of several JSON files (``JSONValueDecoder/elements(of:contentsOfFiles:layout:)``):
+    /// the file, and the error as reading that file alone throws it (a `DecodingError` with
+    /// the position in that file, a file that cannot be read).
+    public struct FileError: Error, CustomStringConvertible {
+        /// The file the error is in (as given, or as a glob matched it).
+        public var file: String
+        /// The error.
+        public var underlying: any Error
 
-    /// The file, then the error.
-    public var description: String { "\(file): \(underlying)" }
+        /// The file, then the error.
+        public var description: String { "\(file): \(underlying)" }
+    }
 }
 
 extension JSONElementReader {

@@ -13,19 +13,19 @@ extension JSONValueDecoder {
     /// let cursor = JSONValueDecoder().elements(of: Task.self, in: body)
     /// while let task = try cursor.next() { try save(task) }
     /// ```
-    public func elements<T: Decodable>(of type: T.Type, in bytes: [UInt8], layout: JSONImportLayout = .array) throws -> JSONElementCursor<T> {
+    public func elements<T: Decodable>(of type: T.Type, in bytes: [UInt8], layout: JSONValueDecoder.Layout = .array) throws -> JSONElementCursor<T> {
         try bytes.withUnsafeBytes { try elements(of: type, in: $0, layout: layout) }
     }
 
     /// The values of `bytes` one at a time (the cursor reads a copy); see ``elements(of:in:layout:)-(_,[UInt8],_)``.
-    public func elements<T: Decodable>(of type: T.Type, in bytes: UnsafeRawBufferPointer, layout: JSONImportLayout = .array) throws -> JSONElementCursor<T> {
+    public func elements<T: Decodable>(of type: T.Type, in bytes: UnsafeRawBufferPointer, layout: JSONValueDecoder.Layout = .array) throws -> JSONElementCursor<T> {
         let copy = JSONOwnedBytes(copying: bytes)
         let reader = try JSONElementReader(whole: copy.buffer, layout: layout, options: Options(self))
         return JSONElementCursor(reader: reader, owner: copy) { _ in false }
     }
 
     /// The values of `data` one at a time; see ``elements(of:in:layout:)-8jzy6``.
-    public func elements<T: Decodable>(of type: T.Type, in data: Data, layout: JSONImportLayout = .array) throws -> JSONElementCursor<T> {
+    public func elements<T: Decodable>(of type: T.Type, in data: Data, layout: JSONValueDecoder.Layout = .array) throws -> JSONElementCursor<T> {
         try data.withUnsafeBytes { try elements(of: type, in: $0, layout: layout) }
     }
 
@@ -42,10 +42,10 @@ extension JSONValueDecoder {
     ///   - path: The file, a pipe or `/dev/stdin`; plain, gzip or zstd.
     ///   - layout: An array of values, NDJSON, or the array at a path inside a document.
     /// - Returns: A cursor decoding one element per ``JSONElementCursor/next()``.
-    /// - Throws: ``JSONFileError`` when the file cannot be opened; reading and decoding
+    /// - Throws: ``JSONValueDecoder/FileError`` when the file cannot be opened; reading and decoding
     ///   errors come from `next()`, with the file and the position.
     public func elements<T: Decodable>(of type: T.Type, contentsOfFile path: String,
-                                       layout: JSONImportLayout = .array) throws -> JSONElementCursor<T> {
+                                       layout: JSONValueDecoder.Layout = .array) throws -> JSONElementCursor<T> {
         let file = try JSONFileReader(path: path)
         let reader = try JSONElementReader(layout: layout, options: Options(self))
         return JSONElementCursor(reader: reader, owner: file) { reader in try file.read(into: reader) }
@@ -58,16 +58,16 @@ extension JSONValueDecoder {
     /// (`"logs/2026-*.ndjson"`: its matches sorted by name; `\` makes such a character
     /// literal) — the expansion of `json_stream` and of the CSV cursors (`sq_files.h`). A glob
     /// matching nothing is an error here; a file that cannot be read is one when the cursor
-    /// reaches it. Errors while reading are ``JSONFileError``s naming the file, the
+    /// reaches it. Errors while reading are ``JSONValueDecoder/FileError``s naming the file, the
     /// position inside it.
     ///
     /// ```swift
     /// let events = try JSONValueDecoder().elements(of: Event.self, contentsOfFiles: ["logs/*.ndjson"], layout: .ndjson)
     /// ```
     public func elements<T: Decodable>(of type: T.Type, contentsOfFiles files: [String],
-                                       layout: JSONImportLayout = .array) throws -> JSONElementCursor<T> {
+                                       layout: JSONValueDecoder.Layout = .array) throws -> JSONElementCursor<T> {
         let paths = try sqExpandFiles(files) { message in
-            JSONFileError(file: files.joined(separator: ", "),
+            JSONValueDecoder.FileError(file: files.joined(separator: ", "),
                           underlying: CocoaError(.fileReadNoSuchFile, userInfo: [NSLocalizedDescriptionKey: message]))
         }
         return try JSONElementCursor(paths: paths, layout: layout, options: Options(self))
@@ -81,8 +81,8 @@ extension JSONValueDecoder {
     /// for try await item in JSONValueDecoder().elements(of: Item.self, from: chunks, layout: .arrayAt(["items"])) { … }
     /// ```
     public func elements<T: Decodable, Chunks: AsyncSequence>(of type: T.Type, from chunks: Chunks,
-                                                              layout: JSONImportLayout = .array) -> JSONAsyncElements<T, Chunks>
+                                                              layout: JSONValueDecoder.Layout = .array) -> JSONValueDecoder.AsyncElements<T, Chunks>
     where Chunks.Element: ContiguousBytes {
-        JSONAsyncElements(chunks: chunks, layout: layout, options: Options(self))
+        JSONValueDecoder.AsyncElements(chunks: chunks, layout: layout, options: Options(self))
     }
 }

@@ -21,8 +21,13 @@ extension Database {
     /// An HTTP handler serving `/tasks` straight from SQLite:
     ///
     /// ```swift
+    /// struct ResponseBody: ByteSink {
+    ///     let response: ResponseWriter
+    ///     func write(_ chunk: UnsafeRawBufferPointer) throws { try response.writeBody(chunk) }
+    /// }
+    ///
     /// func handleTasks(_ request: Request, _ response: ResponseWriter) throws {
-    ///     var body = ClosureSink { chunk in try response.writeBody(chunk) }
+    ///     var body = ResponseBody(response: response)
     ///     response.setHeader("Content-Type", "application/json")
     ///     try db.writeJSON("""
     ///         SELECT id, title, done, json(tags) AS tags
@@ -34,8 +39,8 @@ extension Database {
     /// - Parameters:
     ///   - sql: One SQL statement.
     ///   - arguments: Values bound to its `?` parameters in order.
-    ///   - sink: Receives the bytes; a `[UInt8]`, ``FileDescriptorSink``,
-    ///     ``ClosureSink`` or your own ``ByteSink``.
+    ///   - sink: Receives the bytes; a `[UInt8]`, ``FileDescriptorSink`` or your own
+    ///     ``ByteSink``.
     ///   - options: The output format and rules.
     /// - Returns: The number of rows written.
     ///

@@ -22,7 +22,7 @@ extension Database {
     /// - Parameters:
     ///   - sql: One SQL statement.
     ///   - arguments: Values bound to its `?` parameters, in order.
-    ///   - sink: Receives the bytes (a `[UInt8]`, ``FileDescriptorSink``, ``ClosureSink``…).
+    ///   - sink: Receives the bytes (a `[UInt8]`, ``FileDescriptorSink`` or your own ``ByteSink``).
     ///   - options: Delimiter, header, line ends, byte-order mark.
     /// - Throws: ``DatabaseError`` (the SQL, a binding) or what `sink` threw.
     @discardableResult

@@ -24,7 +24,7 @@ private let base64Alphabet: StaticString =
 @usableFromInline
 final class JSONColumnLayout {
     let names: [String]
-    let format: JSONOutputFormat
+    let format: JSONWriterOptions.Format
     let pretty: Bool
     let escapeLineSeparators: Bool
     let rawJSONColumns: Set<String>

@@ -1,12 +1,14 @@
-/// The shape of the JSON a ``JSONRowWriter`` produces.
-public enum JSONOutputFormat: Sendable, Equatable {
-    /// `[{"id":1,"title":"a"},{"id":2,"title":"b"}]`: one object per row, keyed by column name.
-    case arrayOfObjects
-    /// `{"id":1,"title":"a"}` + newline per row (newline-delimited JSON / JSON Lines).
-    /// Always compact: ``JSONWriterOptions/prettyPrinted`` is ignored, since a record must be one line.
-    case ndjson
-    /// `[[1,"a"],[2,"b"]]`: one array per row, values in column order, no names.
-    case arrayOfArrays
+extension JSONWriterOptions {
+    /// The shape of the JSON a ``JSONRowWriter`` produces.
+    public enum Format: Sendable, Equatable {
+        /// `[{"id":1,"title":"a"},{"id":2,"title":"b"}]`: one object per row, keyed by column name.
+        case arrayOfObjects
+        /// `{"id":1,"title":"a"}` + newline per row (newline-delimited JSON / JSON Lines).
+        /// Always compact: ``JSONWriterOptions/prettyPrinted`` is ignored, since a record must be one line.
+        case ndjson
+        /// `[[1,"a"],[2,"b"]]`: one array per row, values in column order, no names.
+        case arrayOfArrays
+    }
 }
 
 /// What a ``JSONRowWriter`` does with TEXT values that are not valid UTF-8.
@@ -33,8 +35,8 @@ public enum InvalidUTF8Policy: Sendable, Equatable {
 /// * NaN, +Infinity and -Infinity have no JSON form and are written as `null`.
 /// * BLOB values are written as a base64 string (RFC 4648, with padding).
 public struct JSONWriterOptions: Sendable {
-    /// The document shape; default ``JSONOutputFormat/arrayOfObjects``.
-    public var format: JSONOutputFormat
+    /// The document shape; default ``JSONWriterOptions/Format/arrayOfObjects``.
+    public var format: JSONWriterOptions.Format
     /// Indent nested values by two spaces, one key per line, `": "` after keys.
     /// Arrays of arrays put one row per line. Embedded JSON values are copied as they are.
     public var prettyPrinted: Bool
@@ -63,7 +65,7 @@ public struct JSONWriterOptions: Sendable {
 
     /// Creates options; every parameter has the documented default.
     public init(
-        format: JSONOutputFormat = .arrayOfObjects,
+        format: JSONWriterOptions.Format = .arrayOfObjects,
         prettyPrinted: Bool = false,
         invalidUTF8: InvalidUTF8Policy = .replace,
         escapeLineSeparators: Bool = true,

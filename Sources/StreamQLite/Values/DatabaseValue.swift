@@ -72,28 +72,28 @@ public enum DatabaseValue: Sendable, Hashable, CustomStringConvertible {
 extension DatabaseValue: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { self }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? { value }
-    public static func decode(sqliteValue v: OpaquePointer) throws -> DatabaseValue { DatabaseValue(sqliteValue: v) }
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> DatabaseValue {
+    public static func _decode(sqliteValue v: OpaquePointer) throws -> DatabaseValue { DatabaseValue(sqliteValue: v) }
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> DatabaseValue {
         DatabaseValue(sqliteValue: sqlite3_column_value(statement, column))
     }
 
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch self {
         case .null: return sqlite3_bind_null(statement, index)
         case .integer(let i): return sqlite3_bind_int64(statement, index, i)
         case .real(let d): return sqlite3_bind_double(statement, index, d)
-        case .text(let s): return s.bind(to: statement, at: index)
-        case .blob(let b): return b.bind(to: statement, at: index)
+        case .text(let s): return s._bind(to: statement, at: index)
+        case .blob(let b): return b._bind(to: statement, at: index)
         }
     }
 
-    public func setResult(of context: OpaquePointer) {
+    public func _setResult(of context: OpaquePointer) {
         switch self {
         case .null: sqlite3_result_null(context)
         case .integer(let i): sqlite3_result_int64(context, i)
         case .real(let d): sqlite3_result_double(context, d)
-        case .text(let s): s.setResult(of: context)
-        case .blob(let b): b.setResult(of: context)
+        case .text(let s): s._setResult(of: context)
+        case .blob(let b): b._setResult(of: context)
         }
     }
 }

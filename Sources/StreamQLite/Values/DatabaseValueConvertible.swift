@@ -10,8 +10,10 @@ let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_d
 /// A value that can be bound to a statement parameter, read from a column or a
 /// function argument, and returned from a custom SQL function.
 ///
-/// User types conform by converting to and from ``DatabaseValue``; the other
-/// requirements have default implementations built on those two:
+/// User types conform by converting to and from ``DatabaseValue``
+/// (``databaseValue`` and ``fromDatabaseValue(_:)``); the library's column reads, parameter
+/// binds and function results go through the underscored requirements, whose default
+/// implementations are built on those two:
 ///
 /// ```swift
 /// struct Cents: DatabaseValueConvertible {
@@ -34,30 +36,41 @@ public protocol DatabaseValueConvertible {
     var databaseValue: DatabaseValue { get }
     /// The Swift value for an SQLite value, or nil when it does not convert.
     static func fromDatabaseValue(_ value: DatabaseValue) -> Self?
-    /// Reads column `column` of the current row of `statement`; throws a
-    /// ``DatabaseError`` (`SQLITE_MISMATCH`) when the value does not convert.
-    static func decode(statement: OpaquePointer, column: Int32) throws -> Self
-    /// Reads an `sqlite3_value` (a function argument); throws when it does not convert.
-    static func decode(sqliteValue: OpaquePointer) throws -> Self
-    /// Binds the value to parameter `index` (1-based) of `statement`; returns SQLite's result code.
-    func bind(to statement: OpaquePointer, at index: Int32) -> Int32
-    /// Sets the value as the result of a custom SQL function call.
-    func setResult(of context: OpaquePointer)
+
+    // The fast paths between SQLite's C values and Swift values, called by the library with
+    // the C handles (`sqlite3_stmt *`, `sqlite3_value *`, `sqlite3_context *`). They are
+    // requirements so that the built-in conformances (integers, `Double`, `String`,
+    // `Data`…) read and bind without a ``DatabaseValue``, and are called statically from
+    // the decoding and binding loops, which are specialized for the value's type. The
+    // underscore keeps them out of the documentation and of code completion: a conforming
+    // type of yours gets them from the extension below.
+
+    /// Reads column `column` of the current row of `statement` (an `sqlite3_stmt *`); throws
+    /// a ``DatabaseError`` (`SQLITE_MISMATCH`) when the value does not convert.
+    static func _decode(statement: OpaquePointer, column: Int32) throws -> Self
+    /// Reads an `sqlite3_value *` (a function argument); throws when it does not convert.
+    static func _decode(sqliteValue: OpaquePointer) throws -> Self
+    /// Binds the value to parameter `index` (1-based) of `statement` (an `sqlite3_stmt *`);
+    /// returns SQLite's result code.
+    func _bind(to statement: OpaquePointer, at index: Int32) -> Int32
+    /// Sets the value as the result of a custom SQL function call (an `sqlite3_context *`).
+    func _setResult(of context: OpaquePointer)
 }
 
+/// The fast-path requirements for a type that converts through ``DatabaseValue`` only.
 extension DatabaseValueConvertible {
-    public static func decode(sqliteValue v: OpaquePointer) throws -> Self {
+    public static func _decode(sqliteValue v: OpaquePointer) throws -> Self {
         if let value = fromDatabaseValue(DatabaseValue(sqliteValue: v)) { return value }
         throw conversionFailure(String(describing: Self.self), v)
     }
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> Self {
-        try decode(sqliteValue: sqlite3_column_value(statement, column))
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> Self {
+        try _decode(sqliteValue: sqlite3_column_value(statement, column))
     }
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
-        databaseValue.bind(to: statement, at: index)
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        databaseValue._bind(to: statement, at: index)
     }
-    public func setResult(of context: OpaquePointer) {
-        databaseValue.setResult(of: context)
+    public func _setResult(of context: OpaquePointer) {
+        databaseValue._setResult(of: context)
     }
 }
 
@@ -66,13 +79,13 @@ extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: Datab
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
         RawValue.fromDatabaseValue(value).flatMap(Self.init(rawValue:))
     }
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> Self {
-        let raw = try RawValue.decode(statement: statement, column: column)
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> Self {
+        let raw = try RawValue._decode(statement: statement, column: column)
         if let value = Self(rawValue: raw) { return value }
         throw DatabaseError(code: SQLITE_MISMATCH, message: "\(DatabaseValue(sqliteValue: sqlite3_column_value(statement, column))) is not a raw value of \(Self.self)")
     }
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
-        rawValue.bind(to: statement, at: index)
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        rawValue._bind(to: statement, at: index)
     }
 }
 
@@ -111,8 +124,10 @@ func integerOverflow<T>(_ value: Int64, _ type: T.Type) -> DatabaseError {
     DatabaseError(code: SQLITE_MISMATCH, message: "integer \(value) overflows \(T.self)")
 }
 
-/// The shared implementation of the fixed-width integer conformances.
-public protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible {}
+/// The shared implementation of the fixed-width integer conformances (`Int`, `Int8`…`Int64`,
+/// `UInt8`…`UInt32`): their `DatabaseValueConvertible` members are this extension's.
+@usableFromInline
+protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible {}
 
 extension DatabaseInteger {
     @inlinable public var databaseValue: DatabaseValue { .integer(Int64(self)) }
@@ -124,32 +139,32 @@ extension DatabaseInteger {
         }
     }
     @inlinable @inline(__always)
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> Self {
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> Self {
         let i = try readInt64(statement, column)
         if let v = Self(exactly: i) { return v }
         throw integerOverflow(i, Self.self)
     }
     @inlinable
-    public static func decode(sqliteValue v: OpaquePointer) throws -> Self {
+    public static func _decode(sqliteValue v: OpaquePointer) throws -> Self {
         let i = try readInt64Slow(v)
         if let value = Self(exactly: i) { return value }
         throw integerOverflow(i, Self.self)
     }
     @inlinable @inline(__always)
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
-    @inlinable public func setResult(of context: OpaquePointer) { sqlite3_result_int64(context, Int64(self)) }
+    @inlinable public func _setResult(of context: OpaquePointer) { sqlite3_result_int64(context, Int64(self)) }
 }
 
-extension Int: DatabaseInteger {}
-extension Int8: DatabaseInteger {}
-extension Int16: DatabaseInteger {}
-extension Int32: DatabaseInteger {}
-extension Int64: DatabaseInteger {}
-extension UInt8: DatabaseInteger {}
-extension UInt16: DatabaseInteger {}
-extension UInt32: DatabaseInteger {}
+extension Int: DatabaseValueConvertible, DatabaseInteger {}
+extension Int8: DatabaseValueConvertible, DatabaseInteger {}
+extension Int16: DatabaseValueConvertible, DatabaseInteger {}
+extension Int32: DatabaseValueConvertible, DatabaseInteger {}
+extension Int64: DatabaseValueConvertible, DatabaseInteger {}
+extension UInt8: DatabaseValueConvertible, DatabaseInteger {}
+extension UInt16: DatabaseValueConvertible, DatabaseInteger {}
+extension UInt32: DatabaseValueConvertible, DatabaseInteger {}
 
 extension UInt64: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { Int64(exactly: self).map { .integer($0) } ?? .real(Double(self)) }
@@ -158,7 +173,7 @@ extension UInt64: DatabaseValueConvertible {
         return nil
     }
     /// Values above `Int64.max` do not fit SQLite's INTEGER: binding them fails with `SQLITE_RANGE`.
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         guard let i = Int64(exactly: self) else { return SQLITE_RANGE }
         return sqlite3_bind_int64(statement, index, i)
     }
@@ -167,7 +182,7 @@ extension UInt64: DatabaseValueConvertible {
 extension UInt: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { UInt64(self).databaseValue }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> UInt? { UInt64.fromDatabaseValue(value).flatMap { UInt(exactly: $0) } }
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 { UInt64(self).bind(to: statement, at: index) }
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 { UInt64(self)._bind(to: statement, at: index) }
 }
 
 // MARK: - Bool, Double, Float
@@ -183,16 +198,16 @@ extension Bool: DatabaseValueConvertible {
     }
     /// INTEGER (or REAL): zero is false, anything else true.
     @inlinable @inline(__always)
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> Bool {
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> Bool {
         let v: OpaquePointer = sqlite3_column_value(statement, column)
         if _fastPath(sqlite3_value_type(v) == SQLITE_INTEGER) { return sqlite3_value_int64(v) != 0 }
-        return try decode(sqliteValue: v)
+        return try _decode(sqliteValue: v)
     }
     @inlinable @inline(__always)
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, self ? 1 : 0)
     }
-    public func setResult(of context: OpaquePointer) { sqlite3_result_int64(context, self ? 1 : 0) }
+    public func _setResult(of context: OpaquePointer) { sqlite3_result_int64(context, self ? 1 : 0) }
 }
 
 extension Double: DatabaseValueConvertible {
@@ -206,17 +221,17 @@ extension Double: DatabaseValueConvertible {
     }
     /// REAL or INTEGER.
     @inlinable @inline(__always)
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> Double {
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> Double {
         let v: OpaquePointer = sqlite3_column_value(statement, column)
         let type = sqlite3_value_type(v)
         if _fastPath(type == SQLITE_FLOAT || type == SQLITE_INTEGER) { return sqlite3_value_double(v) }
-        return try decode(sqliteValue: v)
+        return try _decode(sqliteValue: v)
     }
     @inlinable @inline(__always)
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_double(statement, index, self)
     }
-    public func setResult(of context: OpaquePointer) { sqlite3_result_double(context, self) }
+    public func _setResult(of context: OpaquePointer) { sqlite3_result_double(context, self) }
 }
 
 extension Float: DatabaseValueConvertible {
@@ -238,11 +253,11 @@ extension String: DatabaseValueConvertible {
     }
     /// TEXT (INTEGER and REAL are converted to their text by SQLite); NULL and BLOB throw.
     @inlinable @inline(__always)
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> String {
-        try decode(sqliteValue: sqlite3_column_value(statement, column))
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> String {
+        try _decode(sqliteValue: sqlite3_column_value(statement, column))
     }
     @inlinable @inline(__always)
-    public static func decode(sqliteValue v: OpaquePointer) throws -> String {
+    public static func _decode(sqliteValue v: OpaquePointer) throws -> String {
         let type = sqlite3_value_type(v)
         guard _fastPath(type == SQLITE_TEXT || type == SQLITE_INTEGER || type == SQLITE_FLOAT) else {
             throw conversionFailure("TEXT", v)
@@ -253,14 +268,14 @@ extension String: DatabaseValueConvertible {
     }
     /// Binds the string's UTF-8 storage directly (no C-string conversion); SQLite makes its one copy.
     @inlinable @inline(__always)
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         var s = self
         return s.withUTF8 { buf in
             sqlite3_bind_text64(statement, index, UnsafeRawPointer(buf.baseAddress ?? UnsafePointer(emptyBytes)).assumingMemoryBound(to: CChar.self),
                                 sqlite3_uint64(buf.count), sqliteTransient, UInt8(SQLITE_UTF8))
         }
     }
-    public func setResult(of context: OpaquePointer) {
+    public func _setResult(of context: OpaquePointer) {
         var s = self
         s.withUTF8 { buf in
             sqlite3_result_text64(context, UnsafeRawPointer(buf.baseAddress ?? UnsafePointer(emptyBytes)).assumingMemoryBound(to: CChar.self),
@@ -284,16 +299,16 @@ extension Array: DatabaseValueConvertible where Element == UInt8 {
         }
     }
     /// BLOB (or TEXT, as its UTF-8 bytes).
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> [UInt8] {
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> [UInt8] {
         Array(try columnBytes(statement, column))
     }
     /// Binds the array's storage directly; SQLite makes its one copy. An empty array is an empty BLOB, not NULL.
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         withUnsafeBytes { buf in
             sqlite3_bind_blob64(statement, index, buf.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buf.count), sqliteTransient)
         }
     }
-    public func setResult(of context: OpaquePointer) {
+    public func _setResult(of context: OpaquePointer) {
         withUnsafeBytes { buf in
             sqlite3_result_blob64(context, buf.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buf.count), sqliteTransient)
         }
@@ -310,25 +325,25 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     }
     /// NULL is nil; anything else decodes as `Wrapped`.
     @inlinable @inline(__always)
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> Wrapped? {
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> Wrapped? {
         if sqlite3_column_type(statement, column) == SQLITE_NULL { return nil }
-        return try Wrapped.decode(statement: statement, column: column)
+        return try Wrapped._decode(statement: statement, column: column)
     }
-    public static func decode(sqliteValue v: OpaquePointer) throws -> Wrapped? {
+    public static func _decode(sqliteValue v: OpaquePointer) throws -> Wrapped? {
         if sqlite3_value_type(v) == SQLITE_NULL { return nil }
-        return try Wrapped.decode(sqliteValue: v)
+        return try Wrapped._decode(sqliteValue: v)
     }
     @inlinable @inline(__always)
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch self {
         case .none: sqlite3_bind_null(statement, index)
-        case .some(let w): w.bind(to: statement, at: index)
+        case .some(let w): w._bind(to: statement, at: index)
         }
     }
-    public func setResult(of context: OpaquePointer) {
+    public func _setResult(of context: OpaquePointer) {
         switch self {
         case .none: sqlite3_result_null(context)
-        case .some(let w): w.setResult(of: context)
+        case .some(let w): w._setResult(of: context)
         }
     }
 }

@@ -5,11 +5,11 @@ extension Data: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? { [UInt8].fromDatabaseValue(value).map { Data($0) } }
     /// BLOB (or TEXT, as its UTF-8 bytes).
-    public static func decode(statement: OpaquePointer, column: Int32) throws -> Data {
+    public static func _decode(statement: OpaquePointer, column: Int32) throws -> Data {
         Data(try columnBytes(statement, column))
     }
     /// Binds the bytes in place; SQLite makes its one copy.
-    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+    public func _bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         withUnsafeBytes { buf in
             sqlite3_bind_blob64(statement, index, buf.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(buf.count), sqliteTransient)
         }
@@ -34,7 +34,7 @@ extension Date: DatabaseValueConvertible {
         default: nil
         }
     }
-    public static func decode(sqliteValue v: OpaquePointer) throws -> Date {
+    public static func _decode(sqliteValue v: OpaquePointer) throws -> Date {
         switch sqlite3_value_type(v) {
         case SQLITE_INTEGER, SQLITE_FLOAT:
             if let d = dateFromNumber(sqlite3_value_double(v)) { return d }

@@ -10,7 +10,7 @@
 // threads, user + system) per read. `profile` runs one variant once, for callgrind: the
 // instructions of two READS counts, subtracted, over their difference, are the cost per read.
 // Built with `-Xswiftc -DNO_POOL_EXECUTOR`, it leaves out the executor variants (to measure a
-// library from before DatabasePoolExecutor).
+// library from before DatabasePool.Executor).
 import Foundation
 import StreamQLite
 

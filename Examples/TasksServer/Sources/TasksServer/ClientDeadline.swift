@@ -11,7 +11,7 @@ import NIOHTTPTypes
 /// response, the database reader and its WAL snapshot for ever (HTTP has no deadline of its
 /// own, and Hummingbird's idle timeout counts only between requests). Closing the channel
 /// fails the response writer's pending write, which ends the handler's task; that drops the
-/// `ResultChunks` iterator, which stops the statement and gives the reader back. A slow
+/// `Database.ResultChunks` iterator, which stops the statement and gives the reader back. A slow
 /// client that keeps taking bytes is never cut off: the clock restarts whenever the channel
 /// becomes writable again or a body part arrives. A request that arrives whole costs no
 /// timer.

@@ -180,7 +180,7 @@ final class TaskStore: Sendable {
     func unlessBusy<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let error as ReaderWaitTimeoutError {
+        } catch let error as DatabasePool.ReaderWaitTimeoutError {
             throw APIError(.serviceUnavailable, "busy: all \(error.readers) database readers are in use; retry", headers: [.retryAfter: "1"])
         }
     }
@@ -229,7 +229,7 @@ final class TaskStore: Sendable {
     /// valid-looking document. Each response is one statement, so one read snapshot. When
     /// the client goes away the response drops the iterator, which stops the statement and
     /// gives the reader back.
-    func stream(_ chunks: ResultChunks<ByteBuffer>) async throws -> Response {
+    func stream(_ chunks: Database.ResultChunks<ByteBuffer>) async throws -> Response {
         var iterator = chunks.makeAsyncIterator()
         guard let first = try await unlessBusy({ try await iterator.next() }) else { return JSONBody.response(.ok, ByteBuffer()) }
         guard let second = try await iterator.next() else { return JSONBody.response(.ok, first) }
