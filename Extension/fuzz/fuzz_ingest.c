@@ -17,6 +17,7 @@
 */
 #include "sq_internal.h"
 #include "sq_ingest.h"
+#include "sq_json_ingest.h"
 #include "sq_json.h"
 #include "sq_date.h"
 

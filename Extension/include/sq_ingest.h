@@ -4,15 +4,18 @@
 ** The one implementation of "a record of some input format becomes a row
 ** of a table": which key or field feeds which column, how a value is
 ** coerced to the column's declared type (strict or lenient), how nested
-** objects/arrays are written as JSON text, how dates are validated and
-** normalized.  Its drivers are thin: the SQL virtual table json_stream
-** (Extension/src/sq_json_stream.c) reads a file and hands each row to
-** SQLite one xNext at a time; the Swift library's importJSON
-** (Sources/StreamQLite/Import/) feeds chunks and binds each row into a
-** batched INSERT.  Both call the same functions below, so the same input
-** is stored the same way through both.  Plain C11; no SQLite types here.
+** values are kept as JSON text, how dates are validated and normalized,
+** which records are rejected.  It knows no input format: a format driver
+** reads its input and hands the core format events (FORMAT EVENTS below)
+** — sq_json_ingest.h for JSON (on the parser of sq_json.h), sq_csv_ingest.h
+** for CSV (on the reader of sq_csv.h).  Their SQL tables (json_stream,
+** csv_stream) and the Swift library's importJSON and importCSV drive the
+** same core, so the same input is stored the same way through all of them.
+** Depends on the C library only (stddef.h, stdint.h); the implementation
+** (sq_ingest.c) allocates with sqlite3_malloc64 and has no SQLite types in
+** its interface.
 **
-** USAGE (JSON)
+** USAGE (a driver of its own; JSON and CSV: their headers)
 **
 **     static int on_row(void *user, const sq_ingest_row *row){
 **       for(int i=0; i<row->ncol; i++){
@@ -29,17 +32,17 @@
 **     }
 **
 **     sq_ingest *g = sq_ingest_new(on_row, user);
-**     sq_ingest_add_column(g, "id", -1, "INTEGER", 0);
-**     sq_ingest_add_column(g, "title", -1, "TEXT", 0);
-**     sq_ingest_add_column(g, "added", -1, "DATETIME", 0);
+**     sq_ingest_add_column(g, "id", -1, "INTEGER", -1, 0);
+**     sq_ingest_add_column(g, "added", -1, "DATETIME", -1, 0);
 **     sq_ingest_map_key(g, "date_added", -1, "added", -1);
-**     sq_ingest_json_path(g, "$.data.tasks", -1);   // or sq_ingest_json_layout()
-**     while( (n = read(fd, buf, sizeof buf)) > 0 ){
-**       if( sq_ingest_json_feed(g, buf, n)==SQ_INGEST_ERROR ) break;
-**     }
-**     if( !sq_ingest_error_info(g)->code ) sq_ingest_json_finish(g);
+**     for each record:
+**       sq_ingest_begin_record(g, &pos);
+**       for each field:
+**         sq_ingest_field_key(g, key, nkey, &pos);          // or _field_index
+**         sq_ingest_value_event(g, SQ_INGEST_K_STRING, z, n, &pos);
+**       if( sq_ingest_end_record(g, &pos)==SQ_INGEST_ERROR ) break;
 **     const sq_ingest_error *e = sq_ingest_error_info(g);
-**     if( e->code ) fprintf(stderr, "line %llu, element %lld: %s\n",
+**     if( e->code ) fprintf(stderr, "line %llu, record %lld: %s\n",
 **                           e->line, e->record, e->message);
 **     sq_ingest_free(g);
 **
@@ -129,7 +132,7 @@
 ** memory (not NUL terminated; never NULL, also for ''), valid until the
 ** next call that gives the core input (feed, finish, or an event).  The
 ** callback returns SQ_INGEST_CONTINUE, SQ_INGEST_PAUSE (the feed call
-** returns SQ_INGEST_PAUSED right after this record: sq_ingest_json_consumed
+** returns SQ_INGEST_PAUSED right after this record: the driver's consumed()
 ** tells how much of the chunk was used; feed the rest to go on — the
 ** virtual table produces one row per xNext this way) or any other value to
 ** stop (error SQ_INGEST_E_ABORTED; the driver keeps its own reason).
@@ -140,24 +143,6 @@
 ** selected array (any JSON value, not only objects) becomes a row with one
 ** SQ_INGEST_V_JSON value, the element as minified JSON (a string keeps its
 ** quotes).  json_stream's table-valued function uses it.
-**
-** JSON DRIVER: LAYOUTS AND PATHS
-**
-**   SQ_INGEST_LAYOUT_ARRAY    the top-level value is an array of records
-**                             (default)
-**   SQ_INGEST_LAYOUT_NDJSON   one record per top-level value, values
-**                             separated by newlines, blank lines allowed
-**   SQ_INGEST_LAYOUT_AUTO     ARRAY when the first value is an array, else
-**                             NDJSON (and one top-level array only)
-**   a path                    the elements of the array(s) at a path:
-**                             steps added by sq_ingest_json_path_key/_index
-**                             or parsed by sq_ingest_json_path from
-**                             '$' (AUTO), '$.a.b', '$.a[2].b', '$."a key"',
-**                             '$[0]', or 'ndjson' (NDJSON).  Other parts of
-**                             the document are parsed (validated) and
-**                             skipped; if keys repeat, every match yields
-**                             records.  A path that selects an object or a
-**                             scalar, or selects nothing, is an error.
 **
 ** ERRORS
 **
@@ -263,11 +248,6 @@ extern "C" {
 #define SQ_INGEST_K_STRING   5   /* text (UTF-8) */
 #define SQ_INGEST_K_JSON     6   /* a nested value, as minified JSON text */
 
-/* Layouts (sq_ingest_json_layout). */
-#define SQ_INGEST_LAYOUT_ARRAY   1
-#define SQ_INGEST_LAYOUT_NDJSON  2
-#define SQ_INGEST_LAYOUT_AUTO    3
-
 /* Error codes (sq_ingest_error.code). */
 #define SQ_INGEST_E_NONE       0
 #define SQ_INGEST_E_JSON       1   /* JSON syntax/UTF-8/depth/truncation (sq_json.h) */
@@ -332,8 +312,9 @@ void sq_ingest_free(sq_ingest *g);
 /* Replaces the row callback and its user pointer. */
 void sq_ingest_set_row_callback(sq_ingest *g, sq_ingest_row_callback on_row, void *user);
 
-/* Ready for a new input: records, errors, JSON parser and path state start
-** over; columns, mappings, path, layout and options are kept. */
+/* Ready for a new input: records and errors start over, and so does the
+** state of a driver kept with the core (JSON: its parser and path); columns,
+** mappings, options (and the JSON layout or path) are kept. */
 void sq_ingest_reset(sq_ingest *g);
 
 /* SQLite's affinity of a declared type (n < 0: NUL terminated), and
@@ -413,27 +394,6 @@ int sq_ingest_end_record(sq_ingest *g, const sq_ingest_pos *pos);
 /* A driver's own error (e.g. a syntax error of its format), with position. */
 int sq_ingest_fail(sq_ingest *g, int code, const char *message, const sq_ingest_pos *pos);
 
-/* ---- JSON driver -------------------------------------------------------- */
-
-int sq_ingest_json_layout(sq_ingest *g, int layout);
-/* Parses a json_stream path ('$', '$.a[2].b', '$."k"', 'ndjson'; n < 0: NUL
-** terminated); error "invalid path '…' (expected …)". */
-int sq_ingest_json_path(sq_ingest *g, const char *path, int n);
-/* Appends a path step: an object key, or an array index. */
-int sq_ingest_json_path_key(sq_ingest *g, const char *key, int nkey);
-int sq_ingest_json_path_index(sq_ingest *g, int64_t index);
-
-/* Parses the next bytes (any chunking).  SQ_INGEST_OK (all consumed),
-** SQ_INGEST_PAUSED (only sq_ingest_json_consumed() bytes used) or
-** SQ_INGEST_ERROR. */
-int sq_ingest_json_feed(sq_ingest *g, const void *bytes, size_t n);
-size_t sq_ingest_json_consumed(const sq_ingest *g);
-/* End of input: a last record (a top-level number), a truncated document,
-** a path that selected nothing.  SQ_INGEST_OK or SQ_INGEST_ERROR. */
-int sq_ingest_json_finish(sq_ingest *g);
-/* Bytes of input consumed so far. */
-uint64_t sq_ingest_json_offset(const sq_ingest *g);
-
 /* ---- rejecting records (see REJECTING RECORDS) ------------------------- */
 
 #define SQ_INGEST_RAW_MAX 4096
@@ -492,20 +452,14 @@ const sq_ingest_error *sq_ingest_error_info(const sq_ingest *g);
 /* Records completed so far. */
 int64_t sq_ingest_records(const sq_ingest *g);
 
-/* ---- the one JSON string escaper and its growable buffer ------------------
-** Used for nested values and whole values here and for the records the
-** csv_stream function writes as JSON objects (sq_csv_stream.c): one escaper,
-** so the same text is the same JSON whichever format it came from. */
+/* ---- a growable buffer -----------------------------------------------------
+** The core's and its drivers' (the arena of a record's text, nested values
+** written as JSON: sq_json_ingest.h). */
 typedef struct sq_ingest_buf { char *z; int64_t n, cap; } sq_ingest_buf;
 
 /* Appends s[0..n) to b (sqlite3_realloc64).  Returns 0, 1 when b would grow
 ** past `max` bytes, 2 when out of memory. */
 int sq_ingest_buf_put(sq_ingest_buf *b, const char *s, int64_t n, int64_t max);
-
-/* Appends s[0..n) (valid UTF-8) as a JSON string literal: ", \, \b, \f,
-** \n, \r, \t as short escapes, other control characters as \u00xx,
-** everything else as is.  Returns as sq_ingest_buf_put. */
-int sq_ingest_json_string(sq_ingest_buf *b, const char *s, size_t n, int64_t max);
 
 /* ---- a record's raw text across chunks ------------------------------------
 ** The one definition of a reject's raw text (REJECTING RECORDS): the bytes

@@ -215,7 +215,7 @@ void sq_json_free(sq_json_parser *p);
 void sq_json_reset(sq_json_parser *p);
 /* Starts over (as sq_json_reset) as if the input began at absolute byte
 ** offset `offset`, at the start of line `line`: positions go on from there
-** (NDJSON resynchronizing after a bad line, sq_ingest.c). */
+** (NDJSON resynchronizing after a bad line, sq_json_ingest.c). */
 void sq_json_restart_at(sq_json_parser *p, uint64_t offset, uint64_t line);
 void sq_json_set_callback(sq_json_parser *p, sq_json_callback cb, void *user);
 /* The absolute offset of a token begun in the input so far but not yet

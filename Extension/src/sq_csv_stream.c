@@ -151,6 +151,7 @@
 #include "sq_file_table.h"
 #include "sq_csv.h"
 #include "sq_csv_ingest.h"
+#include "sq_json_ingest.h"   /* the one JSON string escaper (records as JSON objects) */
 
 #include <string.h>
 

@@ -687,7 +687,7 @@ static int finish_carry(sq_json_parser *p, int final){
 ** max_token bytes: its first bad byte (an unescaped control character,
 ** invalid UTF-8, a bad escape) is the error, where it is, as soon as it is
 ** read (the closing quote need not have come: NDJSON rejects a line on a
-** raw newline in a string there, sq_ingest.c); content running past
+** raw newline in a string there, sq_json_ingest.c); content running past
 ** max_token bytes without one is "too long" at the token's first byte.  A
 ** number's run of number characters (valid or not) must not exceed
 ** max_token; true/false/null are not limited.  So whether an input is

@@ -1,11 +1,12 @@
 /*
 ** sq_json_stream.c — json_stream: JSON files of any size into rows, in
-** constant memory: a thin driver of the ingest core (sq_ingest.h) and its
-** JSON driver on StreamQLite's incremental parser (sq_json.h).  The
+** constant memory: the SQL table of the ingest core's JSON driver
+** (sq_json_ingest.h, on StreamQLite's incremental parser of sq_json.h).  The
 ** file-table driver (sq_file_table.h) reads the file and answers SQLite for
 ** json_stream and csv_stream alike; this file gives the JSON parts (options,
-** the core for a scan, the value column); the core selects the elements,
-** matches keys, coerces values and writes nested values.
+** the core for a scan, the value column); the JSON driver selects the
+** elements and writes nested values, the core matches keys and coerces
+** values.
 **
 ** TABLE-VALUED FUNCTION
 **
@@ -154,6 +155,7 @@
 **   (see streamqlite.c, ENTRY POINTS).
 */
 #include "sq_file_table.h"
+#include "sq_json_ingest.h"
 
 #include <string.h>
 

@@ -14,6 +14,7 @@
 */
 #include "sq_internal.h"
 #include "sq_ingest.h"
+#include "sq_json_ingest.h"
 #include "sq_test.h"
 
 #include <float.h>

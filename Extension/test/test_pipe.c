@@ -24,6 +24,7 @@
 #include "sq_pipe.h"
 #include "sq_threads.h"
 #include "sq_file.h"
+#include "sq_json_ingest.h"
 #include "sq_test.h"
 
 #include <fcntl.h>

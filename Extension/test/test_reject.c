@@ -7,6 +7,7 @@
 */
 #include "sq_ingest.h"
 #include "sq_csv_ingest.h"
+#include "sq_json_ingest.h"
 #include "sq_internal.h"
 #include "sq_test.h"
 

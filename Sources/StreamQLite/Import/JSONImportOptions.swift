@@ -2,7 +2,8 @@ import Foundation
 
 /// Options of a JSON import.
 ///
-/// The rows are assembled by the extension's ingest core (`Extension/include/sq_ingest.h`),
+/// The rows are assembled by the extension's ingest core (`Extension/include/sq_ingest.h`,
+/// its JSON driver `sq_json_ingest.h`),
 /// the same C code the SQL virtual table `json_stream` uses: the same input is stored
 /// the same way through both.
 ///

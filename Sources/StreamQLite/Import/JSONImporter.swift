@@ -1,7 +1,7 @@
 import CStreamQLite
 import Foundation
 
-/// The Swift driver of the ingest core (`sq_ingest.h`) for ``Database/importJSON(bytes:into:options:progress:)-70bm6``.
+/// The Swift driver of the ingest core (`sq_ingest.h`) and its JSON driver (`sq_json_ingest.h`) for ``Database/importJSON(bytes:into:options:progress:)-70bm6``.
 ///
 /// The core parses the chunks and assembles each element into a typed row (key → column,
 /// coercion, nested values, dates, strict mode: the rules `json_stream` follows too) and
