@@ -174,14 +174,16 @@ void sq_week_err_arg(SqWeekErr *e, const char *what, const SqWeekArg *a);
 
 /* The cached locale for argument arg (n bytes, which may hold a NUL: then
 ** ill-formed), or the ISO 8601 pseudo-locale when arg is NULL; NULL after
-** an error ("unknown locale 'xx_YY'", …). */
+** an error ("unknown locale 'xx_YY'", …).  The last locale used is
+** checked inline; sq_week_locale_find looks further and resolves new ones. */
 SqLocale *sq_week_locale_find(SqWeekCache *c, const char *arg, int n, SqWeekErr *e);
 static inline SqLocale *sq_week_locale(SqWeekCache *c, const char *arg, int n, SqWeekErr *e){
   SqLocale *L = &c->loc[c->loc_last];       /* the last one used, first */
   if( L->used && L->iso == (arg == 0) && L->keylen == n && (n == 0 || memcmp(L->key, arg, n) == 0) ) return L;
   return sq_week_locale_find(c, arg, n, e);
 }
-/* The cached time zone for the IANA ID arg (n bytes); NULL after an error. */
+/* The cached time zone for the IANA ID arg (n bytes); NULL after an error
+** (the last one used inline, then sq_week_zone_find). */
 SqZone *sq_week_zone_find(SqWeekCache *c, const char *arg, int n, SqWeekErr *e);
 static inline SqZone *sq_week_zone(SqWeekCache *c, const char *arg, int n, SqWeekErr *e){
   SqZone *Z = &c->zone[c->zone_last];      /* the last one used, first */
@@ -193,7 +195,9 @@ static inline SqZone *sq_week_zone(SqWeekCache *c, const char *arg, int n, SqWee
 int sq_week_zone_offset(SqZone *Z, int64_t ms, int32_t *off);
 
 /* A time value as text (n bytes) or as a number (a Julian day or Unix
-** seconds; a, its text as SQLite writes it, only for the message). */
+** seconds; a, its text as SQLite writes it, only for the message).
+** sq_week_time_error: the message of a text that sq_time_parse_text()
+** refused with rc. */
 int sq_week_time_error(const char *z, int n, int rc, SqWeekErr *e);
 static inline int sq_week_time_text(const char *z, int n, SqTime *T, SqWeekErr *e){
   int rc = (int)strlen(z) != n ? SQ_TIME_MALFORMED : sq_time_parse_text(z, n, T);
