@@ -1,6 +1,6 @@
 /*
 ** sq_tzif.c — the system's compiled time zone files (TZif, RFC 8536).
-** See sq_tzif.h.  Used by sq_week.c for UTC offsets: the system's tzdata
+** See sq_tzif.h.  Used by sq_week_core.c for UTC offsets: the system's tzdata
 ** (Debian's `tzdata` package) is kept current, ICU's built-in copy is not.
 */
 #include "sq_internal.h"

@@ -11,7 +11,8 @@
 **
 **   streamqlite_version()                  -> TEXT, e.g. '0.1.0'
 **
-** The locale-week functions live in sq_week.c, the JSON streaming
+** The locale-week functions live in sq_week.c (their core in
+** sq_week_core.c, the locale_weeks table in sq_weeks_table.c), the JSON streaming
 ** functions in sq_json_stream.c, the CSV streaming functions in
 ** sq_csv_stream.c; their header comments document them.
 **
