@@ -176,7 +176,7 @@ struct ImportCommand: ParsableCommand {
         let indexes = try db.values(String.self, "SELECT name FROM pragma_index_list(?) WHERE \"unique\" AND partial = 0", table)
             .collect().compactMap { $0 }
         for index in indexes {
-            let columns = try db.values(String.self, "SELECT lower(name) FROM pragma_index_info(?)", index).collect()
+            let columns = try db.values(String?.self, "SELECT lower(name) FROM pragma_index_info(?)", index).collect()
             if Set(columns.compactMap { $0 }) == keys && !columns.contains(where: { $0 == nil }) { return nil }
         }
         return "table \(table) has no PRIMARY KEY or UNIQUE constraint on (\(shown)), which an upsert finds its row by "
