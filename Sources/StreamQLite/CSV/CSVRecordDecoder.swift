@@ -181,7 +181,7 @@ final class CSVRecordDecoder: Decoder {
         if inField {
             throw DecodingError.typeMismatch(type, context(noKey, field: currentField, "a CSV field holds no nested object"))
         }
-        if let kept = lastContainer.decoding(Key.self) { return kept }
+        if _fastPath(lastContainer.holds(Key.self)) { return lastContainer.decoding(Key.self) }
         let container = KeyedDecodingContainer(CSVKeyedContainer<Key>(unmanaged: Unmanaged.passUnretained(self)))
         lastContainer.keep(container)
         return container

@@ -109,8 +109,8 @@ final class CSVRecordRow: InputRecord {
         fileIndex = reader.fileIndex
     }
 
-    @usableFromInline var fieldCount: Int { reader.fieldCount }
-    @usableFromInline var fieldNames: [String] { reader.fieldNames }
+    override var fieldCount: Int { reader.fieldCount }
+    override var fieldNames: [String] { reader.fieldNames }
 
     /// The conversion plan of each field, by index (``CSVFieldPlan``): resolved the first
     /// time a record reads the field as a type, again when a record reads it as another.
@@ -134,7 +134,7 @@ final class CSVRecordRow: InputRecord {
     /// Field `index` into `out` (memory for the type `type` identifies) when the plan kept for
     /// the field is for that type and has a rule or a conversion; false otherwise (nothing read).
     @usableFromInline
-    func read(_ index: Int, as type: ObjectIdentifier, into out: UnsafeMutableRawPointer) throws -> Bool {
+    override func read(_ index: Int, as type: ObjectIdentifier, into out: UnsafeMutableRawPointer) throws -> Bool {
         guard _fastPath(index >= 0 && index < plans.count), _fastPath(plans[index].type == type) else { return false }
         let plan = plans[index]
         if case .databaseValue = plan.how { return false }
@@ -145,7 +145,7 @@ final class CSVRecordRow: InputRecord {
     /// Field `index` as a `T` when ``read(_:as:into:)`` did not read it: through
     /// `T.fromDatabaseValue`, or by a plan made now.
     @inlinable @inline(never)
-    func decodeByPlan<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+    override func decodeByPlan<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
         let plan = index >= 0 && index < plans.count && plans[index].type == ObjectIdentifier(T.self)
             ? plans[index] : resolvePlan(T.self, at: index)
         if case .databaseValue(let named) = plan.how {
@@ -205,12 +205,12 @@ final class CSVRecordRow: InputRecord {
     }
 
     @usableFromInline
-    func isNull(_ index: Int) -> Bool {
+    override func isNull(_ index: Int) -> Bool {
         index < 0 || index >= reader.fieldCount || reader.fields[index].isNull
     }
 
     @usableFromInline
-    func value(at index: Int) -> DatabaseValue {
+    override func value(at index: Int) -> DatabaseValue {
         guard index >= 0, index < reader.fieldCount, !reader.fields[index].isNull else { return .null }
         let f = reader.fields[index]
         return .text(CSVText.string(UnsafeBufferPointer(start: reader.text + f.start, count: f.count)))
@@ -218,7 +218,7 @@ final class CSVRecordRow: InputRecord {
 
     /// The index of the field `name`: from the plan (``lookUpTrail(_:_:_:)``), else resolved.
     @usableFromInline @inline(__always)
-    func fieldIndex(of name: String, for type: Any.Type) throws -> Int {
+    override func fieldIndex(of name: String, for type: Any.Type) throws -> Int {
         if let i = lookUpTrail(name, lookupTrail, &lookupHint) { return i }
         return try resolveField(name, type: type)
     }

@@ -24,27 +24,37 @@ func capturing<T>(_ value: T) -> () -> T { { value } }
 /// are all of one type (a row, a CSV record, an inserted value) asks for the same key type
 /// on every value, and gets the container back without making it again.
 ///
-/// The coder owns it as a stored property; the container is read without a retain and a
-/// release (the coder keeps it alive).
-struct LastKeyedContainer {
-    /// The thunk (a ``KeyedDecodingContainerThunk`` or ``KeyedEncodingContainerThunk``).
-    private var thunk: AnyObject?
-    /// The same thunk, unretained.
+/// The coder owns it as a stored property. Noncopyable, and holding its thunk through a
+/// reference it retains itself: reading it never copies it, so handing the container out
+/// costs no retain and release.
+struct LastKeyedContainer: ~Copyable {
+    /// The thunk (a ``KeyedDecodingContainerThunk`` or ``KeyedEncodingContainerThunk``), retained.
     private var thunkRef: Unmanaged<AnyObject>?
     private var keyType: ObjectIdentifier?
 
-    /// The kept decoding container when it is for `Key`.
+    init() {}
+
+    deinit { thunkRef?.release() }
+
+    /// Whether the kept container is for `Key` (then ``decoding(_:)`` or ``encoding(_:)``
+    /// hands it out). A `Bool`, not an optional container: in the coders' unspecialized
+    /// `container(keyedBy:)`, an `Optional<KeyedDecodingContainer<Key>>` would cost a generic
+    /// metadata lookup on every call.
     @inline(__always)
-    func decoding<Key: CodingKey>(_ key: Key.Type) -> KeyedDecodingContainer<Key>? {
-        guard _fastPath(keyType == ObjectIdentifier(Key.self)), let thunkRef else { return nil }
-        return thunkRef._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedDecodingContainerThunk<Key>.self).make() }
+    func holds<Key: CodingKey>(_ key: Key.Type) -> Bool {
+        keyType == ObjectIdentifier(Key.self) && thunkRef != nil
     }
 
-    /// The kept encoding container when it is for `Key`.
+    /// The kept decoding container (``holds(_:)`` said it is for `Key`).
     @inline(__always)
-    func encoding<Key: CodingKey>(_ key: Key.Type) -> KeyedEncodingContainer<Key>? {
-        guard _fastPath(keyType == ObjectIdentifier(Key.self)), let thunkRef else { return nil }
-        return thunkRef._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedEncodingContainerThunk<Key>.self).make() }
+    func decoding<Key: CodingKey>(_ key: Key.Type) -> KeyedDecodingContainer<Key> {
+        thunkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedDecodingContainerThunk<Key>.self).make() }
+    }
+
+    /// The kept encoding container (``holds(_:)`` said it is for `Key`).
+    @inline(__always)
+    func encoding<Key: CodingKey>(_ key: Key.Type) -> KeyedEncodingContainer<Key> {
+        thunkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedEncodingContainerThunk<Key>.self).make() }
     }
 
     /// Keeps `container`, made for a key type the last one was not for.
@@ -58,8 +68,9 @@ struct LastKeyedContainer {
     }
 
     private mutating func keep(_ made: AnyObject, for key: Any.Type) {
-        thunk = made
-        thunkRef = Unmanaged.passUnretained(made)
+        let retained = Unmanaged.passRetained(made)
+        thunkRef?.release()
+        thunkRef = retained
         keyType = ObjectIdentifier(key)
     }
 }

@@ -18,7 +18,7 @@ public struct Row {
     @usableFromInline let stmt: OpaquePointer?
     /// The input record this row is (nil for a statement's row): a CSV record, whose fields
     /// are read with the conversions of its reader.
-    @usableFromInline let record: (any InputRecord)?
+    @usableFromInline let record: InputRecord?
     /// Keeps the cursor (which resets the statement when released) alive while the row is in use.
     @usableFromInline let owner: AnyObject?
 
@@ -29,7 +29,7 @@ public struct Row {
         self.owner = owner
     }
 
-    @usableFromInline init(record: any InputRecord) {
+    @usableFromInline init(record: InputRecord) {
         self.statement = nil
         self.stmt = nil
         self.record = record
@@ -148,24 +148,36 @@ func lookUpTrail(_ name: String, _ trail: [(String, Int)], _ hint: inout Int) ->
 
 /// A record of an input file read as a ``Row`` (a CSV record): its fields by index, by
 /// name, and as typed values. The input reader keeps the conversion plan of each field.
+///
+/// A class its readers subclass rather than a protocol: ``Row`` holds one reference, as it
+/// holds its statement, and calls the reader's methods through the class's table; an
+/// existential in `Row` costs its value witnesses on every copy of every row. The methods
+/// here are never called: every reader overrides them all.
 @usableFromInline
-protocol InputRecord: AnyObject {
+class InputRecord {
+    @usableFromInline init() {}
     /// The number of fields of the current record.
-    var fieldCount: Int { get }
+    @usableFromInline var fieldCount: Int { fatalError("InputRecord.fieldCount: not overridden") }
     /// The input's field names (its header's, or c1, c2, …).
-    var fieldNames: [String] { get }
+    @usableFromInline var fieldNames: [String] { fatalError("InputRecord.fieldNames: not overridden") }
     /// Whether field `index` is NULL (or missing).
-    func isNull(_ index: Int) -> Bool
+    @usableFromInline func isNull(_ index: Int) -> Bool { fatalError("InputRecord.isNull: not overridden") }
     /// Field `index` as a ``DatabaseValue`` (its text, or `.null`).
-    func value(at index: Int) -> DatabaseValue
+    @usableFromInline func value(at index: Int) -> DatabaseValue { fatalError("InputRecord.value: not overridden") }
     /// The index of the field `name`; a missing field throws (read as a `type`).
-    func fieldIndex(of name: String, for type: Any.Type) throws -> Int
+    @usableFromInline func fieldIndex(of name: String, for type: Any.Type) throws -> Int {
+        fatalError("InputRecord.fieldIndex: not overridden")
+    }
     /// Field `index` into `out` (memory for the type `type` identifies) when the plan kept for
     /// the field is for that type and reads it without a generic call; false otherwise
     /// (nothing read).
-    func read(_ index: Int, as type: ObjectIdentifier, into out: UnsafeMutableRawPointer) throws -> Bool
+    @usableFromInline func read(_ index: Int, as type: ObjectIdentifier, into out: UnsafeMutableRawPointer) throws -> Bool {
+        fatalError("InputRecord.read: not overridden")
+    }
     /// Field `index` as a `T` when ``read(_:as:into:)`` did not read it.
-    func decodeByPlan<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T
+    @usableFromInline func decodeByPlan<T: DatabaseValueConvertible>(_ type: T.Type, at index: Int) throws -> T {
+        fatalError("InputRecord.decodeByPlan: not overridden")
+    }
 }
 
 extension Statement {

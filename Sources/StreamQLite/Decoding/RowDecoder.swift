@@ -149,7 +149,7 @@ import Foundation
     @exclusivity(unchecked) var lastContainer = LastKeyedContainer()
 
     public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if let kept = lastContainer.decoding(Key.self) { return kept }
+        if _fastPath(lastContainer.holds(Key.self)) { return lastContainer.decoding(Key.self) }
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), state: state))
         lastContainer.keep(container)
         return container

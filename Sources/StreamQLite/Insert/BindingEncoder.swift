@@ -100,7 +100,7 @@ final class BindingEncoder: Encoder {
     @exclusivity(unchecked) private var lastContainer = LastKeyedContainer()
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if let kept = lastContainer.encoding(Key.self) { return kept }
+        if _fastPath(lastContainer.holds(Key.self)) { return lastContainer.encoding(Key.self) }
         let container = KeyedEncodingContainer(BindingKeyedContainer<Key>(encoder: self))
         lastContainer.keep(container)
         return container
