@@ -32,6 +32,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_count import instructions, stripped_copy  # noqa: E402
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLIENT = os.path.join(REPO, "Benchmarks", "DecodableBisect")
 ROWS = 100_000
@@ -42,13 +45,7 @@ def git(*args):
 
 
 def callgrind(binary, db, variant, rows, work):
-    out = os.path.join(work, "callgrind.out")
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary, "profile", db, variant, str(rows)],
-                   check=True, capture_output=True)
-    for line in open(out):
-        if line.startswith("summary:"):
-            return int(line.split()[1])
-    raise RuntimeError("no summary in callgrind output")
+    return instructions([binary, "profile", db, variant, str(rows)], work=work)
 
 
 def cpu_seconds(cmd):
@@ -132,7 +129,7 @@ def build_client(sha, short, src, build, binary, a):
     if b.returncode != 0:
         print(b.stdout[-3000:], b.stderr[-3000:], file=sys.stderr)
         raise SystemExit(f"bisect: {short} does not build")
-    subprocess.run(["strip", "--strip-debug", "-o", binary, os.path.join(build, "release", "DecodableBisect")], check=True)
+    stripped_copy(os.path.join(build, "release", "DecodableBisect"), binary)
     shutil.rmtree(build)
     shutil.rmtree(os.path.dirname(src))
 

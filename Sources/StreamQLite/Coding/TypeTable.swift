@@ -41,11 +41,21 @@ struct TypeTable<Plan: TypePlan>: ~Copyable {
 
     /// The entry of `T`, its plan made on first use: read it before the next lookup
     /// (another type may then take its slot).
+    ///
+    /// Every probe of a type met before is inline: a type whose first slot another type took
+    /// (which depends on where the binary's metadata lie) is found in the next ones without a
+    /// call, since the out-of-line call, unspecialized, would look up the entry's generic
+    /// metadata every time.
     @inline(__always)
     func entry<T>(for type: T.Type) -> UnsafeMutablePointer<Entry> {
         let id = ObjectIdentifier(T.self)
-        let entry = entries + Self.slot(id)
+        let first = Self.slot(id)
+        let entry = entries + first
         if _fastPath(entry.pointee.type == id) { return entry }
+        for k in 1..<Self.probes {
+            let next = entries + ((first + k) & (Self.slots - 1))
+            if next.pointee.type == id { return next }
+        }
         return insert(T.self, id)
     }
 

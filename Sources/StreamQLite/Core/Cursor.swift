@@ -81,8 +81,11 @@ extension StatementCursor {
         return try advanceFirst()
     }
 
-    /// The first step of a run, or any step once done.
-    @usableFromInline @inline(never)
+    /// The first step of a run, or any step once done. Inlinable (and never inlined): the
+    /// caller's module specializes it for the cursor class, so the flags and the statement
+    /// are the class's stored properties, not calls through the protocol's witnesses (a
+    /// point query steps once: this is every step it makes).
+    @inlinable @inline(never)
     func advanceFirst() throws -> Bool {
         if done { return false }
         started = true
@@ -92,14 +95,15 @@ extension StatementCursor {
     }
 
     /// The end of the rows (false) or a failed step (throws); the statement is reset either way.
-    @usableFromInline @inline(never)
+    @inlinable @inline(never)
     func finish(_ rc: Int32) throws -> Bool {
         done = true
         if rc == SQLITE_DONE { sqlite3_reset(stmt); return false }
         throw statement.stepFailed(rc)
     }
 
-    @usableFromInline func fail(_ error: any Error) -> any Error {
+    @inlinable @inline(never)
+    func fail(_ error: any Error) -> any Error {
         done = true
         sqlite3_reset(stmt)
         return error
