@@ -156,7 +156,7 @@ build/fuzz/fuzz_%: Extension/fuzz/fuzz_%.c $(FUZZ_OBJ)
 	  2> $@.build.log || { cat $@.build.log; exit 1; }
 .SECONDARY: $(FUZZ_OBJ)
 test-fuzz:
-	@$(MAKE) --no-print-directory -j2 $(FUZZ_BINS)
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@bash scripts/run-fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BINS)
 
 # The Swift suites need a toolchain that runs (`swift --version`); without one

@@ -225,7 +225,9 @@ def write_files(blocks, d):
 def run_shell_blocks(doc, blocks, ext, root, failures):
     d = scratch_for(root, doc)
     write_files(blocks, d)
-    env = dict(os.environ)
+    # A block runs as a reader runs it from a shell: not inside make's jobs (a `make` in a
+    # block would otherwise meet the jobserver of the make that runs this check).
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
     venv_py = os.path.join(REPO, ".venv", "bin", "python")
     if os.path.exists(venv_py):
         env.setdefault("PYTHON", venv_py)

@@ -14,9 +14,14 @@ report() {
 
 for suite in "$@"; do
     t0=$(date +%s)
-    # -j: a suite's prerequisites (the C objects and test programs, the sanitizer builds)
-    # compile on every core; its own steps still run one after another.
-    if ! make --no-print-directory -j"$(nproc)" "$suite"; then
+    # The C suites build their objects and programs on every core; the others run their
+    # scripts outside make's jobserver, as a user's shell would (their own builds are
+    # SwiftPM's, which uses every core by itself).
+    case $suite in
+        test-c|test-asan|test-c-tsan|test-fuzz) jobs=-j"$(nproc)" ;;
+        *) jobs= ;;
+    esac
+    if ! make --no-print-directory $jobs "$suite"; then
         names+=("$suite (failed)"); secs+=($(( $(date +%s) - t0 )))
         report
         echo "make test: $suite failed"
