@@ -98,7 +98,7 @@ demo:
 # Every suite in turn (scripts/run-suites.sh: the first failure stops it; each suite's time
 # is printed at the end, longest first).
 TEST_SUITES = test-c test-sql test-python test-ext-scripts test-asan test-c-tsan test-fuzz test-release test-cluster \
-      test-swift test-macros test-swift-tsan test-package test-server test-docs test-cli test-crash test-dist
+      test-swift test-swift-tsan test-package test-server test-docs test-cli test-crash test-dist
 test: deps ext
 	@bash scripts/run-suites.sh $(TEST_SUITES)
 	@echo "make test: all suites passed"
@@ -164,16 +164,21 @@ test-fuzz:
 swift-toolchain:
 	@bash scripts/ensure-deps.sh --check-swift
 
-# The library and its tests with every warning an error (the flags make quick uses too,
-# so neither rebuilds the other's build).
+# make test's Swift build: the library with the package trait "Macros" (the @RowCodable
+# macro; swift-syntax is built) and every test target, every warning an error, in one folder
+# of its own. check-docs.py (make test-docs) builds the docs' Swift examples in that folder
+# with the same flags, so they reuse the library and swift-syntax built here. make quick
+# builds without the trait, in .build: neither rebuilds the other's build.
 SWIFT_STRICT = -Xswiftc -warnings-as-errors
+SWIFT_TEST   = --traits Macros --scratch-path .build-macros $(SWIFT_STRICT)
 test-swift: swift-toolchain
-	swift build --build-tests $(SWIFT_STRICT)
-	swift test --skip-build
+	swift build --build-tests $(SWIFT_TEST)
+	swift test --skip-build $(SWIFT_TEST)
 
-# The @RowCodable macro (package trait "Macros": swift-syntax is built; its own build folder).
+# The @RowCodable macro's tests alone (expansion, agreement with Decodable; in make test-swift).
 test-macros: swift-toolchain
-	swift test --traits Macros --scratch-path .build-macros --filter StreamQLiteMacrosTests
+	swift build --build-tests $(SWIFT_TEST)
+	swift test --skip-build $(SWIFT_TEST) --filter StreamQLiteMacrosTests
 
 # The Swift suites again under the thread sanitizer (its own build folder). A sink
 # passed inout through generic code must not be a zero-sized struct under TSan:

@@ -27,9 +27,11 @@ they appear:
   ```swift      compiled and run: the Swift blocks of one file, in order, are one
                 program (one executable target's main.swift); `<!-- doc: new -->` before
                 a block starts another program. All programs of all files are targets of
-                ONE package (build/doc-check/swift) depending on this repository, built
-                by one `swift build` (a program importing StreamQLiteMacros gets that
-                product, with the package trait "Macros" enabled); each program runs twice in its own scratch folder
+                ONE package (build/doc-check/swift) depending on this repository with
+                the package trait "Macros" (a program importing StreamQLiteMacros gets
+                that product), built by one `swift build` in make test-swift's build
+                folder (.build-macros) with its flags (every warning an error), so the
+                library and swift-syntax built there are reused; each program runs twice in its own scratch folder
                 (holding the file blocks below), so an example that cannot run a
                 second time (a table it creates already exists) fails here.
   ```LANG file=NAME
@@ -67,6 +69,8 @@ import subprocess
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# make test-swift's build folder and flags (the Makefile's SWIFT_TEST): the examples reuse its build.
+SWIFT_BUILD = ["--scratch-path", os.path.join(REPO, ".build-macros"), "-Xswiftc", "-warnings-as-errors"]
 RUNNABLE = {"sql", "sh", "bash", "swift"}
 OUTPUT = {"text", "output"}
 FENCE = re.compile(r"^(```+|~~~+)\s*([A-Za-z0-9_+-]*)(.*)$")
@@ -282,15 +286,16 @@ def run_swift(docs_blocks, root, failures):
     for old in glob.glob(os.path.join(pkg, "Sources", "*")):
         shutil.rmtree(old)
     # By path, named: without `name:` the package's identity would be this clone's folder name.
-    # A program that imports StreamQLiteMacros (docs/swift/macro.md) gets that product, and the
-    # dependency then enables the package trait "Macros" (swift-syntax is built once for all).
+    # Always with the trait "Macros", as make test-swift builds the library: the trait is a
+    # compilation condition of the package's targets, so without it the shared build folder
+    # would compile the library again. A program that imports StreamQLiteMacros
+    # (docs/swift/macro.md) gets that product.
     macros = {name for name, doc, blocks, prog in targets
               if any(re.search(r"^\s*import\s+StreamQLiteMacros\b", b.code, re.M) for b in prog)}
     with open(os.path.join(pkg, "Package.swift"), "w") as fh:
-        traits = ', traits: ["Macros"]' if macros else ""
-        fh.write(f"// swift-tools-version:{'6.1' if macros else '6.0'}\n// Written by scripts/check-docs.py: the Swift examples of the docs.\n"
+        fh.write("// swift-tools-version:6.1\n// Written by scripts/check-docs.py: the Swift examples of the docs.\n"
                  "import PackageDescription\n\nlet package = Package(\n    name: \"DocExamples\",\n"
-                 f"    dependencies: [.package(name: \"StreamQLite\", path: \"{REPO}\"{traits})],\n    targets: [\n")
+                 f"    dependencies: [.package(name: \"StreamQLite\", path: \"{REPO}\", traits: [\"Macros\"])],\n    targets: [\n")
         for name, *_ in targets:
             product = "StreamQLiteMacros" if name in macros else "StreamQLite"
             fh.write(f"        .executableTarget(name: \"{name}\", dependencies: [.product(name: \"{product}\", package: \"StreamQLite\")],\n"
@@ -305,13 +310,13 @@ def run_swift(docs_blocks, root, failures):
                 fh.write(f"#sourceLocation(file: \"{b.where().rsplit(':', 1)[0]}\", line: {b.line})\n")
                 fh.write(b.code)
                 fh.write("#sourceLocation()\n")
-    build = subprocess.run(["swift", "build", "--package-path", pkg, "--scratch-path", os.path.join(pkg, ".build")],
+    build = subprocess.run(["swift", "build", *SWIFT_BUILD, "--package-path", pkg],
                            capture_output=True, text=True)
     if build.returncode != 0:
         errors = [l for l in (build.stdout + build.stderr).split("\n") if "error:" in l]
         failures.append("the Swift examples did not compile:\n" + "\n".join(errors[:40] or (build.stdout + build.stderr).split("\n")[-40:]))
         return len(targets)
-    bindir = subprocess.run(["swift", "build", "--package-path", pkg, "--scratch-path", os.path.join(pkg, ".build"),
+    bindir = subprocess.run(["swift", "build", *SWIFT_BUILD, "--package-path", pkg,
                              "--show-bin-path"], capture_output=True, text=True).stdout.strip()
     for name, doc, blocks, prog in targets:
         d = scratch_for(root, doc, "-" + name)

@@ -43,6 +43,12 @@ public actor DatabaseActor: DatabaseWriter {
     /// Runs `body` with the connection on a thread started for the call, where it may block
     /// (a streamed result waiting for its consumer); the actor's other calls wait until it
     /// returns. Cancelling the calling task interrupts `body`'s statement.
+    ///
+    /// Cancellation works through a progress handler the thread puts on the connection while
+    /// `body` runs and takes off after it. SQLite keeps one progress handler a connection and
+    /// cannot tell which one is set, so a handler installed through ``Database/sqliteHandle``
+    /// is replaced for the call and gone after it: set it again afterwards, or run such
+    /// statements through ``read(_:)``, which leaves the connection's handler alone.
     public func readOnOwnThread<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if _slowPath(lent) { await waitForConnection() }
         lent = true

@@ -26,7 +26,9 @@ public protocol DatabaseReader: Sendable {
     ///
     /// ``DatabasePool``: a reader's thread, whatever thread asks. ``DatabaseActor``: a thread
     /// started for the call, with the actor's connection; the actor's other work waits
-    /// until `body` returns. Cancelling the calling task interrupts `body`'s statement.
+    /// until `body` returns. Cancelling the calling task interrupts `body`'s statement,
+    /// through the library's progress handler on that connection (one set through
+    /// ``Database/sqliteHandle`` is replaced: see ``DatabaseActor/readOnOwnThread(_:)``).
     ///
     /// - Parameter body: The reads, which may block.
     /// - Returns: What `body` returned.
