@@ -50,7 +50,7 @@ public struct JSONImportOptions: Sendable {
     /// streams take too.
     public typealias Layout = JSONValueDecoder.Layout
 
-    /// Where the rows are; default ``JSONImportOptions/Layout/array``.
+    /// Where the rows are; default ``JSONValueDecoder/Layout/array``.
     public var layout: JSONImportOptions.Layout
     /// The fields every import shares (``ImportOptions``: renames, strict mode, columns,
     /// creating the table, batching, rejects, the file name column), read and written here as
