@@ -120,7 +120,7 @@ private func csvChunks(_ bytes: [UInt8], size: Int) -> AsyncStream<[UInt8]> {
         #expect(try rows("SELECT name || ' ' || type FROM pragma_table_info('nulls')") == ["a INTEGER", "b TEXT"])
     }
 
-    /// ``CSVImportOptions/columnTypes``: the declared type replaces the inferred one; a
+    /// ``ImportOptions/columnTypes``: the declared type replaces the inferred one; a
     /// declared INTEGER checks every value, and a value that does not fit says the type was
     /// declared; a name the file lacks is an error.
     @Test func declaredColumnTypesReplaceTheInferredOnes() throws {

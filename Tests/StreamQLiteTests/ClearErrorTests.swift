@@ -47,7 +47,7 @@ import Testing
 
     @Test func strictImportRefusesANumberBeyondTheRangeOfAReal() throws {
         for json in [#"[{"id": 1, "r": 1e400}]"#, #"[{"id": 1, "r": "-1e400"}]"#] {
-            let error = #expect(throws: JSONImportError.self) {
+            let error = #expect(throws: Database.JSONImportError.self) {
                 try db.importJSON(bytes: Array(json.utf8), into: "t", options: .init(strict: true))
             }
             #expect(error.map { "\($0)" }?.contains("1e400") == true, "\(json)")

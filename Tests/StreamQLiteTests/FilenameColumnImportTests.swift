@@ -62,6 +62,6 @@ import Testing
         #expect {
             try db.importJSON(contentsOfFile: dir + "/a.ndjson", into: "t",
                               options: .init(layout: .ndjson, filenameColumn: "source"))
-        } throws: { ($0 as? JSONImportError)?.message == "filenameColumn: table t has no column source" }
+        } throws: { ($0 as? Database.JSONImportError)?.message == "filenameColumn: table t has no column source" }
     }
 }

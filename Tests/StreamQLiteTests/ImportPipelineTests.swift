@@ -134,7 +134,7 @@ import CStreamQLite
                     _ = try db.importJSON(bytes: Array(text.utf8), into: "t", options: .init(strict: true))
                 }
                 Issue.record("no error")
-            } catch let e as JSONImportError {
+            } catch let e as Database.JSONImportError {
                 #expect(e.element == 25_000)
                 errors.append("\(e.message) \(e.byteOffset) \(e.line) \(e.column)")
             }

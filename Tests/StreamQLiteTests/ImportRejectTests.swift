@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func skipNeedsARejectTableOrOnReject() {
-        #expect(throws: JSONImportError.self) {
+        #expect(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(ndjson.utf8), into: "t", options: .init(layout: .ndjson, onError: .skip))
         }
         #expect(throws: CSVImportError.self) {
@@ -76,7 +76,7 @@ import Testing
                                   options: .init(layout: .ndjson, strict: true, onError: .skip, maxErrors: .count(2),
                                                  rejectTable: "rej"))
             Issue.record("no error")
-        } catch let e as JSONImportError {
+        } catch let e as Database.JSONImportError {
             #expect(e.message.hasPrefix("more than 2 records rejected (maxErrors=2); the last: importJSON: line 5"))
         }
         #expect(try text("SELECT count(*) FROM t") == "0")
@@ -118,7 +118,7 @@ import Testing
             _ = try db.importJSON(bytes: Array(ndjson.utf8), into: "t",
                                   options: .init(layout: .ndjson, onError: .skip, rejectTable: "v"))
             Issue.record("no error")
-        } catch let e as JSONImportError {
+        } catch let e as Database.JSONImportError {
             #expect(e.message == "reject_table main.v is a view, not a table")
         }
     }

@@ -46,7 +46,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         let json = #"{"meta": {"tasks": [{"id": 5}]}, "data": {"count": 2, "tasks": [{"id": 1, "title": "x"}, {"id": 2, "title": "y"}]}, "more": [1]}"#
         #expect(try db.importJSON(bytes: Array(json.utf8), into: "tasks", options: .init(layout: .arrayAt(["data", "tasks"]))) == 2)
         #expect(try jsonTestQuery(db, "SELECT id FROM tasks ORDER BY id") == [[.int(1)], [.int(2)]])
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(json.utf8), into: "tasks", options: .init(layout: .arrayAt(["data", "nope"])))
         }
         #expect(error.message.contains("data.nope"))
@@ -67,7 +67,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
     }
 
     @Test func aTopLevelObjectIsNotAnArray() throws {
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(#"{"id": 1}"#.utf8), into: "tasks")
         }
         #expect(error.message.contains("array of objects"))
@@ -75,7 +75,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
     }
 
     @Test func anElementThatIsNotAnObjectIsAnErrorWithItsIndex() throws {
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array("[{\"id\":1,\"title\":\"a\"},\n 7]".utf8), into: "tasks")
         }
         #expect(error.element == 1 && error.line == 2 && error.column == 2 && error.byteOffset == 24)
@@ -84,7 +84,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
 
     @Test func strictModeRejectsUnknownKeysWithOffsetLineAndElement() throws {
         let json = "[\n{\"id\": 1, \"title\": \"a\"},\n{\"id\": 2, \"title\": \"b\", \"colour\": \"red\"}\n]"
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(json.utf8), into: "tasks", options: .init(strict: true))
         }
         #expect(error.element == 1)
@@ -108,7 +108,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
     ])
     func strictModeRejectsLossyCoercions(element: String, expected: String) throws {
         let json = "[{\"id\": 100, \"title\": \"ok\"}, " + element + "]"
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(json.utf8), into: "tasks", options: .init(strict: true))
         }
         #expect(error.message.contains(expected), "\(error)")
@@ -128,7 +128,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
     @Test func aSyntaxErrorLateInTheInputRollsBackAllRows() throws {
         var json = "[" + (0..<300).map { "{\"id\": \($0), \"title\": \"t\($0)\"}" }.joined(separator: ",\n")
         json += ",\n{\"id\": 300, \"title\": tru}]"
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(json.utf8), into: "tasks")
         }
         #expect(error.line == 301)
@@ -141,7 +141,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         var items = (0..<120).map { "{\"id\": \($0), \"title\": \"t\"}" }
         items[77] = "{\"id\": 5, \"title\": \"dup\"}"
         let json = "[" + items.joined(separator: "\n,") + "]"
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(json.utf8), into: "tasks")
         }
         #expect(error.element == 77)
@@ -153,7 +153,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
 
     @Test func columnsWithADefaultKeepItWhenTheFirstElementLacksTheKey() throws {
         try db.importJSON(bytes: Array(#"[{"id": 1, "title": "a"}]"#.utf8), into: "tasks")
-        let error = try #require(throws: JSONImportError.self) {
+        let error = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(#"[{"id": 2, "title": "a"}, {"id": 3, "title": "b", "created": "x"}]"#.utf8), into: "tasks")
         }
         #expect(error.element == 1 && error.key == "created")
@@ -176,7 +176,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         try db.importJSON(bytes: Array(json.utf8), into: "d", options: .init(strict: true))
         #expect(try jsonTestQuery(db, "SELECT at FROM d ORDER BY n") == cases.map { [.text($0.1)] })
         for bad in ["2023-02-29", "2024-05-01T25:00", "2024-5-01", "2024-05-01T12:00:00+", "yesterday", "2024-05-01T12:00:00.Z", ""] {
-            let error = #expect(throws: JSONImportError.self) {
+            let error = #expect(throws: Database.JSONImportError.self) {
                 try db.importJSON(bytes: Array("[{\"n\": 100, \"at\": \"\(bad)\"}]".utf8), into: "d", options: .init(strict: true))
             }
             #expect(error?.message.contains("not a date") == true, "\(bad)")
@@ -193,7 +193,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         #expect(try jsonTestQuery(db, "SELECT id, title FROM tasks ORDER BY id") == [[.int(1), .text("a")], [.int(2), .text("b")]])
         // ASCII only: "NOTÉ" is not "noté".
         try jsonTestExec(db, "CREATE TABLE accents(\"noté\" TEXT)")
-        let error = #expect(throws: JSONImportError.self) {
+        let error = #expect(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(#"[{"NOTÉ": 1}]"#.utf8), into: "accents", options: .init(strict: true))
         }
         #expect(error?.key == "NOTÉ")
@@ -201,7 +201,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         let options = JSONImportOptions(renames: ["Foo": "note", "FOO": "tags"])
         try db.importJSON(bytes: Array(#"[{"id": 10, "title": "t", "Foo": "n", "FOO": [1]}]"#.utf8), into: "tasks", options: options)
         #expect(try jsonTestQuery(db, "SELECT note, tags FROM tasks WHERE id = 10") == [[.text("n"), .text("[1]")]])
-        let ambiguous = #expect(throws: JSONImportError.self) {
+        let ambiguous = #expect(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(#"[{"id": 11, "title": "t", "foo": 1}]"#.utf8), into: "tasks", options: options)
         }
         #expect(ambiguous?.key == "foo" && ambiguous?.element == 0)
@@ -212,7 +212,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
     @Test func twoMembersOfOneObjectForOneColumnAreAnErrorInEveryMode() throws {
         // SQLite's ->> would take the first, JSONDecoder and JavaScript the last: no guess.
         for json in [#"[{"id": 1, "title": "a", "title": "b"}]"#, #"[{"id": 1, "title": "a", "TITLE": "b"}]"#] {
-            let error = #expect(throws: JSONImportError.self) { try db.importJSON(bytes: Array(json.utf8), into: "tasks") }
+            let error = #expect(throws: Database.JSONImportError.self) { try db.importJSON(bytes: Array(json.utf8), into: "tasks") }
             #expect(error?.element == 0 && error?.message.contains("column 'title'") == true, "\(String(describing: error))")
         }
         // A repeated key that feeds no column is ignored like any unknown key.
@@ -250,7 +250,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
             do {
                 try await db.importJSON(from: chunks([Array(broken[..<cut]), Array(broken[cut...])]), into: "tasks", options: options)
                 Issue.record("no error at cut \(cut)")
-            } catch let error as JSONImportError {
+            } catch let error as Database.JSONImportError {
                 positions.insert([error.byteOffset, error.line, error.column, error.element ?? -1])
             }
             #expect(try jsonTestCount(db, "tasks") == 0)
@@ -274,7 +274,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
             c.yield(Data("{\"id\": 500, \"title\": \"x\"}\n{\"id\": 1, \"title\": \"dup\"}\n".utf8))
             c.finish()
         }
-        await #expect(throws: JSONImportError.self) {
+        await #expect(throws: Database.JSONImportError.self) {
             try await db.importJSON(from: bad, into: "tasks", options: .init(layout: .ndjson))
         }
         #expect(try jsonTestCount(db, "tasks") == 100)  // id 500 was rolled back with the failing row
@@ -293,7 +293,7 @@ private func chunks(_ parts: [[UInt8]]) -> AsyncStream<[UInt8]> {
         #expect(reports.count > 10)
         #expect(reports.last == ImportProgress(bytes: json.utf8.count, rows: 5000))
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytes <= $1.bytes && $0.rows <= $1.rows })
-        #expect(throws: JSONImportError.self) { try db.importJSON(contentsOfFile: path + ".missing", into: "tasks") }
+        #expect(throws: Database.JSONImportError.self) { try db.importJSON(contentsOfFile: path + ".missing", into: "tasks") }
     }
 
     @Test func insertThenJSONThenImportRoundTripsEveryValue() throws {

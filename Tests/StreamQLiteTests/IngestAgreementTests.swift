@@ -154,7 +154,7 @@ import Testing
             let db = try Database()
             let document = "[" + element + "]"
             try db.execute("CREATE TABLE s(n INTEGER, i INTEGER, r REAL, d DATETIME)")
-            let importError = #expect(throws: JSONImportError.self) {
+            let importError = #expect(throws: Database.JSONImportError.self) {
                 try db.importJSON(bytes: Array(document.utf8), into: "s", options: .init(strict: true))
             }
             #expect(importError?.message.contains(expected) == true, "\(String(describing: importError))")
@@ -175,7 +175,7 @@ import Testing
         #expect(imported == [[.int(1), .text("integer"), .text("a"), .text("text")], [.int(2), .text("integer"), .text("b"), .text("text")]])
         // Two members for one column are refused through both.
         let document = #"[{"id": 1, "ID": 2}]"#
-        let importError = #expect(throws: JSONImportError.self) { try db.importJSON(bytes: Array(document.utf8), into: "viaImport") }
+        let importError = #expect(throws: Database.JSONImportError.self) { try db.importJSON(bytes: Array(document.utf8), into: "viaImport") }
         let file = dir.appendingPathComponent("twice.json")
         try Data(document.utf8).write(to: file)
         try db.execute("CREATE VIRTUAL TABLE temp.twice USING json_stream(filename='\(file.path)', columns='id INTEGER')")

@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import StreamQLite
 
-/// ``JSONImportOptions/createTable``: a missing table made from the keys of the first
+/// ``ImportOptions/createTable``: a missing table made from the keys of the first
 /// elements, typed by CSV's inference rule (`sq_csv_value_fits`), the rest read in strict mode.
 @Suite struct JSONCreateTableTests {
     let db: Database
@@ -22,7 +22,7 @@ import Testing
         try db.value(Int.self, "SELECT count(*) FROM sqlite_master WHERE name = ?", table) == 1
     }
 
-    /// ``JSONImportOptions/columnTypes``: the declared type replaces the inferred one; a key the
+    /// ``ImportOptions/columnTypes``: the declared type replaces the inferred one; a key the
     /// inferred elements lack is an error.
     @Test func declaredColumnTypesReplaceTheInferredOnes() throws {
         var o = JSONImportOptions(createTable: true)
@@ -31,7 +31,7 @@ import Testing
         #expect(try columns("t") == "id INTEGER, code TEXT")
         #expect(try text("SELECT group_concat(code) FROM t") == "007,042")
         o.columnTypes = ["nope": "TEXT"]
-        #expect(throws: JSONImportError.self) { try db.importJSON(bytes: Array(#"[{"id":1}]"#.utf8), into: "u", options: o) }
+        #expect(throws: Database.JSONImportError.self) { try db.importJSON(bytes: Array(#"[{"id":1}]"#.utf8), into: "u", options: o) }
         #expect(try !tableExists("u"))
     }
 
@@ -67,7 +67,7 @@ import Testing
         do {
             try db.importJSON(bytes: Array(ndjson.utf8), into: "t", options: .init(layout: .ndjson, createTable: true, inferRecords: 2))
             Issue.record("expected an error")
-        } catch let e as JSONImportError {
+        } catch let e as Database.JSONImportError {
             #expect(e.element == 2 && e.key == "late" && e.line == 3)
             #expect(e.message.hasPrefix("no column for this key: the table was created from the keys of the first 2 elements"))
         }
@@ -100,7 +100,7 @@ import Testing
             do {
                 try db.importJSON(bytes: Array(ndjson.utf8), into: "t", options: .init(layout: .ndjson, createTable: true, inferRecords: 2))
                 Issue.record("expected an error for \(late)")
-            } catch let e as JSONImportError {
+            } catch let e as Database.JSONImportError {
                 #expect(e.element == 2 && e.key == key, "\(late): \(e)")
                 #expect(e.message.hasSuffix("the column's type was inferred from the first 2 elements "
                                             + "(JSONImportOptions.inferRecords): create the table to take this value"), "\(e)")
@@ -127,7 +127,7 @@ import Testing
                 try db.importJSON(bytes: Array((sample + late + "\n").utf8), into: "t",
                                   options: .init(layout: .ndjson, createTable: true, inferRecords: 2))
                 Issue.record("expected an error for \(late)")
-            } catch let e as JSONImportError {
+            } catch let e as Database.JSONImportError {
                 #expect(e.element == 2 && e.key == key && e.line == 3 && e.message.hasPrefix(why), "\(late): \(e)")
                 #expect(e.message.hasSuffix("create the table to take this value"), "\(e)")
             }
@@ -153,7 +153,7 @@ import Testing
             do {
                 try db.importJSON(bytes: Array(input.utf8), into: "t", options: .init(layout: layout, createTable: true))
                 Issue.record("expected an error for '\(input)'")
-            } catch let e as JSONImportError {
+            } catch let e as Database.JSONImportError {
                 #expect(e.message.contains(what), "\(e)")
             }
             #expect(try !tableExists("t"))
@@ -166,7 +166,7 @@ import Testing
     @Test func keysThatCannotNameAColumnAndColumnsWithCreateTableAreErrors() throws {
         #expect { try db.importJSON(bytes: Array(#"[{"a":1},{"":1}]"#.utf8), into: "t", options: .init(createTable: true)) }
             throws: { e in
-                let e = e as? JSONImportError
+                let e = e as? Database.JSONImportError
                 // the position of the element the key is first in
                 return e?.message.contains("cannot name a column") == true && e?.element == 1 && e?.key == ""
                     && e?.byteOffset == 9 && e?.line == 1 && e?.column == 10
@@ -174,12 +174,12 @@ import Testing
         #expect { try db.importJSON(bytes: Array(#"[{"File":1}]"#.utf8), into: "t",
                                     options: .init(createTable: true, filenameColumn: "file")) }
             throws: { e in
-                let e = e as? JSONImportError
+                let e = e as? Database.JSONImportError
                 return e?.message.contains("filenameColumn") == true && e?.element == 0 && e?.key == "File"
                     && e?.byteOffset == 1 && e?.line == 1 && e?.column == 2
             }
         #expect { try db.importJSON(bytes: Array(#"[{"a":1}]"#.utf8), into: "t", options: .init(columns: ["a"], createTable: true)) }
-            throws: { ($0 as? JSONImportError)?.message.contains("columns cannot be given") == true }
+            throws: { ($0 as? Database.JSONImportError)?.message.contains("columns cannot be given") == true }
         #expect(try !tableExists("t"))
         // a rename names the column
         try db.importJSON(bytes: Array(#"[{"id_str":"7","x":1}]"#.utf8), into: "r",
@@ -227,7 +227,7 @@ import Testing
         do {
             try db.importJSON(contentsOfFiles: [path, second], into: "g", options: .init(layout: .ndjson, createTable: true))
             Issue.record("expected an error")
-        } catch let e as JSONImportError {
+        } catch let e as Database.JSONImportError {
             #expect(e.file == second && e.key == "extra" && e.message.contains("the keys of the first 1000 elements"))
         }
         #expect(try !tableExists("g"))

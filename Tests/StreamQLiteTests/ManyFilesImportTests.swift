@@ -88,7 +88,7 @@ import Testing
         do {
             try db.importJSON(contentsOfFiles: [dir + "/night-*.json"], into: "t")
             Issue.record("expected an error")
-        } catch let e as JSONImportError {
+        } catch let e as Database.JSONImportError {
             #expect(e.message == "\(dir)/night-*.json: no file matches\(noMatchHint)")
         }
         #expect(throws: CSVImportError(message: "no file named")) { try db.importCSV(contentsOfFiles: [], into: "t") }
@@ -128,7 +128,7 @@ import Testing
         do {
             try db.importJSON(contentsOfFiles: [dir + "/ev-*.ndjson"], into: "ev", options: .init(layout: .ndjson))
             Issue.record("expected an error")
-        } catch let e as JSONImportError {
+        } catch let e as Database.JSONImportError {
             #expect(e.file == dir + "/ev-c.ndjson" && e.line == 2 && e.byteOffset == 19)
             #expect(e.description.hasPrefix("importJSON: \(dir)/ev-c.ndjson: line 2"))
         }

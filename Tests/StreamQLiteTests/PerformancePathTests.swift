@@ -233,6 +233,6 @@ private func texts(_ db: Database, _ sql: String) throws -> [[JSONTestValue]] {
         }
         #expect(back.last == [.null, .null, .text("-0")])
         // a negative zero into a numeric column is an error (SQLite keeps no sign on a zero)
-        #expect(throws: JSONImportError.self) { try db.importJSON(bytes: Array(#"[{"id":101,"v":-0}]"#.utf8), into: "n") }
+        #expect(throws: Database.JSONImportError.self) { try db.importJSON(bytes: Array(#"[{"id":101,"v":-0}]"#.utf8), into: "n") }
     }
 }

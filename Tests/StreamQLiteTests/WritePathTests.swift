@@ -185,7 +185,7 @@ struct WritePathSynthesizedNested: Codable {
         var json = "["
         for i in 1...10 { json += (i > 1 ? ",\n" : "") + "{\"id\": \(i), \"title\": \"\(i == 8 ? "r2" : "r\(i)")\"}" }
         json += "]"
-        let e = try #require(throws: JSONImportError.self) {
+        let e = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(bytes: Array(json.utf8), into: "t", options: .init(batchSize: 3))
         }
         #expect(e.element == 7)
@@ -289,7 +289,7 @@ struct WritePathSynthesizedNested: Codable {
     // MARK: The chunked file loop
 
     @Test func aMissingFileIsReportedBeforeAMissingTableByBothImports() throws {
-        let json = try #require(throws: JSONImportError.self) {
+        let json = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(contentsOfFile: "/nonexistent/x.json", into: "no_such_table")
         }
         #expect(json.message.hasPrefix("cannot open /nonexistent/x.json: "))
@@ -298,7 +298,7 @@ struct WritePathSynthesizedNested: Codable {
         }
         #expect(csv.message.hasPrefix("cannot open /nonexistent/x.csv: "))
         // A directory opens but cannot be read: an error with the path, nothing stored.
-        let dir = try #require(throws: JSONImportError.self) {
+        let dir = try #require(throws: Database.JSONImportError.self) {
             try db.importJSON(contentsOfFile: NSTemporaryDirectory(), into: "t")
         }
         #expect(dir.message.hasPrefix("cannot read \(NSTemporaryDirectory())"))

@@ -1,11 +1,11 @@
 import CStreamQLite
 
 /// The reject side of ``CSVRowCursor`` and ``CSVDecodableCursor`` with
-/// ``CSVImportOptions/onError`` `.skip`: a record with another field count than the
+/// ``ImportOptions/onError`` `.skip`: a record with another field count than the
 /// header (reported by the C reader, as `importCSV` rejects it) or one whose fields do not
-/// decode is given to ``CSVImportOptions/onReject``, with its raw text as `importCSV` reports
+/// decode is given to ``ImportOptions/onReject``, with its raw text as `importCSV` reports
 /// it (``CSVFieldReader/withRawText(_:)``), instead of ending the iteration,
-/// within ``CSVImportOptions/maxErrors`` (the C budget of `sq_reject.h`, through
+/// within ``ImportOptions/maxErrors`` (the C budget of `sq_reject.h`, through
 /// ``IngestRejecter``). Broken quoting and invalid UTF-8 still end it, as in `importCSV`.
 final class CSVCursorRejects {
     private let rejecter: IngestRejecter
@@ -20,7 +20,7 @@ final class CSVCursorRejects {
                                  function: function)
         }
         rejecter = try IngestRejecter(
-            db: nil, rejectTable: nil, maxErrors: options.maxErrors, onReject: options.onReject, function: function,
+            db: nil, options: options.common, function: function,
             reason: { _ in "" }, makeError: { CSVImportError(message: $0, function: function) })
     }
 

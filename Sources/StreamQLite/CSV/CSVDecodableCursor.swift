@@ -21,10 +21,10 @@
 public final class CSVDecodableCursor<Value: Decodable>: Cursor {
     private let reader: CSVFieldReader
     private let decoder: CSVRecordDecoder
-    /// With ``CSVImportOptions/onError`` `.skip`: where bad records go.
+    /// With ``ImportOptions/onError`` `.skip`: where bad records go.
     private let rejects: CSVCursorRejects?
 
-    /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
+    /// Reads the file at `path` in ``ImportOptions/chunkSize`` chunks.
     public init(_ type: Value.Type, contentsOfFile path: String, options: CSVImportOptions = CSVImportOptions(),
                 userInfo: [CodingUserInfoKey: any Sendable] = [:]) throws {
         reader = try CSVFieldReader(path: path, options: options)
@@ -56,9 +56,9 @@ public final class CSVDecodableCursor<Value: Decodable>: Cursor {
     /// The header names (after the first ``next()``), or c1, c2, … without a header.
     public var fieldNames: [String] { reader.fieldNames }
 
-    /// The next value, or nil after the last record. With ``CSVImportOptions/onError``
+    /// The next value, or nil after the last record. With ``ImportOptions/onError``
     /// `.skip`, a record with another field count than the header, or one that does not
-    /// decode as `Value`, goes to ``CSVImportOptions/onReject`` and the next one is read.
+    /// decode as `Value`, goes to ``ImportOptions/onReject`` and the next one is read.
     public func next() throws -> Value? {
         while true {
             guard try reader.next() else { try rejects?.end(); return nil }

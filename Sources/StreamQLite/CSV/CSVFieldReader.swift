@@ -54,7 +54,7 @@ final class CSVFieldReader {
     @exclusivity(unchecked) private(set) var offset = 0
     @exclusivity(unchecked) private(set) var record = -1
     private var failure: Error?
-    /// Records with another field count are reported, not errors (``CSVImportOptions/onError``
+    /// Records with another field count are reported, not errors (``ImportOptions/onError``
     /// `.skip`: the C reader's `SQ_CSV_OPT_REPORT_RAGGED`, as `importCSV` rejects them).
     private var reportsRagged = false
     /// The current record has another field count than the header: the error it would be.

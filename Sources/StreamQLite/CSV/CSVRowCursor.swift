@@ -33,10 +33,10 @@ import Foundation
 public final class CSVRowCursor<Value: RowDecodable>: Cursor {
     private let reader: CSVFieldReader
     private let record: CSVRecordRow
-    /// With ``CSVImportOptions/onError`` `.skip`: where bad records go.
+    /// With ``ImportOptions/onError`` `.skip`: where bad records go.
     private let rejects: CSVCursorRejects?
 
-    /// Reads the file at `path` in ``CSVImportOptions/chunkSize`` chunks.
+    /// Reads the file at `path` in ``ImportOptions/chunkSize`` chunks.
     ///
     /// ```swift
     /// let stops = try CSVRowCursor(Stop.self, contentsOfFile: "gtfs/stops.txt")
@@ -74,9 +74,9 @@ public final class CSVRowCursor<Value: RowDecodable>: Cursor {
     /// The header names (after the first ``next()``), or c1, c2, … without a header.
     public var fieldNames: [String] { reader.fieldNames }
 
-    /// The next value, or nil after the last record. With ``CSVImportOptions/onError``
+    /// The next value, or nil after the last record. With ``ImportOptions/onError``
     /// `.skip`, a record with another field count than the header, or one `init(row:)`
-    /// throws for, goes to ``CSVImportOptions/onReject`` and the next one is read.
+    /// throws for, goes to ``ImportOptions/onReject`` and the next one is read.
     public func next() throws -> Value? {
         while true {
             guard try reader.next() else { try rejects?.end(); return nil }

@@ -20,7 +20,7 @@ final class CSVImporter: ProgressCountingImporter {
     private var rejecter: IngestRejecter?
     /// The core's callbacks: to the writer and rejecter, or to a worker's pipe.
     private(set) var router: ImportRoute?
-    /// The input's file (``CSVImportOptions/filenameColumn``, rejects), when known.
+    /// The input's file (``ImportOptions/filenameColumn``, rejects), when known.
     private var inputFile: String?
     /// Inference before the table exists: the sample read so far is replayed into the driver.
     private var inference: OpaquePointer?
@@ -43,8 +43,7 @@ final class CSVImporter: ProgressCountingImporter {
         }
         if options.onError == .skip {
             rejecter = try IngestRejecter(
-                db: db, rejectTable: options.rejectTable, maxErrors: options.maxErrors, onReject: options.onReject,
-                function: "importCSV",
+                db: db, options: options.common, function: "importCSV",
                 reason: { r in "importCSV: " + (r.pointee.reason.map { String(cString: $0) } ?? String(cString: r.pointee.error.pointee.message)) },
                 makeError: { CSVImportError(message: $0) })
         }
@@ -89,35 +88,18 @@ final class CSVImporter: ProgressCountingImporter {
     }
 
     /// The core and driver for the table's columns: (name, declared type, inferred SQ_CSV_T_* or 0);
-    /// `made`: this import created the table (with the ``CSVImportOptions/filenameColumn``, if any).
+    /// `made`: this import created the table (with the ``ImportOptions/filenameColumn``, if any).
     private func setUp(columns all: [(name: String, type: String, inferred: Int32)], inferredFrom: Int64,
                        made: Bool) throws {
-        var all = all
-        let fileColumn = options.filenameColumn
-        if let fileColumn {
-            let fed = all.filter { sqlite3_stricmp($0.name, fileColumn) != 0 }
-            if !made && fed.count == all.count {
-                throw CSVImportError(message: "filenameColumn: table \(table) has no column \(fileColumn)")
-            }
-            all = fed
+        let common = options.common
+        let chosen = try common.filledColumns(of: all, name: \.name, table: table, checkFileColumn: !made) {
+            CSVImportError(message: $0)
         }
-        var chosen = all
-        if let explicit = options.columns {
-            chosen = try explicit.filter { c in fileColumn.map { sqlite3_stricmp(c, $0) != 0 } ?? true }.map { name in
-                guard let c = all.first(where: { sqlite3_stricmp($0.name, name) == 0 }) else {
-                    throw CSVImportError(message: "table \(table) has no column \(name)")
-                }
-                return c
-            }
-        }
-        for (header, column) in options.renames where !chosen.contains(where: { sqlite3_stricmp($0.name, column) == 0 }) {
+        if let (header, column) = common.renameWithoutColumn(among: chosen.map(\.name)) {
             throw CSVImportError(message: "rename '\(header)' → '\(column)': table \(table) has no column \(column)")
         }
-        var insert = InsertOptions()
-        insert.onConflict = options.onConflict
-        insert.batchSize = options.batchSize
-        let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insert,
-                                       fileColumn: fileColumn)
+        let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: common.insertOptions,
+                                       fileColumn: common.filenameColumn)
         writer.setFile(inputFile)
         if let rejecter {
             writer.onRefused = { row, e in
@@ -137,11 +119,7 @@ final class CSVImporter: ProgressCountingImporter {
             // are not inserted, so their DEFAULT (or NULL) applies.
             _ = sq_ingest_add_column(core, c.name, -1, c.type, -1, UInt32(SQ_INGEST_COL_DEFAULT))
         }
-        for (header, column) in options.renames.sorted(by: { $0.key < $1.key }) {
-            _ = sq_ingest_map_key(core, header, -1, column, -1)
-        }
-        // Rejecting: a value that does not fit its column is a reject, not kept as text.
-        sq_ingest_set_strict(core, options.strict ? 1 : options.onError == .skip ? SQ_INGEST_STRICT_VALUES : 0)
+        common.configure(core, columns: chosen.map(\.name))
         sq_ingest_set_max_record(core, Int64(maxRecord))
         if sq_ingest_error_info(core).pointee.code != SQ_INGEST_E_NONE {
             throw CSVImportError(message: String(cString: sq_ingest_error_info(core).pointee.message))
@@ -159,19 +137,6 @@ final class CSVImporter: ProgressCountingImporter {
             let isDeclared = declared.contains(c.name.lowercased())
             _ = sq_csv_ingest_require(driver, Int32(i), c.inferred, isDeclared ? -1 : inferredFrom)
         }
-    }
-
-    /// ``CSVImportOptions/columnTypes`` by column index (names compared ignoring ASCII case);
-    /// a name no column has is an error.
-    private func declaredTypes(of names: [String]) throws -> [Int: String] {
-        var out: [Int: String] = [:]
-        for (name, type) in options.columnTypes {
-            guard let i = names.firstIndex(where: { sqlite3_stricmp($0, name) == 0 }) else {
-                throw CSVImportError(message: "columnTypes: the input has no column \(name) (its columns: \(names.joined(separator: ", ")))")
-            }
-            out[i] = type
-        }
-        return out
     }
 
     /// The check a declared type puts on every value (as inference would for that type), or 0:
@@ -196,7 +161,10 @@ final class CSVImporter: ProgressCountingImporter {
             let type = String(cString: sq_csv_type_name(t))
             columns.append((String(cString: sq_csv_infer_name(f, i)), type, t))
         }
-        let declared = try declaredTypes(of: columns.map(\.name))
+        let names = columns.map(\.name)
+        let declared = try options.common.declaredTypes(of: names) { name in
+            CSVImportError(message: "columnTypes: the input has no column \(name) (its columns: \(names.joined(separator: ", ")))")
+        }
         for i in columns.indices {
             if let type = declared[i] { columns[i] = (columns[i].name, type, declaredRequirement(type)) }
         }
@@ -304,6 +272,6 @@ final class CSVImporter: ProgressCountingImporter {
 struct CSVInferredColumns {
     var columns: [(name: String, type: String, inferred: Int32)]
     var records: Int64
-    /// The columns (lowercased) whose type ``CSVImportOptions/columnTypes`` declared.
+    /// The columns (lowercased) whose type ``ImportOptions/columnTypes`` declared.
     var declared: Set<String> = []
 }

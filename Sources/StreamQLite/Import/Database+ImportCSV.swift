@@ -6,7 +6,7 @@ extension Database {
     ///
     /// The reader, the field → column rule and the coercion are the C ones
     /// `csv_stream` uses (see ``CSVImportOptions``); with
-    /// ``CSVImportOptions/createTable`` a missing table is created from the
+    /// ``ImportOptions/createTable`` a missing table is created from the
     /// header with inferred column types.
     ///
     /// ```swift
@@ -53,7 +53,7 @@ extension Database {
         try bytes.withUnsafeBytes { try importCSV(bytes: $0, into: table, options: options, progress: progress) }
     }
 
-    /// Imports the CSV file at `path`, read in ``CSVImportOptions/chunkSize``
+    /// Imports the CSV file at `path`, read in ``ImportOptions/chunkSize``
     /// chunks: memory use does not depend on the file's size. See
     /// ``importCSV(bytes:into:options:progress:)-4lxlc``.
     ///
@@ -86,7 +86,7 @@ extension Database {
     /// literal) — the expansion `csv_stream` uses. Each file has its own header, and its
     /// fields go to the table's columns by name: a column a file has no header for is left
     /// out (its DEFAULT, or NULL), a header name the table has no column for is ignored
-    /// (``CSVImportOptions/strict``: an error). With ``CSVImportOptions/createTable`` a
+    /// (``ImportOptions/strict``: an error). With ``ImportOptions/createTable`` a
     /// missing table is created from the first file's header and inferred types, and the
     /// other files' values must fit those types. Progress counts over all files and
     /// reports ``ImportProgress/filesDone``.

@@ -14,7 +14,7 @@ extension Database {
     /// ```
     ///
     /// - Returns: The number of rows imported.
-    /// - Throws: ``JSONImportError`` with the byte offset, line and element
+    /// - Throws: ``Database/JSONImportError`` with the byte offset, line and element
     ///   index (syntax errors, strict-mode violations, constraint
     ///   violations); nothing is inserted then.
     ///
@@ -44,7 +44,7 @@ extension Database {
     ///   - options: Layout, mapping, creating and rejecting rules.
     ///   - progress: Called now and then with bytes and rows so far.
     /// - Returns: The number of rows imported.
-    /// - Throws: ``JSONImportError`` with byte, line and element; nothing is stored then.
+    /// - Throws: ``Database/JSONImportError`` with byte, line and element; nothing is stored then.
     @discardableResult
     public func importJSON(bytes: [UInt8], into table: String, options: JSONImportOptions = JSONImportOptions(),
                            progress: ((ImportProgress) -> Void)? = nil) throws -> Int {
@@ -52,7 +52,7 @@ extension Database {
     }
 
     /// Imports the rows of the JSON file at `path`, read in
-    /// ``JSONImportOptions/chunkSize`` chunks: memory use does not depend on
+    /// ``ImportOptions/chunkSize`` chunks: memory use does not depend on
     /// the file's size. See ``importJSON(bytes:into:options:progress:)-70bm6``.
     ///
     /// ```swift
@@ -65,7 +65,7 @@ extension Database {
     ///   - options: Layout, mapping, creating and rejecting rules.
     ///   - progress: Called now and then with bytes and rows so far.
     /// - Returns: The number of rows imported.
-    /// - Throws: ``JSONImportError`` naming the file, byte, line and element; nothing is stored then.
+    /// - Throws: ``Database/JSONImportError`` naming the file, byte, line and element; nothing is stored then.
     @discardableResult
     public func importJSON(contentsOfFile path: String, into table: String,
                            options: JSONImportOptions = JSONImportOptions(),
@@ -92,7 +92,7 @@ extension Database {
     /// literal) — the expansion `json_stream` uses. Each file is read as
     /// ``importJSON(contentsOfFile:into:options:progress:)`` reads one, keys to columns by
     /// name: a key a file lacks leaves its column out (its DEFAULT, or NULL), a key without
-    /// a column is ignored (``JSONImportOptions/strict``: an error). Progress counts over
+    /// a column is ignored (``ImportOptions/strict``: an error). Progress counts over
     /// all files and reports ``ImportProgress/filesDone``.
     ///
     /// ```swift
@@ -101,7 +101,7 @@ extension Database {
     /// ```
     ///
     /// - Returns: The number of rows imported, all files together.
-    /// - Throws: ``JSONImportError`` with ``JSONImportError/file`` naming the file its position
+    /// - Throws: ``Database/JSONImportError`` with ``Database/JSONImportError/file`` naming the file its position
     ///   is in; a glob matching no file, a directory or an unreadable file are errors naming
     ///   it. Nothing is stored then.
     @discardableResult

@@ -1,6 +1,6 @@
 extension Database {
-    /// Creates the table an import inferred (``CSVImportOptions/createTable``,
-    /// ``JSONImportOptions/createTable``): its columns with their declared types, in order,
+    /// Creates the table an import inferred (``ImportOptions/createTable``, for CSV and
+    /// JSON alike): its columns with their declared types, in order,
     /// then the `filenameColumn` as TEXT.
     func createInferredTable(_ table: String, columns: [(name: String, type: String)], filenameColumn: String?) throws {
         try sqExecute("CREATE TABLE " + sqQuoteQualifiedName(table) + " ("

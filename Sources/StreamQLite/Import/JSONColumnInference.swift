@@ -1,7 +1,7 @@
 import CStreamQLite
 
-/// The columns of a table ``JSONImportOptions/createTable`` makes, inferred from the first
-/// ``JSONImportOptions/inferRecords`` elements of the input (at most its first 16 MiB,
+/// The columns of a table ``ImportOptions/createTable`` makes, inferred from the first
+/// ``ImportOptions/inferRecords`` elements of the input (at most its first 16 MiB,
 /// `SQ_CSV_INFER_MAX_BYTES`, as for CSV).
 ///
 /// The elements are selected by the ingest core (whole values: the import's own layout
@@ -74,12 +74,12 @@ final class JSONColumnInference {
         maxElements = max(options.inferRecords, 1)
         renames = options.renames
         layout = options.layout
-        guard let core = sq_ingest_new(nil, nil) else { throw JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1) }
+        guard let core = sq_ingest_new(nil, nil) else { throw Database.JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1) }
         self.core = core
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let parser = sq_json_new({ me, t in
             Unmanaged<JSONColumnInference>.fromOpaque(me!).takeUnretainedValue().take(t!.pointee)
-        }, me) else { throw JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1) }
+        }, me) else { throw Database.JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1) }
         self.parser = parser
         sq_ingest_set_row_callback(core, { me, row in
             Unmanaged<JSONColumnInference>.fromOpaque(me!).takeUnretainedValue().take(row!.pointee)
@@ -111,7 +111,7 @@ final class JSONColumnInference {
     }
 
     /// The error of the core: the one the import reports for the same input.
-    private func error() -> JSONImportError {
+    private func error() -> Database.JSONImportError {
         JSONImporter.error(sq_ingest_error_info(core).pointee, layout: layout)
     }
 

@@ -40,73 +40,28 @@ import Foundation
 /// Nested objects and arrays are stored as minified JSON text (strings re-escaped with
 /// `\b \f \n \r \t \" \\` and `\u00XX` for other control characters, numbers as
 /// written). An element's values may total at most 64 MiB (or SQLite's length limit).
+///
+/// The fields every import shares (renames, strict mode, creating the table, batching,
+/// rejects…) are those of ``ImportOptions``, held in ``common`` and read and written here
+/// as this type's own.
+@dynamicMemberLookup
 public struct JSONImportOptions: Sendable {
     /// Where the rows are in the document: ``JSONValueDecoder/Layout``, which the element
     /// streams take too.
     public typealias Layout = JSONValueDecoder.Layout
 
-    /// Where the rows are; default ``JSONImportOptions/Layout/array``.
+    /// Where the rows are; default ``JSONValueDecoder/Layout/array``.
     public var layout: JSONImportOptions.Layout
-    /// JSON key → column, for keys whose name differs from the column
-    /// (`["id_str": "id", "date_added": "added"]`). A renamed column is fed by
-    /// its renamed keys only. Other keys match columns by name, exactly or
-    /// ignoring ASCII case.
-    public var renames: [String: String]
-    /// Strict mode: unknown keys, duplicate keys and values that cannot be
-    /// coerced losslessly (see the table above) are errors. Default `false`:
-    /// unknown keys are ignored and such values are stored as they are.
-    public var strict: Bool
-    /// The columns to insert. Nil (the default): every column of the table
-    /// without a DEFAULT, plus the columns with a DEFAULT that the first
-    /// element has a key for. A column missing from an element gets NULL
-    /// (an INTEGER PRIMARY KEY then gets a new rowid).
-    public var columns: [String]?
-    /// When the table does not exist, create it from the keys of the first ``inferRecords``
-    /// elements: a column per key, in the order the keys are first seen (named by
-    /// ``renames``), typed by CSV's inference rule (``CSVImportOptions/createTable``) applied
-    /// to the values: INTEGER when every value is an integer written canonically within 64
-    /// bits (`true`/`false` count as 1/0), REAL when every value is a number of at most 15
-    /// significant digits, DATE or DATETIME when every value is a string holding one, else
-    /// TEXT (strings, mixed values, nested objects and arrays, stored as JSON text). `null`
-    /// types nothing; a missing key is NULL. The rest of the input is then read in strict
-    /// mode (``strict``): a key first seen after those elements, a value its inferred
-    /// column cannot hold as it is, or a value of a kind those elements never had for its
-    /// key (the string `"12"` for a column of numbers, `5` or `true` for one of strings;
-    /// a key with only `null` takes strings) is an error naming the element and key (or a
-    /// rejected record, with ``ImportReject/Policy/skip``) — never dropped or changed data. ``columns`` cannot be
-    /// given with it. An input without an object with a key is an error. Default `false`.
-    public var createTable: Bool
-    /// Elements inference looks at (default 1000; at most the first 16 MiB).
-    public var inferRecords: Int
-    /// With ``createTable``: key → the type to declare for its column instead of the inferred
-    /// one; the rest of the input is then read in strict mode against that type. A key the
-    /// inferred elements do not have is an error.
-    public var columnTypes: [String: String] = [:]
-    /// Conflict handling, as for bulk inserts; default ``InsertOptions/Conflict/abort``.
-    public var onConflict: InsertOptions.Conflict
-    /// Rows per `INSERT` statement (capped by SQLite's variable limit); default 50.
-    public var batchSize: Int
-    /// Bytes read per chunk from a file; default 256 KiB.
-    public var chunkSize: Int
-    /// What a record that cannot be stored does: stop the import (``ImportReject/Policy/abort``,
-    /// the default) or be rejected (``ImportReject/Policy/skip``, see docs/sql/rejects.md).
-    /// With `.skip` a value its column cannot hold unchanged (`x50` in an INTEGER column) is a
-    /// reject, not stored as text, as ``strict`` would make it an error.
-    public var onError: ImportReject.Policy
-    /// With ``ImportReject/Policy/skip``: how many records may be rejected; nil: any number.
-    public var maxErrors: ImportReject.Limit?
-    /// With ``ImportReject/Policy/skip``: the table the rejected records go to (`name` or
-    /// `schema.name`; schema `main` when not given), made when missing; an existing one must
-    /// have the reject table's columns. Its rows are written in the import's savepoint.
-    public var rejectTable: String?
-    /// With ``ImportReject/Policy/skip``: called with every rejected record, as it is rejected.
-    public var onReject: (@Sendable (ImportReject) -> Void)?
+    /// The fields every import shares (``ImportOptions``: renames, strict mode, columns,
+    /// creating the table, batching, rejects, the file name column), read and written here as
+    /// if they were this type's own: `options.strict = true` sets `options.common.strict`.
+    public var common: ImportOptions
 
-    /// For imports of files: the table column each row's file name goes to (the path as
-    /// given, or as a glob matched it: what `csv_stream`'s and `json_stream`'s `filename`
-    /// column holds); NULL for bytes and chunk sequences. The column is not fed from the
-    /// input (a header name or key of that name is unknown to the import). Default nil.
-    public var filenameColumn: String?
+    /// A field of ``common``, as if it were this type's own (`options.batchSize = 500`).
+    public subscript<T>(dynamicMember keyPath: WritableKeyPath<ImportOptions, T>) -> T {
+        get { common[keyPath: keyPath] }
+        set { common[keyPath: keyPath] = newValue }
+    }
 
     /// Creates options; every parameter has the documented default.
     public init(layout: JSONImportOptions.Layout = .array, renames: [String: String] = [:], strict: Bool = false,
@@ -115,45 +70,46 @@ public struct JSONImportOptions: Sendable {
                 rejectTable: String? = nil, onReject: (@Sendable (ImportReject) -> Void)? = nil,
                 filenameColumn: String? = nil) {
         self.layout = layout
-        self.renames = renames
-        self.strict = strict
-        self.columns = columns
-        self.createTable = createTable
-        self.inferRecords = inferRecords
-        self.onConflict = onConflict
-        self.batchSize = batchSize
-        self.chunkSize = chunkSize
-        self.onError = onError
-        self.maxErrors = maxErrors
-        self.rejectTable = rejectTable
-        self.onReject = onReject
-        self.filenameColumn = filenameColumn
+        common = ImportOptions(
+            renames: renames, strict: strict, columns: columns, createTable: createTable,
+            inferRecords: inferRecords, onConflict: onConflict, batchSize: batchSize,
+            chunkSize: chunkSize, onError: onError, maxErrors: maxErrors, rejectTable: rejectTable,
+            onReject: onReject, filenameColumn: filenameColumn)
+    }
+
+    /// Creates options of this layout and `common`, the fields every import shares.
+    public init(layout: JSONImportOptions.Layout = .array, common: ImportOptions) {
+        self.layout = layout
+        self.common = common
     }
 }
 
-/// A JSON import failed; nothing of it was written.
-public struct JSONImportError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public var message: String
-    /// 0-based byte offset in the input of the offending token (or of the element for constraint errors).
-    public var byteOffset: Int
-    /// 1-based line of that position (0 when there is no position, e.g. a path not found).
-    public var line: Int
-    /// 1-based byte column of that position.
-    public var column: Int
-    /// 0-based index of the element (row) concerned: the element being read, or the
-    /// next one when the error lies between two elements of the array; nil outside it.
-    public var element: Int?
-    /// The JSON key concerned, if any.
-    public var key: String?
-    /// The file the position is in, when reading several files.
-    public var file: String?
+extension Database {
+    /// A JSON import (``Database/importJSON(bytes:into:options:progress:)-70bm6`` and the other
+    /// `importJSON` calls) failed; nothing of it was written.
+    public struct JSONImportError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public var message: String
+        /// 0-based byte offset in the input of the offending token (or of the element for constraint errors).
+        public var byteOffset: Int
+        /// 1-based line of that position (0 when there is no position, e.g. a path not found).
+        public var line: Int
+        /// 1-based byte column of that position.
+        public var column: Int
+        /// 0-based index of the element (row) concerned: the element being read, or the
+        /// next one when the error lies between two elements of the array; nil outside it.
+        public var element: Int?
+        /// The JSON key concerned, if any.
+        public var key: String?
+        /// The file the position is in, when reading several files.
+        public var file: String?
 
-    /// The error as one line: file, position, element, key, message.
-    public var description: String {
-        var s = "importJSON: " + (file.map { $0 + ": " } ?? "") + "line \(line), column \(column) (byte \(byteOffset))"
-        if let element { s += ", element \(element)" }
-        if let key { s += ", key '\(key)'" }
-        return s + ": " + message
+        /// The error as one line: file, position, element, key, message.
+        public var description: String {
+            var s = "importJSON: " + (file.map { $0 + ": " } ?? "") + "line \(line), column \(column) (byte \(byteOffset))"
+            if let element { s += ", element \(element)" }
+            if let key { s += ", key '\(key)'" }
+            return s + ": " + message
+        }
     }
 }

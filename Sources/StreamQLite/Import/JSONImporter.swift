@@ -6,14 +6,14 @@ import Foundation
 /// The core parses the chunks and assembles each element into a typed row (key → column,
 /// coercion, nested values, dates, strict mode: the rules `json_stream` follows too) and
 /// hands it over once per row. This class keeps what is Swift's: the options turned into
-/// the core's configuration, progress, and the errors as ``JSONImportError``; the rows go
+/// the core's configuration, progress, and the errors as ``Database/JSONImportError``; the rows go
 /// to ``IngestBatchWriter`` (the format-neutral batched `INSERT` that `importCSV` uses too).
 final class JSONImporter: ProgressCountingImporter {
     let db: Database
     let table: String
     let options: JSONImportOptions
     /// The core; it, the writer, the rejecter and the route are set up once the table exists
-    /// (at once, or after inference: ``JSONImportOptions/createTable``).
+    /// (at once, or after inference: ``ImportOptions/createTable``).
     private var ingest: OpaquePointer!
     /// The core's rows into the table, in batches.
     private var writer: IngestBatchWriter!
@@ -23,9 +23,9 @@ final class JSONImporter: ProgressCountingImporter {
     private var route: ImportRoute!
 
     @exclusivity(unchecked) var counter: ImportProgressCounter
-    /// The file being read (``JSONImportOptions/filenameColumn``, rejects), when known.
+    /// The file being read (``ImportOptions/filenameColumn``, rejects), when known.
     private var inputFile: String?
-    /// The sample read before the table exists (``JSONImportOptions/createTable``).
+    /// The sample read before the table exists (``ImportOptions/createTable``).
     private var inference: JSONColumnInference?
     /// The table this import (or an earlier file of it) created from inferred columns.
     private(set) var created: JSONInferredTable?
@@ -40,9 +40,9 @@ final class JSONImporter: ProgressCountingImporter {
         counter = ImportProgressCounter(progress)
         if options.createTable, created == nil, try db.sqTableColumnsIfExists(table, function: "importJSON") == nil {
             if options.columns != nil {
-                throw JSONImportError(message: "createTable: the columns of table \(table) are inferred from the keys, "
-                                      + "so columns cannot be given (create the table to choose them)",
-                                      byteOffset: 0, line: 1, column: 1)
+                throw Database.JSONImportError(message: "createTable: the columns of table \(table) are inferred from the keys, "
+                                               + "so columns cannot be given (create the table to choose them)",
+                                               byteOffset: 0, line: 1, column: 1)
             }
             inference = try JSONColumnInference(options: options, maxRecord: maxRecord)
         } else {
@@ -54,56 +54,34 @@ final class JSONImporter: ProgressCountingImporter {
     /// The core, the writer and the rejecter for the table's columns.
     private func setUp() throws {
         let tableColumns = try db.sqTableColumns(table, function: "importJSON")
-        func tableColumn(named name: String) -> TableColumn? {
-            // SQLite's rule for column names: equal ignoring ASCII case.
-            tableColumns.first { sqlite3_stricmp($0.name, name) == 0 }
+        let common = options.common
+        if let (key, column) = common.renameWithoutColumn(among: tableColumns.map(\.name)) {
+            throw Database.JSONImportError(message: "rename '\(key)' → '\(column)': table \(table) has no column \(column)",
+                                           byteOffset: 0, line: 1, column: 1)
         }
-        for (key, column) in options.renames where tableColumn(named: column) == nil {
-            throw JSONImportError(message: "rename '\(key)' → '\(column)': table \(table) has no column \(column)",
-                                  byteOffset: 0, line: 1, column: 1)
+        let chosen = try common.filledColumns(of: tableColumns, name: \.name, table: table, checkFileColumn: true) {
+            Database.JSONImportError(message: $0, byteOffset: 0, line: 1, column: 1)
         }
-        if let fileColumn = options.filenameColumn, tableColumn(named: fileColumn) == nil {
-            throw JSONImportError(message: "filenameColumn: table \(table) has no column \(fileColumn)",
-                                  byteOffset: 0, line: 1, column: 1)
-        }
-        var chosen: [TableColumn]
-        if let explicit = options.columns {
-            chosen = try explicit.map { name in
-                guard let c = tableColumn(named: name) else {
-                    throw JSONImportError(message: "table \(table) has no column \(name)", byteOffset: 0, line: 1, column: 1)
-                }
-                return c
-            }
-        } else {
-            chosen = tableColumns
-        }
-        if let fileColumn = options.filenameColumn {
-            chosen.removeAll { sqlite3_stricmp($0.name, fileColumn) == 0 }
-        }
-        var insertOptions = InsertOptions()
-        insertOptions.onConflict = options.onConflict
-        insertOptions.batchSize = options.batchSize
-        let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: insertOptions,
-                                       fileColumn: options.filenameColumn)
+        let writer = IngestBatchWriter(db: db, table: table, columns: chosen.map(\.name), insertOptions: common.insertOptions,
+                                       fileColumn: common.filenameColumn)
         writer.setFile(inputFile)
         self.writer = writer
         if options.onError == .skip {
             let layout = options.layout, created = created
             let rejecter = try IngestRejecter(
-                db: db, rejectTable: options.rejectTable, maxErrors: options.maxErrors, onReject: options.onReject,
-                function: "importJSON",
+                db: db, options: common, function: "importJSON",
                 reason: { r in Self.error(r.pointee.error.pointee, layout: layout, created: created).description },
-                makeError: { JSONImportError(message: $0, byteOffset: 0, line: 0, column: 0) })
+                makeError: { Database.JSONImportError(message: $0, byteOffset: 0, line: 0, column: 0) })
             rejecter.file = inputFile
             writer.onRefused = { row, e in
-                try rejecter.takeRefused(row, column: e.column, reason: JSONImportError(
+                try rejecter.takeRefused(row, column: e.column, reason: Database.JSONImportError(
                     message: e.message, byteOffset: row.offset, line: row.line, column: row.column,
                     element: row.record, key: e.column).description)
             }
             self.rejecter = rejecter
         }
         guard let ingest = sq_ingest_new(ingestRowCallback, nil) else {
-            throw JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1)
+            throw Database.JSONImportError(message: "out of memory", byteOffset: 0, line: 1, column: 1)
         }
         self.ingest = ingest
         route = ImportRoute(writer: writer, rejecter: rejecter)
@@ -119,27 +97,29 @@ final class JSONImporter: ProgressCountingImporter {
     /// it the sample.
     private func createTable(from inference: JSONColumnInference) throws {
         self.inference = nil
-        let columns = try inference.columns.map { c in
+        for c in inference.columns {
             if c.name.isEmpty || c.name.utf8.contains(0) {
-                throw JSONImportError(message: "createTable: the key \(c.name.debugDescription) cannot name a column: "
-                                      + "rename it, or create the table", byteOffset: c.offset, line: c.line, column: c.column,
-                                      element: c.firstElement, key: c.name)
+                throw Database.JSONImportError(message: "createTable: the key \(c.name.debugDescription) cannot name a column: "
+                                               + "rename it, or create the table", byteOffset: c.offset, line: c.line, column: c.column,
+                                               element: c.firstElement, key: c.name)
             }
             if let fileColumn = options.filenameColumn, sqlite3_stricmp(c.name, fileColumn) == 0 {
-                throw JSONImportError(message: "createTable: the key has the name of the filenameColumn: choose another one",
-                                      byteOffset: c.offset, line: c.line, column: c.column, element: c.firstElement, key: c.name)
+                throw Database.JSONImportError(message: "createTable: the key has the name of the filenameColumn: choose another one",
+                                               byteOffset: c.offset, line: c.line, column: c.column, element: c.firstElement, key: c.name)
             }
-            let declared = options.columnTypes.first { sqlite3_stricmp($0.key, c.name) == 0 }?.value
-            return (name: c.name, type: declared ?? String(cString: sq_csv_type_name(c.type)))
         }
-        for name in options.columnTypes.keys where !columns.contains(where: { sqlite3_stricmp($0.name, name) == 0 }) {
-            throw JSONImportError(message: "columnTypes: no key \(name) in the elements the columns were inferred from "
-                                  + "(their keys: \(columns.map(\.name).joined(separator: ", ")))", byteOffset: 0, line: 0, column: 0)
+        let names = inference.columns.map(\.name)
+        let declared = try options.common.declaredTypes(of: names) { name in
+            Database.JSONImportError(message: "columnTypes: no key \(name) in the elements the columns were inferred from "
+                                     + "(their keys: \(names.joined(separator: ", ")))", byteOffset: 0, line: 0, column: 0)
+        }
+        let columns = inference.columns.enumerated().map { i, c in
+            (name: c.name, type: declared[i] ?? String(cString: sq_csv_type_name(c.type)))
         }
         if columns.isEmpty {
             let what = inference.elements == 0 ? "the input has no element" : "no key is in its \(Self.first(inference.elements))"
-            throw JSONImportError(message: "createTable: table \(table) does not exist and \(what) to infer its columns from",
-                                  byteOffset: 0, line: 0, column: 0)
+            throw Database.JSONImportError(message: "createTable: table \(table) does not exist and \(what) to infer its columns from",
+                                           byteOffset: 0, line: 0, column: 0)
         }
         try db.createInferredTable(table, columns: columns, filenameColumn: options.filenameColumn)
         created = JSONInferredTable(elements: inference.elements, keys: Set(
@@ -160,20 +140,15 @@ final class JSONImporter: ProgressCountingImporter {
     private func configure(_ chosen: [TableColumn]) throws {
         for c in chosen {
             // Without an explicit column list, a column with a DEFAULT is inserted only when
-            // the first element has a key for it (JSONImportOptions.columns).
+            // the first element has a key for it (ImportOptions.columns).
             var flags = options.columns == nil && c.hasDefault ? UInt32(SQ_INGEST_COL_DEFAULT) : 0
             // A created table's column takes the kinds of value the sample showed for it.
             if let kinds = created?.kindFlags[JSONColumnInference.folded(c.name)] { flags |= kinds }
             _ = sq_ingest_add_column(ingest, c.name, -1, c.declaredType, -1, flags)
         }
-        for (key, column) in options.renames.sorted(by: { $0.key < $1.key })
-        where chosen.contains(where: { sqlite3_stricmp($0.name, column) == 0 }) {
-            _ = sq_ingest_map_key(ingest, key, -1, column, -1)
-        }
         // A created table's columns came from the sample: a later key without a column, or
         // a value its column would not keep, is an error (or a reject), never dropped.
-        // Rejecting: a value that does not fit its column is a reject, not kept as text.
-        sq_ingest_set_strict(ingest, options.strict || created != nil ? 1 : options.onError == .skip ? SQ_INGEST_STRICT_VALUES : 0)
+        options.common.configure(ingest, columns: chosen.map(\.name), readStrictly: created != nil)
         Self.configure(ingest, layout: options.layout, maxRecord: maxRecord)
         if sq_ingest_error_info(ingest).pointee.code != SQ_INGEST_E_NONE { throw ingestError() }
     }
@@ -233,10 +208,10 @@ final class JSONImporter: ProgressCountingImporter {
     }
 
     func inputError(_ message: String) -> any Error {
-        JSONImportError(message: message, byteOffset: consumed, line: 0, column: 0)
+        Database.JSONImportError(message: message, byteOffset: consumed, line: 0, column: 0)
     }
 
-    /// The core's error as a JSONImportError (or what stopped it from here).
+    /// The core's error as a Database.JSONImportError (or what stopped it from here).
     private func ingestError() -> Error {
         let e = sq_ingest_error_info(ingest).pointee
         if e.code == SQ_INGEST_E_ABORTED, let failure = stopFailure { return failure }
@@ -261,10 +236,10 @@ final class JSONImporter: ProgressCountingImporter {
     func feedError() -> any Error { ingestError() }
     func takeError() -> any Error { stopFailure ?? ingestError() }
 
-    /// An error of the core as a JSONImportError (for a reject: its reason); `created`: the
+    /// An error of the core as a Database.JSONImportError (for a reject: its reason); `created`: the
     /// table was created from inferred columns, which a strict-mode error says.
     static func error(_ e: sq_ingest_error, layout: JSONImportOptions.Layout,
-                      created: JSONInferredTable? = nil) -> JSONImportError {
+                      created: JSONInferredTable? = nil) -> Database.JSONImportError {
         var message = String(cString: e.message)
         if e.code == SQ_INGEST_E_JSON { message = "invalid JSON: " + message }
         if e.code == SQ_INGEST_E_LAYOUT && e.record < 0 && layout == .array && e.line > 0 {
@@ -280,23 +255,23 @@ final class JSONImporter: ProgressCountingImporter {
                     + "(JSONImportOptions.inferRecords): create the table to take this value"
             }
         }
-        return JSONImportError(message: message, byteOffset: Int(e.offset), line: Int(e.line), column: Int(e.column),
-                               element: e.record >= 0 ? Int(e.record) : nil, key: key)
+        return Database.JSONImportError(message: message, byteOffset: Int(e.offset), line: Int(e.line), column: Int(e.column),
+                                        element: e.record >= 0 ? Int(e.record) : nil, key: key)
     }
 
     /// "first N elements", "first element".
     private static func first(_ n: Int) -> String { n == 1 ? "first element" : "first \(n) elements" }
 
-    /// A failed batch as a JSONImportError naming the element (and the column, for NOT NULL
+    /// A failed batch as a Database.JSONImportError naming the element (and the column, for NOT NULL
     /// and UNIQUE constraints).
     private func importError(_ error: Error) -> Error {
         guard let w = error as? IngestWriteFailure else { return error }
-        return JSONImportError(message: w.message, byteOffset: w.offset, line: w.line, column: w.column,
-                               element: w.record, key: constraintColumn(in: w.message))
+        return Database.JSONImportError(message: w.message, byteOffset: w.offset, line: w.line, column: w.column,
+                                        element: w.record, key: constraintColumn(in: w.message))
     }
 }
 
-/// A table an import created from the columns it inferred (``JSONImportOptions/createTable``).
+/// A table an import created from the columns it inferred (``ImportOptions/createTable``).
 struct JSONInferredTable {
     /// The elements the columns and types were inferred from.
     var elements: Int

@@ -2,8 +2,7 @@ import CStreamQLite
 import Foundation
 
 extension ImportReject {
-    /// What an import does with a record it cannot store (``JSONImportOptions/onError``,
-    /// ``CSVImportOptions/onError``).
+    /// What an import does with a record it cannot store (``ImportOptions/onError``).
     public enum Policy: Sendable, Equatable {
         /// The first bad record stops the import and nothing of it is stored (the default).
         case abort
@@ -108,6 +107,16 @@ final class IngestRejecter {
         } else {
             sink = nil
         }
+    }
+
+    /// The rejecter of an import configured by `options` (its ``ImportOptions/rejectTable``,
+    /// ``ImportOptions/maxErrors`` and ``ImportOptions/onReject``), for `importCSV`,
+    /// `importJSON` and the CSV cursors alike.
+    convenience init(db: Database?, options: ImportOptions, function: String,
+                     reason: @escaping (UnsafePointer<sq_ingest_reject>) -> String,
+                     makeError: @escaping (String) -> Error) throws {
+        try self.init(db: db, rejectTable: options.rejectTable, maxErrors: options.maxErrors, onReject: options.onReject,
+                      function: function, reason: reason, makeError: makeError)
     }
 
     deinit {

@@ -189,7 +189,7 @@ struct ImportCommand: ParsableCommand {
         var text = "\(error)"
         if let e = error as? CSVImportError, text.hasPrefix(e.function + ": ") {
             text.removeFirst(e.function.count + 2)
-        } else if error is JSONImportError, text.hasPrefix("importJSON: ") {
+        } else if error is Database.JSONImportError, text.hasPrefix("importJSON: ") {
             text.removeFirst("importJSON: ".count)
         }
         // the library's option is the tool's --type
