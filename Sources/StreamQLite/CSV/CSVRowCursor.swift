@@ -2,7 +2,7 @@ import CStreamQLite
 import Foundation
 
 /// ``RowDecodable`` values read straight from the records of a CSV file or bytes: the
-/// CSV counterpart of ``Database/rows(_:_:_:)-1pgfo`` for a hand-written ``RowDecodable`` type
+/// CSV counterpart of ``Database/rows(_:_:_:)-7hl74`` for a hand-written ``RowDecodable`` type
 /// (``CSVDecodableCursor`` is the one for `Decodable`).
 ///
 /// Each record is handed to `init(row:)` as a ``Row``: `row[i]` reads the i-th field,

@@ -5,7 +5,7 @@ import Foundation
 /// values, the JSON counterpart of ``RowDecodable``.
 ///
 /// ``JSONValueDecoder`` uses `init(json:)` wherever it decodes a value of such a type
-/// (a whole document, the elements of `[T]`, streamed ``JSONValueDecoder/elements(of:in:layout:)-8jzy6``,
+/// (a whole document, the elements of `[T]`, streamed ``JSONValueDecoder/elements(of:in:layout:)-(_,UnsafeRawBufferPointer,_)``,
 /// a property of another type), instead of `init(from:)`. The reader matches the keys
 /// you name against the object's keys as bytes, in the order you ask for them (one
 /// comparison per key when the JSON has them in that order), with no `CodingKey`, no

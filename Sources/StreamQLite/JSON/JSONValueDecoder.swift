@@ -115,7 +115,7 @@ public struct JSONValueDecoder: Sendable {
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
     /// Whether `decode(_:from:)` accepts a comma after the last element or member
     /// (`[1,]`, `{"a":1,}`), as `JSONDecoder` does: true by default. Set it to false to read
-    /// documents as RFC 8259 writes them, as ``elements(of:in:)`` and the SQL functions do (a
+    /// documents as RFC 8259 writes them, as ``elements(of:in:layout:)-(_,UnsafeRawBufferPointer,_)`` and the SQL functions do (a
     /// service that answers malformed JSON with an error, whatever the shape of the body).
     public var allowsTrailingCommas = true
 

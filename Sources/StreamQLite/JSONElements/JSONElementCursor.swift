@@ -2,7 +2,7 @@ import CStreamQLite
 import Foundation
 
 /// The values of a JSON document, decoded one at a time as they are read (see
-/// ``JSONValueDecoder/elements(of:in:layout:)-8jzy6``), or of several documents one after the
+/// ``JSONValueDecoder/elements(of:in:layout:)-(_,UnsafeRawBufferPointer,_)``), or of several documents one after the
 /// other (``JSONValueDecoder/elements(of:contentsOfFiles:layout:)``).
 ///
 /// ```swift

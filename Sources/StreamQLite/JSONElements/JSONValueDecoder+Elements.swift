@@ -24,13 +24,13 @@ extension JSONValueDecoder {
         return JSONElementCursor(reader: reader, owner: copy) { _ in false }
     }
 
-    /// The values of `data` one at a time; see ``elements(of:in:layout:)-8jzy6``.
+    /// The values of `data` one at a time; see ``elements(of:in:layout:)-(_,UnsafeRawBufferPointer,_)``.
     public func elements<T: Decodable>(of type: T.Type, in data: Data, layout: JSONValueDecoder.Layout = .array) throws -> JSONElementCursor<T> {
         try data.withUnsafeBytes { try elements(of: type, in: $0, layout: layout) }
     }
 
     /// The values of the file at `path`, read in 256 KiB chunks and decoded one at a time:
-    /// memory does not grow with the file. See ``elements(of:in:layout:)-8jzy6``.
+    /// memory does not grow with the file. See ``elements(of:in:layout:)-(_,UnsafeRawBufferPointer,_)``.
     ///
     /// ```swift
     /// let cursor = try JSONValueDecoder().elements(of: Event.self, contentsOfFile: "events.ndjson", layout: .ndjson)
@@ -74,7 +74,7 @@ extension JSONValueDecoder {
     }
 
     /// The values of a JSON document arriving as chunks (a download, a pipe), decoded one
-    /// at a time as they arrive. See ``elements(of:in:layout:)-8jzy6``.
+    /// at a time as they arrive. See ``elements(of:in:layout:)-(_,UnsafeRawBufferPointer,_)``.
     ///
     /// ```swift
     /// let (bytes, _) = try await URLSession.shared.bytes(from: url)   // or any AsyncSequence of Data / [UInt8]
