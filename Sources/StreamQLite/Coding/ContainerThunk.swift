@@ -4,8 +4,8 @@
 /// their slot tables, as an `AnyObject`, and hand it out again when the same key type asks
 /// (see their `container(keyedBy:)`). One class per direction, generic over the key alone, and
 /// the closure made by ``capturing(_:)``.
-final class KeyedDecodingContainerThunk<Key: CodingKey> {
-    let make: () -> KeyedDecodingContainer<Key>
+@usableFromInline final class KeyedDecodingContainerThunk<Key: CodingKey> {
+    @usableFromInline let make: () -> KeyedDecodingContainer<Key>
     init(holding container: KeyedDecodingContainer<Key>) { make = capturing(container) }
 }
 
@@ -27,26 +27,30 @@ func capturing<T>(_ value: T) -> () -> T { { value } }
 /// The coder owns it as a stored property. Noncopyable, and holding its thunk through a
 /// reference it retains itself: reading it never copies it, so handing the container out
 /// costs no retain and release.
-struct LastKeyedContainer: ~Copyable {
+@usableFromInline struct LastKeyedContainer: ~Copyable {
     /// The thunk (a ``KeyedDecodingContainerThunk`` or ``KeyedEncodingContainerThunk``), retained.
-    private var thunkRef: Unmanaged<AnyObject>?
-    private var keyType: ObjectIdentifier?
+    @usableFromInline var thunkRef: Unmanaged<AnyObject>?
+    @usableFromInline var keyType: ObjectIdentifier?
 
     init() {}
 
-    deinit { thunkRef?.release() }
+    /// Inlinable: a coder may hold it as a `@usableFromInline` property (``RowDecoder``), whose
+    /// implicit setter destroys the old value; with a non-inlinable deinit, Swift 6.3's
+    /// optimizer inlines it there anyway and the compiler fails (an assertion, or "function has
+    /// wrong linkage").
+    @inlinable deinit { thunkRef?.release() }
 
     /// Whether the kept container is for `Key` (then ``decoding(_:)`` or ``encoding(_:)``
     /// hands it out). A `Bool`, not an optional container: in the coders' unspecialized
     /// `container(keyedBy:)`, an `Optional<KeyedDecodingContainer<Key>>` would cost a generic
     /// metadata lookup on every call.
-    @inline(__always)
+    @inlinable @inline(__always)
     func holds<Key: CodingKey>(_ key: Key.Type) -> Bool {
         keyType == ObjectIdentifier(Key.self) && thunkRef != nil
     }
 
     /// The kept decoding container (``holds(_:)`` said it is for `Key`).
-    @inline(__always)
+    @inlinable @inline(__always)
     func decoding<Key: CodingKey>(_ key: Key.Type) -> KeyedDecodingContainer<Key> {
         thunkRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { unsafeDowncast($0, to: KeyedDecodingContainerThunk<Key>.self).make() }
     }

@@ -146,10 +146,20 @@ import Foundation
     }
 
     /// The container of the last key type: every row asks for the same one.
-    @exclusivity(unchecked) var lastContainer = LastKeyedContainer()
+    @exclusivity(unchecked) @usableFromInline var lastContainer = LastKeyedContainer()
 
+    /// Inlinable: a caller that knows the decoder is a `RowDecoder` (the row type's
+    /// `init(from:)` inlined into the cursor's specialized `next()`) checks the kept
+    /// container in place, without a call into the library's unspecialized copy.
+    @inlinable
     public func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         if _fastPath(lastContainer.holds(Key.self)) { return lastContainer.decoding(Key.self) }
+        return newContainer(Key.self)
+    }
+
+    /// A container for a key type the last one was not for, kept for the next rows.
+    @usableFromInline @inline(never)
+    func newContainer<Key: CodingKey>(_ type: Key.Type) -> KeyedDecodingContainer<Key> {
         let container = KeyedDecodingContainer(RowKeyedContainer<Key>(decoder: Unmanaged.passUnretained(self), state: state))
         lastContainer.keep(container)
         return container
