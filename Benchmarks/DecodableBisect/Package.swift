@@ -9,6 +9,13 @@ import PackageDescription
 let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 let lib = ProcessInfo.processInfo.environment["STREAMQLITE_LIB"]
     ?? here.deletingLastPathComponent().deletingLastPathComponent().path
+// STREAMQLITE_MACRO_PLUGIN=<a built StreamQLiteMacrosPlugin-tool> adds the @RowCodable
+// variants (the macro's plugin loaded directly, as Benchmarks/Package.swift does; only for a
+// library that has the macro).
+let macroPlugin = ProcessInfo.processInfo.environment["STREAMQLITE_MACRO_PLUGIN"]
+let macroSettings: [SwiftSetting] = macroPlugin.map {
+    [.unsafeFlags(["-load-plugin-executable", "\($0)#StreamQLiteMacrosPlugin"]), .define("ROWCODABLE")]
+} ?? []
 let package = Package(
     name: "DecodableBisect",
     dependencies: [.package(path: lib)],
@@ -20,7 +27,7 @@ let package = Package(
                 "CSQLiteBisect",
                 .product(name: "StreamQLite", package: URL(fileURLWithPath: lib).standardized.lastPathComponent.lowercased()),
             ],
-            swiftSettings: [.swiftLanguageMode(.v6)]
+            swiftSettings: [.swiftLanguageMode(.v6)] + macroSettings
         ),
     ]
 )

@@ -2,12 +2,14 @@
 // (id INTEGER, title TEXT, done INTEGER) decoded into a plain `Decodable` struct through
 // `db.rows(Task.self, sql)`, against a raw sqlite3_step/sqlite3_column_* loop that builds the
 // same Strings and folds every row into the same checksum, and through a hand-written
-// `RowDecodable`; the same three for 1,000,000 rows of 10 INTEGER columns.
+// `RowDecodable`; the same three for 1,000,000 rows of 10 INTEGER columns. Built with
+// STREAMQLITE_MACRO_PLUGIN (see Package.swift), also through `@RowCodable`'s `init(row:)`.
 //
 //   DecodableBisect make DB                   writes the tables (once)
 //   DecodableBisect profile DB VARIANT ROWS   one run over ROWS rows (VARIANT: raw,
 //                                             decodable, handwritten; raw-wide, decodable-wide,
-//                                             handwritten-wide): timed as a whole process,
+//                                             handwritten-wide; rowcodable, rowcodable-wide):
+//                                             timed as a whole process,
 //                                             or under callgrind
 import CSQLiteBisect
 import Foundation
@@ -43,6 +45,40 @@ struct WideRow: RowDecodable {
     }
     var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
 }
+
+#if ROWCODABLE
+@attached(extension, conformances: RowDecodable, RowEncodable, JSONDecodable, JSONEncodable,
+          names: named(init(row:)), named(databaseColumns), named(bind(to:)), named(init(json:)), named(encode(json:)))
+macro RowCodable(columns: RowColumnNaming = .propertyNames, encodable: Bool = true, json: Bool = false) =
+    #externalMacro(module: "StreamQLiteMacrosPlugin", type: "RowCodableMacro")
+
+@RowCodable(encodable: false)
+struct MacroTask {
+    var id: Int
+    var title: String
+    var done: Bool
+}
+
+@RowCodable(encodable: false)
+struct MacroWide {
+    var c0, c1, c2, c3, c4, c5, c6, c7, c8, c9: Int
+    var sum: Int { c0 &+ c1 &+ c2 &+ c3 &+ c4 &+ c5 &+ c6 &+ c7 &+ c8 &+ c9 }
+}
+
+func rowcodable(_ db: Database, _ sql: String) throws -> Int {
+    let cursor = try db.rows(MacroTask.self, sql) as RowDecodableCursor<MacroTask>
+    var sum = 0
+    while let t = try cursor.next() { sum &+= fold(t.id, t.title, t.done) }
+    return sum
+}
+
+func rowcodableWide(_ db: Database, _ sql: String) throws -> Int {
+    let cursor = try db.rows(MacroWide.self, sql) as RowDecodableCursor<MacroWide>
+    var sum = 0
+    while let w = try cursor.next() { sum &+= w.sum }
+    return sum
+}
+#endif
 
 @inline(never) func fold(_ id: Int, _ title: String, _ done: Bool) -> Int {
     id &+ title.utf8.count &* 31 &+ (done ? 7 : 0)
@@ -140,5 +176,9 @@ case "handwritten": print(try handwritten(db, tasks))
 case "raw-wide": print(rawWide(rawDB, wide))
 case "decodable-wide": print(try decodableWide(db, wide))
 case "handwritten-wide": print(try handwrittenWide(db, wide))
+#if ROWCODABLE
+case "rowcodable": print(try rowcodable(db, tasks))
+case "rowcodable-wide": print(try rowcodableWide(db, wide))
+#endif
 default: fatalError("unknown variant \(args[3])")
 }
