@@ -5,7 +5,9 @@
     python3 Benchmarks/bisect-decodable.py --table c8a4a63 BEFORE=before AFTER=after
 
 The second form prints, for each commit, instructions a row and time against the raw loop
-of the raw loop, a hand-written RowDecodable and Decodable, for 3 and for 10 columns.
+of the raw loop, a hand-written RowDecodable and Decodable, for 3 and for 10 columns; with
+STREAMQLITE_MACRO_PLUGIN set (a built StreamQLiteMacrosPlugin-tool, as make test-macros
+leaves it in .build-macros/debug), @RowCodable too (then every commit given must have the macro).
 
 For a commit, the one fixed client Benchmarks/DecodableBisect (from this checkout, whatever the
 commit) is built in release against that commit's library (its tree from `git archive`, so
@@ -38,6 +40,8 @@ from callgrind_count import instructions, stripped_copy  # noqa: E402
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CLIENT = os.path.join(REPO, "Benchmarks", "DecodableBisect")
 ROWS = 100_000
+# The client's @RowCodable variants are built (and measured by --table) when this is set.
+MACRO_PLUGIN = os.environ.get("STREAMQLITE_MACRO_PLUGIN")
 
 
 def git(*args):
@@ -86,9 +90,11 @@ def table(a):
             subprocess.run([binary, "make", db], check=True)
         raw3, raw10 = per_row(binary, db, "raw", a.work), per_row(binary, db, "raw-wide", a.work)
         label = label or rev
-        variants = (["raw C loop"] if first else []) + ["hand-written RowDecodable", "Decodable"]
+        variants = ((["raw C loop"] if first else []) + ["hand-written RowDecodable"]
+                    + (["@RowCodable"] if MACRO_PLUGIN else []) + ["Decodable"])
         for v in variants:
-            name = {"raw C loop": "raw", "hand-written RowDecodable": "handwritten", "Decodable": "decodable"}[v]
+            name = {"raw C loop": "raw", "hand-written RowDecodable": "handwritten", "@RowCodable": "rowcodable",
+                    "Decodable": "decodable"}[v]
             cells = []
             for suffix, raw in (("", raw3), ("-wide", raw10)):
                 i = per_row(binary, db, name + suffix, a.work)
@@ -111,6 +117,7 @@ def client_binary(sha, a):
     h = hashlib.sha256()
     for f in ("Package.swift", "Sources/DecodableBisect/main.swift"):
         h.update(open(os.path.join(CLIENT, f), "rb").read())
+    h.update(b"macro" if MACRO_PLUGIN else b"")
     binary = os.path.join(a.work, f"bin-{short}-{h.hexdigest()[:8]}")
     if not os.path.exists(binary):
         build_client(sha, short, os.path.join(a.work, f"src-{short}", "streamqlite"),
