@@ -201,9 +201,11 @@ test-c-tsan:
 # scripts/tsan-suppressions.txt: one report of the Swift concurrency runtime itself (see there).
 # One test at a time: in parallel, tests that
 # block threads of Swift's pool starved others' tasks for over 10 s, and timed tests failed.
-# Not run under TSan: IOFaultTests' sweeps of one connection on one thread (a third of the
-# suite's time under TSan, and no second thread to race); its pool sweep runs.
-TSAN_SKIP = 'IOFaultTests/(import|insert)'
+# Not run under TSan, as they run on one thread with no second one to race: IOFaultTests'
+# sweeps of one connection (a third of the suite's time under TSan; its pool sweep runs) and
+# the suites of the JSON codec alone (parity with Foundation, top-level arrays, encoding,
+# the decoder's fast paths).
+TSAN_SKIP = 'IOFaultTests/(import|insert)|JSONFoundationParityTests|JSONTopLevelArrayTests|JSONEncodableTests|JSONDecodingFastPathTests'
 test-swift-tsan: swift-toolchain
 	TSAN_OPTIONS="suppressions=$(CURDIR)/scripts/tsan-suppressions.txt $${TSAN_OPTIONS:-}" \
 	  swift test --sanitize=thread --scratch-path .build-tsan --no-parallel --skip $(TSAN_SKIP)
